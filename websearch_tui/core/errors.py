@@ -1,0 +1,162 @@
+"""Provider errors, their kinds, the seed's user-facing messages and secret redaction.
+
+Every failure a provider can have becomes a :class:`ProviderError` with a :class:`ErrorKind`.
+Every message that can reach a screen, a log or an export passes :func:`redact` first, which
+removes every secret registered with :func:`register_secret` (the credential layer registers each
+secret it resolves).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from enum import Enum
+
+from websearch_tui.core.text import sanitize, truncate
+
+ERROR_EXCERPT_CHARS = 8 * 1024
+_MIN_SECRET_CHARS = 4
+
+
+class ErrorKind(str, Enum):
+    """Why a provider run failed; drives the pane status and the retry policy."""
+
+    AUTH = "auth"
+    RATE_LIMIT = "rate_limit"
+    QUOTA = "quota"
+    BAD_REQUEST = "bad_request"
+    NOT_FOUND = "not_found"
+    DEPRECATED = "deprecated"
+    SERVER = "server"
+    TIMEOUT = "timeout"
+    NETWORK = "network"
+    PROTOCOL = "protocol"
+    EMPTY = "empty"
+    CONFIG = "config"
+    CANCELLED = "cancelled"
+
+
+RETRYABLE_KINDS = frozenset({ErrorKind.RATE_LIMIT, ErrorKind.SERVER, ErrorKind.TIMEOUT, ErrorKind.NETWORK})
+
+
+class ProviderError(Exception):
+    """A provider run failed.
+
+    Attributes:
+        provider: provider id (``"brave"``) or ``"none"``.
+        kind: the :class:`ErrorKind`.
+        message: user-facing text, already redacted and sanitized.
+        status: HTTP status when one was received, else ``None``.
+        retry_after: seconds the server asked us to wait (from headers or body), else ``None``.
+    """
+
+    def __init__(
+        self,
+        provider: str,
+        kind: ErrorKind,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        self.provider = provider
+        self.kind = kind
+        self.message = redact(sanitize(message)).strip() or f"{kind.value} error"
+        self.status = status
+        self.retry_after = retry_after
+        super().__init__(self.message)
+
+    @property
+    def retryable(self) -> bool:
+        """True for rate limits, server errors, timeouts and network errors."""
+        return self.kind in RETRYABLE_KINDS
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready ``{"kind", "message", "status"}``."""
+        return {"kind": self.kind.value, "message": self.message, "status": self.status}
+
+
+_QUOTA_TEXT = re.compile(r"credits?\s*(exhausted|exceeded)|quota|insufficient", re.IGNORECASE)
+
+
+def kind_for_status(status: int, body: str = "", *, has_retry_hint: bool = False) -> ErrorKind:
+    """Classify an HTTP error status (and its body text) as an :class:`ErrorKind`.
+
+    Quota wording wins over the status, except a 429 that carries a retry hint (a per-minute limit).
+    """
+    if status == 429 and has_retry_hint:
+        return ErrorKind.RATE_LIMIT
+    if status == 402 or status in (432, 433) or _QUOTA_TEXT.search(body or ""):
+        return ErrorKind.QUOTA
+    if status in (401, 403):
+        return ErrorKind.AUTH
+    if status in (408,):
+        return ErrorKind.TIMEOUT
+    if status == 429:
+        return ErrorKind.RATE_LIMIT
+    if status == 404:
+        return ErrorKind.NOT_FOUND
+    if status == 410:
+        return ErrorKind.DEPRECATED
+    if 500 <= status <= 599 or status == 529:
+        return ErrorKind.SERVER
+    return ErrorKind.BAD_REQUEST
+
+
+def auth_failed_message(label: str, status: int) -> str:
+    """The seed message for 401/403: ``"<Label> authorization failed (<status>). Check API key or base URL."``."""
+    return f"{label} authorization failed ({status}). Check API key or base URL."
+
+
+def missing_key_message(label: str, env_var: str) -> str:
+    """``"<Label>: no API key. Set <ENV_VAR> or add the key in Settings."``."""
+    return f"{label}: no API key. Set {env_var} or add the key in Settings."
+
+
+NO_PROVIDER_MESSAGE = "No web search provider configured."
+
+
+def all_failed_message(errors: list[tuple[str, str]]) -> str:
+    """``"All web search providers failed: <id>: <msg>; <id>: <msg>"`` from (id, message) pairs."""
+    return "All web search providers failed: " + "; ".join(f"{pid}: {msg}" for pid, msg in errors)
+
+
+def empty_message(label: str) -> str:
+    """The seed message for a non-renderable 200 in auto mode."""
+    return f"{label} returned no renderable search content."
+
+
+def excerpt(body: str, limit: int = ERROR_EXCERPT_CHARS) -> str:
+    """A sanitized, redacted excerpt of an error body, at most ``limit`` characters."""
+    return truncate(redact(sanitize(body or "")).strip(), limit)
+
+
+# --- redaction ----------------------------------------------------------------------------
+
+_secrets: set[str] = set()
+_secrets_lock = threading.Lock()
+_pattern: re.Pattern[str] | None = None
+
+
+def register_secret(value: str | None) -> None:
+    """Remember ``value`` so :func:`redact` removes it everywhere (values shorter than 4 are ignored)."""
+    global _pattern
+    if not value or len(value) < _MIN_SECRET_CHARS:
+        return
+    with _secrets_lock:
+        if value not in _secrets:
+            _secrets.add(value)
+            _pattern = None
+
+
+def redact(text: str) -> str:
+    """Replace every registered secret in ``text`` with ``***``."""
+    global _pattern
+    if not text or not _secrets:
+        return text
+    pattern = _pattern
+    if pattern is None:
+        with _secrets_lock:
+            ordered = sorted(_secrets, key=len, reverse=True)
+            pattern = _pattern = re.compile("|".join(re.escape(s) for s in ordered))
+    return pattern.sub("***", text)

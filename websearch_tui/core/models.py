@@ -1,0 +1,289 @@
+"""Normalised search types, the provider event stream and the one reducer.
+
+Every provider, whatever its wire format, yields the events defined here; :class:`ResponseBuilder`
+folds them into a :class:`SearchResponse`. The TUI applies the same reducer live, the CLI at the
+end, so the two can never disagree about what a provider returned.
+
+Nothing in this module does I/O or imports Textual or httpx.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal, Union
+
+from websearch_tui.core.text import canonical_url
+
+Recency = Literal["day", "week", "month", "year"]
+Mode = Literal["compare", "auto"]
+
+RECENCIES: tuple[str, ...] = ("day", "week", "month", "year")
+MODES: tuple[str, ...] = ("compare", "auto")
+MAX_QUERY_CHARS = 4000
+MAX_RESULTS_LIMIT = 20
+
+
+class RequestError(ValueError):
+    """A :class:`SearchRequest` field is out of range; the message names the field."""
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search as the user asked for it.
+
+    Attributes:
+        query: sent verbatim to every provider, 1-4000 characters after stripping.
+        providers: provider ids to run; empty means "the configured default selection".
+        mode: ``"compare"`` (all concurrently) or ``"auto"`` (fallback chain).
+        max_results: how many sources to keep per provider (1-20); also the upstream count
+            where a provider takes one and ``num_search_results`` is unset.
+        recency: ``"day" | "week" | "month" | "year"`` or ``None`` for no time filter.
+        max_tokens: answer length cap for model-native providers (tokens, >= 1) or ``None``.
+        temperature: sampling temperature for model-native providers (0-2) or ``None``.
+        num_search_results: upstream retrieval breadth (1-50) where a provider takes one.
+
+    Raises:
+        RequestError: from ``__post_init__`` when a field is out of range.
+    """
+
+    query: str
+    providers: tuple[str, ...] = ()
+    mode: str = "compare"
+    max_results: int = 10
+    recency: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    num_search_results: int | None = None
+
+    def __post_init__(self) -> None:
+        query = self.query.strip() if isinstance(self.query, str) else ""
+        if not query:
+            raise RequestError("query must not be empty")
+        if len(query) > MAX_QUERY_CHARS:
+            raise RequestError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
+        object.__setattr__(self, "query", query)
+        object.__setattr__(self, "providers", tuple(self.providers))
+        if self.mode not in MODES:
+            raise RequestError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        _check_int("max_results", self.max_results, 1, MAX_RESULTS_LIMIT)
+        if self.recency is not None and self.recency not in RECENCIES:
+            raise RequestError(f"recency must be one of {', '.join(RECENCIES)}, not {self.recency!r}")
+        if self.max_tokens is not None:
+            _check_int("max_tokens", self.max_tokens, 1, 1_000_000)
+        if self.num_search_results is not None:
+            _check_int("num_search_results", self.num_search_results, 1, 50)
+        if self.temperature is not None and (
+            isinstance(self.temperature, bool)
+            or not isinstance(self.temperature, (int, float))
+            or not 0 <= self.temperature <= 2
+        ):
+            raise RequestError("temperature must be a number from 0 to 2")
+
+    @property
+    def upstream_count(self) -> int:
+        """How many results to ask a provider for: ``num_search_results`` or ``max_results``."""
+        return self.num_search_results or self.max_results
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RequestError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A retrieved or grounding document.
+
+    ``url`` is an absolute http(s) URL; ``title`` is never empty (falls back to the URL);
+    ``snippet`` is plain text; ``published_date`` is the provider's raw date text and
+    ``age_seconds`` the age computed from it at parse time (>= 0, ``None`` if unparsable).
+    """
+
+    url: str
+    title: str
+    snippet: str | None = None
+    published_date: str | None = None
+    age_seconds: int | None = None
+    author: str | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A link from the answer to a source; ``cited_text`` is the supported span, if known."""
+
+    url: str
+    title: str
+    cited_text: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token and search counts reported by a provider; every field is optional."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    search_requests: int | None = None
+
+
+# --- events -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnswerDelta:
+    """A piece of the answer text (markdown), appended to what came before."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class SourcesFound:
+    """Sources; merged into the list (de-duplicated by URL), or replacing it when ``replace``."""
+
+    sources: tuple[Source, ...]
+    replace: bool = False
+
+
+@dataclass(frozen=True)
+class CitationsFound:
+    """Citations; appended in order, or replacing the list when ``replace`` (snapshots)."""
+
+    citations: tuple[Citation, ...]
+    replace: bool = False
+
+
+@dataclass(frozen=True)
+class RelatedQuestions:
+    """Follow-up questions the provider suggests; replaces any earlier list."""
+
+    questions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SearchQueries:
+    """Queries the provider ran; merged (de-duplicated, order kept)."""
+
+    queries: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """Facts about the run; a ``None`` field leaves the earlier value untouched."""
+
+    model: str | None = None
+    request_id: str | None = None
+    usage: Usage | None = None
+    auth_mode: str | None = None
+
+
+@dataclass(frozen=True)
+class Note:
+    """A user-visible remark about the run (a widened filter, an ignored option, a warning)."""
+
+    text: str
+
+
+SearchEvent = Union[AnswerDelta, SourcesFound, CitationsFound, RelatedQuestions, SearchQueries, Metadata, Note]
+
+
+@dataclass
+class SearchResponse:
+    """Everything one provider returned for one request, normalised.
+
+    ``elapsed_ms`` is the wall time of the run and ``first_event_ms`` the time until the first
+    event (both milliseconds, filled in by the engine). ``notes`` are user-visible remarks.
+    """
+
+    provider: str
+    answer: str | None = None
+    sources: list[Source] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    related_questions: list[str] = field(default_factory=list)
+    search_queries: list[str] = field(default_factory=list)
+    usage: Usage | None = None
+    model: str | None = None
+    request_id: str | None = None
+    auth_mode: str | None = None
+    notes: list[str] = field(default_factory=list)
+    elapsed_ms: int | None = None
+    first_event_ms: int | None = None
+
+    def is_renderable(self) -> bool:
+        """True when there is an answer, a source, a citation, a related question or a query."""
+        return bool(
+            (self.answer or "").strip()
+            or self.sources
+            or self.citations
+            or any(q.strip() for q in self.related_questions)
+            or any(q.strip() for q in self.search_queries)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with the field names of this class."""
+        return asdict(self)
+
+
+class ResponseBuilder:
+    """The reducer: folds :data:`SearchEvent` values into one :class:`SearchResponse`.
+
+    ``apply`` is cheap enough to call per token; ``response`` is always the current state.
+    """
+
+    def __init__(self, provider: str) -> None:
+        self.response = SearchResponse(provider=provider)
+        self._parts: list[str] = []
+        self._source_index: dict[str, int] = {}
+
+    def apply(self, event: SearchEvent) -> None:
+        """Fold one event into the response."""
+        r = self.response
+        if isinstance(event, AnswerDelta):
+            self._parts.append(event.text)
+            r.answer = "".join(self._parts)
+        elif isinstance(event, SourcesFound):
+            if event.replace:
+                r.sources = []
+                self._source_index = {}
+            for source in event.sources:
+                self._merge_source(source)
+        elif isinstance(event, CitationsFound):
+            r.citations = list(event.citations) if event.replace else r.citations + list(event.citations)
+        elif isinstance(event, RelatedQuestions):
+            r.related_questions = _unique(event.questions)
+        elif isinstance(event, SearchQueries):
+            r.search_queries = _unique([*r.search_queries, *event.queries])
+        elif isinstance(event, Metadata):
+            for name in ("model", "request_id", "usage", "auth_mode"):
+                value = getattr(event, name)
+                if value is not None:
+                    setattr(r, name, value)
+        elif isinstance(event, Note):
+            if event.text not in r.notes:
+                r.notes.append(event.text)
+
+    def _merge_source(self, source: Source) -> None:
+        key = canonical_url(source.url)
+        index = self._source_index.get(key)
+        if index is None:
+            self._source_index[key] = len(self.response.sources)
+            self.response.sources.append(source)
+            return
+        kept = self.response.sources[index]
+        filled = replace(
+            kept,
+            title=kept.title if kept.title != kept.url else source.title,
+            snippet=kept.snippet or source.snippet,
+            published_date=kept.published_date or source.published_date,
+            age_seconds=kept.age_seconds if kept.age_seconds is not None else source.age_seconds,
+            author=kept.author or source.author,
+        )
+        self.response.sources[index] = filled
+
+
+def _unique(items: Any) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        text = item.strip() if isinstance(item, str) else ""
+        if text and text not in seen:
+            seen[text] = None
+    return list(seen)

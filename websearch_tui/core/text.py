@@ -1,0 +1,162 @@
+"""Text hygiene shared by every provider and front end.
+
+- :func:`sanitize` removes terminal escape sequences and control characters from untrusted text.
+- :func:`plain_text` strips HTML tags, decodes entities and sanitizes (titles, snippets).
+- :func:`safe_url` keeps only absolute http(s) URLs; :func:`canonical_url` is the de-dup key.
+- :func:`age_seconds` turns the date shapes providers send into an age in seconds.
+- :func:`truncate` and :func:`format_age` are the LLM text format helpers (PROVIDERS.md §1.13).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from urllib.parse import quote, urlsplit, urlunsplit
+
+# ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC (ESC ] P X ^ _ ... ST or BEL),
+# and two-character escapes. Their 8-bit C1 forms are removed with the rest of C1 below.
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\|$)"  # OSC, DCS, SOS, PM, APC up to ST/BEL
+    r"|\x1b[@-Z\\-_ -/]*[0-~]?"  # other ESC sequences, including a lone ESC
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|[\x90\x9d\x98\x9e\x9f][^\x07\x9c\x1b]*(?:\x07|\x9c|\x1b\\|$)"  # 8-bit OSC, DCS, ...
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_TAG = re.compile(r"<[^>]{0,2000}>")
+_SPACES = re.compile(r"\s+")
+MAX_URL_CHARS = 2048
+
+
+def sanitize(text: str) -> str:
+    """Return ``text`` without escape sequences, C0 controls (except newline and tab), DEL or C1.
+
+    ``\\r\\n`` and lone ``\\r`` become ``\\n``. Safe to call on any ``str``; non-strings give ``""``.
+    """
+    if not isinstance(text, str):
+        return ""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    return _CONTROL.sub("", text)
+
+
+def plain_text(value: object, *, collapse: bool = False) -> str | None:
+    """Strip HTML tags, decode entities and sanitize; ``None`` for empty, non-string or ``N/A``.
+
+    With ``collapse`` every run of whitespace becomes one space (for titles).
+    """
+    if not isinstance(value, str):
+        return None
+    text = sanitize(html.unescape(_TAG.sub("", value)))
+    text = _SPACES.sub(" ", text).strip() if collapse else text.strip()
+    return text if text and text.upper() != "N/A" else None
+
+
+def safe_url(value: object) -> str | None:
+    """Return ``value`` as an absolute http(s) URL (raw spaces percent-encoded), else ``None``."""
+    if not isinstance(value, str):
+        return None
+    url = sanitize(value).strip()
+    if not url or len(url) > MAX_URL_CHARS or any(ch in url for ch in "\n\t"):
+        return None
+    url = quote(url, safe="%/:=&?~#+!$,;'@()*[]")
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return url
+
+
+def canonical_url(url: str) -> str:
+    """De-duplication key: lower-case scheme and host, no fragment, no trailing ``/``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    path = parts.path.rstrip("/")
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+def host_of(url: str) -> str:
+    """The host of ``url`` without a leading ``www.``, or ``""``."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    return host[4:] if host.startswith("www.") else host
+
+
+def truncate(text: str, limit: int) -> str:
+    """Keep the first ``limit - 1`` characters plus ``…`` when ``text`` is longer than ``limit``."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def format_age(seconds: int | None) -> str:
+    """Human age as in the seed LLM format: ``"3mo ago"``, ``"2w ago"``, ... ``"just now"``.
+
+    ``None`` and ``0`` give ``""``.
+    """
+    if not seconds:
+        return ""
+    days = seconds // 86400
+    for amount, unit in (
+        (days // 30, "mo"),
+        (days // 7, "w"),
+        (days, "d"),
+        (seconds // 3600, "h"),
+        (seconds // 60, "m"),
+    ):
+        if amount > 0:
+            return f"{amount}{unit} ago"
+    return "just now"
+
+
+_RELATIVE = re.compile(
+    r"^(\d+)\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mo|mos|months?|y|yrs?|years?)\s+ago$",
+    re.IGNORECASE,
+)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000, "y": 31536000}
+_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y-%m-%d", "%m/%d/%Y")
+
+
+def age_seconds(value: object, now: datetime | None = None) -> int | None:
+    """Age in whole seconds of a provider date, clamped to >= 0; ``None`` if unparsable.
+
+    Accepts ISO 8601 (naive means UTC), RFC 1123, ``Month D, YYYY`` and ``N unit(s) ago``.
+    """
+    if not isinstance(value, str) or not value.strip() or value.strip().upper() == "N/A":
+        return None
+    now = now or datetime.now(timezone.utc)
+    text = value.strip()
+    match = _RELATIVE.match(text)
+    if match:
+        unit = match.group(2).lower()
+        key = "mo" if unit.startswith("mo") else unit[0]
+        return int(match.group(1)) * _UNIT_SECONDS[key]
+    moment = _parse_date(text)
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return max(0, int((now - moment).total_seconds()))
+
+
+def _parse_date(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        pass
+    try:
+        return parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        pass
+    for fmt in _DATE_FORMATS:
+        try:
+            return datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    return None

@@ -1,0 +1,115 @@
+"""Provider registry: id -> :class:`ProviderSpec`, modules imported lazily on first use.
+
+Listing providers, reading config and building the CLI never import a provider module;
+:func:`load_stream` imports exactly the one module asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from websearch_tui.providers.base import Capabilities, CredentialSpec, ProviderSpec, StreamFunction
+
+_KEY = "api_key"
+
+SPECS: dict[str, ProviderSpec] = {
+    spec.id: spec
+    for spec in (
+        ProviderSpec(
+            id="ddgs",
+            label="DuckDuckGo",
+            kind="conventional",
+            module="websearch_tui.providers.ddgs",
+            keyless=True,
+            options={"region": str, "safesearch": str, "backend": str},
+            capabilities=Capabilities(recency=True, count=True),
+        ),
+        ProviderSpec(
+            id="exa",
+            label="Exa",
+            kind="agent",
+            module="websearch_tui.providers.exa",
+            credentials=(CredentialSpec(_KEY, ("EXA_API_KEY",)),),
+            keyless=True,
+            default_base_url="https://api.exa.ai",
+            default_mcp_url="https://mcp.exa.ai/mcp",
+            capabilities=Capabilities(recency=True, count=True),
+        ),
+        ProviderSpec(
+            id="parallel",
+            label="Parallel",
+            kind="agent",
+            module="websearch_tui.providers.parallel",
+            credentials=(CredentialSpec(_KEY, ("PARALLEL_API_KEY",)),),
+            keyless=True,
+            default_base_url="https://api.parallel.ai",
+            default_mcp_url="https://search.parallel.ai/mcp",
+            capabilities=Capabilities(recency=True, count=True),
+        ),
+        ProviderSpec(
+            id="brave",
+            label="Brave Search",
+            kind="conventional",
+            module="websearch_tui.providers.brave",
+            credentials=(CredentialSpec(_KEY, ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY")),),
+            default_base_url="https://api.search.brave.com",
+            options={"country": str, "search_lang": str, "safesearch": str},
+            capabilities=Capabilities(recency=True, count=True),
+        ),
+        ProviderSpec(
+            id="tavily",
+            label="Tavily",
+            kind="agent",
+            module="websearch_tui.providers.tavily",
+            credentials=(CredentialSpec(_KEY, ("TAVILY_API_KEY",)),),
+            default_base_url="https://api.tavily.com",
+            options={"search_depth": str, "include_answer": str},
+            capabilities=Capabilities(recency=True, count=True, answer=True, related=True),
+        ),
+        ProviderSpec(
+            id="searxng",
+            label="SearXNG",
+            kind="conventional",
+            module="websearch_tui.providers.searxng",
+            credentials=(
+                CredentialSpec("token", ("SEARXNG_TOKEN",)),
+                CredentialSpec("username", ("SEARXNG_BASIC_USERNAME",)),
+                CredentialSpec("password", ("SEARXNG_BASIC_PASSWORD",)),
+            ),
+            keyless=True,
+            needs_base_url=True,
+            options={"categories": str, "language": str, "engines": str, "safesearch": int},
+            capabilities=Capabilities(recency=True, answer=True, related=True),
+        ),
+        ProviderSpec(
+            id="perplexity",
+            label="Perplexity",
+            kind="model",
+            module="websearch_tui.providers.perplexity",
+            credentials=(CredentialSpec(_KEY, ("PERPLEXITY_API_KEY", "PPLX_API_KEY")),),
+            default_base_url="https://api.perplexity.ai",
+            default_model="sonar-pro",
+            options={"search_context_size": str},
+            capabilities=Capabilities(
+                recency=True, count=True, answer=True, citations=True, related=True, queries=True, streams=True
+            ),
+        ),
+    )
+}
+
+DEFAULT_PROVIDERS: tuple[str, ...] = ("ddgs", "exa", "parallel")
+
+
+def get_spec(provider_id: str) -> ProviderSpec:
+    """The spec for ``provider_id``; raises ``KeyError`` for an unknown id."""
+    return SPECS[provider_id]
+
+
+def load_stream(provider_id: str) -> StreamFunction:
+    """Import the provider's module (only that one) and return its ``stream`` function.
+
+    Raises ``KeyError`` for an unknown id.
+    """
+    module = importlib.import_module(SPECS[provider_id].module)
+    stream: StreamFunction = module.stream
+    return stream

@@ -1,0 +1,357 @@
+"""Shared HTTP for every provider: one client, URL joining, retries, body caps, error mapping.
+
+Providers call :func:`request_json` (one JSON request/response) or :func:`stream_sse`
+(a ``text/event-stream`` response as parsed JSON payloads). Both:
+
+- bound every attempt by the provider deadline (``ctx.deadline``);
+- retry 408/429/5xx, timeouts and connection errors (at most 3 retries, honouring
+  ``retry-after-ms`` / ``Retry-After`` / ``x-ratelimit-reset*`` hints, else 1 s, 2 s, 4 s), never
+  past the deadline and never after a stream has produced an event;
+- read at most :data:`MAX_BODY_BYTES` and turn anything that is not the expected shape (HTML,
+  empty body, bad JSON) into a ``protocol`` :class:`ProviderError` with a redacted excerpt;
+- map 401/403 to the seed message ``"<Label> authorization failed (<status>). ..."``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+import httpx_sse
+
+from websearch_tui import __version__
+from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
+from websearch_tui.providers.base import ProviderContext
+
+MAX_BODY_BYTES = 8 * 1024 * 1024
+MAX_RETRIES = 3
+MAX_RETRY_DELAY = 300.0
+REQUEST_TIMEOUT = 30.0
+CONNECT_TIMEOUT = 10.0
+USER_AGENT = f"websearch-tui/{__version__}"
+
+ErrorDescriber = Callable[[int, str, Any], str]
+"""``(status, body_text, parsed_json_or_None) -> message`` for a provider's non-2xx responses."""
+
+
+def build_client() -> httpx.AsyncClient:
+    """The shared client: HTTP/1.1, no redirects (keys must not follow them), pool for 24 providers."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT),
+        limits=httpx.Limits(max_connections=48, max_keepalive_connections=24),
+        follow_redirects=False,
+        headers={"User-Agent": USER_AGENT},
+    )
+
+
+def join_url(base: str, path: str) -> str:
+    """Join a configured ``base_url`` and an endpoint ``path`` (PROVIDERS.md §0).
+
+    ``https://h``, ``https://h/v1`` and ``https://h/v1/x`` all give ``https://h/v1/x`` for path
+    ``/v1/x``; a prefix that is not part of the path is kept (``https://h/proxy`` -> ``.../proxy/v1/x``).
+    """
+    base = base.rstrip("/")
+    path = "/" + path.lstrip("/")
+    if base.endswith(path):
+        return base
+    segments = path.strip("/").split("/")
+    for cut in range(len(segments) - 1, 0, -1):
+        lead = "/" + "/".join(segments[:cut])
+        if base.endswith(lead):
+            return base + "/" + "/".join(segments[cut:])
+    return base + path
+
+
+def _timeout(ctx: ProviderContext) -> httpx.Timeout:
+    remaining = max(0.1, ctx.remaining())
+    return httpx.Timeout(min(REQUEST_TIMEOUT, remaining), connect=min(CONNECT_TIMEOUT, remaining))
+
+
+async def request_json(
+    ctx: ProviderContext,
+    method: str,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    json_body: Any = None,
+    form: Mapping[str, str] | None = None,
+    describe_error: ErrorDescriber | None = None,
+) -> tuple[Any, httpx.Response]:
+    """Send one request and return ``(parsed JSON, response)``; the body is already read.
+
+    Raises:
+        ProviderError: auth, rate_limit, quota, bad_request, not_found, server (non-2xx), timeout,
+            network, or protocol (a 2xx that is not JSON, too large, or empty).
+    """
+    response, body = await _send_with_retries(ctx, method, url, headers, params, json_body, form, describe_error)
+    return parse_json_body(ctx, response, body), response
+
+
+async def request_text(
+    ctx: ProviderContext,
+    method: str,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    json_body: Any = None,
+    form: Mapping[str, str] | None = None,
+    describe_error: ErrorDescriber | None = None,
+) -> tuple[str, httpx.Response]:
+    """Like :func:`request_json` but returns the decoded body text (for HTML or MCP bodies)."""
+    response, body = await _send_with_retries(ctx, method, url, headers, params, json_body, form, describe_error)
+    return _decode(response, body), response
+
+
+async def _send_with_retries(
+    ctx: ProviderContext,
+    method: str,
+    url: str,
+    headers: Mapping[str, str] | None,
+    params: Mapping[str, Any] | None,
+    json_body: Any,
+    form: Mapping[str, str] | None,
+    describe_error: ErrorDescriber | None,
+) -> tuple[httpx.Response, bytes]:
+    attempt = 0
+    while True:
+        try:
+            async with ctx.client.stream(
+                method, url, headers=headers, params=params, json=json_body, data=form, timeout=_timeout(ctx)
+            ) as response:
+                body = await read_capped(ctx, response)
+            if response.status_code >= 300:
+                raise error_from_response(ctx, response, _decode(response, body), describe_error)
+            return response, body
+        except (httpx.TransportError, ProviderError) as exc:
+            error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
+            delay = retry_delay(ctx, error, attempt)
+            if delay is None:
+                raise error from None
+            attempt += 1
+            await asyncio.sleep(delay)
+
+
+def retry_delay(ctx: ProviderContext, error: ProviderError, attempt: int) -> float | None:
+    """Seconds to wait before retrying ``error``, or ``None`` when it must not be retried."""
+    if not error.retryable or attempt >= MAX_RETRIES:
+        return None
+    delay = error.retry_after + 1.0 if error.retry_after is not None else float(2**attempt)
+    if delay > MAX_RETRY_DELAY or delay >= ctx.remaining():
+        return None
+    return delay
+
+
+def transport_error(ctx: ProviderContext, exc: httpx.TransportError) -> ProviderError:
+    """Map an httpx transport exception to a ``timeout`` or ``network`` :class:`ProviderError`."""
+    label = ctx.spec.label
+    if isinstance(exc, httpx.TimeoutException):
+        return ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, f"{label} did not answer in time ({type(exc).__name__}).")
+    if isinstance(exc, httpx.ProxyError):
+        detail = "proxy error"
+    elif isinstance(exc, httpx.ConnectError):
+        detail = "could not connect"
+    else:
+        detail = type(exc).__name__
+    return ProviderError(ctx.spec.id, ErrorKind.NETWORK, f"{label} network error: {detail} ({exc}). Check the connection or base URL.")
+
+
+async def read_capped(ctx: ProviderContext, response: httpx.Response, limit: int = MAX_BODY_BYTES) -> bytes:
+    """Read the (decompressed) body, raising ``protocol`` when it exceeds ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise ProviderError(
+                ctx.spec.id,
+                ErrorKind.PROTOCOL,
+                f"{ctx.spec.label} response is larger than {limit // (1024 * 1024)} MiB; stopped reading.",
+                status=response.status_code,
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _decode(response: httpx.Response, body: bytes) -> str:
+    return body.decode(response.encoding or "utf-8", errors="replace")
+
+
+def parse_json_body(ctx: ProviderContext, response: httpx.Response, body: bytes) -> Any:
+    """Parse a 2xx body as JSON; HTML, empty or malformed bodies raise ``protocol``."""
+    text = _decode(response, body).strip()
+    content_type = response.headers.get("content-type", "").lower()
+    looks_json = text[:1] in ("{", "[")
+    if not text or ("json" not in content_type and not looks_json):
+        shown = content_type.split(";")[0] or "no content type"
+        what = "an empty body" if not text else f"{shown} instead of JSON"
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.PROTOCOL,
+            f"{ctx.spec.label} returned {what} (HTTP {response.status_code}): {excerpt(text, 200)}",
+            status=response.status_code,
+        )
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.PROTOCOL,
+            f"{ctx.spec.label} returned malformed JSON (HTTP {response.status_code}): {exc.msg} at position {exc.pos}",
+            status=response.status_code,
+        ) from None
+
+
+def error_from_response(
+    ctx: ProviderContext, response: httpx.Response, text: str, describe_error: ErrorDescriber | None
+) -> ProviderError:
+    """Build the :class:`ProviderError` for a non-2xx response (body already read as ``text``)."""
+    status = response.status_code
+    parsed: Any = None
+    try:
+        parsed = json.loads(text) if text.strip()[:1] in ("{", "[") else None
+    except ValueError:
+        parsed = None
+    hint = retry_hint(response.headers, parsed, text)
+    kind = kind_for_status(status, text, has_retry_hint=hint is not None)
+    if status < 400:
+        kind = ErrorKind.PROTOCOL
+        message = f"{ctx.spec.label} answered with an unexpected redirect ({status}); check the base URL."
+    elif kind is ErrorKind.AUTH:
+        message = auth_failed_message(ctx.spec.label, status)
+    elif describe_error is not None:
+        message = describe_error(status, text, parsed)
+    else:
+        message = f"{ctx.spec.label} API error ({status}): {excerpt(text, 500)}"
+    return ProviderError(ctx.spec.id, kind, message, status=status, retry_after=hint)
+
+
+def retry_hint(headers: Mapping[str, str], parsed: Any = None, text: str = "") -> float | None:
+    """Seconds to wait according to the response, or ``None`` when it gives no hint.
+
+    Reads ``retry-after-ms``, ``Retry-After`` (seconds or HTTP date), ``x-ratelimit-reset-ms``,
+    ``x-ratelimit-reset`` (epoch if > 1e9, else seconds), ``x-ratelimit-reset-after`` and a
+    Google ``RetryInfo.retryDelay`` such as ``"34.4s"`` in the body.
+    """
+    lowered = {k.lower(): v for k, v in headers.items()}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0), ("x-ratelimit-reset-ms", 0.001)):
+        value = _number(lowered.get(name))
+        if value is not None:
+            return max(0.0, value * scale)
+    date = lowered.get("retry-after")
+    if date:
+        try:
+            return max(0.0, parsedate_to_datetime(date).timestamp() - time.time())
+        except (TypeError, ValueError, IndexError):
+            pass
+    reset = _number(lowered.get("x-ratelimit-reset"))
+    if reset is not None:
+        return max(0.0, reset - time.time()) if reset > 1e9 else max(0.0, reset)
+    after = _number(lowered.get("x-ratelimit-reset-after"))
+    if after is not None:
+        return max(0.0, after)
+    return _google_retry_delay(parsed)
+
+
+def _number(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None and value.strip() else None
+    except ValueError:
+        return None
+
+
+def _google_retry_delay(parsed: Any) -> float | None:
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    for item in details if isinstance(details, list) else ():
+        if isinstance(item, dict) and str(item.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = str(item.get("retryDelay", ""))
+            if delay.endswith("s"):
+                return _number(delay[:-1])
+    return None
+
+
+async def stream_sse(
+    ctx: ProviderContext,
+    method: str,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    json_body: Any = None,
+    describe_error: ErrorDescriber | None = None,
+    retry_http_errors: bool = True,
+    limit: int = MAX_BODY_BYTES,
+) -> AsyncIterator[tuple[str, Any]]:
+    """POST/GET and yield ``(event_name, parsed JSON payload)`` per server-sent event.
+
+    ``[DONE]`` and payloads that are not JSON are skipped. Retries happen only before the first
+    event (and, with ``retry_http_errors=False``, only for failures before any HTTP response).
+
+    Raises:
+        ProviderError: as :func:`request_json`, plus ``protocol`` when the response is not
+            ``text/event-stream`` or the stream exceeds ``limit`` characters.
+    """
+    attempt = 0
+    while True:
+        try:
+            async with httpx_sse.aconnect_sse(
+                ctx.client, method, url, headers=headers, json=json_body, timeout=_timeout(ctx)
+            ) as source:
+                await _check_stream_response(ctx, source.response, describe_error)
+                async for item in _iter_payloads(ctx, source, limit):
+                    attempt = MAX_RETRIES  # an event was seen: never retry from here on
+                    yield item
+            return
+        except (httpx.TransportError, ProviderError) as exc:
+            error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
+            if error.status is not None and not retry_http_errors:
+                raise error from None
+            delay = retry_delay(ctx, error, attempt)
+            if delay is None:
+                raise error from None
+            attempt += 1
+            await asyncio.sleep(delay)
+
+
+async def _check_stream_response(
+    ctx: ProviderContext, response: httpx.Response, describe_error: ErrorDescriber | None
+) -> None:
+    if response.status_code >= 300:
+        body = await read_capped(ctx, response)
+        raise error_from_response(ctx, response, _decode(response, body), describe_error)
+    content_type = response.headers.get("content-type", "").lower()
+    if "text/event-stream" not in content_type:
+        body = await read_capped(ctx, response)
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.PROTOCOL,
+            f"{ctx.spec.label} returned {content_type.split(';')[0] or 'no content type'} instead of an event stream "
+            f"(HTTP {response.status_code}): {excerpt(_decode(response, body), 200)}",
+            status=response.status_code,
+        )
+
+
+async def _iter_payloads(
+    ctx: ProviderContext, source: httpx_sse.EventSource, limit: int
+) -> AsyncIterator[tuple[str, Any]]:
+    size = 0
+    async for event in source.aiter_sse():
+        size += len(event.data)
+        if size > limit:
+            raise ProviderError(
+                ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} stream is larger than {limit // (1024 * 1024)} MiB; stopped reading."
+            )
+        data = event.data.strip()
+        if not data or data == "[DONE]":
+            continue
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            continue
+        yield event.event or "message", payload

@@ -1,0 +1,159 @@
+"""The provider contract: what a provider declares and what it receives when it runs.
+
+A provider module exposes ``async def stream(request, ctx) -> AsyncIterator[SearchEvent]`` and
+nothing else that the engine uses. Its static description, a :class:`ProviderSpec`, lives in the
+registry (``websearch_tui.providers``) so listing providers never imports their modules.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from websearch_tui.core.errors import ErrorKind, ProviderError, missing_key_message
+
+if TYPE_CHECKING:
+    import httpx
+
+    from websearch_tui.core.models import SearchEvent, SearchRequest
+
+KINDS = ("conventional", "agent", "model")
+KIND_LABELS = {"conventional": "conventional", "agent": "agent search API", "model": "model-native"}
+
+
+@dataclass(frozen=True)
+class CredentialSpec:
+    """One credential a provider reads: env vars in lookup order, then keyring entry ``<id>:<name>``."""
+
+    name: str
+    env_vars: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider honours or returns, shown before sending and in ``providers``."""
+
+    recency: bool = False
+    count: bool = False
+    answer: bool = False
+    citations: bool = False
+    related: bool = False
+    queries: bool = False
+    streams: bool = False
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """Static description of a provider.
+
+    Attributes:
+        id: registry key, config table name and ``SearchResponse.provider``.
+        label: human name used in messages (``"Brave Search"``).
+        kind: ``"conventional" | "agent" | "model"`` (model = model-native answer with grounding).
+        module: dotted module path implementing ``stream``; imported only when the provider runs.
+        credentials: what it reads from env/keyring; the first one is the API key.
+        keyless: runs without any credential (possibly on a keyless endpoint).
+        default_base_url / default_mcp_url: endpoints used when config does not override them.
+        options: provider-specific config keys and their Python types (validated on load).
+        capabilities: see :class:`Capabilities`.
+        needs_base_url: cannot run until ``base_url`` is configured (SearXNG).
+    """
+
+    id: str
+    label: str
+    kind: str
+    module: str
+    credentials: tuple[CredentialSpec, ...] = ()
+    keyless: bool = False
+    default_base_url: str | None = None
+    default_mcp_url: str | None = None
+    options: Mapping[str, type] = field(default_factory=dict)
+    capabilities: Capabilities = Capabilities()
+    needs_base_url: bool = False
+    default_model: str | None = None
+
+    @property
+    def key_env_vars(self) -> tuple[str, ...]:
+        """Env var names of the API key credential (may be empty)."""
+        return self.credentials[0].env_vars if self.credentials else ()
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """One ``[providers.<id>]`` table from config.toml, validated.
+
+    ``enabled`` is ``None`` when the file does not say; ``options`` holds the provider-specific
+    keys declared in :attr:`ProviderSpec.options`.
+    """
+
+    enabled: bool | None = None
+    base_url: str | None = None
+    mcp_url: str | None = None
+    model: str | None = None
+    models: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ProviderContext:
+    """Everything a provider run may use.
+
+    Attributes:
+        spec: the provider's :class:`ProviderSpec`.
+        client: the shared ``httpx.AsyncClient`` (never closed by a provider).
+        settings: its validated config table.
+        credentials: resolved credential values by name (only those that were found).
+        deadline: ``time.monotonic()`` value after which the run is over.
+    """
+
+    spec: ProviderSpec
+    client: httpx.AsyncClient
+    settings: ProviderSettings = field(default_factory=ProviderSettings)
+    credentials: Mapping[str, str] = field(default_factory=dict)
+    deadline: float = field(default_factory=lambda: time.monotonic() + 60.0)
+
+    @property
+    def api_key(self) -> str | None:
+        """The first credential's value, if any."""
+        return self.credentials.get(self.spec.credentials[0].name) if self.spec.credentials else None
+
+    def require_api_key(self) -> str:
+        """The API key, or raise ``ProviderError(kind=config)`` naming the env var to set."""
+        key = self.api_key
+        if not key:
+            env = self.spec.key_env_vars[0] if self.spec.key_env_vars else "the provider's key"
+            raise ProviderError(self.spec.id, ErrorKind.CONFIG, missing_key_message(self.spec.label, env))
+        return key
+
+    def base_url(self) -> str:
+        """Configured ``base_url`` or the spec default; ``ProviderError(config)`` when neither exists."""
+        url = self.settings.base_url or self.spec.default_base_url
+        if not url:
+            raise ProviderError(
+                self.spec.id, ErrorKind.CONFIG, f"{self.spec.label}: no base_url configured (set [providers.{self.spec.id}] base_url)."
+            )
+        return url
+
+    def mcp_url(self) -> str:
+        """Configured ``mcp_url`` or the spec default."""
+        return self.settings.mcp_url or self.spec.default_mcp_url or ""
+
+    def model(self) -> str | None:
+        """Configured model (first of ``models``, else ``model``) or the spec default."""
+        return (self.settings.models[0] if self.settings.models else None) or self.settings.model or self.spec.default_model
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """A provider-specific option from config, or ``default``."""
+        return self.settings.options.get(name, default)
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline (may be <= 0)."""
+        return self.deadline - time.monotonic()
+
+
+class StreamFunction(Protocol):
+    """Signature of a provider module's ``stream`` function."""
+
+    def __call__(self, request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]: ...
