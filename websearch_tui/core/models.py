@@ -10,7 +10,7 @@ Nothing in this module does I/O or imports Textual or httpx.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from websearch_tui.core.text import canonical_url
 
@@ -183,7 +183,7 @@ class Note:
     text: str
 
 
-SearchEvent = Union[AnswerDelta, SourcesFound, CitationsFound, RelatedQuestions, SearchQueries, Metadata, Note]
+SearchEvent = AnswerDelta | SourcesFound | CitationsFound | RelatedQuestions | SearchQueries | Metadata | Note
 
 
 @dataclass

@@ -1,0 +1,242 @@
+"""Settings from ``config.toml``: location, defaults, validation with clear errors.
+
+Location, first match wins: ``--config PATH``, ``$WEBSEARCH_TUI_CONFIG``, then
+``config.toml`` in the platformdirs user config dir (``~/.config/websearch-tui/`` on Linux).
+A missing file means defaults. A file that cannot be used raises :class:`ConfigError` whose
+message names the file, the key and what is wrong; keys are never stored in this file.
+
+Schema (see ``config.example.toml``)::
+
+    [search]  providers, mode, max_results, recency, timeout
+    [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
+from websearch_tui.providers import DEFAULT_PROVIDERS, SPECS
+from websearch_tui.providers.base import ProviderSettings
+
+if TYPE_CHECKING:
+    from websearch_tui.core.engine import Engine
+
+APP_NAME = "websearch-tui"
+CONFIG_ENV = "WEBSEARCH_TUI_CONFIG"
+_COMMON_PROVIDER_KEYS = {"enabled": bool, "base_url": str, "mcp_url": str, "model": str, "models": list}
+_SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout")
+_ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
+
+
+class ConfigError(Exception):
+    """The config file cannot be used; ``str(error)`` is one line naming file, key and problem."""
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The ``[search]`` table: default selection, mode, result count, recency, per-provider timeout (s)."""
+
+    providers: tuple[str, ...] = DEFAULT_PROVIDERS
+    mode: str = "compare"
+    max_results: int = 10
+    recency: str | None = None
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class Config:
+    """Validated settings; ``path`` is the file they came from (which may not exist)."""
+
+    path: Path | None = None
+    search: SearchSettings = SearchSettings()
+    providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
+
+    def settings_for(self, provider_id: str) -> ProviderSettings:
+        """The provider's table, with endpoint env vars (``SEARXNG_ENDPOINT``) as defaults."""
+        settings = self.providers.get(provider_id, ProviderSettings())
+        env = _ENDPOINT_ENV.get(provider_id)
+        if env and not settings.base_url and os.environ.get(env, "").strip():
+            settings = ProviderSettings(
+                enabled=settings.enabled,
+                base_url=os.environ[env].strip(),
+                mcp_url=settings.mcp_url,
+                model=settings.model,
+                models=settings.models,
+                options=settings.options,
+            )
+        return settings
+
+    def is_enabled(self, provider_id: str) -> bool:
+        """False only when the file says ``enabled = false`` for the provider."""
+        return self.settings_for(provider_id).enabled is not False
+
+
+def default_config_path() -> Path:
+    """``config.toml`` in the platformdirs user config directory."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+
+
+def config_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """Resolve the config location: ``explicit``, else ``$WEBSEARCH_TUI_CONFIG``, else the default."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get(CONFIG_ENV, "").strip()
+    return Path(env).expanduser() if env else default_config_path()
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """Read and validate the config file (defaults when it does not exist).
+
+    Raises:
+        ConfigError: unreadable file, TOML syntax error, unknown key or provider, wrong type or range.
+    """
+    file = config_path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if path:
+            raise ConfigError(f"{file}: file not found") from None
+        return Config(path=file)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read the file ({exc})") from None
+    try:
+        data = tomlkit.parse(text).unwrap()
+    except TOMLKitError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    return parse_config(data, file)
+
+
+def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
+    """Validate an already-parsed TOML document into a :class:`Config`.
+
+    Raises:
+        ConfigError: as :func:`load_config`.
+    """
+    where = str(file) if file else "config"
+    _reject_unknown(where, "", data, ("search", "providers"))
+    search_table = _table(where, "search", data.get("search", {}))
+    providers_table = _table(where, "providers", data.get("providers", {}))
+    search = _parse_search(where, search_table)
+    providers: dict[str, ProviderSettings] = {}
+    for provider_id, table in providers_table.items():
+        if provider_id not in SPECS:
+            raise ConfigError(
+                f"{where}: [providers.{provider_id}] is not a known provider{_suggest(provider_id, SPECS)}"
+            )
+        providers[provider_id] = _parse_provider(where, provider_id, _table(where, f"providers.{provider_id}", table))
+    return Config(path=file, search=search, providers=providers)
+
+
+def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
+    _reject_unknown(where, "search", table, _SEARCH_KEYS)
+    defaults = SearchSettings()
+    providers = table.get("providers", list(defaults.providers))
+    if not isinstance(providers, list) or not all(isinstance(p, str) for p in providers):
+        raise ConfigError(f"{where}: [search] providers must be a list of provider ids, got {providers!r}")
+    for provider_id in providers:
+        if provider_id not in SPECS:
+            raise ConfigError(
+                f"{where}: [search] providers: unknown provider {provider_id!r}{_suggest(provider_id, SPECS)}"
+            )
+    mode = table.get("mode", defaults.mode)
+    if mode not in MODES:
+        raise ConfigError(f"{where}: [search] mode must be one of {', '.join(MODES)}, got {mode!r}")
+    max_results = table.get("max_results", defaults.max_results)
+    if isinstance(max_results, bool) or not isinstance(max_results, int) or not 1 <= max_results <= MAX_RESULTS_LIMIT:
+        raise ConfigError(
+            f"{where}: [search] max_results must be a whole number from 1 to {MAX_RESULTS_LIMIT}, got {max_results!r}"
+        )
+    recency = table.get("recency", "")
+    if recency not in ("", *RECENCIES):
+        raise ConfigError(f'{where}: [search] recency must be "" or one of {", ".join(RECENCIES)}, got {recency!r}')
+    timeout = table.get("timeout", defaults.timeout)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 1 <= timeout <= 600:
+        raise ConfigError(f"{where}: [search] timeout must be a number of seconds from 1 to 600, got {timeout!r}")
+    return SearchSettings(tuple(dict.fromkeys(providers)), mode, max_results, recency or None, float(timeout))
+
+
+def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> ProviderSettings:
+    spec = SPECS[provider_id]
+    allowed: dict[str, type] = {**_COMMON_PROVIDER_KEYS, **spec.options}
+    section = f"[providers.{provider_id}]"
+    _reject_unknown(where, f"providers.{provider_id}", table, tuple(allowed))
+    for key, value in table.items():
+        expected = allowed[key]
+        ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
+        if not ok:
+            raise ConfigError(f"{where}: {section} {key} must be {_type_name(expected)}, got {value!r}")
+    for key in ("base_url", "mcp_url"):
+        if key in table and not _is_http_url(table[key]):
+            raise ConfigError(
+                f"{where}: {section} {key} must be an http(s) URL such as https://host, got {table[key]!r}"
+            )
+    models = table.get("models", [])
+    if not all(isinstance(m, str) and m.strip() for m in models):
+        raise ConfigError(f"{where}: {section} models must be a list of model names, got {models!r}")
+    return ProviderSettings(
+        enabled=table.get("enabled"),
+        base_url=table.get("base_url") or None,
+        mcp_url=table.get("mcp_url") or None,
+        model=table.get("model") or None,
+        models=tuple(models),
+        options={k: v for k, v in table.items() if k in spec.options},
+    )
+
+
+def _table(where: str, name: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: [{name}] must be a table, got {value!r}")
+    return value
+
+
+def _reject_unknown(where: str, section: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for key in table:
+        if key not in allowed:
+            place = f"in [{section}]" if section else "at the top level"
+            raise ConfigError(f"{where}: unknown key {key!r} {place}{_suggest(key, allowed)}")
+
+
+def _suggest(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _type_name(expected: type) -> str:
+    return {bool: "true or false", str: "a string", int: "a whole number", list: "a list"}.get(
+        expected, expected.__name__
+    )
+
+
+def _is_http_url(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        parts = urlsplit(value.strip())
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def build_engine(config: Config) -> Engine:
+    """An :class:`Engine` for ``config`` that resolves credentials from env and the OS keyring."""
+    from websearch_tui import credentials
+    from websearch_tui.core.engine import Engine
+
+    return Engine(
+        settings={pid: config.settings_for(pid) for pid in SPECS},
+        default_providers=[pid for pid in config.search.providers if config.is_enabled(pid)],
+        timeout=config.search.timeout,
+        resolve_credentials=credentials.resolve,
+    )

@@ -1,0 +1,285 @@
+"""The engine: runs providers for a request, in ``compare`` (fan-out) or ``auto`` (fallback) mode.
+
+Each provider run is isolated: its events are folded into its own response, every failure
+becomes a :class:`ProviderError` on its own outcome, its deadline (config ``search.timeout``)
+covers all of its requests, and cancelling the caller cancels the run and closes its
+connections. A user cancel is always reported as a cancel, never as a provider failure.
+
+Front ends observe runs through an ``on_update(provider_id, update)`` callback that receives
+:class:`StatusChanged` and :class:`EventReceived` values on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+import httpx
+
+from websearch_tui.core.errors import (
+    NO_PROVIDER_MESSAGE,
+    ErrorKind,
+    ProviderError,
+    all_failed_message,
+    empty_message,
+)
+from websearch_tui.core.models import ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
+from websearch_tui.providers import SPECS, get_spec, load_stream
+from websearch_tui.providers.base import ProviderContext, ProviderSettings, ProviderSpec
+
+log = logging.getLogger(__name__)
+
+
+class RunStatus(str, Enum):
+    """Lifecycle of one provider run."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    STREAMING = "streaming"
+    DONE = "done"
+    EMPTY = "empty"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+FINAL_STATUSES = frozenset({RunStatus.DONE, RunStatus.EMPTY, RunStatus.FAILED, RunStatus.CANCELLED})
+
+
+@dataclass(frozen=True)
+class StatusChanged:
+    """A run changed status; ``error`` is set for ``FAILED``."""
+
+    status: RunStatus
+    error: ProviderError | None = None
+
+
+@dataclass(frozen=True)
+class EventReceived:
+    """A provider yielded ``event`` (already applied to the run's response)."""
+
+    event: SearchEvent
+
+
+RunUpdate = StatusChanged | EventReceived
+OnUpdate = Callable[[str, RunUpdate], None]
+"""``on_update(provider_id, update)``: called on the event loop for every status change and event."""
+
+
+@dataclass
+class ProviderOutcome:
+    """How one provider run ended.
+
+    ``response`` holds whatever arrived (also the partial answer of a failed stream);
+    ``elapsed_ms`` / ``first_event_ms`` are milliseconds since the run started.
+    """
+
+    provider: str
+    status: RunStatus
+    response: SearchResponse
+    error: ProviderError | None = None
+    elapsed_ms: int = 0
+    first_event_ms: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the run finished with renderable content."""
+        return self.status is RunStatus.DONE
+
+
+@dataclass
+class SearchResult:
+    """All outcomes of one search. In ``auto`` mode ``winner`` is the provider that answered and
+    ``error`` the combined message when none did."""
+
+    request: SearchRequest
+    mode: str
+    outcomes: list[ProviderOutcome] = field(default_factory=list)
+    winner: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when at least one provider produced renderable content."""
+        return any(outcome.ok for outcome in self.outcomes)
+
+
+CredentialResolver = Callable[[ProviderSpec], Mapping[str, str]]
+
+
+def _no_credentials(spec: ProviderSpec) -> Mapping[str, str]:
+    return {}
+
+
+class Engine:
+    """Runs providers. Create one per application; ``aclose()`` closes its HTTP client.
+
+    Args:
+        settings: ``[providers.<id>]`` tables by id (missing ids use defaults).
+        default_providers: the selection used when a request names none.
+        timeout: per-provider deadline in seconds.
+        resolve_credentials: blocking ``spec -> {credential name: value}``; called in a thread.
+        client: an ``httpx.AsyncClient`` to share (the engine builds one if omitted).
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Mapping[str, ProviderSettings] | None = None,
+        default_providers: Sequence[str] = ("ddgs", "exa", "parallel"),
+        timeout: float = 60.0,
+        resolve_credentials: CredentialResolver = _no_credentials,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.settings = dict(settings or {})
+        self.default_providers = tuple(default_providers)
+        self.timeout = timeout
+        self.resolve_credentials = resolve_credentials
+        self._client = client
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The shared HTTP client, created on first use."""
+        if self._client is None:
+            from websearch_tui.providers._http import build_client
+
+            self._client = build_client()
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the shared HTTP client and its connections."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def selection(self, request: SearchRequest) -> list[str]:
+        """Provider ids the request runs, in order (its own list, else the default selection)."""
+        return list(request.providers or self.default_providers)
+
+    async def search(self, request: SearchRequest, on_update: OnUpdate | None = None) -> SearchResult:
+        """Run ``request`` in its mode (``compare`` or ``auto``)."""
+        if request.mode == "auto":
+            return await self.auto(request, on_update)
+        return await self.compare(request, on_update)
+
+    async def compare(self, request: SearchRequest, on_update: OnUpdate | None = None) -> SearchResult:
+        """Run every selected provider concurrently; each outcome is independent of the others.
+
+        Cancelling the caller cancels every run and waits for them to finish.
+        """
+        ids = self.selection(request)
+        result = SearchResult(request=request, mode="compare")
+        if not ids:
+            result.error = NO_PROVIDER_MESSAGE
+            return result
+        result.outcomes = list(await asyncio.gather(*(self.run_provider(pid, request, on_update) for pid in ids)))
+        if not result.ok:
+            result.error = _combined_error(result.outcomes)
+        return result
+
+    async def auto(self, request: SearchRequest, on_update: OnUpdate | None = None) -> SearchResult:
+        """Try providers one at a time until one returns renderable content.
+
+        The chain is the request's providers in order (else the default selection). An empty
+        response counts as a failure; a user cancel propagates as ``CancelledError`` at once.
+        """
+        result = SearchResult(request=request, mode="auto")
+        ids = self.selection(request)
+        if not ids:
+            result.error = NO_PROVIDER_MESSAGE
+            return result
+        for pid in ids:
+            outcome = await self.run_provider(pid, request, on_update)
+            if outcome.status is RunStatus.EMPTY:
+                spec = get_spec(pid)
+                outcome.error = ProviderError(pid, ErrorKind.EMPTY, empty_message(spec.label), status=204)
+            result.outcomes.append(outcome)
+            if outcome.ok:
+                result.winner = pid
+                return result
+        result.error = _combined_error(result.outcomes)
+        return result
+
+    async def run_provider(
+        self, provider_id: str, request: SearchRequest, on_update: OnUpdate | None = None
+    ) -> ProviderOutcome:
+        """Run one provider to completion, within its deadline; never raises except on cancel.
+
+        Raises:
+            asyncio.CancelledError: when the caller is cancelled (after reporting ``CANCELLED``).
+        """
+        notify = on_update or (lambda pid, update: None)
+        spec = SPECS[provider_id]
+        started = time.monotonic()
+        builder = ResponseBuilder(provider_id)
+        first_event: list[float] = []
+        notify(provider_id, StatusChanged(RunStatus.RUNNING))
+
+        async def consume() -> None:
+            credentials = await asyncio.to_thread(self.resolve_credentials, spec)
+            ctx = ProviderContext(
+                spec=spec,
+                client=self.client,
+                settings=self.settings.get(provider_id, ProviderSettings()),
+                credentials=credentials,
+                deadline=started + self.timeout,
+            )
+            async for event in load_stream(provider_id)(request, ctx):
+                if not first_event:
+                    first_event.append(time.monotonic())
+                    notify(provider_id, StatusChanged(RunStatus.STREAMING))
+                builder.apply(event)
+                notify(provider_id, EventReceived(event))
+
+        error: ProviderError | None = None
+        try:
+            await asyncio.wait_for(consume(), timeout=self.timeout)
+        except asyncio.CancelledError:
+            self._outcome(provider_id, RunStatus.CANCELLED, builder, None, started, first_event)
+            notify(provider_id, StatusChanged(RunStatus.CANCELLED))
+            raise
+        except asyncio.TimeoutError:
+            error = ProviderError(
+                provider_id, ErrorKind.TIMEOUT, f"{spec.label} did not finish within {self.timeout:g} s."
+            )
+        except ProviderError as exc:
+            error = exc
+        except Exception as exc:  # a provider bug must never take the app down
+            log.exception("unexpected error in provider %s", provider_id)
+            error = ProviderError(
+                provider_id, ErrorKind.PROTOCOL, f"Unexpected error in {spec.label}: {type(exc).__name__}: {exc}"
+            )
+        if error is not None:
+            status = RunStatus.FAILED
+        else:
+            status = RunStatus.DONE if builder.response.is_renderable() else RunStatus.EMPTY
+        outcome = self._outcome(provider_id, status, builder, error, started, first_event)
+        notify(provider_id, StatusChanged(status, error))
+        return outcome
+
+    @staticmethod
+    def _outcome(
+        provider_id: str,
+        status: RunStatus,
+        builder: ResponseBuilder,
+        error: ProviderError | None,
+        started: float,
+        first_event: list[float],
+    ) -> ProviderOutcome:
+        elapsed = int((time.monotonic() - started) * 1000)
+        first = int((first_event[0] - started) * 1000) if first_event else None
+        builder.response.elapsed_ms = elapsed
+        builder.response.first_event_ms = first
+        return ProviderOutcome(provider_id, status, builder.response, error, elapsed, first)
+
+
+def _combined_error(outcomes: Sequence[ProviderOutcome]) -> str:
+    failures = [
+        (o.provider, o.error.message if o.error else empty_message(get_spec(o.provider).label)) for o in outcomes
+    ]
+    if len(failures) == 1:
+        return failures[0][1]
+    return all_failed_message(failures)

@@ -1,0 +1,165 @@
+"""Output formats for the headless CLI: LLM text (the seed format), Markdown, plain text and JSON.
+
+``to_llm_text`` follows PROVIDERS.md §1.13 exactly (oh-my-pi's ``formatForLLM``). The other
+formats are ours. All functions are pure: ``SearchResult`` in, ``str`` or ``dict`` out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from websearch_tui.core.engine import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.core.models import SearchResponse
+from websearch_tui.core.text import format_age, host_of, truncate
+from websearch_tui.providers import SPECS
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _age_text(published_date: str | None, age: int | None) -> str:
+    return format_age(age) or (published_date or "")
+
+
+def to_llm_text(response: SearchResponse) -> str:
+    """One provider's response in the seed LLM text format (notes, answer, sources, citations, ...)."""
+    parts: list[str] = [f"Note: {note}" for note in response.notes]
+    answer = (response.answer or "").strip()
+    if answer:
+        parts.append(answer)
+        if response.sources:
+            parts.append("\n## Sources")
+            parts.append(_plural(len(response.sources), "source"))
+    for index, source in enumerate(response.sources, 1):
+        age = _age_text(source.published_date, source.age_seconds)
+        parts.append(f"[{index}] {source.title}" + (f" ({age})" if age else ""))
+        parts.append(f"    {source.url}")
+        if source.snippet:
+            parts.append(f"    {truncate(source.snippet, 240)}")
+    if response.citations:
+        parts.append("\n## Citations")
+        parts.append(_plural(len(response.citations), "citation"))
+        for index, citation in enumerate(response.citations, 1):
+            parts.append(f"[{index}] {citation.title or citation.url}")
+            parts.append(f"    {citation.url}")
+            if citation.cited_text:
+                parts.append(f"    {truncate(citation.cited_text, 240)}")
+    if response.related_questions:
+        parts.append("\n## Related")
+        parts.append(_plural(len(response.related_questions), "question"))
+        parts.extend(f"- {question}" for question in response.related_questions)
+    if response.search_queries:
+        parts.append(f"Search queries: {len(response.search_queries)}")
+        parts.extend(f"- {truncate(query, 120)}" for query in response.search_queries[:3])
+    return "\n".join(parts)
+
+
+def outcome_llm_text(outcome: ProviderOutcome) -> str:
+    """The LLM text of an outcome: the response, or ``Error: <message>`` when it failed."""
+    if outcome.error is not None:
+        return f"Error: {outcome.error.message}"
+    return to_llm_text(outcome.response)
+
+
+def _label(provider_id: str) -> str:
+    spec = SPECS.get(provider_id)
+    return spec.label if spec else provider_id
+
+
+def _status_line(outcome: ProviderOutcome) -> str:
+    seconds = f"{outcome.elapsed_ms / 1000:.1f}s"
+    if outcome.error is not None:
+        return f"{outcome.status.value} ({outcome.error.kind.value}) after {seconds}: {outcome.error.message}"
+    return f"{outcome.status.value} in {seconds}, {_plural(len(outcome.response.sources), 'source')}"
+
+
+def _visible(result: SearchResult) -> list[ProviderOutcome]:
+    """In auto mode only the winner is shown (or every failure when none won)."""
+    if result.mode == "auto" and result.winner:
+        return [o for o in result.outcomes if o.provider == result.winner]
+    return result.outcomes
+
+
+def to_llm_document(result: SearchResult) -> str:
+    """Every shown provider as ``# <Label> (<id>)`` followed by its LLM text block."""
+    blocks = [f"# {_label(o.provider)} ({o.provider})\n{outcome_llm_text(o)}" for o in _visible(result)]
+    return "\n\n".join(blocks)
+
+
+def to_text(result: SearchResult) -> str:
+    """A readable plain-text report: a status line per provider, then its LLM text block."""
+    blocks = [
+        f"== {_label(o.provider)} ({o.provider}): {_status_line(o)}\n{outcome_llm_text(o) if o.error is None else ''}".rstrip()
+        for o in _visible(result)
+    ]
+    return "\n\n".join(blocks)
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def to_markdown(result: SearchResult) -> str:
+    """A Markdown report: one ``##`` section per provider with answer, sources, citations, ..."""
+    lines: list[str] = [f"# {_md_escape(result.request.query)}", ""]
+    for outcome in _visible(result):
+        response = outcome.response
+        lines += [f"## {_label(outcome.provider)}", "", f"*{_md_escape(_status_line(outcome))}*", ""]
+        lines += [f"> Note: {_md_escape(note)}" for note in response.notes]
+        if (response.answer or "").strip():
+            lines += [response.answer.strip(), ""]
+        if response.sources:
+            lines += ["### Sources", ""]
+            for index, source in enumerate(response.sources, 1):
+                meta = " · ".join(
+                    x for x in (host_of(source.url), _age_text(source.published_date, source.age_seconds)) if x
+                )
+                lines.append(f"{index}. [{_md_escape(source.title)}](<{source.url}>) — {meta}")
+                if source.snippet:
+                    lines.append(f"   {_md_escape(truncate(' '.join(source.snippet.split()), 300))}")
+            lines.append("")
+        if response.citations:
+            lines += ["### Citations", ""]
+            lines += [f"{i}. [{_md_escape(c.title)}](<{c.url}>)" for i, c in enumerate(response.citations, 1)]
+            lines.append("")
+        if response.related_questions:
+            lines += ["### Related", ""] + [f"- {_md_escape(q)}" for q in response.related_questions] + [""]
+        if response.search_queries:
+            lines += ["### Search queries", ""] + [f"- {_md_escape(q)}" for q in response.search_queries] + [""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
+    """``{"provider", "status", "elapsed_ms", "first_event_ms", "response", "error"}``.
+
+    ``response`` is the normalised response (also partial content of a failed stream, or ``None``
+    when nothing arrived); ``error`` is ``{"kind", "message", "status"}`` or ``None``.
+    """
+    response = outcome.response
+    has_content = outcome.status is not RunStatus.FAILED or response.is_renderable()
+    return {
+        "provider": outcome.provider,
+        "status": outcome.status.value,
+        "elapsed_ms": outcome.elapsed_ms,
+        "first_event_ms": outcome.first_event_ms,
+        "response": response.to_dict() if has_content else None,
+        "error": outcome.error.to_dict() if outcome.error else None,
+    }
+
+
+def to_json_document(result: SearchResult) -> dict[str, Any]:
+    """The CLI's JSON document: query, mode, winner (auto), error (all failed) and per-provider results."""
+    request = result.request
+    document: dict[str, Any] = {
+        "query": request.query,
+        "mode": result.mode,
+        "max_results": request.max_results,
+        "recency": request.recency,
+        "results": [outcome_to_dict(o) for o in result.outcomes],
+    }
+    if result.mode == "auto":
+        document["winner"] = result.winner
+    if not result.ok:
+        document["error"] = {"message": result.error or "No provider returned results."}
+    return document
