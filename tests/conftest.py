@@ -1,0 +1,51 @@
+"""Test isolation: no real keyring, no user config, no provider keys from the developer's shell."""
+
+from __future__ import annotations
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+
+from websearch_tui.providers import SPECS
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory keyring backend for tests."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.entries.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKeyring:
+    """Every test: empty in-memory keyring, config path in tmp, no provider env vars."""
+    backend = MemoryKeyring()
+    previous = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    for spec in SPECS.values():
+        for credential in spec.credentials:
+            for name in credential.env_vars:
+                monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("SEARXNG_ENDPOINT", raising=False)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def memory_keyring(isolated_environment: MemoryKeyring) -> MemoryKeyring:
+    """The in-memory keyring installed for this test."""
+    return isolated_environment

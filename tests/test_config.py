@@ -1,0 +1,162 @@
+"""Config location, defaults, validation messages; credential lookup and provider status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import keyring
+import pytest
+from keyring.backends.fail import Keyring as FailKeyring
+
+from websearch_tui import credentials
+from websearch_tui.config import ConfigError, build_engine, config_path, load_config
+from websearch_tui.core.errors import redact
+from websearch_tui.providers import DEFAULT_PROVIDERS, get_spec
+from websearch_tui.providers.base import ProviderSettings
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.toml"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_missing_default_file_gives_defaults() -> None:
+    config = load_config()
+    assert config.search.providers == DEFAULT_PROVIDERS
+    assert (config.search.mode, config.search.max_results, config.search.recency, config.search.timeout) == (
+        "compare",
+        10,
+        None,
+        60.0,
+    )
+
+
+def test_location_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(tmp_path / "env.toml"))
+    assert config_path() == tmp_path / "env.toml"
+    assert config_path(tmp_path / "flag.toml") == tmp_path / "flag.toml"
+    monkeypatch.delenv("WEBSEARCH_TUI_CONFIG")
+    assert config_path().name == "config.toml" and "websearch-tui" in str(config_path())
+
+
+def test_explicit_missing_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_full_file_is_read(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+# my settings
+[search]
+providers = ["brave", "perplexity"]
+mode = "auto"
+max_results = 5
+recency = "week"
+timeout = 12.5
+
+[providers.brave]
+enabled = false
+base_url = "http://127.0.0.1:9/brave"
+country = "DE"
+
+[providers.perplexity]
+models = ["sonar", "sonar-pro"]
+""",
+    )
+    config = load_config(path)
+    assert config.search.providers == ("brave", "perplexity")
+    assert (config.search.mode, config.search.max_results, config.search.recency, config.search.timeout) == (
+        "auto",
+        5,
+        "week",
+        12.5,
+    )
+    brave = config.settings_for("brave")
+    assert brave.enabled is False and brave.base_url == "http://127.0.0.1:9/brave" and brave.options == {"country": "DE"}
+    assert config.settings_for("perplexity").models == ("sonar", "sonar-pro")
+    assert not config.is_enabled("brave") and config.is_enabled("tavily")
+    engine = build_engine(config)
+    assert engine.default_providers == ("perplexity",)  # disabled providers leave the default selection
+    assert engine.timeout == 12.5
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[search\n", "not valid TOML"),
+        ("[serch]\n", "unknown key 'serch' at the top level (did you mean 'search'?)"),
+        ("[search]\nprovders = []\n", "unknown key 'provders' in [search] (did you mean 'providers'?)"),
+        ("[search]\nproviders = ['bravo']\n", "[search] providers: unknown provider 'bravo' (did you mean 'brave'?)"),
+        ("[search]\nmax_results = 50\n", "[search] max_results must be a whole number from 1 to 20, got 50"),
+        ("[search]\nmode = 'fast'\n", "[search] mode must be one of compare, auto, got 'fast'"),
+        ("[search]\nrecency = 'hour'\n", "[search] recency must be"),
+        ("[search]\ntimeout = 0\n", "[search] timeout must be a number of seconds from 1 to 600, got 0"),
+        ("[providers.bravee]\n", "[providers.bravee] is not a known provider (did you mean 'brave'?)"),
+        ("[providers.brave]\nenabled = 'yes'\n", "[providers.brave] enabled must be true or false, got 'yes'"),
+        ("[providers.brave]\nbase_url = 'ftp://x'\n", "[providers.brave] base_url must be an http(s) URL"),
+        ("[providers.brave]\nmodel_name = 'x'\n", "unknown key 'model_name' in [providers.brave]"),
+        ("[providers.searxng]\nsafesearch = true\n", "[providers.searxng] safesearch must be a whole number"),
+        ("search = 3\n", "[search] must be a table"),
+    ],
+)
+def test_bad_files_name_file_key_and_problem(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(str(path) + ": ")
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_example_config_is_valid_and_lists_every_provider() -> None:
+    from websearch_tui.providers import SPECS
+
+    config = load_config(EXAMPLE)
+    assert set(config.providers) == set(SPECS)
+
+
+def test_searxng_endpoint_env_seeds_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEARXNG_ENDPOINT", "http://localhost:8888")
+    assert load_config().settings_for("searxng").base_url == "http://localhost:8888"
+
+
+def test_credentials_env_first_then_keyring(monkeypatch: pytest.MonkeyPatch, memory_keyring) -> None:
+    spec = get_spec("brave")
+    memory_keyring.set_password("websearch-tui", "brave:api_key", "from-keyring-123")
+    values, sources = credentials.lookup(spec)
+    assert values == {"api_key": "from-keyring-123"} and sources[0].describe() == "keyring"
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "from-env-second-456")
+    values, sources = credentials.lookup(spec)
+    assert values == {"api_key": "from-env-second-456"} and sources[0].describe() == "env BRAVE_SEARCH_API_KEY"
+    monkeypatch.setenv("BRAVE_API_KEY", "from-env-first-789")
+    assert credentials.resolve(spec) == {"api_key": "from-env-first-789"}
+    assert redact("x from-env-first-789 from-keyring-123") == "x *** ***"
+
+
+def test_missing_keyring_backend_is_not_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    keyring.set_keyring(FailKeyring())
+    assert credentials.resolve(get_spec("tavily")) == {}
+    assert credentials.provider_status(get_spec("tavily"), ProviderSettings()) == "missing key"
+
+
+@pytest.mark.parametrize(
+    ("provider", "settings", "values", "status"),
+    [
+        ("brave", ProviderSettings(), {}, "missing key"),
+        ("brave", ProviderSettings(), {"api_key": "k"}, "ready"),
+        ("brave", ProviderSettings(enabled=False), {"api_key": "k"}, "disabled"),
+        ("exa", ProviderSettings(), {}, "keyless"),
+        ("exa", ProviderSettings(), {"api_key": "k"}, "ready"),
+        ("ddgs", ProviderSettings(), {}, "keyless"),
+        ("searxng", ProviderSettings(), {}, "missing base_url"),
+        ("searxng", ProviderSettings(base_url="http://localhost:8888"), {}, "keyless"),
+        ("searxng", ProviderSettings(base_url="http://localhost:8888"), {"token": "t"}, "ready"),
+    ],
+)
+def test_provider_status(provider: str, settings: ProviderSettings, values: dict, status: str) -> None:
+    assert credentials.provider_status(get_spec(provider), settings, values) == status

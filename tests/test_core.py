@@ -1,0 +1,203 @@
+"""Models, reducer, errors and text hygiene."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from websearch_tui.core.errors import (
+    ErrorKind,
+    ProviderError,
+    all_failed_message,
+    auth_failed_message,
+    kind_for_status,
+    redact,
+    register_secret,
+)
+from websearch_tui.core.models import (
+    AnswerDelta,
+    Citation,
+    CitationsFound,
+    Metadata,
+    Note,
+    RelatedQuestions,
+    RequestError,
+    ResponseBuilder,
+    SearchQueries,
+    SearchRequest,
+    Source,
+    SourcesFound,
+    Usage,
+)
+from websearch_tui.core.text import age_seconds, canonical_url, format_age, plain_text, safe_url, sanitize, truncate
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"query": "   "}, "query"),
+        ({"query": "x" * 4001}, "query"),
+        ({"query": "q", "max_results": 0}, "max_results"),
+        ({"query": "q", "max_results": 21}, "max_results"),
+        ({"query": "q", "max_results": True}, "max_results"),
+        ({"query": "q", "recency": "hour"}, "recency"),
+        ({"query": "q", "mode": "race"}, "mode"),
+        ({"query": "q", "temperature": 3}, "temperature"),
+        ({"query": "q", "num_search_results": 51}, "num_search_results"),
+    ],
+)
+def test_request_rejects_out_of_range(kwargs: dict, field: str) -> None:
+    with pytest.raises(RequestError, match=field):
+        SearchRequest(**kwargs)
+
+
+def test_request_keeps_query_verbatim_but_stripped() -> None:
+    request = SearchRequest(query="  CVE-2021-44228 log4j  ", max_results=20, recency="week", num_search_results=30)
+    assert request.query == "CVE-2021-44228 log4j"
+    assert request.upstream_count == 30
+    assert SearchRequest(query="q", max_results=7).upstream_count == 7
+    assert len(SearchRequest(query="x" * 4000).query) == 4000
+
+
+def test_reducer_folds_every_event() -> None:
+    builder = ResponseBuilder("perplexity")
+    events = [
+        AnswerDelta("Rust 1.80 "),
+        CitationsFound((Citation("https://a.example/1", "A"),), replace=True),
+        AnswerDelta("was released [1]."),
+        SourcesFound((Source("https://a.example/1", "https://a.example/1"),)),
+        SourcesFound((Source("https://A.example/1/", "Real title", snippet="filled later"),)),
+        SourcesFound((Source("https://b.example", "B"),)),
+        CitationsFound((Citation("https://a.example/1", "A"), Citation("https://b.example", "B")), replace=True),
+        RelatedQuestions(("What changed?", " ", "What changed?")),
+        SearchQueries(("rust 1.80",)),
+        SearchQueries(("rust 1.80", "rust release date")),
+        Metadata(model="sonar", usage=Usage(input_tokens=3)),
+        Metadata(request_id="req-1", usage=Usage(input_tokens=3, output_tokens=9)),
+        Note("recency widened"),
+        Note("recency widened"),
+    ]
+    for event in events:
+        builder.apply(event)
+    r = builder.response
+    assert r.answer == "Rust 1.80 was released [1]."
+    assert [s.url for s in r.sources] == ["https://a.example/1", "https://b.example"]
+    assert r.sources[0].title == "Real title" and r.sources[0].snippet == "filled later"
+    assert [c.url for c in r.citations] == ["https://a.example/1", "https://b.example"]
+    assert r.related_questions == ["What changed?"]
+    assert r.search_queries == ["rust 1.80", "rust release date"]
+    assert (r.model, r.request_id, r.usage.output_tokens) == ("sonar", "req-1", 9)
+    assert r.notes == ["recency widened"]
+    assert r.is_renderable()
+
+
+def test_renderable_rules() -> None:
+    builder = ResponseBuilder("x")
+    assert not builder.response.is_renderable()
+    builder.apply(AnswerDelta("  \n"))
+    builder.apply(RelatedQuestions(("  ",)))
+    assert not builder.response.is_renderable()
+    builder.apply(SearchQueries(("q",)))
+    assert builder.response.is_renderable()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "hint", "kind"),
+    [
+        (401, "", False, ErrorKind.AUTH),
+        (403, "", False, ErrorKind.AUTH),
+        (402, "", False, ErrorKind.QUOTA),
+        (432, "", False, ErrorKind.QUOTA),
+        (429, '{"error": {"code": "insufficient_quota"}}', False, ErrorKind.QUOTA),
+        (429, "You exceeded your current quota", True, ErrorKind.RATE_LIMIT),
+        (429, "", False, ErrorKind.RATE_LIMIT),
+        (404, "", False, ErrorKind.NOT_FOUND),
+        (410, "", False, ErrorKind.DEPRECATED),
+        (422, "", False, ErrorKind.BAD_REQUEST),
+        (503, "", False, ErrorKind.SERVER),
+        (408, "", False, ErrorKind.TIMEOUT),
+    ],
+)
+def test_kind_for_status(status: int, body: str, hint: bool, kind: ErrorKind) -> None:
+    assert kind_for_status(status, body, has_retry_hint=hint) is kind
+
+
+def test_seed_messages() -> None:
+    assert auth_failed_message("Brave Search", 401) == "Brave Search authorization failed (401). Check API key or base URL."
+    assert all_failed_message([("brave", "a"), ("exa", "b")]) == "All web search providers failed: brave: a; exa: b"
+
+
+def test_redaction_removes_every_registered_secret() -> None:
+    register_secret("tvly-SECRET-AAAA")
+    register_secret("BSA-other-secret")
+    register_secret("ab")  # too short to redact safely; ignored
+    text = "key tvly-SECRET-AAAA and BSA-other-secret, ab"
+    assert redact(text) == "key *** and ***, ab"
+    error = ProviderError("tavily", ErrorKind.AUTH, "bad \x1b[31mtvly-SECRET-AAAA\x1b[0m")
+    assert error.message == "bad ***"
+
+
+def test_sanitize_removes_escape_sequences_and_controls() -> None:
+    hostile = "ti\x1b]52;c;SGVsbG8=\x07tle\x1b[2J \x9b31mred\x00\x7f\r\nnext\tcol \x1bP+q\x1b\\ end"
+    assert sanitize(hostile) == "title red\nnext\tcol  end"
+    assert sanitize(None) == ""  # type: ignore[arg-type]
+
+
+def test_plain_text_strips_tags_and_entities() -> None:
+    assert plain_text("A &quot;Hello, World!&quot; <strong>program</strong> &#x27;x&#39;") == "A \"Hello, World!\" program 'x'"
+    assert plain_text("  many \n  spaces ", collapse=True) == "many spaces"
+    assert plain_text("N/A") is None and plain_text("") is None and plain_text(3) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("https://example.com/a b", "https://example.com/a%20b"),
+        ("http://example.com", "http://example.com"),
+        ("javascript:alert(1)", None),
+        ("file:///etc/passwd", None),
+        ("//example.com/x", None),
+        ("https://", None),
+        ("https://example.com/" + "a" * 3000, None),
+        (None, None),
+    ],
+)
+def test_safe_url(raw: object, expected: str | None) -> None:
+    assert safe_url(raw) == expected
+
+
+def test_canonical_url() -> None:
+    assert canonical_url("HTTPS://Example.COM/Path/#frag") == "https://example.com/Path"
+
+
+@pytest.mark.parametrize(
+    ("raw", "age"),
+    [
+        ("2026-11-29T12:00:00Z", 86400),
+        ("2026-11-29T12:00:00", 86400),
+        ("Sun, 29 Nov 2026 12:00:00 GMT", 86400),
+        ("November 29, 2026", 86400 + 12 * 3600),
+        ("3 days ago", 3 * 86400),
+        ("2 weeks ago", 14 * 86400),
+        ("1 month ago", 30 * 86400),
+        ("2030-01-01", 0),
+        ("N/A", None),
+        ("", None),
+        ("someday", None),
+    ],
+)
+def test_age_seconds(raw: str, age: int | None) -> None:
+    assert age_seconds(raw, now=NOW) == age
+
+
+def test_format_age_and_truncate() -> None:
+    assert format_age(None) == "" and format_age(0) == ""
+    assert format_age(30) == "just now"
+    assert format_age(90) == "1m ago"
+    assert format_age(3 * 86400) == "3d ago"
+    assert format_age(14 * 86400) == "2w ago"
+    assert format_age(425 * 86400) == "14mo ago"
+    assert truncate("abcdef", 4) == "abc\u2026" and truncate("abc", 3) == "abc"

@@ -1,0 +1,226 @@
+"""Engine behaviour with provider streams replaced by in-process fakes (no HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from websearch_tui.core import engine as engine_module
+from websearch_tui.core.engine import Engine, EventReceived, RunStatus, StatusChanged
+from websearch_tui.core.errors import NO_PROVIDER_MESSAGE, ErrorKind, ProviderError, register_secret
+from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
+from websearch_tui.providers.base import ProviderContext
+
+Fake = Callable[[SearchRequest, ProviderContext], AsyncIterator[object]]
+
+
+def install(monkeypatch: pytest.MonkeyPatch, fakes: dict[str, Fake]) -> None:
+    """Make the engine run ``fakes[provider_id]`` instead of the real provider module."""
+    monkeypatch.setattr(engine_module, "load_stream", lambda provider_id: fakes[provider_id])
+
+
+def answering(text: str, url: str = "https://example.com/a") -> Fake:
+    async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        for token in text.split(" "):
+            yield AnswerDelta(token + " ")
+        yield SourcesFound((Source(url=url, title="A"),))
+
+    return stream
+
+
+def failing(kind: ErrorKind, message: str) -> Fake:
+    async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        raise ProviderError(ctx.spec.id, kind, message)
+        yield  # pragma: no cover
+
+    return stream
+
+
+def empty() -> Fake:
+    async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        return
+        yield  # pragma: no cover
+
+    return stream
+
+
+def hanging(closed: list[str]) -> Fake:
+    async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        try:
+            yield AnswerDelta("partial ")
+            await asyncio.Event().wait()
+        finally:
+            closed.append(ctx.spec.id)
+
+    return stream
+
+
+def request(*providers: str, mode: str = "compare") -> SearchRequest:
+    return SearchRequest(query="what is new in rust", providers=providers, mode=mode)
+
+
+async def test_compare_runs_providers_concurrently(monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = ("brave", "tavily", "exa")
+    started: set[str] = set()
+    all_started = asyncio.Event()
+
+    def barrier(answer: str) -> Fake:
+        async def stream(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+            started.add(ctx.spec.id)
+            if len(started) == len(ids):
+                all_started.set()
+            await asyncio.wait_for(all_started.wait(), 5)  # sequential runs would time out here
+            yield AnswerDelta(answer)
+
+        return stream
+
+    install(monkeypatch, {pid: barrier(pid) for pid in ids})
+    engine = Engine()
+    result = await engine.compare(request(*ids))
+    assert [o.provider for o in result.outcomes] == list(ids)
+    assert all(o.status is RunStatus.DONE for o in result.outcomes)
+    assert [o.response.answer for o in result.outcomes] == list(ids)
+
+
+async def test_compare_isolates_failures(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def buggy(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        yield AnswerDelta("half an answer")
+        raise KeyError("choices")
+
+    install(
+        monkeypatch,
+        {"brave": failing(ErrorKind.AUTH, "Brave Search authorization failed (401)."), "tavily": buggy, "exa": answering("ok")},
+    )
+    result = await Engine().compare(request("brave", "tavily", "exa"))
+    brave, tavily, exa = result.outcomes
+    assert brave.status is RunStatus.FAILED and brave.error.kind is ErrorKind.AUTH
+    assert tavily.status is RunStatus.FAILED and tavily.error.kind is ErrorKind.PROTOCOL
+    assert "Unexpected error in Tavily: KeyError" in tavily.error.message
+    assert tavily.response.answer == "half an answer"  # partial content is kept
+    assert exa.status is RunStatus.DONE and exa.response.sources[0].url == "https://example.com/a"
+    assert result.ok and result.error is None
+
+
+async def test_deadline_fails_only_the_slow_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    closed: list[str] = []
+    install(monkeypatch, {"brave": hanging(closed), "exa": answering("fast")})
+    result = await Engine(timeout=0.2).compare(request("brave", "exa"))
+    brave, exa = result.outcomes
+    assert brave.status is RunStatus.FAILED and brave.error.kind is ErrorKind.TIMEOUT
+    assert brave.error.message == "Brave Search did not finish within 0.2 s."
+    assert brave.response.answer == "partial "
+    assert closed == ["brave"]
+    assert exa.status is RunStatus.DONE
+
+
+async def test_cancel_stops_every_run_and_leaves_no_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    closed: list[str] = []
+    install(monkeypatch, {pid: hanging(closed) for pid in ("brave", "tavily", "exa")})
+    updates: list[tuple[str, object]] = []
+    before = asyncio.all_tasks()
+    task = asyncio.create_task(Engine().compare(request("brave", "tavily", "exa"), lambda p, u: updates.append((p, u))))
+    while sum(isinstance(u, EventReceived) for _, u in updates) < 3:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert sorted(closed) == ["brave", "exa", "tavily"]
+    finals = {p: u.status for p, u in updates if isinstance(u, StatusChanged) and u.status is RunStatus.CANCELLED}
+    assert set(finals) == {"brave", "tavily", "exa"}
+    assert not any(isinstance(u, StatusChanged) and u.status is RunStatus.FAILED for _, u in updates)
+    await asyncio.sleep(0)
+    assert asyncio.all_tasks() - before == set()
+
+
+async def test_status_updates_and_timing(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"exa": answering("one two")})
+    updates: list[object] = []
+    outcome = await Engine().run_provider("exa", request("exa"), lambda p, u: updates.append(u))
+    statuses = [u.status for u in updates if isinstance(u, StatusChanged)]
+    assert statuses == [RunStatus.RUNNING, RunStatus.STREAMING, RunStatus.DONE]
+    assert [u.event for u in updates if isinstance(u, EventReceived)][0] == AnswerDelta("one ")
+    assert outcome.first_event_ms is not None and outcome.elapsed_ms >= outcome.first_event_ms
+    assert outcome.response.elapsed_ms == outcome.elapsed_ms
+
+
+async def test_empty_response_is_empty_in_compare(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"exa": empty()})
+    result = await Engine().compare(request("exa"))
+    assert result.outcomes[0].status is RunStatus.EMPTY
+    assert result.outcomes[0].error is None
+    assert not result.ok
+    assert result.error == "Exa returned no renderable search content."
+
+
+async def test_auto_falls_back_until_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(
+        monkeypatch,
+        {"exa": empty(), "brave": failing(ErrorKind.SERVER, "Brave Search API error (503): down"), "tavily": answering("yes")},
+    )
+    result = await Engine().auto(request("exa", "brave", "tavily", "parallel", mode="auto"))
+    assert result.winner == "tavily"
+    assert [o.provider for o in result.outcomes] == ["exa", "brave", "tavily"]  # parallel never ran
+    assert result.outcomes[0].error.kind is ErrorKind.EMPTY
+    assert result.outcomes[0].error.message == "Exa returned no renderable search content."
+    assert result.outcomes[0].error.status == 204
+
+
+async def test_auto_all_failed_message_lists_every_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"brave": failing(ErrorKind.RATE_LIMIT, "slow down"), "exa": empty()})
+    result = await Engine().auto(request("brave", "exa", mode="auto"))
+    assert not result.ok and result.winner is None
+    assert result.error == (
+        "All web search providers failed: brave: slow down; exa: Exa returned no renderable search content."
+    )
+
+
+async def test_auto_single_failure_keeps_its_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"brave": failing(ErrorKind.AUTH, "Brave Search authorization failed (401).")})
+    result = await Engine().auto(request("brave", mode="auto"))
+    assert result.error == "Brave Search authorization failed (401)."
+
+
+async def test_auto_cancel_is_a_cancel_not_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    closed: list[str] = []
+    install(monkeypatch, {"brave": hanging(closed), "exa": answering("never")})
+    updates: list[tuple[str, object]] = []
+    task = asyncio.create_task(Engine().auto(request("brave", "exa", mode="auto"), lambda p, u: updates.append((p, u))))
+    while not any(isinstance(u, EventReceived) for _, u in updates):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert closed == ["brave"]
+    assert "exa" not in {p for p, _ in updates}
+
+
+async def test_no_provider_selected() -> None:
+    result = await Engine(default_providers=()).search(request())
+    assert result.error == NO_PROVIDER_MESSAGE and not result.ok
+
+
+async def test_default_selection_and_credentials_reach_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, object] = {}
+
+    async def spy(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        seen["key"] = ctx.api_key
+        seen["remaining"] = ctx.remaining()
+        yield AnswerDelta("x")
+
+    install(monkeypatch, {"brave": spy})
+    engine = Engine(default_providers=("brave",), timeout=7, resolve_credentials=lambda spec: {"api_key": "k-123"})
+    result = await engine.search(SearchRequest(query="q"))
+    assert result.outcomes[0].provider == "brave"
+    assert seen["key"] == "k-123"
+    assert 0 < seen["remaining"] <= 7
+
+
+async def test_secret_never_reaches_error_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-test-SECRET-0123456789"
+    register_secret(secret)
+    install(monkeypatch, {"brave": failing(ErrorKind.BAD_REQUEST, f"bad key {secret} in request")})
+    result = await Engine().compare(request("brave"))
+    message = result.outcomes[0].error.message
+    assert secret not in message and "***" in message

@@ -1,0 +1,117 @@
+"""Output formats: the seed LLM text format exactly, Markdown and the JSON document."""
+
+from __future__ import annotations
+
+from websearch_tui.core.engine import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.formatting import outcome_llm_text, to_json_document, to_llm_text, to_markdown, to_text
+from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
+
+SEED_EXAMPLE = """Rust 1.80 was released on 25 July 2024 ...
+
+## Sources
+2 sources
+[1] Announcing Rust 1.80.0 (14mo ago)
+    https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html
+    The Rust team is happy to announce a new version of Rust, 1.80.0\u2026
+[2] Rust Changelogs
+    https://releases.rs/
+
+## Citations
+2 citations
+[1] Announcing Rust 1.80.0
+    https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html
+[2] Rust Changelogs
+    https://releases.rs/
+
+## Related
+1 question
+- What changed in Rust 1.81?
+Search queries: 1
+- rust 1.80 release date"""
+
+
+def seed_response() -> SearchResponse:
+    return SearchResponse(
+        provider="perplexity",
+        answer="Rust 1.80 was released on 25 July 2024 ...",
+        sources=[
+            Source(
+                url="https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html",
+                title="Announcing Rust 1.80.0",
+                snippet="The Rust team is happy to announce a new version of Rust, 1.80.0\u2026",
+                published_date="2024-07-25",
+                age_seconds=425 * 86400,
+            ),
+            Source(url="https://releases.rs/", title="Rust Changelogs"),
+        ],
+        citations=[
+            Citation("https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html", "Announcing Rust 1.80.0"),
+            Citation("https://releases.rs/", "Rust Changelogs"),
+        ],
+        related_questions=["What changed in Rust 1.81?"],
+        search_queries=["rust 1.80 release date"],
+    )
+
+
+def test_llm_text_matches_the_seed_example_exactly() -> None:
+    assert to_llm_text(seed_response()) == SEED_EXAMPLE
+
+
+def test_llm_text_without_answer_lists_sources_without_header() -> None:
+    response = SearchResponse(
+        provider="brave",
+        sources=[Source("https://a.example", "A", snippet="x" * 300, published_date="last Tuesday")],
+        notes=["recency 'week' widened to 'month'"],
+        search_queries=["q1", "q2", "q3", "q4" * 100],
+    )
+    lines = to_llm_text(response).split("\n")
+    assert lines[0] == "Note: recency 'week' widened to 'month'"
+    assert lines[1] == "[1] A (last Tuesday)"
+    assert lines[2] == "    https://a.example"
+    assert lines[3] == "    " + "x" * 239 + "\u2026"
+    assert lines[4:] == ["Search queries: 4", "- q1", "- q2", "- q3"]
+
+
+def test_failed_outcome_is_a_single_error_line() -> None:
+    outcome = ProviderOutcome(
+        "brave", RunStatus.FAILED, SearchResponse("brave"), ProviderError("brave", ErrorKind.AUTH, "Denied.")
+    )
+    assert outcome_llm_text(outcome) == "Error: Denied."
+
+
+def _result() -> SearchResult:
+    request = SearchRequest(query="rust [1.80]", providers=("perplexity", "brave"))
+    ok = ProviderOutcome("perplexity", RunStatus.DONE, seed_response(), None, 1200, 300)
+    failed = ProviderOutcome(
+        "brave", RunStatus.FAILED, SearchResponse("brave"), ProviderError("brave", ErrorKind.RATE_LIMIT, "Slow down.", status=429), 80
+    )
+    return SearchResult(request=request, mode="compare", outcomes=[ok, failed])
+
+
+def test_json_document_shape() -> None:
+    document = to_json_document(_result())
+    assert document["query"] == "rust [1.80]" and document["mode"] == "compare"
+    perplexity, brave = document["results"]
+    assert perplexity["status"] == "done" and perplexity["elapsed_ms"] == 1200 and perplexity["error"] is None
+    assert perplexity["response"]["sources"][0]["title"] == "Announcing Rust 1.80.0"
+    assert brave == {
+        "provider": "brave",
+        "status": "failed",
+        "elapsed_ms": 80,
+        "first_event_ms": None,
+        "response": None,
+        "error": {"kind": "rate_limit", "message": "Slow down.", "status": 429},
+    }
+    assert "error" not in document
+
+
+def test_markdown_and_text_reports() -> None:
+    markdown = to_markdown(_result())
+    assert markdown.startswith("# rust \\[1.80\\]\n")
+    assert "## Perplexity" in markdown and "## Brave Search" in markdown
+    assert "1. [Announcing Rust 1.80.0](<https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html>) — blog.rust-lang.org" in markdown
+    assert "failed (rate\\_limit)" not in markdown and "failed (rate_limit) after 0.1s: Slow down." in markdown
+    text = to_text(_result())
+    assert "== Perplexity (perplexity): done in 1.2s, 2 sources" in text
+    assert "== Brave Search (brave): failed (rate_limit) after 0.1s: Slow down." in text
