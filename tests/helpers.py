@@ -45,7 +45,9 @@ def make_ctx(
     )
 
 
-async def collect(provider_id: str, request: SearchRequest, ctx: ProviderContext) -> tuple[list[SearchEvent], SearchResponse]:
+async def collect(
+    provider_id: str, request: SearchRequest, ctx: ProviderContext
+) -> tuple[list[SearchEvent], SearchResponse]:
     """Run a provider's ``stream`` to the end; return its events and the reduced response."""
     builder = ResponseBuilder(provider_id)
     events: list[SearchEvent] = []

@@ -73,7 +73,11 @@ def test_json_output_and_exit_0_when_any_succeeds(fake_providers: None, capsys: 
     brave = document["results"][0]
     assert brave["response"]["sources"][0]["title"] == "Alpha [b]x[/b]"
     assert isinstance(brave["elapsed_ms"], int)
-    assert document["results"][1]["error"] == {"kind": "rate_limit", "message": "Tavily API error (429): slow down", "status": 429}
+    assert document["results"][1]["error"] == {
+        "kind": "rate_limit",
+        "message": "Tavily API error (429): slow down",
+        "status": 429,
+    }
 
 
 def test_all_failed_exit_1_errors_on_stderr(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,7 +85,10 @@ def test_all_failed_exit_1_errors_on_stderr(fake_providers: None, capsys: pytest
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "websearch-tui: tavily: Tavily API error (429): slow down" in captured.err
-    assert "All web search providers failed: tavily: Tavily API error (429): slow down; exa: Exa returned no" in captured.err
+    assert (
+        "All web search providers failed: tavily: Tavily API error (429): slow down; exa: Exa returned no"
+        in captured.err
+    )
 
 
 def test_all_failed_json_is_an_error_object(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,7 +105,9 @@ def test_llm_and_markdown_formats(fake_providers: None, capsys: pytest.CaptureFi
 
 
 def test_auto_mode_shows_the_winner_only(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["search", "hello", "--mode", "auto", "-p", "tavily", "-p", "brave", "-p", "exa", "--format", "json"]) == 0
+    assert (
+        main(["search", "hello", "--mode", "auto", "-p", "tavily", "-p", "brave", "-p", "exa", "--format", "json"]) == 0
+    )
     document = json.loads(capsys.readouterr().out)
     assert document["winner"] == "brave"
     assert [r["provider"] for r in document["results"]] == ["tavily", "brave"]
@@ -138,7 +147,11 @@ def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> 
         "mods = sorted(m for m in sys.modules if m.startswith('websearch_tui.providers.') and not m.split('.')[-1].startswith('_'))\n"
         "print(code, mods, any(m == 'textual' or m.startswith('textual.') for m in sys.modules))\n"
     )
-    env = {"PATH": "/usr/bin:/bin", "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"), "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+    }
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert out.stdout.strip() == "1 ['websearch_tui.providers.base', 'websearch_tui.providers.brave'] False", out.stderr
     assert "Brave Search: no API key. Set BRAVE_API_KEY or add the key in Settings." in out.stderr

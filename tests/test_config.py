@@ -77,7 +77,9 @@ models = ["sonar", "sonar-pro"]
         12.5,
     )
     brave = config.settings_for("brave")
-    assert brave.enabled is False and brave.base_url == "http://127.0.0.1:9/brave" and brave.options == {"country": "DE"}
+    assert (
+        brave.enabled is False and brave.base_url == "http://127.0.0.1:9/brave" and brave.options == {"country": "DE"}
+    )
     assert config.settings_for("perplexity").models == ("sonar", "sonar-pro")
     assert not config.is_enabled("brave") and config.is_enabled("tavily")
     engine = build_engine(config)

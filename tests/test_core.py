@@ -126,7 +126,10 @@ def test_kind_for_status(status: int, body: str, hint: bool, kind: ErrorKind) ->
 
 
 def test_seed_messages() -> None:
-    assert auth_failed_message("Brave Search", 401) == "Brave Search authorization failed (401). Check API key or base URL."
+    assert (
+        auth_failed_message("Brave Search", 401)
+        == "Brave Search authorization failed (401). Check API key or base URL."
+    )
     assert all_failed_message([("brave", "a"), ("exa", "b")]) == "All web search providers failed: brave: a; exa: b"
 
 
@@ -147,7 +150,10 @@ def test_sanitize_removes_escape_sequences_and_controls() -> None:
 
 
 def test_plain_text_strips_tags_and_entities() -> None:
-    assert plain_text("A &quot;Hello, World!&quot; <strong>program</strong> &#x27;x&#39;") == "A \"Hello, World!\" program 'x'"
+    assert (
+        plain_text("A &quot;Hello, World!&quot; <strong>program</strong> &#x27;x&#39;")
+        == "A \"Hello, World!\" program 'x'"
+    )
     assert plain_text("  many \n  spaces ", collapse=True) == "many spaces"
     assert plain_text("N/A") is None and plain_text("") is None and plain_text(3) is None
 

@@ -91,7 +91,11 @@ async def test_compare_isolates_failures(monkeypatch: pytest.MonkeyPatch) -> Non
 
     install(
         monkeypatch,
-        {"brave": failing(ErrorKind.AUTH, "Brave Search authorization failed (401)."), "tavily": buggy, "exa": answering("ok")},
+        {
+            "brave": failing(ErrorKind.AUTH, "Brave Search authorization failed (401)."),
+            "tavily": buggy,
+            "exa": answering("ok"),
+        },
     )
     result = await Engine().compare(request("brave", "tavily", "exa"))
     brave, tavily, exa = result.outcomes
@@ -157,7 +161,11 @@ async def test_empty_response_is_empty_in_compare(monkeypatch: pytest.MonkeyPatc
 async def test_auto_falls_back_until_content(monkeypatch: pytest.MonkeyPatch) -> None:
     install(
         monkeypatch,
-        {"exa": empty(), "brave": failing(ErrorKind.SERVER, "Brave Search API error (503): down"), "tavily": answering("yes")},
+        {
+            "exa": empty(),
+            "brave": failing(ErrorKind.SERVER, "Brave Search API error (503): down"),
+            "tavily": answering("yes"),
+        },
     )
     result = await Engine().auto(request("exa", "brave", "tavily", "parallel", mode="auto"))
     assert result.winner == "tavily"

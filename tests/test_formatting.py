@@ -84,7 +84,11 @@ def _result() -> SearchResult:
     request = SearchRequest(query="rust [1.80]", providers=("perplexity", "brave"))
     ok = ProviderOutcome("perplexity", RunStatus.DONE, seed_response(), None, 1200, 300)
     failed = ProviderOutcome(
-        "brave", RunStatus.FAILED, SearchResponse("brave"), ProviderError("brave", ErrorKind.RATE_LIMIT, "Slow down.", status=429), 80
+        "brave",
+        RunStatus.FAILED,
+        SearchResponse("brave"),
+        ProviderError("brave", ErrorKind.RATE_LIMIT, "Slow down.", status=429),
+        80,
     )
     return SearchResult(request=request, mode="compare", outcomes=[ok, failed])
 
@@ -110,7 +114,10 @@ def test_markdown_and_text_reports() -> None:
     markdown = to_markdown(_result())
     assert markdown.startswith("# rust \\[1.80\\]\n")
     assert "## Perplexity" in markdown and "## Brave Search" in markdown
-    assert "1. [Announcing Rust 1.80.0](<https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html>) — blog.rust-lang.org" in markdown
+    assert (
+        "1. [Announcing Rust 1.80.0](<https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html>) — blog.rust-lang.org"
+        in markdown
+    )
     assert "failed (rate\\_limit)" not in markdown and "failed (rate_limit) after 0.1s: Slow down." in markdown
     text = to_text(_result())
     assert "== Perplexity (perplexity): done in 1.2s, 2 sources" in text
