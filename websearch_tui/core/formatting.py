@@ -89,10 +89,11 @@ def to_llm_document(result: SearchResult) -> str:
 
 def to_text(result: SearchResult) -> str:
     """A readable plain-text report: a status line per provider, then its LLM text block."""
-    blocks = [
-        f"== {_label(o.provider)} ({o.provider}): {_status_line(o)}\n{outcome_llm_text(o) if o.error is None else ''}".rstrip()
-        for o in _visible(result)
-    ]
+    blocks = []
+    for outcome in _visible(result):
+        header = f"== {_label(outcome.provider)} ({outcome.provider}): {_status_line(outcome)}"
+        body = to_llm_text(outcome.response) if outcome.error is None else ""
+        blocks.append(f"{header}\n{body}".rstrip())
     return "\n\n".join(blocks)
 
 
