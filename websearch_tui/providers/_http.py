@@ -34,6 +34,7 @@ MAX_RETRY_DELAY = 300.0
 REQUEST_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 10.0
 USER_AGENT = f"websearch-tui/{__version__}"
+_sleep = asyncio.sleep  # retry waits; tests replace it to run without real delays
 
 ErrorDescriber = Callable[[int, str, Any], str]
 """``(status, body_text, parsed_json_or_None) -> message`` for a provider's non-2xx responses."""
@@ -57,13 +58,13 @@ def join_url(base: str, path: str) -> str:
     """
     base = base.rstrip("/")
     path = "/" + path.lstrip("/")
-    if base.endswith(path):
-        return base
+    if base.endswith(path.rstrip("/")):
+        return base + path[len(path.rstrip("/")) :]
     segments = path.strip("/").split("/")
     for cut in range(len(segments) - 1, 0, -1):
         lead = "/" + "/".join(segments[:cut])
         if base.endswith(lead):
-            return base + "/" + "/".join(segments[cut:])
+            return base + path[len(lead) :]
     return base + path
 
 
@@ -135,7 +136,7 @@ async def _send_with_retries(
             if delay is None:
                 raise error from None
             attempt += 1
-            await asyncio.sleep(delay)
+            await _sleep(delay)
 
 
 def retry_delay(ctx: ProviderContext, error: ProviderError, attempt: int) -> float | None:
@@ -159,11 +160,14 @@ def transport_error(ctx: ProviderContext, exc: httpx.TransportError) -> Provider
         detail = "could not connect"
     else:
         detail = type(exc).__name__
-    return ProviderError(ctx.spec.id, ErrorKind.NETWORK, f"{label} network error: {detail} ({exc}). Check the connection or base URL.")
+    return ProviderError(
+        ctx.spec.id, ErrorKind.NETWORK, f"{label} network error: {detail} ({exc}). Check the connection or base URL."
+    )
 
 
-async def read_capped(ctx: ProviderContext, response: httpx.Response, limit: int = MAX_BODY_BYTES) -> bytes:
-    """Read the (decompressed) body, raising ``protocol`` when it exceeds ``limit`` bytes."""
+async def read_capped(ctx: ProviderContext, response: httpx.Response, limit: int | None = None) -> bytes:
+    """Read the (decompressed) body, raising ``protocol`` past ``limit`` bytes (default :data:`MAX_BODY_BYTES`)."""
+    limit = limit or MAX_BODY_BYTES
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes():
@@ -286,12 +290,15 @@ async def stream_sse(
     json_body: Any = None,
     describe_error: ErrorDescriber | None = None,
     retry_http_errors: bool = True,
-    limit: int = MAX_BODY_BYTES,
+    limit: int | None = None,
+    json_fallback: bool = False,
 ) -> AsyncIterator[tuple[str, Any]]:
     """POST/GET and yield ``(event_name, parsed JSON payload)`` per server-sent event.
 
     ``[DONE]`` and payloads that are not JSON are skipped. Retries happen only before the first
     event (and, with ``retry_http_errors=False``, only for failures before any HTTP response).
+    With ``json_fallback``, a 2xx JSON response (a server that ignored ``stream: true``) is read
+    whole and yielded once as ``("json", payload)`` instead of failing as ``protocol``.
 
     Raises:
         ProviderError: as :func:`request_json`, plus ``protocol`` when the response is not
@@ -301,10 +308,16 @@ async def stream_sse(
     while True:
         try:
             async with httpx_sse.aconnect_sse(
-                ctx.client, method, url, headers=headers, json=json_body, timeout=_timeout(ctx)
+                ctx.client, method, url, headers=dict(headers or {}), json=json_body, timeout=_timeout(ctx)
             ) as source:
+                if json_fallback and _is_json_response(source.response):
+                    body = await read_capped(ctx, source.response, limit)
+                    whole = parse_json_body(ctx, source.response, body)
+                    attempt = MAX_RETRIES
+                    yield "json", whole
+                    return
                 await _check_stream_response(ctx, source.response, describe_error)
-                async for item in _iter_payloads(ctx, source, limit):
+                async for item in _iter_payloads(ctx, source, limit or MAX_BODY_BYTES):
                     attempt = MAX_RETRIES  # an event was seen: never retry from here on
                     yield item
             return
@@ -316,7 +329,12 @@ async def stream_sse(
             if delay is None:
                 raise error from None
             attempt += 1
-            await asyncio.sleep(delay)
+            await _sleep(delay)
+
+
+def _is_json_response(response: httpx.Response) -> bool:
+    content_type = response.headers.get("content-type", "").lower()
+    return response.status_code < 300 and "json" in content_type and "text/event-stream" not in content_type
 
 
 async def _check_stream_response(
@@ -345,7 +363,9 @@ async def _iter_payloads(
         size += len(event.data)
         if size > limit:
             raise ProviderError(
-                ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} stream is larger than {limit // (1024 * 1024)} MiB; stopped reading."
+                ctx.spec.id,
+                ErrorKind.PROTOCOL,
+                f"{ctx.spec.label} stream is larger than {limit // (1024 * 1024)} MiB; stopped reading.",
             )
         data = event.data.strip()
         if not data or data == "[DONE]":

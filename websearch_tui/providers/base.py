@@ -132,7 +132,9 @@ class ProviderContext:
         url = self.settings.base_url or self.spec.default_base_url
         if not url:
             raise ProviderError(
-                self.spec.id, ErrorKind.CONFIG, f"{self.spec.label}: no base_url configured (set [providers.{self.spec.id}] base_url)."
+                self.spec.id,
+                ErrorKind.CONFIG,
+                f"{self.spec.label}: no base_url configured (set [providers.{self.spec.id}] base_url).",
             )
         return url
 
@@ -142,7 +144,11 @@ class ProviderContext:
 
     def model(self) -> str | None:
         """Configured model (first of ``models``, else ``model``) or the spec default."""
-        return (self.settings.models[0] if self.settings.models else None) or self.settings.model or self.spec.default_model
+        return (
+            (self.settings.models[0] if self.settings.models else None)
+            or self.settings.model
+            or self.spec.default_model
+        )
 
     def option(self, name: str, default: Any = None) -> Any:
         """A provider-specific option from config, or ``default``."""

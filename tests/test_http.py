@@ -1,0 +1,167 @@
+"""Shared HTTP layer: URL joining, retry hints and policy, body checks, SSE response checks."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+
+import httpx
+import pytest
+
+from tests.helpers import make_ctx
+from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.providers import _http
+from websearch_tui.providers._http import join_url, request_json, retry_hint, stream_sse
+
+
+@pytest.fixture
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Record retry waits instead of sleeping."""
+    waits: list[float] = []
+
+    async def fake_sleep(delay: float) -> None:
+        waits.append(delay)
+
+    monkeypatch.setattr(_http, "_sleep", fake_sleep)
+    return waits
+
+
+@pytest.mark.parametrize(
+    ("base", "path", "url"),
+    [
+        ("https://api.openai.com", "/v1/responses", "https://api.openai.com/v1/responses"),
+        ("https://api.openai.com/v1", "/v1/responses", "https://api.openai.com/v1/responses"),
+        ("https://api.openai.com/v1/responses/", "/v1/responses", "https://api.openai.com/v1/responses"),
+        ("http://127.0.0.1:8/brave", "/res/v1/web/search", "http://127.0.0.1:8/brave/res/v1/web/search"),
+        ("https://gw.example/proxy/res/v1", "/res/v1/web/search", "https://gw.example/proxy/res/v1/web/search"),
+        ("https://html.duckduckgo.com/html", "/html/", "https://html.duckduckgo.com/html/"),
+    ],
+)
+def test_join_url(base: str, path: str, url: str) -> None:
+    assert join_url(base, path) == url
+
+
+def test_retry_hints() -> None:
+    assert retry_hint({"retry-after-ms": "1500"}) == 1.5
+    assert retry_hint({"Retry-After": "120"}) == 120
+    later = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
+    assert 25 <= retry_hint({"Retry-After": later}) <= 31
+    assert 8 <= retry_hint({"x-ratelimit-reset": str(int(time.time()) + 10)}) <= 11
+    assert retry_hint({"x-ratelimit-reset": "7"}) == 7
+    assert retry_hint({"x-ratelimit-reset-after": "3"}) == 3
+    google = {"error": {"details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "34.4s"}]}}
+    assert retry_hint({}, google) == 34.4
+    assert retry_hint({}) is None
+
+
+async def test_retries_server_errors_then_succeeds(sleeps: list[float]) -> None:
+    statuses = iter([503, 429, 200])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        status = next(statuses)
+        headers = {"Retry-After": "2"} if status == 429 else {}
+        return httpx.Response(status, json={"ok": status == 200}, headers=headers)
+
+    data, response = await request_json(make_ctx("brave", handler), "GET", "https://x.example/s")
+    assert data == {"ok": True} and response.status_code == 200
+    assert sleeps == [1.0, 3.0]  # backoff 1 s, then the server's 2 s hint plus 1 s padding
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 410, 422])
+async def test_client_errors_never_retry(status: int, sleeps: list[float]) -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(status, json={"error": "nope"})
+
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", handler), "GET", "https://x.example/s")
+    assert len(calls) == 1 and sleeps == []
+    assert info.value.status == status
+    if status in (401, 403):
+        assert info.value.message == f"Brave Search authorization failed ({status}). Check API key or base URL."
+
+
+async def test_hint_beyond_deadline_fails_at_once(sleeps: list[float]) -> None:
+    ctx = make_ctx("tavily", lambda r: httpx.Response(429, headers={"Retry-After": "120"}, text="slow"), timeout=10)
+    with pytest.raises(ProviderError) as info:
+        await request_json(ctx, "POST", "https://x.example/s")
+    assert info.value.kind is ErrorKind.RATE_LIMIT and info.value.retry_after == 120
+    assert sleeps == []
+
+
+async def test_retries_give_up_after_three(sleeps: list[float]) -> None:
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", lambda r: httpx.Response(502, text="bad gateway")), "GET", "https://x.example")
+    assert info.value.kind is ErrorKind.SERVER
+    assert sleeps == [1.0, 2.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    ("response", "fragment"),
+    [
+        (httpx.Response(200, html="<html><body>Proxy login</body></html>"), "returned text/html instead of JSON (HTTP 200)"),
+        (httpx.Response(200, content=b""), "returned an empty body (HTTP 200)"),
+        (httpx.Response(200, content=b'{"a": ', headers={"content-type": "application/json"}), "malformed JSON"),
+        (httpx.Response(301, headers={"location": "https://elsewhere"}), "unexpected redirect (301)"),
+    ],
+)
+async def test_bad_bodies_are_protocol_errors(response: httpx.Response, fragment: str, sleeps: list[float]) -> None:
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", lambda r: response), "GET", "https://x.example")
+    assert info.value.kind is ErrorKind.PROTOCOL
+    assert fragment in info.value.message
+
+
+async def test_body_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_http, "MAX_BODY_BYTES", 1024)
+    ctx = make_ctx("brave", lambda r: httpx.Response(200, json={"x": "y" * 5000}))
+    with pytest.raises(ProviderError, match="larger than"):
+        await request_json(ctx, "GET", "https://x.example")
+
+
+async def test_network_and_timeout_errors(sleeps: list[float]) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    def slow(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", refuse), "GET", "https://x.example")
+    assert info.value.kind is ErrorKind.NETWORK and "could not connect" in info.value.message
+    assert len(sleeps) == 3
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", slow), "GET", "https://x.example")
+    assert info.value.kind is ErrorKind.TIMEOUT
+
+
+async def test_error_excerpt_is_sanitized_and_redacted(sleeps: list[float]) -> None:
+    ctx = make_ctx("brave", lambda r: httpx.Response(400, text="bad \x1b[2J key=brave-secret-xyz"), credentials={})
+    from websearch_tui.core.errors import register_secret
+
+    register_secret("brave-secret-xyz")
+    with pytest.raises(ProviderError) as info:
+        await request_json(ctx, "GET", "https://x.example")
+    assert info.value.message == "Brave Search API error (400): bad  key=***"
+
+
+async def test_stream_sse_rejects_non_stream_and_maps_errors(sleeps: list[float]) -> None:
+    ctx = make_ctx("perplexity", lambda r: httpx.Response(200, html="<p>hi</p>"))
+    with pytest.raises(ProviderError, match="instead of an event stream"):
+        async for _ in stream_sse(ctx, "POST", "https://x.example"):
+            pass
+    ctx = make_ctx("perplexity", lambda r: httpx.Response(401, json={"error": {"message": "bad key"}}))
+    with pytest.raises(ProviderError) as info:
+        async for _ in stream_sse(ctx, "POST", "https://x.example"):
+            pass
+    assert info.value.kind is ErrorKind.AUTH
+
+
+async def test_stream_sse_parses_crlf_and_skips_done(sleeps: list[float]) -> None:
+    body = b'event: a\r\ndata: {"n": 1}\r\n\r\n: keep-alive\r\n\r\ndata:{"n": 2}\r\n\r\ndata: not json\r\n\r\ndata: [DONE]\r\n\r\n'
+    ctx = make_ctx("perplexity", lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
+    items = [item async for item in stream_sse(ctx, "POST", "https://x.example")]
+    assert items == [("a", {"n": 1}), ("message", {"n": 2})]

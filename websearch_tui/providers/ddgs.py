@@ -1,0 +1,378 @@
+"""DuckDuckGo, keyless: the ``ddgs`` library by default, the DuckDuckGo HTML endpoint when ``base_url`` is set.
+
+Default path: the ``ddgs`` metasearch library (https://github.com/deedy5/ddgs, 9.x),
+``DDGS(timeout=T).text(query, max_results=N, region=..., timelimit="d|w|m|y", safesearch=...,
+backend=...)``, run in a worker thread because it is synchronous. It cannot be pointed at a
+loopback fake (only ``DDGS_PROXY``), so tests monkeypatch it.
+
+``base_url`` path: ``POST {base_url}/html/`` (upstream ``https://html.duckduckgo.com/html/``, the
+no-JavaScript results page; there is no official API documentation for it, the ``ddgs`` library's
+``engines/duckduckgo.py`` is the reference), form fields ``q``, ``b``, ``l`` (region), ``df``
+(recency) and ``kp`` (safe search, only when not moderate). The HTML is read with the standard
+library parser: every element whose class contains ``result__body`` is one result (title = the
+``h2`` text, URL = the result link with ``//duckduckgo.com/l/?uddg=`` redirects decoded, snippet =
+the ``result__snippet`` text); ad rows (``result--ad`` or links to ``duckduckgo.com/y.js``) are
+skipped.
+
+Rate limiting (PROVIDERS.md §2.1, §1.12): HTTP 202, a 200 page with ``id="challenge-form"`` and a
+403 all mean DuckDuckGo is rate limiting this address. Requests are serialised (one at a time per
+process) and after a rate limit the endpoint cools down for :data:`COOLDOWN_SECONDS`, failing fast
+instead of hammering it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections.abc import AsyncIterator, Iterable, Mapping
+from html.parser import HTMLParser
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
+from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.text import canonical_url, plain_text, safe_url
+from websearch_tui.providers import _http
+from websearch_tui.providers.base import ProviderContext
+
+MAX_RESULTS = 20
+AUTH_MODE = "keyless"
+COOLDOWN_SECONDS = 120.0
+LIBRARY_TIMEOUT = 20
+RATE_LIMIT_MESSAGE = "DuckDuckGo is rate limiting this address; wait a few minutes"
+UNREADABLE_MESSAGE = "could not read DuckDuckGo results page"
+TIMELIMITS = {"day": "d", "week": "w", "month": "m", "year": "y"}
+SAFESEARCH_KP = {"off": "-2", "on": "1", "strict": "1"}
+BROWSER_HEADERS = {
+    "User-Agent": "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+    "Accept-Language": "en-US,en;q=0.5",
+}
+_LIBRARY_ENDPOINT = "ddgs-library"
+
+_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+_cooldown_until: dict[str, float] = {}
+
+
+def _lock() -> asyncio.Lock:
+    """The per-event-loop lock that keeps DuckDuckGo requests one at a time."""
+    loop = asyncio.get_running_loop()
+    lock = _locks.get(loop)
+    if lock is None:
+        lock = _locks[loop] = asyncio.Lock()
+    return lock
+
+
+def reset_state() -> None:
+    """Forget every cool-down (for tests and for a user who wants to try again at once)."""
+    _cooldown_until.clear()
+
+
+def _rate_limited(ctx: ProviderContext, endpoint: str, *, status: int | None = None) -> ProviderError:
+    _cooldown_until[endpoint] = time.monotonic() + COOLDOWN_SECONDS
+    return ProviderError(
+        ctx.spec.id, ErrorKind.RATE_LIMIT, RATE_LIMIT_MESSAGE, status=status, retry_after=COOLDOWN_SECONDS
+    )
+
+
+def _check_cooldown(ctx: ProviderContext, endpoint: str) -> None:
+    left = _cooldown_until.get(endpoint, 0.0) - time.monotonic()
+    if left > 0:
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.RATE_LIMIT,
+            f"{RATE_LIMIT_MESSAGE} (cooling down, retry in {int(left) + 1} s)",
+            retry_after=left,
+        )
+    _cooldown_until.pop(endpoint, None)
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one DuckDuckGo search; yield ``SourcesFound`` (up to ``max_results``, max 20) then ``Metadata``.
+
+    Uses the HTML endpoint when ``base_url`` is configured, else the ``ddgs`` library.
+
+    Raises:
+        ProviderError: ``rate_limit`` (202, 403, challenge page, library rate limit, cool-down),
+            ``timeout``, ``network``, ``server``, ``protocol`` (unreadable results page, library
+            failure) with the library's message.
+    """
+    limit = max(1, min(MAX_RESULTS, request.max_results))
+    base_url = ctx.settings.base_url
+    endpoint = base_url.rstrip("/") if base_url else _LIBRARY_ENDPOINT
+    async with _lock():
+        _check_cooldown(ctx, endpoint)
+        if base_url:
+            sources = await _search_html(request, ctx, base_url, endpoint)
+        else:
+            sources = await _search_library(request, ctx)
+    yield SourcesFound(tuple(_dedupe(sources))[:limit])
+    yield Metadata(auth_mode=AUTH_MODE)
+
+
+def _dedupe(sources: Iterable[Source]) -> list[Source]:
+    seen: set[str] = set()
+    kept: list[Source] = []
+    for source in sources:
+        key = canonical_url(source.url)
+        if key not in seen:
+            seen.add(key)
+            kept.append(source)
+    return kept
+
+
+# --- ddgs library ---------------------------------------------------------------------------
+
+
+def rows_to_sources(rows: Any) -> list[Source]:
+    """Map ``ddgs`` rows (``title``, ``href``/``url``, ``body``/``snippet``) to sources.
+
+    Rows without a usable http(s) URL are dropped; titles fall back to the URL.
+    """
+    sources: list[Source] = []
+    for row in rows if isinstance(rows, list) else ():
+        if not isinstance(row, Mapping):
+            continue
+        url = safe_url(row.get("href") or row.get("url"))
+        if url is None:
+            continue
+        sources.append(
+            Source(
+                url=url,
+                title=plain_text(row.get("title"), collapse=True) or url,
+                snippet=plain_text(row.get("body") or row.get("snippet")),
+            )
+        )
+    return sources
+
+
+def _library_text(query: str, timeout: int, **kwargs: Any) -> list[dict[str, Any]]:
+    from ddgs import DDGS  # lazy: keeps startup cheap
+
+    return DDGS(timeout=timeout).text(query, **kwargs)
+
+
+async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[Source]:
+    from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
+
+    remaining = ctx.remaining()
+    if remaining <= 0:
+        raise ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, "DuckDuckGo did not answer in time.")
+    timeout = max(1, min(LIBRARY_TIMEOUT, int(remaining)))
+    kwargs = {
+        "max_results": max(1, min(MAX_RESULTS, request.upstream_count)),
+        "region": str(ctx.option("region", "wt-wt")),
+        "timelimit": TIMELIMITS.get(request.recency or ""),
+        "safesearch": str(ctx.option("safesearch", "moderate")),
+        "backend": str(ctx.option("backend", "auto")),
+    }
+    try:
+        rows = await asyncio.wait_for(asyncio.to_thread(_library_text, request.query, timeout, **kwargs), remaining)
+    except RatelimitException:
+        raise _rate_limited(ctx, _LIBRARY_ENDPOINT) from None
+    except (TimeoutException, asyncio.TimeoutError) as exc:
+        detail = f": {excerpt(str(exc), 300)}" if str(exc) else ""
+        raise ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, f"DuckDuckGo did not answer in time{detail}") from None
+    except DDGSException as exc:
+        message = str(exc)
+        lowered = message.lower()
+        if "no results" in lowered:
+            return []
+        if "ratelimit" in lowered or "rate limit" in lowered or "202" in lowered:
+            raise _rate_limited(ctx, _LIBRARY_ENDPOINT) from None
+        network = any(word in lowered for word in ("connect", "network", "dns", "proxy", "resolve"))
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.NETWORK if network else ErrorKind.PROTOCOL,
+            f"DuckDuckGo search failed: {excerpt(message, 500) or type(exc).__name__}",
+        ) from None
+    return rows_to_sources(rows)
+
+
+# --- HTML endpoint ----------------------------------------------------------------------------
+
+
+def html_url(base_url: str) -> str:
+    """``{base_url}/html/``; a base that already ends in ``/html`` gets only the trailing slash."""
+    return _http.join_url(base_url, "/html/")
+
+
+def build_form(request: SearchRequest, ctx: ProviderContext) -> dict[str, str]:
+    """Form fields for ``POST /html/``: ``q``, ``b`` (empty), ``l`` region, ``df`` recency, ``kp`` safe search."""
+    form = {"q": request.query, "b": "", "l": str(ctx.option("region", "wt-wt"))}
+    timelimit = TIMELIMITS.get(request.recency or "")
+    if timelimit:
+        form["df"] = timelimit
+    kp = SAFESEARCH_KP.get(str(ctx.option("safesearch", "moderate")).lower())
+    if kp:
+        form["kp"] = kp
+    return form
+
+
+async def _search_html(request: SearchRequest, ctx: ProviderContext, base_url: str, endpoint: str) -> list[Source]:
+    try:
+        text, response = await _http.request_text(
+            ctx, "POST", html_url(base_url), headers=BROWSER_HEADERS, form=build_form(request, ctx)
+        )
+    except ProviderError as exc:
+        if exc.status == 403 or exc.kind is ErrorKind.RATE_LIMIT:
+            raise _rate_limited(ctx, endpoint, status=exc.status) from None
+        raise
+    if response.status_code == 202 or is_challenge_page(text):
+        raise _rate_limited(ctx, endpoint, status=response.status_code)
+    sources = parse_results_page(text)
+    if not sources and not has_no_results_marker(text):
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.PROTOCOL,
+            f"{UNREADABLE_MESSAGE} (HTTP {response.status_code}): {excerpt(text, 200)}",
+            status=response.status_code,
+        )
+    return sources
+
+
+def is_challenge_page(page: str) -> bool:
+    """True for DuckDuckGo's bot challenge (``id="challenge-form"`` / anomaly modal)."""
+    lowered = page.lower()
+    return 'id="challenge-form"' in lowered or "id='challenge-form'" in lowered or "anomaly-modal" in lowered
+
+
+def has_no_results_marker(page: str) -> bool:
+    """True when the page says it found nothing (``class="no-results"`` or "No results")."""
+    lowered = page.lower()
+    return "no-results" in lowered or "no results" in lowered
+
+
+def decode_result_url(href: str | None) -> str | None:
+    """Absolute result URL from a DuckDuckGo link; ``None`` for ads (``/y.js``) and unusable links.
+
+    ``//duckduckgo.com/l/?uddg=<percent-encoded>&rut=...`` becomes the decoded ``uddg`` value;
+    protocol-relative links get ``https:``.
+    """
+    if not href:
+        return None
+    href = href.strip()
+    if href.startswith("//"):
+        href = "https:" + href
+    elif href.startswith("/"):
+        href = "https://duckduckgo.com" + href
+    try:
+        parts = urlsplit(href)
+    except ValueError:
+        return None
+    host = (parts.hostname or "").lower()
+    if host == "duckduckgo.com" or host.endswith(".duckduckgo.com"):
+        if parts.path.startswith("/y.js"):
+            return None
+        if parts.path.startswith("/l/"):
+            target = parse_qs(parts.query).get("uddg")
+            return safe_url(target[0]) if target else None
+    return safe_url(href)
+
+
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+)
+
+
+class _ResultsParser(HTMLParser):
+    """Collects one record per ``result__body`` element: title, title link, result link, snippet."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.records: list[dict[str, Any]] = []
+        self._stack: list[tuple[str, frozenset[str]]] = []
+        self._ad_depth: int | None = None
+        self._body_depth: int | None = None
+        self._record: dict[str, Any] | None = None
+        self._title_depth: int | None = None
+        self._snippet_depth: int | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        classes = frozenset((attributes.get("class") or "").split())
+        depth = len(self._stack)
+        if tag not in _VOID:
+            self._stack.append((tag, classes))
+        if "result--ad" in classes and self._ad_depth is None:
+            self._ad_depth = depth
+        if self._record is None:
+            if "result__body" in classes:
+                self._body_depth = depth
+                self._record = {"title": [], "snippet": [], "ad": self._ad_depth is not None}
+            return
+        record = self._record
+        if tag == "h2" and self._title_depth is None:
+            self._title_depth = depth
+        if tag == "a":
+            href = attributes.get("href")
+            if self._title_depth is not None or "result__a" in classes:
+                record.setdefault("title_href", href)
+            if "result__snippet" in classes or depth == (self._body_depth or 0) + 1:
+                record.setdefault("href", href)
+        if "result__snippet" in classes and self._snippet_depth is None:
+            self._snippet_depth = depth
+
+    def handle_endtag(self, tag: str) -> None:
+        for index in range(len(self._stack) - 1, -1, -1):
+            if self._stack[index][0] == tag:
+                del self._stack[index:]
+                break
+        else:
+            return
+        depth = len(self._stack)
+        if self._title_depth is not None and depth <= self._title_depth:
+            self._title_depth = None
+        if self._snippet_depth is not None and depth <= self._snippet_depth:
+            self._snippet_depth = None
+        if self._body_depth is not None and depth <= self._body_depth:
+            if self._record is not None:
+                self.records.append(self._record)
+            self._record, self._body_depth = None, None
+            self._title_depth = self._snippet_depth = None
+        if self._ad_depth is not None and depth <= self._ad_depth:
+            self._ad_depth = None
+
+    def handle_data(self, data: str) -> None:
+        if self._record is None:
+            return
+        if self._title_depth is not None:
+            self._record["title"].append(data)
+        elif self._snippet_depth is not None:
+            self._record["snippet"].append(data)
+
+    def close(self) -> None:
+        super().close()
+        if self._record is not None:  # unterminated last block
+            self.records.append(self._record)
+            self._record = None
+
+
+def parse_results_page(page: str) -> list[Source]:
+    """Organic results of a DuckDuckGo HTML page, in page order (ads and link-less rows dropped)."""
+    parser = _ResultsParser()
+    parser.feed(page)
+    parser.close()
+    sources: list[Source] = []
+    for record in parser.records:
+        if record["ad"]:
+            continue
+        raw = record.get("href") or record.get("title_href")
+        if _is_ad_link(raw) or _is_ad_link(record.get("title_href")):
+            continue
+        url = decode_result_url(raw)
+        if url is None:
+            continue
+        sources.append(
+            Source(
+                url=url,
+                title=plain_text("".join(record["title"]), collapse=True) or url,
+                snippet=plain_text(" ".join("".join(record["snippet"]).split())),
+            )
+        )
+    return sources
+
+
+def _is_ad_link(href: str | None) -> bool:
+    return bool(href) and "duckduckgo.com/y.js" in href

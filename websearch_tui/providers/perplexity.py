@@ -1,0 +1,427 @@
+"""Perplexity Sonar: chat completions with built-in web search, streamed over SSE.
+
+Upstream endpoint: ``POST {base_url}/chat/completions`` (default ``https://api.perplexity.ai``),
+``Authorization: Bearer <key>``, ``stream: true``.
+Docs: https://docs.perplexity.ai/api-reference/chat-completions-post and
+https://docs.perplexity.ai/docs/grounded-llm/chat-completions/pro-search/quickstart (reasoning steps).
+Wire reference: PROVIDERS.md §2.7 (errors §1.11, retries §1.12, SSE §1.9).
+
+Every ``chat.completion.chunk`` carries one ``choices[0].delta.content`` token and repeats the
+full ``citations`` list and a cumulative ``usage``; ``search_results``, ``related_questions`` and
+(Pro search) ``reasoning_steps`` may appear on any chunk. The stream ends with a chunk whose
+``object`` is ``chat.completion.done``, with ``data: [DONE]`` or simply by closing; none of these
+is required. A server that ignores ``stream: true`` and answers one ``application/json`` body is
+accepted too (the same parser reads it as one big chunk).
+
+Citations are never truncated or reordered: the answer's ``[n]`` marker is ``citations[n-1]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any
+
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
+from websearch_tui.core.models import (
+    AnswerDelta,
+    Citation,
+    CitationsFound,
+    Metadata,
+    Note,
+    RelatedQuestions,
+    SearchEvent,
+    SearchQueries,
+    SearchRequest,
+    Source,
+    SourcesFound,
+    Usage,
+)
+from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize
+from websearch_tui.providers import _http
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/chat/completions"
+DEFAULT_MODEL = "sonar-pro"
+DEFAULT_NUM_SEARCH_RESULTS = 10
+CONTEXT_SIZES = ("low", "medium", "high")
+AUTH_MODE = "api_key"
+INVALID_CITATION_TITLE = "(citation without a usable http(s) URL)"
+
+SYSTEM_PROMPT = (
+    "You are a research assistant with live web search. Answer the user's question first, "
+    "directly and concisely, then add the supporting detail. Cite the sources you use inline "
+    "with numbered markers such as [1]. Give concrete dates and version numbers where they "
+    "matter, prefer primary and official sources, and say plainly when sources disagree or "
+    "when you could not find something."
+)
+
+
+def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
+    """The JSON body for ``POST /chat/completions`` and any user-visible notes about it.
+
+    Shape: ``{"model", "messages": [system, user=<bare query>], "stream": true,
+    "stream_options": {"include_usage": true}, "num_search_results", "return_related_questions": true,
+    "web_search_options": {"search_context_size"}}`` plus ``search_recency_filter``,
+    ``max_tokens`` and ``temperature`` only when the request sets them.
+    """
+    notes: list[str] = []
+    size = ctx.option("search_context_size", "medium")
+    if not isinstance(size, str) or size.lower() not in CONTEXT_SIZES:
+        notes.append(f"Perplexity search_context_size {size!r} is not one of {', '.join(CONTEXT_SIZES)}; used medium.")
+        size = "medium"
+    body: dict[str, Any] = {
+        "model": ctx.model() or DEFAULT_MODEL,
+        "messages": [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": request.query},
+        ],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "num_search_results": request.num_search_results or DEFAULT_NUM_SEARCH_RESULTS,
+        "return_related_questions": True,
+        "web_search_options": {"search_context_size": size.lower()},
+    }
+    if request.recency:
+        body["search_recency_filter"] = request.recency
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    return body, notes
+
+
+def describe_error(status: int, text: str, parsed: Any) -> str:
+    """``"Perplexity API error (<status>): <message>"`` for a non-2xx response.
+
+    The message is ``error.message`` of an OpenAI-style ``{"error": {"message", "type", "code"}}``
+    body (also a string ``error``, or a top-level ``detail``/``message``), else a redacted excerpt
+    of the raw body. 401/403 never reach this function (they get the seed auth message).
+    """
+    message = _error_message(parsed)
+    shown = excerpt(message, 500) if message else excerpt(text, 500)
+    return f"Perplexity API error ({status}): {shown or 'no response body'}"
+
+
+def _error_message(parsed: Any) -> str | None:
+    if not isinstance(parsed, dict):
+        return None
+    error = parsed.get("error")
+    if isinstance(error, dict):
+        message = error.get("message")
+        if isinstance(message, str) and message.strip():
+            return message
+        for key in ("type", "code"):
+            value = error.get(key)
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+                return str(value)
+    if isinstance(error, str) and error.strip():
+        return error
+    for key in ("detail", "message"):
+        value = parsed.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, (list, dict)) and value:
+            return str(value)
+    return None
+
+
+@dataclass
+class ChunkParser:
+    """Turns Perplexity chunks (or one whole response) into events, remembering what was sent.
+
+    ``feed(payload)`` returns the events one payload adds: an ``AnswerDelta`` for its text,
+    ``CitationsFound``/``SourcesFound`` (``replace=True``) when ``citations`` or ``search_results``
+    first appear or change, ``RelatedQuestions`` and ``SearchQueries`` when they change, and
+    ``Metadata`` when the model or id changes. The cumulative ``usage`` is only remembered;
+    :meth:`finish` returns it (last value wins).
+
+    Raises (from ``feed``):
+        ProviderError: ``server``/``bad_request`` when a streamed payload is an error object.
+    """
+
+    requested_model: str
+    max_results: int
+    provider_id: str = "perplexity"
+    usage: Usage | None = None
+    model: str | None = None
+    request_id: str | None = None
+    _raw_citations: Any = None
+    _raw_results: Any = None
+    _raw_related: Any = None
+    _raw_steps: Any = None
+    _citations: tuple[Citation, ...] | None = None
+    _sources: tuple[Source, ...] | None = None
+    _related: tuple[str, ...] | None = None
+    _queries: tuple[str, ...] = ()
+    _notes: set[str] = field(default_factory=set)
+    _meta_sent: bool = False
+
+    def feed(self, payload: Any) -> list[SearchEvent]:
+        """Events for one chunk payload (a dict); anything else gives no events."""
+        if not isinstance(payload, dict):
+            return []
+        self._raise_stream_error(payload)
+        events: list[SearchEvent] = []
+        events.extend(self._metadata(payload))
+        choice = _first_choice(payload)
+        text = _content_text(choice)
+        if text:
+            events.append(AnswerDelta(text))
+        events.extend(self._grounding(payload))
+        related = payload.get("related_questions")
+        if related is not None and related != self._raw_related:
+            self._raw_related = related
+            questions = tuple(q for q in (plain_text(item, collapse=True) for item in _as_list(related)) if q)
+            if questions != self._related:
+                self._related = questions
+                events.append(RelatedQuestions(questions))
+        steps = payload.get("reasoning_steps")
+        if steps is not None and steps != self._raw_steps:
+            self._raw_steps = steps
+            queries = tuple(q for q in _search_keywords(steps) if q not in self._queries)
+            if queries:
+                self._queries = self._queries + queries
+                events.append(SearchQueries(queries))
+        usage = _usage(payload.get("usage"))
+        if usage is not None:
+            self.usage = usage
+        if isinstance(choice, dict) and choice.get("finish_reason") == "length":
+            events.extend(self._note("Perplexity stopped at the max_tokens limit; the answer is cut short."))
+        return events
+
+    def finish(self) -> list[SearchEvent]:
+        """The closing ``Metadata`` with the last usage seen (and model/id/auth_mode)."""
+        return [
+            Metadata(
+                model=self.model or self.requested_model,
+                request_id=self.request_id,
+                usage=self.usage,
+                auth_mode=AUTH_MODE,
+            )
+        ]
+
+    def _note(self, text: str) -> list[SearchEvent]:
+        if text in self._notes:
+            return []
+        self._notes.add(text)
+        return [Note(text)]
+
+    def _raise_stream_error(self, payload: dict[str, Any]) -> None:
+        error = payload.get("error")
+        if error and not payload.get("choices"):
+            message = _error_message(payload) or "unknown error"
+            status = error.get("code") if isinstance(error, dict) else None
+            status = status if isinstance(status, int) and not isinstance(status, bool) else None
+            kind = ErrorKind.BAD_REQUEST if status is not None and 400 <= status < 500 else ErrorKind.SERVER
+            shown = f"({status})" if status is not None else "in stream"
+            raise ProviderError(
+                self.provider_id, kind, f"Perplexity API error {shown}: {excerpt(message, 500)}", status=status
+            )
+
+    def _metadata(self, payload: dict[str, Any]) -> list[SearchEvent]:
+        model = plain_text(payload.get("model"), collapse=True)
+        request_id = plain_text(payload.get("id"), collapse=True)
+        changed = False
+        if model and model != self.model:
+            self.model, changed = model, True
+        if request_id and request_id != self.request_id:
+            self.request_id, changed = request_id, True
+        if not changed and self._meta_sent:
+            return []
+        self._meta_sent = True
+        return [Metadata(model=self.model or self.requested_model, request_id=self.request_id, auth_mode=AUTH_MODE)]
+
+    def _grounding(self, payload: dict[str, Any]) -> list[SearchEvent]:
+        raw_citations = payload.get("citations")
+        raw_results = payload.get("search_results")
+        if raw_citations is None and raw_results is None:
+            return []
+        if raw_citations is None:
+            raw_citations = self._raw_citations
+        if raw_results is None:
+            raw_results = self._raw_results
+        if raw_citations == self._raw_citations and raw_results == self._raw_results:
+            return []
+        self._raw_citations, self._raw_results = raw_citations, raw_results
+        results = _results(raw_results)
+        citations = _citations(raw_citations, results)
+        sources = _select_sources(results, citations, self.max_results)
+        events: list[SearchEvent] = []
+        if raw_citations is not None and citations != self._citations:
+            self._citations = citations
+            events.append(CitationsFound(citations, replace=True))
+        if sources != self._sources:
+            self._sources = sources
+            events.append(SourcesFound(sources, replace=True))
+        return events
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _first_choice(payload: dict[str, Any]) -> Any:
+    choices = payload.get("choices")
+    return choices[0] if isinstance(choices, list) and choices else None
+
+
+def _content_text(choice: Any) -> str:
+    """The text of ``choice.delta.content`` or ``choice.message.content`` (string or list of parts)."""
+    if not isinstance(choice, dict):
+        return ""
+    body = choice.get("delta")
+    if not isinstance(body, dict):
+        body = choice.get("message")
+    if not isinstance(body, dict):
+        return ""
+    content = body.get("content")
+    if isinstance(content, str):
+        return sanitize(content)
+    parts: list[str] = []
+    for part in _as_list(content):
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str) and part.get("type", "text") == "text":
+            parts.append(part["text"])
+    return sanitize("".join(parts))
+
+
+def _results(raw: Any) -> tuple[Source, ...]:
+    """``search_results`` entries as sources, provider order, de-duplicated by canonical URL."""
+    sources: list[Source] = []
+    seen: set[str] = set()
+    for item in _as_list(raw):
+        if not isinstance(item, dict):
+            continue
+        url = safe_url(item.get("url"))
+        if url is None or canonical_url(url) in seen:
+            continue
+        seen.add(canonical_url(url))
+        date = plain_text(item.get("date"), collapse=True)
+        sources.append(
+            Source(
+                url=url,
+                title=plain_text(item.get("title"), collapse=True) or url,
+                snippet=plain_text(item.get("snippet")),
+                published_date=date,
+                age_seconds=age_seconds(date),
+            )
+        )
+    return tuple(sources)
+
+
+def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
+    """One citation per ``citations[i]``, same order, same length (``[n]`` -> index ``n-1``).
+
+    Title and ``cited_text`` come from the ``search_results`` entry with the same URL. An entry
+    that is not a usable http(s) URL keeps its slot (``url=""``) so later markers stay aligned.
+    """
+    by_url = {canonical_url(s.url): s for s in results}
+    citations: list[Citation] = []
+    for item in _as_list(raw):
+        if isinstance(item, dict):  # tolerate {"url": ..., "title": ...} objects
+            url = safe_url(item.get("url"))
+            fallback_title = plain_text(item.get("title"), collapse=True)
+        else:
+            url, fallback_title = safe_url(item), None
+        if url is None:
+            citations.append(Citation(url="", title=INVALID_CITATION_TITLE))
+            continue
+        match = by_url.get(canonical_url(url))
+        citations.append(
+            Citation(
+                url=url,
+                title=(match.title if match else None) or fallback_title or url,
+                cited_text=match.snippet if match else None,
+            )
+        )
+    return tuple(citations)
+
+
+def _select_sources(results: tuple[Source, ...], citations: tuple[Citation, ...], limit: int) -> tuple[Source, ...]:
+    """``search_results`` (or one source per citation URL) cut to ``limit``, keeping every cited one."""
+    if not results:
+        fallback: list[Source] = []
+        seen: set[str] = set()
+        for citation in citations:
+            key = canonical_url(citation.url)
+            if citation.url and key not in seen:
+                seen.add(key)
+                fallback.append(Source(url=citation.url, title=citation.title))
+        results = tuple(fallback)
+    cited = {canonical_url(c.url) for c in citations if c.url}
+    return tuple(s for i, s in enumerate(results) if i < limit or canonical_url(s.url) in cited)
+
+
+def _search_keywords(steps: Any) -> Iterable[str]:
+    for step in _as_list(steps):
+        web_search = step.get("web_search") if isinstance(step, dict) else None
+        keywords = web_search.get("search_keywords") if isinstance(web_search, dict) else None
+        for keyword in _as_list(keywords):
+            text = plain_text(keyword, collapse=True)
+            if text:
+                yield text
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+
+    def number(name: str) -> int | None:
+        value = raw.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    usage = Usage(
+        input_tokens=number("prompt_tokens"),
+        output_tokens=number("completion_tokens"),
+        total_tokens=number("total_tokens"),
+        search_requests=number("num_search_queries"),
+    )
+    return usage if usage != Usage() else None
+
+
+def _is_done(payload: Any) -> bool:
+    return isinstance(payload, dict) and payload.get("object") == "chat.completion.done"
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one Perplexity Sonar search and yield its events as they arrive.
+
+    Yields ``AnswerDelta`` per token, ``CitationsFound``/``SourcesFound`` (replace) as soon as
+    they appear and whenever they change, ``RelatedQuestions``, ``SearchQueries`` (Pro search),
+    ``Metadata`` (model, request id, final cumulative usage, ``auth_mode="api_key"``) and ``Note``.
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401/403, seed message), ``rate_limit``,
+            ``quota``, ``bad_request``, ``server`` with ``Perplexity API error (<s>): <msg>``;
+            ``timeout``/``network`` (retried only before any HTTP response); ``protocol`` for a
+            body that is neither an event stream nor JSON. A failure after the first event ends the
+            stream; the events already yielded stand.
+    """
+    key = ctx.require_api_key()
+    body, notes = build_body(request, ctx)
+    for note in notes:
+        yield Note(note)
+    url = _http.join_url(ctx.base_url(), PATH)
+    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
+    parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
+    events = _http.stream_sse(
+        ctx,
+        "POST",
+        url,
+        headers=headers,
+        json_body=body,
+        describe_error=describe_error,
+        retry_http_errors=False,
+        json_fallback=True,
+    )
+    async with aclosing(events) as payloads:
+        async for _name, payload in payloads:
+            for event in parser.feed(payload):
+                yield event
+            if _is_done(payload):
+                break
+    for event in parser.finish():
+        yield event
