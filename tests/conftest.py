@@ -28,6 +28,14 @@ class MemoryKeyring(KeyringBackend):
         self.entries.pop((service, username), None)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def isolated_log(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The app's log file goes to a temporary folder for the whole session."""
+    import os
+
+    os.environ["WEBSEARCH_TUI_LOG"] = str(tmp_path_factory.mktemp("log") / "websearch-tui.log")
+
+
 @pytest.fixture(autouse=True)
 def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKeyring:
     """Every test: empty in-memory keyring, config path in tmp, no provider env vars."""

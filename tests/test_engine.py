@@ -232,3 +232,31 @@ async def test_secret_never_reaches_error_message(monkeypatch: pytest.MonkeyPatc
     result = await Engine().compare(request("brave"))
     message = result.outcomes[0].error.message
     assert secret not in message and "***" in message
+
+
+async def test_unexpected_errors_are_logged_redacted(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    import logging
+
+    from websearch_tui.logs import RedactingFormatter
+
+    secret = "sk-logged-SECRET-987654"
+    register_secret(secret)
+
+    async def buggy(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        raise ValueError(f"parser choked near {secret}")
+        yield  # pragma: no cover
+
+    install(monkeypatch, {"exa": buggy})
+    handler = logging.FileHandler(tmp_path / "log.txt")
+    handler.setFormatter(RedactingFormatter("%(message)s"))
+    logger = logging.getLogger("websearch_tui")
+    logger.addHandler(handler)
+    try:
+        result = await Engine().compare(request("exa"))
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    assert result.outcomes[0].error.message == "Unexpected error in Exa: ValueError: parser choked near ***"
+    logged = (tmp_path / "log.txt").read_text()
+    assert "unexpected error in provider exa" in logged and "Traceback" in logged
+    assert secret not in logged

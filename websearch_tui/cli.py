@@ -86,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     try:
         args = build_parser().parse_args(argv)
+        from websearch_tui.logs import setup_logging
+
+        setup_logging()
         if args.command == "search":
             return _search(args)
         if args.command == "providers":
