@@ -1,0 +1,207 @@
+"""Tavily provider: request body, answer/follow-ups, recency widening retry, error shapes, real payloads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.models import AnswerDelta, Metadata, Note, RelatedQuestions, SearchRequest, SourcesFound
+from websearch_tui.providers.base import ProviderSettings
+
+from .helpers import collect, json_response, make_ctx, shared_fixture
+
+KEY = "tvly-test-key"
+EMPTY = {"query": "q", "answer": None, "follow_up_questions": None, "results": [], "request_id": "r0"}
+ONE = {
+    "query": "q",
+    "answer": "  Paris is the capital.  ",
+    "follow_up_questions": ["What about Lyon?", "", "What about Lyon?"],
+    "request_id": "r1",
+    "response_time": "1.67",
+    "results": [
+        {
+            "title": "France",
+            "url": "https://fr.example/",
+            "content": "Paris &amp; more",
+            "score": 0.9,
+            "published_date": "Thu, 25 Jul 2024 00:00:00 GMT",
+        },
+        {"title": "No url", "url": "", "content": "x"},
+    ],
+}
+
+
+class Recorder:
+    def __init__(self, *responses: httpx.Response) -> None:
+        self.requests: list[httpx.Request] = []
+        self.responses = list(responses) or [json_response(ONE)]
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return self.responses[min(len(self.requests), len(self.responses)) - 1]
+
+    def body(self, index: int = 0) -> dict[str, Any]:
+        return json.loads(self.requests[index].content)
+
+
+def ctx_for(rec: Recorder, settings: ProviderSettings | None = None, timeout: float = 30.0) -> Any:
+    return make_ctx("tavily", rec, settings=settings, credentials={"api_key": KEY}, timeout=timeout)
+
+
+async def test_request_shape() -> None:
+    rec = Recorder()
+    await collect("tavily", SearchRequest("capital of France", max_results=8, recency="month"), ctx_for(rec))
+    (request,) = rec.requests
+    assert request.method == "POST"
+    assert str(request.url) == "https://api.tavily.com/search"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert request.headers["content-type"] == "application/json"
+    assert rec.body() == {
+        "query": "capital of France",
+        "search_depth": "basic",
+        "topic": "general",
+        "max_results": 8,
+        "include_answer": "advanced",
+        "include_raw_content": False,
+        "include_images": False,
+        "time_range": "month",
+    }
+    assert KEY not in str(request.url)
+
+
+async def test_no_recency_sends_no_time_filter_and_count_is_clamped() -> None:
+    rec = Recorder()
+    await collect("tavily", SearchRequest("q", num_search_results=40), ctx_for(rec))
+    body = rec.body()
+    assert "time_range" not in body and "start_date" not in body and "end_date" not in body
+    assert body["max_results"] == 20
+    assert body["topic"] == "general"
+
+
+@pytest.mark.parametrize(("option", "sent"), [("basic", "basic"), ("false", False), ("advanced", "advanced")])
+async def test_options(option: str, sent: Any) -> None:
+    rec = Recorder()
+    settings = ProviderSettings(
+        base_url="http://127.0.0.1:1/",
+        options={"include_answer": option, "search_depth": "advanced"},
+    )
+    await collect("tavily", SearchRequest("q"), ctx_for(rec, settings))
+    assert str(rec.requests[0].url) == "http://127.0.0.1:1/search"
+    assert rec.body()["include_answer"] == sent
+    assert rec.body()["search_depth"] == "advanced"
+
+
+async def test_response_mapping() -> None:
+    rec = Recorder()
+    events, response = await collect("tavily", SearchRequest("q", max_results=5), ctx_for(rec))
+    assert [type(e) for e in events] == [Metadata, SourcesFound, AnswerDelta, RelatedQuestions]
+    assert response.answer == "Paris is the capital."
+    assert response.related_questions == ["What about Lyon?"]
+    assert response.request_id == "r1"
+    assert response.auth_mode == "api_key"
+    (source,) = response.sources
+    assert source.snippet == "Paris & more"
+    assert source.published_date == "Thu, 25 Jul 2024 00:00:00 GMT"
+    assert source.age_seconds is not None and source.age_seconds > 0
+
+
+async def test_local_slice() -> None:
+    results = [{"title": f"t{i}", "url": f"https://x.example/{i}", "content": "c"} for i in range(6)]
+    rec = Recorder(json_response({**EMPTY, "results": results}))
+    _, response = await collect("tavily", SearchRequest("q", max_results=2), ctx_for(rec))
+    assert [s.url for s in response.sources] == ["https://x.example/0", "https://x.example/1"]
+
+
+async def test_empty_time_filtered_result_is_retried_without_the_filter() -> None:
+    rec = Recorder(json_response(EMPTY), json_response(ONE))
+    events, response = await collect("tavily", SearchRequest("q", recency="day"), ctx_for(rec))
+    assert len(rec.requests) == 2
+    assert rec.body(0)["time_range"] == "day"
+    retry = rec.body(1)
+    assert "time_range" not in retry
+    assert {k: v for k, v in rec.body(0).items() if k != "time_range"} == retry
+    notes = [e.text for e in events if isinstance(e, Note)]
+    assert notes == ["Tavily found nothing from the past day; retried without a time filter, so results may be older."]
+    assert response.notes == notes
+    assert response.sources and response.request_id == "r1"
+
+
+async def test_no_widening_without_recency_or_with_content() -> None:
+    rec = Recorder(json_response(EMPTY))
+    _, response = await collect("tavily", SearchRequest("q"), ctx_for(rec))
+    assert len(rec.requests) == 1 and not response.is_renderable()
+
+    rec = Recorder(json_response({**EMPTY, "answer": "Only an answer"}))
+    _, response = await collect("tavily", SearchRequest("q", recency="week"), ctx_for(rec))
+    assert len(rec.requests) == 1 and response.answer == "Only an answer" and response.notes == []
+
+
+async def test_widened_retry_that_is_still_empty_stays_empty() -> None:
+    rec = Recorder(json_response(EMPTY), json_response(EMPTY))
+    _, response = await collect("tavily", SearchRequest("q", recency="year"), ctx_for(rec))
+    assert len(rec.requests) == 2
+    assert not response.is_renderable()
+    assert response.notes
+
+
+async def test_missing_key() -> None:
+    with pytest.raises(ProviderError) as info:
+        await collect("tavily", SearchRequest("q"), make_ctx("tavily", Recorder()))
+    assert info.value.kind is ErrorKind.CONFIG
+    assert info.value.message == "Tavily: no API key. Set TAVILY_API_KEY or add the key in Settings."
+
+
+ERRORS = [
+    ("error_400_bad_request_placeholder.json", 400, ErrorKind.BAD_REQUEST),
+    ("error_401_unauthorized.json", 401, ErrorKind.AUTH),
+    ("error_429_rate_limited.json", 429, ErrorKind.RATE_LIMIT),
+    ("error_432_plan_limit_placeholder.json", 432, ErrorKind.QUOTA),
+    ("error_433_paygo_limit.json", 433, ErrorKind.QUOTA),
+    ("error_500_internal.json", 500, ErrorKind.SERVER),
+]
+
+
+@pytest.mark.parametrize(("name", "status", "kind"), ERRORS)
+async def test_real_error_bodies(name: str, status: int, kind: ErrorKind) -> None:
+    body = json.loads(shared_fixture(f"tavily/{name}").read_text(encoding="utf-8"))
+    rec = Recorder(json_response(body, status, headers={"Retry-After": "600"}))
+    with pytest.raises(ProviderError) as info:
+        await collect("tavily", SearchRequest("q"), ctx_for(rec, timeout=5))
+    error = info.value
+    assert error.kind is kind and error.status == status
+    if kind is ErrorKind.AUTH:
+        assert error.message == "Tavily authorization failed (401). Check API key or base URL."
+    else:
+        assert error.message == f"Tavily API error ({status}): {body['detail']['error']}"
+    assert len(rec.requests) == 1
+
+
+async def test_error_without_detail_wrapper_uses_raw_text() -> None:
+    rec = Recorder(httpx.Response(400, text="plain failure"))
+    with pytest.raises(ProviderError) as info:
+        await collect("tavily", SearchRequest("q"), ctx_for(rec))
+    assert info.value.message == "Tavily API error (400): plain failure"
+    rec = Recorder(json_response({"message": "top level"}, 400))
+    with pytest.raises(ProviderError) as info:
+        await collect("tavily", SearchRequest("q"), ctx_for(rec))
+    assert info.value.message == "Tavily API error (400): top level"
+
+
+# --- conformance: real payloads -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["search_basic.json", "search_bound_params.json"])
+async def test_replays_real_search_payloads(name: str) -> None:
+    body = json.loads(shared_fixture(f"tavily/{name}").read_text(encoding="utf-8"))
+    rec = Recorder(json_response(body))
+    events, response = await collect("tavily", SearchRequest(body["query"], max_results=20), ctx_for(rec))
+    assert [s.url for s in response.sources] == [r["url"] for r in body["results"]]
+    assert [s.title for s in response.sources] == [r["title"] for r in body["results"]]
+    assert response.request_id == body["request_id"]
+    assert response.answer is None and response.related_questions == []
+    assert not any(isinstance(e, AnswerDelta) for e in events)
+    assert all(s.snippet for s in response.sources)

@@ -1,0 +1,375 @@
+"""MCP tool calls over Streamable HTTP (JSON-RPC 2.0), as PROVIDERS.md §1.10 describes.
+
+Used by the keyless Exa (stateless) and Parallel (stateful) endpoints, and later Z.AI.
+
+- Every request is a ``POST`` with ``Content-Type: application/json`` and
+  ``Accept: application/json, text/event-stream``; request ids are fresh uuid4 strings.
+- Stateful servers get the handshake: ``initialize`` (protocol ``2025-06-18``; the reply must carry a
+  non-empty string ``result.protocolVersion``), then the ``notifications/initialized`` notification
+  (202 with an empty body or 200 are both fine), then ``tools/call`` carrying ``Mcp-Session-Id``
+  (when the server issued one) and ``MCP-Protocol-Version``. A session is remembered per shared
+  client and URL, so later searches skip the handshake; a 404 on a request that carried a session
+  id means the session expired and the handshake is redone once.
+- Reply bodies may be JSON (one message or a batch array) or SSE (one message or batch per event).
+  The reply is picked by id; notifications, other ids and ``id: null`` are skipped.
+- HTTP errors, retries and the per-request timeout come from :mod:`websearch_tui.providers._http`;
+  the provider deadline bounds the whole sequence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+import weakref
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from websearch_tui import __version__
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
+from websearch_tui.providers._http import ErrorDescriber, request_text
+from websearch_tui.providers.base import ProviderContext
+
+PROTOCOL_VERSION = "2025-06-18"
+ACCEPT = "application/json, text/event-stream"
+CLIENT_INFO = {"name": "websearch-tui", "version": __version__}
+
+_RATE_LIMIT_TEXT = re.compile(r"rate.?limit|too many requests", re.IGNORECASE)
+_QUOTA_TEXT = re.compile(r"credits?\s*(exhausted|exceeded)|quota|insufficient", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Session:
+    session_id: str | None
+    protocol_version: str
+
+
+# Sessions of stateful servers, per shared client (dropped with it) and per (url, extra headers).
+_sessions: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[tuple[Any, ...], _Session]] = weakref.WeakKeyDictionary()
+
+
+def mcp_error_describer(label: str, rate_limit_message: str | None = None) -> ErrorDescriber:
+    """An ``_http`` error describer for MCP endpoints.
+
+    A 429 gives ``rate_limit_message`` when one is set (e.g. "Exa free MCP rate limit reached
+    (429); add an Exa API key for higher limits"); otherwise ``"<Label> MCP request failed:
+    <status> <reason>: <message>"`` where the message comes from a JSON-RPC ``error`` in the body
+    (servers send one with ``id: null``) or a redacted body excerpt.
+    """
+
+    def describe(status: int, text: str, parsed: Any) -> str:
+        if status == 429 and rate_limit_message:
+            return rate_limit_message
+        message = _rpc_error_text(parsed) or text.strip()
+        head = f"{label} MCP request failed: {status} {httpx.codes.get_reason_phrase(status)}".rstrip()
+        return f"{head}: {excerpt(message, 500)}" if message else head
+
+    return describe
+
+
+async def call_tool(
+    ctx: ProviderContext,
+    url: str,
+    tool_name: str,
+    arguments: Mapping[str, Any],
+    *,
+    handshake: bool,
+    headers: Mapping[str, str] | None = None,
+    describe_error: ErrorDescriber | None = None,
+) -> Any:
+    """Call MCP tool ``tool_name`` with ``arguments`` at ``url`` and return its extracted payload.
+
+    ``handshake`` selects the stateful flow (initialize + notification first). ``headers`` are
+    added to every POST (never put secrets in ``url``). ``describe_error`` words non-2xx replies
+    (default :func:`mcp_error_describer`).
+
+    Returns:
+        ``result.structuredContent`` (a dict) when present; else the first ``content[]`` text that
+        parses as a JSON object or array (decoded twice when the text is a JSON string holding
+        JSON, e.g. ``"\\"[]\\""``); else the text items joined with blank lines, for the provider's
+        plain-text parser.
+
+    Raises:
+        ProviderError: ``config`` without a URL; HTTP-mapped kinds (auth, rate_limit, quota,
+            server, ...) from ``_http``; ``MCP error (<code>): <message>`` for a JSON-RPC error;
+            ``MCP error: <text>`` for ``result.isError``; ``protocol`` for a reply that cannot be
+            parsed, has no message with the request id, a bad ``initialize`` reply, or an empty
+            (``null``/``[]``/``{}``) or content-less result; ``timeout`` past the deadline.
+    """
+    if not url:
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.CONFIG,
+            f"{ctx.spec.label}: no mcp_url configured (set [providers.{ctx.spec.id}] mcp_url).",
+        )
+    describe = describe_error or mcp_error_describer(ctx.spec.label)
+    base = {"Content-Type": "application/json", "Accept": ACCEPT, **(headers or {})}
+    params = {"name": tool_name, "arguments": dict(arguments)}
+    if not handshake:
+        result, _ = await _rpc(ctx, url, "tools/call", params, base, describe)
+        return extract_payload(ctx, result)
+
+    key = (url, tuple(sorted((k.lower(), v) for k, v in (headers or {}).items())))
+    cache = _sessions.setdefault(ctx.client, {})
+    session = cache.get(key)
+    for attempt in range(2):
+        fresh = session is None
+        if session is None:
+            session = await _initialize(ctx, url, base, describe)
+            cache[key] = session
+        session_headers = dict(base)
+        if session.session_id:
+            session_headers["Mcp-Session-Id"] = session.session_id
+        session_headers["MCP-Protocol-Version"] = session.protocol_version
+        try:
+            if fresh:
+                await _notify(ctx, url, "notifications/initialized", session_headers, describe)
+            result, _ = await _rpc(ctx, url, "tools/call", params, session_headers, describe)
+        except ProviderError as exc:
+            expired = bool(session.session_id) and (exc.status == 404 or (not fresh and exc.status == 400))
+            if not expired:
+                raise
+            if cache.get(key) is session:
+                del cache[key]
+            if attempt:
+                raise
+            session = None
+            continue
+        return extract_payload(ctx, result)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _initialize(ctx: ProviderContext, url: str, headers: dict[str, str], describe: ErrorDescriber) -> _Session:
+    params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    result, response = await _rpc(ctx, url, "initialize", params, headers, describe)
+    version = result.get("protocolVersion") if isinstance(result, dict) else None
+    if not isinstance(version, str) or not version.strip():
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.PROTOCOL,
+            f"{ctx.spec.label} MCP initialize reply has no protocolVersion; the server did not complete the handshake.",
+            status=response.status_code,
+        )
+    session_id = response.headers.get("mcp-session-id")
+    return _Session(session_id=(session_id.strip() or None) if session_id else None, protocol_version=version.strip())
+
+
+async def _notify(
+    ctx: ProviderContext, url: str, method: str, headers: dict[str, str], describe: ErrorDescriber
+) -> None:
+    _check_deadline(ctx)
+    await request_text(
+        ctx, "POST", url, headers=headers, json_body={"jsonrpc": "2.0", "method": method}, describe_error=describe
+    )
+
+
+async def _rpc(
+    ctx: ProviderContext,
+    url: str,
+    method: str,
+    params: dict[str, Any],
+    headers: dict[str, str],
+    describe: ErrorDescriber,
+) -> tuple[Any, httpx.Response]:
+    _check_deadline(ctx)
+    request_id = uuid.uuid4().hex
+    body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    text, response = await request_text(ctx, "POST", url, headers=headers, json_body=body, describe_error=describe)
+    messages = parse_messages(ctx, text, response.headers.get("content-type", ""), response.status_code)
+    return pick_result(ctx, messages, request_id), response
+
+
+def _check_deadline(ctx: ProviderContext) -> None:
+    if ctx.remaining() <= 0:
+        raise ProviderError(
+            ctx.spec.id, ErrorKind.TIMEOUT, f"{ctx.spec.label} MCP exchange ran past the provider deadline."
+        )
+
+
+def parse_messages(ctx: ProviderContext, text: str, content_type: str, status: int = 200) -> list[Any]:
+    """All JSON-RPC messages in a reply body, batches flattened, in order.
+
+    The body is SSE when ``content_type`` says ``text/event-stream`` (or, without a JSON content
+    type, when it does not start with ``{``/``[`` but has ``data:`` lines); otherwise JSON. SSE
+    events whose data is not JSON are skipped.
+
+    Raises:
+        ProviderError: ``protocol`` for an empty body, malformed JSON, or SSE without any JSON event.
+    """
+    body = text.strip()
+    lowered = content_type.lower()
+
+    def fail(why: str) -> ProviderError:
+        return ProviderError(
+            ctx.spec.id,
+            ErrorKind.PROTOCOL,
+            f"Failed to parse MCP response from {ctx.spec.label}: {why} (HTTP {status})",
+            status=status,
+        )
+
+    if not body:
+        raise fail("empty body")
+    sse = "text/event-stream" in lowered or (
+        "json" not in lowered
+        and body[0] not in "{["
+        and re.search(r"^(data|event)\s*:", body, re.MULTILINE) is not None
+    )
+    messages: list[Any] = []
+    if sse:
+        for data in sse_data(text):
+            try:
+                payload = json.loads(data)
+            except ValueError:
+                continue
+            messages.extend(payload if isinstance(payload, list) else [payload])
+        if not messages:
+            raise fail(f"no JSON message in the event stream: {excerpt(body, 200)}")
+        return messages
+    if body[0] not in "{[":
+        shown = lowered.split(";")[0] or "no content type"
+        raise fail(f"{shown} body: {excerpt(body, 200)}")
+    try:
+        payload = json.loads(body)
+    except ValueError as exc:
+        raise fail(f"malformed JSON ({exc.msg} at position {exc.pos})") from None
+    return payload if isinstance(payload, list) else [payload]
+
+
+def sse_data(text: str) -> Iterator[str]:
+    """The ``data`` of each event in a complete SSE body (CRLF, CR and LF line ends accepted).
+
+    Several ``data:`` lines of one event are joined with ``\\n``; comments and events without data
+    are skipped; a final event without a trailing blank line is still delivered.
+    """
+    data: list[str] = []
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if not line:
+            if data:
+                yield "\n".join(data)
+            data = []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        if name == "data":
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        yield "\n".join(data)
+
+
+def pick_result(ctx: ProviderContext, messages: list[Any], request_id: str) -> Any:
+    """The ``result`` of the first message answering ``request_id``.
+
+    Raises:
+        ProviderError: ``MCP error (<code>): <message>`` when that message carries ``error``;
+            ``protocol`` when no message answers the request (notifications, other ids and
+            ``id: null`` never do).
+    """
+    stray_error: str | None = None
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        if message.get("id") is None or message.get("id") != request_id:
+            if message.get("error") is not None and stray_error is None:
+                stray_error = _rpc_error_text(message)
+            continue
+        if message.get("error") is not None:
+            raise rpc_error(ctx, message["error"])
+        if "result" in message:
+            return message["result"]
+    detail = f"; unmatched error: {stray_error}" if stray_error else ""
+    raise ProviderError(
+        ctx.spec.id,
+        ErrorKind.PROTOCOL,
+        f"Failed to parse MCP response from {ctx.spec.label}: no reply with the request id{detail}",
+    )
+
+
+def rpc_error(ctx: ProviderContext, error: Any) -> ProviderError:
+    """``MCP error (<code>): <message>`` for a JSON-RPC ``error`` object, with a fitting kind.
+
+    Quota wording gives ``quota``, rate-limit wording ``rate_limit``, the JSON-RPC request errors
+    (-32700, -32600..-32602) ``bad_request``, anything else ``server``.
+    """
+    error = error if isinstance(error, dict) else {"message": str(error)}
+    code = error.get("code")
+    message = error.get("message") if isinstance(error.get("message"), str) else ""
+    if not message and error.get("data") is not None:
+        message = json.dumps(error["data"])[:500]
+    kind = _kind_for_text(message)
+    if kind is None:
+        kind = ErrorKind.BAD_REQUEST if code in (-32700, -32600, -32601, -32602) else ErrorKind.SERVER
+    return ProviderError(ctx.spec.id, kind, f"MCP error ({code}): {message or 'no message'}")
+
+
+def extract_payload(ctx: ProviderContext, result: Any) -> Any:
+    """The payload of a ``tools/call`` result (see :func:`call_tool` for the order).
+
+    Raises:
+        ProviderError: ``MCP error: <text>`` for ``isError: true`` (kind from the text, else
+            ``server``); ``protocol`` for a ``null``/``[]``/``{}`` result or one without content.
+    """
+    if not isinstance(result, dict) or not result:
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.PROTOCOL,
+            f"{ctx.spec.label} MCP tool returned an empty result ({json.dumps(result)[:40]}).",
+        )
+    texts = [
+        item["text"]
+        for item in result.get("content") or ()
+        if isinstance(item, dict) and item.get("type", "text") == "text" and isinstance(item.get("text"), str)
+    ]
+    if result.get("isError") is True:
+        message = "\n".join(t.strip() for t in texts if t.strip()) or "the tool reported an error without a message"
+        raise ProviderError(ctx.spec.id, _kind_for_text(message) or ErrorKind.SERVER, f"MCP error: {message}")
+    structured = result.get("structuredContent")
+    if isinstance(structured, dict) and structured:
+        return structured
+    if not texts:
+        raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} MCP tool result has no content.")
+    plain: list[str] = []
+    for text in texts:
+        value = decode_json_text(text)
+        if isinstance(value, (dict, list)):
+            return value
+        plain.append(value if isinstance(value, str) else text)
+    return "\n\n".join(plain)
+
+
+def decode_json_text(text: str) -> Any:
+    """``json.loads(text)``, decoded again when that yields a string; ``text`` itself if not JSON.
+
+    A JSON string whose content is not JSON gives that string (``"\\"hi\\""`` -> ``"hi"``).
+    """
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value if isinstance(value, (dict, list)) else text
+
+
+def _rpc_error_text(parsed: Any) -> str | None:
+    messages = parsed if isinstance(parsed, list) else [parsed]
+    for message in messages:
+        error = message.get("error") if isinstance(message, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"].strip():
+            code = error.get("code")
+            return f"MCP error ({code}): {error['message'].strip()}" if code is not None else error["message"].strip()
+    return None
+
+
+def _kind_for_text(text: str) -> ErrorKind | None:
+    if _QUOTA_TEXT.search(text):
+        return ErrorKind.QUOTA
+    if _RATE_LIMIT_TEXT.search(text):
+        return ErrorKind.RATE_LIMIT
+    return None

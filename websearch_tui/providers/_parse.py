@@ -1,0 +1,182 @@
+"""Parsing helpers shared by the JSON search providers (Brave, Tavily, SearXNG, Exa, Parallel, ...).
+
+Everything that turns an untrusted provider row into our types goes through here, so the
+normalisation rules of PROVIDERS.md §1.6 live in one place:
+
+- :func:`make_source` builds a :class:`Source` from raw fields (URL checked, text cleaned, age computed)
+  or returns ``None`` for a row without a usable URL;
+- :func:`clamp_count` applies the count rule of §1.3;
+- :func:`start_date` gives the ``YYYY-MM-DD`` lower bound of a recency window (§1.4);
+- :func:`find_message` / :func:`api_error_describer` turn provider error bodies into messages;
+- :func:`text_list` / :func:`join_texts` clean lists of strings (suggestions, excerpts, warnings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from websearch_tui.core.errors import excerpt
+from websearch_tui.core.models import Source
+from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, truncate
+
+RECENCY_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+"""Length in days of each recency window (PROVIDERS.md §1.4: month = 30 days, year = 365)."""
+
+
+def make_source(
+    url: object,
+    title: object = None,
+    snippet: object = None,
+    published: object = None,
+    author: object = None,
+    *,
+    snippet_limit: int | None = None,
+    now: datetime | None = None,
+) -> Source | None:
+    """Build a normalised :class:`Source` from raw provider values, or ``None`` without a usable URL.
+
+    ``url`` must be an absolute http(s) URL (:func:`safe_url`); ``title`` is tag-stripped and
+    whitespace-collapsed and falls back to the URL; ``snippet`` (a string, or a list of strings
+    joined with blank lines) is tag-stripped and optionally truncated to ``snippet_limit``
+    characters; ``published`` is kept as sent (cleaned) and its age computed; ``author`` values
+    such as ``null``/``N/A`` become ``None``.
+    """
+    clean_url = safe_url(url)
+    if clean_url is None:
+        return None
+    if isinstance(snippet, (list, tuple)):
+        snippet = join_texts(snippet, "\n\n")
+    text = plain_text(snippet)
+    if text and snippet_limit:
+        text = truncate(text, snippet_limit)
+    date = plain_text(published, collapse=True)
+    return Source(
+        url=clean_url,
+        title=plain_text(title, collapse=True) or clean_url,
+        snippet=text,
+        published_date=date,
+        age_seconds=age_seconds(date, now) if date else None,
+        author=plain_text(author, collapse=True),
+    )
+
+
+def clamp_count(value: object, default: int, maximum: int | None) -> int:
+    """Upstream count per PROVIDERS.md §1.3: floor to int, then ``min(maximum, max(1, n))``.
+
+    Booleans, non-numbers, zero and negative values give ``default``.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    try:
+        number = int(value)
+    except (OverflowError, ValueError):
+        return default
+    if number <= 0:
+        return default
+    return number if maximum is None else min(maximum, number)
+
+
+def start_date(recency: str | None, now: datetime | None = None) -> str | None:
+    """``YYYY-MM-DD`` (UTC) of ``today - N days`` for a recency window, or ``None`` when unset."""
+    days = RECENCY_DAYS.get(recency or "")
+    if days is None:
+        return None
+    moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    return (moment - timedelta(days=days)).strftime("%Y-%m-%d")
+
+
+def text_list(value: object, *, limit: int | None = None) -> list[str]:
+    """Clean, de-duplicated, non-empty strings from a list (anything else gives ``[]``)."""
+    if not isinstance(value, (list, tuple)):
+        return []
+    seen: dict[str, None] = {}
+    for item in value:
+        text = plain_text(item, collapse=True)
+        if text and text not in seen:
+            seen[text] = None
+    items = list(seen)
+    return items[:limit] if limit is not None else items
+
+
+def join_texts(parts: Iterable[object], separator: str) -> str | None:
+    """Join the non-empty, de-duplicated string parts with ``separator`` (``None`` when none)."""
+    seen: dict[str, None] = {}
+    for part in parts:
+        if isinstance(part, str) and part.strip() and part.strip() not in seen:
+            seen[part.strip()] = None
+    return separator.join(seen) if seen else None
+
+
+def limit_sources(sources: Sequence[Source], max_results: int) -> tuple[Source, ...]:
+    """The first ``max_results`` sources, de-duplicated by canonical URL in provider order."""
+    seen: set[str] = set()
+    kept: list[Source] = []
+    for source in sources:
+        key = canonical_url(source.url)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(source)
+        if len(kept) >= max_results:
+            break
+    return tuple(kept)
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """``value`` if it is a dict, else an empty dict (for optional nested objects)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` if it is a list, else an empty list (for optional arrays that may be ``null``)."""
+    return value if isinstance(value, list) else []
+
+
+def find_message(value: object, keys: Sequence[str] = ("message", "detail", "error"), _depth: int = 0) -> str | None:
+    """The first non-empty string found under ``keys`` (in order), searching nested objects.
+
+    ``{"detail": {"error": "x"}}`` gives ``"x"``; a bare string gives itself; FastAPI-style
+    ``detail`` lists of ``{"msg": ...}`` give their messages joined with ``"; "``.
+    """
+    if _depth > 5:
+        return None
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, list):
+        found = [m for m in (find_message(item, (*keys, "msg"), _depth + 1) for item in value) if m]
+        return "; ".join(found) or None
+    if isinstance(value, dict):
+        for key in keys:
+            if key in value:
+                message = find_message(value[key], keys, _depth + 1)
+                if message:
+                    return message
+    return None
+
+
+def api_error_describer(
+    prefix: str, extract: Callable[[Any], str | None] | None = None
+) -> Callable[[int, str, Any], str]:
+    """An ``_http`` error describer giving ``"<prefix> (<status>): <message>"``.
+
+    ``extract(parsed_json)`` picks the message out of a JSON error body (default
+    :func:`find_message`); when it finds nothing, a redacted excerpt of the raw body is used.
+    """
+    pick = extract or find_message
+
+    def describe(status: int, text: str, parsed: Any) -> str:
+        message = pick(parsed) if parsed is not None else None
+        return f"{prefix} ({status}): {excerpt(message or text, 500) or 'no details'}"
+
+    return describe
+
+
+def header(response_headers: Any, *names: str) -> str | None:
+    """The first non-empty header among ``names`` (case-insensitive), cleaned; else ``None``."""
+    for name in names:
+        value = plain_text(response_headers.get(name), collapse=True)
+        if value:
+            return value
+    return None

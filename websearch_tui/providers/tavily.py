@@ -1,0 +1,129 @@
+"""Tavily search with an optional generated answer and follow-up questions.
+
+Endpoint: ``POST {base_url}/search`` (default ``https://api.tavily.com``), header
+``Authorization: Bearer <key>``. Docs: https://docs.tavily.com/documentation/api-reference/endpoint/search
+(PROVIDERS.md §2.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websearch_tui.core.models import (
+    AnswerDelta,
+    Metadata,
+    Note,
+    RelatedQuestions,
+    SearchEvent,
+    SearchRequest,
+    Source,
+    SourcesFound,
+)
+from websearch_tui.core.text import plain_text, sanitize
+from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._parse import (
+    api_error_describer,
+    as_dict,
+    as_list,
+    clamp_count,
+    find_message,
+    header,
+    limit_sources,
+    make_source,
+    text_list,
+)
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/search"
+DEFAULT_COUNT = 5
+MAX_COUNT = 20
+TIME_FILTERS = ("time_range", "start_date", "end_date")
+ANSWER_MODES = {"basic": "basic", "advanced": "advanced", "true": "basic", "false": False, "none": False, "": False}
+
+describe_error = api_error_describer(
+    "Tavily API error", lambda parsed: find_message(parsed, ("detail", "error", "message"))
+)
+"""``Tavily API error (<s>): <msg>``, the message found in ``{"detail": {"error": ...}}``."""
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one Tavily search; yield ``Metadata``, a widening ``Note``, sources, answer, follow-ups.
+
+    A time-filtered search that returns neither an answer nor results is retried once without the
+    time filter, and a ``Note`` says so (PROVIDERS.md §1.12).
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401), ``rate_limit`` (429), ``quota``
+            (432 plan limit, 433 pay-as-you-go limit), ``bad_request`` (400), ``server`` (5xx),
+            ``timeout``, ``network``, ``protocol``.
+    """
+    key = ctx.require_api_key()
+    url = join_url(ctx.base_url(), PATH)
+    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
+    body = build_body(request, ctx)
+    data, response = await request_json(
+        ctx, "POST", url, headers=headers, json_body=body, describe_error=describe_error
+    )
+    note = None
+    if any(name in body for name in TIME_FILTERS) and not has_content(data):
+        wide = {name: value for name, value in body.items() if name not in TIME_FILTERS}
+        data, response = await request_json(
+            ctx, "POST", url, headers=headers, json_body=wide, describe_error=describe_error
+        )
+        note = (
+            f"Tavily found nothing from the past {request.recency}; "
+            "retried without a time filter, so results may be older."
+        )
+    payload = as_dict(data)
+    request_id = plain_text(payload.get("request_id"), collapse=True) or header(response.headers, "x-request-id")
+    yield Metadata(request_id=request_id, auth_mode="api_key")
+    if note:
+        yield Note(note)
+    sources = parse_results(payload)
+    if sources:
+        yield SourcesFound(limit_sources(sources, request.max_results))
+    answer = sanitize(payload.get("answer")).strip() if isinstance(payload.get("answer"), str) else ""
+    if answer:
+        yield AnswerDelta(answer)
+    related = text_list(payload.get("follow_up_questions"))
+    if related:
+        yield RelatedQuestions(tuple(related))
+
+
+def build_body(request: SearchRequest, ctx: ProviderContext) -> dict[str, Any]:
+    """The JSON body: ``max_results`` 1-20, ``time_range`` from recency, answer and depth options.
+
+    ``topic`` stays ``"general"`` (recency is never coupled to ``news``).
+    """
+    answer_mode = str(ctx.option("include_answer", "advanced") or "").strip().lower()
+    body: dict[str, Any] = {
+        "query": request.query,
+        "search_depth": str(ctx.option("search_depth") or "basic"),
+        "topic": "general",
+        "max_results": clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT),
+        "include_answer": ANSWER_MODES.get(answer_mode, "advanced"),
+        "include_raw_content": False,
+        "include_images": False,
+    }
+    if request.recency:
+        body["time_range"] = request.recency
+    return body
+
+
+def has_content(data: Any) -> bool:
+    """True when a body has a non-blank answer or at least one result."""
+    payload = as_dict(data)
+    answer = payload.get("answer")
+    return bool((isinstance(answer, str) and answer.strip()) or as_list(payload.get("results")))
+
+
+def parse_results(payload: Any) -> list[Source]:
+    """Sources from ``results[]``: ``title``/``url``/``content``/``published_date``."""
+    sources = []
+    for row in as_list(as_dict(payload).get("results")):
+        if isinstance(row, dict):
+            source = make_source(row.get("url"), row.get("title"), row.get("content"), row.get("published_date"))
+            if source is not None:
+                sources.append(source)
+    return sources
