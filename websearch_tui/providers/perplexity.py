@@ -38,8 +38,8 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
-from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize
-from websearch_tui.providers import _http
+from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
+from websearch_tui.providers import _http, _parse
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/chat/completions"
@@ -92,39 +92,14 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     return body, notes
 
 
-def describe_error(status: int, text: str, parsed: Any) -> str:
-    """``"Perplexity API error (<status>): <message>"`` for a non-2xx response.
+ERROR_KEYS = ("error", "message", "detail", "type", "code")
 
-    The message is ``error.message`` of an OpenAI-style ``{"error": {"message", "type", "code"}}``
-    body (also a string ``error``, or a top-level ``detail``/``message``), else a redacted excerpt
-    of the raw body. 401/403 never reach this function (they get the seed auth message).
-    """
-    message = _error_message(parsed)
-    shown = excerpt(message, 500) if message else excerpt(text, 500)
-    return f"Perplexity API error ({status}): {shown or 'no response body'}"
-
-
-def _error_message(parsed: Any) -> str | None:
-    if not isinstance(parsed, dict):
-        return None
-    error = parsed.get("error")
-    if isinstance(error, dict):
-        message = error.get("message")
-        if isinstance(message, str) and message.strip():
-            return message
-        for key in ("type", "code"):
-            value = error.get(key)
-            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
-                return str(value)
-    if isinstance(error, str) and error.strip():
-        return error
-    for key in ("detail", "message"):
-        value = parsed.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-        if isinstance(value, (list, dict)) and value:
-            return str(value)
-    return None
+describe_error = _parse.api_error_describer(
+    "Perplexity API error", lambda parsed: _parse.find_message(parsed, ERROR_KEYS)
+)
+"""``"Perplexity API error (<status>): <message>"`` for a non-2xx response: ``error.message`` of an
+OpenAI-style ``{"error": {"message", "type", "code"}}`` body, else a redacted excerpt of the body.
+401/403 never reach it (they get the seed auth message)."""
 
 
 @dataclass
@@ -173,7 +148,7 @@ class ChunkParser:
         related = payload.get("related_questions")
         if related is not None and related != self._raw_related:
             self._raw_related = related
-            questions = tuple(q for q in (plain_text(item, collapse=True) for item in _as_list(related)) if q)
+            questions = tuple(q for q in (plain_text(item, collapse=True) for item in _parse.as_list(related)) if q)
             if questions != self._related:
                 self._related = questions
                 events.append(RelatedQuestions(questions))
@@ -211,7 +186,7 @@ class ChunkParser:
     def _raise_stream_error(self, payload: dict[str, Any]) -> None:
         error = payload.get("error")
         if error and not payload.get("choices"):
-            message = _error_message(payload) or "unknown error"
+            message = _parse.find_message(payload, ERROR_KEYS) or "unknown error"
             status = error.get("code") if isinstance(error, dict) else None
             status = status if isinstance(status, int) and not isinstance(status, bool) else None
             kind = ErrorKind.BAD_REQUEST if status is not None and 400 <= status < 500 else ErrorKind.SERVER
@@ -258,10 +233,6 @@ class ChunkParser:
         return events
 
 
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _first_choice(payload: dict[str, Any]) -> Any:
     choices = payload.get("choices")
     return choices[0] if isinstance(choices, list) and choices else None
@@ -280,7 +251,7 @@ def _content_text(choice: Any) -> str:
     if isinstance(content, str):
         return sanitize(content)
     parts: list[str] = []
-    for part in _as_list(content):
+    for part in _parse.as_list(content):
         if isinstance(part, str):
             parts.append(part)
         elif isinstance(part, dict) and isinstance(part.get("text"), str) and part.get("type", "text") == "text":
@@ -290,26 +261,10 @@ def _content_text(choice: Any) -> str:
 
 def _results(raw: Any) -> tuple[Source, ...]:
     """``search_results`` entries as sources, provider order, de-duplicated by canonical URL."""
-    sources: list[Source] = []
-    seen: set[str] = set()
-    for item in _as_list(raw):
-        if not isinstance(item, dict):
-            continue
-        url = safe_url(item.get("url"))
-        if url is None or canonical_url(url) in seen:
-            continue
-        seen.add(canonical_url(url))
-        date = plain_text(item.get("date"), collapse=True)
-        sources.append(
-            Source(
-                url=url,
-                title=plain_text(item.get("title"), collapse=True) or url,
-                snippet=plain_text(item.get("snippet")),
-                published_date=date,
-                age_seconds=age_seconds(date),
-            )
-        )
-    return tuple(sources)
+    rows = [item for item in _parse.as_list(raw) if isinstance(item, dict)]
+    made = (_parse.make_source(r.get("url"), r.get("title"), r.get("snippet"), r.get("date")) for r in rows)
+    sources = [source for source in made if source is not None]
+    return _parse.limit_sources(sources, len(sources))
 
 
 def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
@@ -320,7 +275,7 @@ def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
     """
     by_url = {canonical_url(s.url): s for s in results}
     citations: list[Citation] = []
-    for item in _as_list(raw):
+    for item in _parse.as_list(raw):
         if isinstance(item, dict):  # tolerate {"url": ..., "title": ...} objects
             url = safe_url(item.get("url"))
             fallback_title = plain_text(item.get("title"), collapse=True)
@@ -356,10 +311,10 @@ def _select_sources(results: tuple[Source, ...], citations: tuple[Citation, ...]
 
 
 def _search_keywords(steps: Any) -> Iterable[str]:
-    for step in _as_list(steps):
+    for step in _parse.as_list(steps):
         web_search = step.get("web_search") if isinstance(step, dict) else None
         keywords = web_search.get("search_keywords") if isinstance(web_search, dict) else None
-        for keyword in _as_list(keywords):
+        for keyword in _parse.as_list(keywords):
             text = plain_text(keyword, collapse=True)
             if text:
                 yield text
