@@ -32,8 +32,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
-from websearch_tui.core.text import canonical_url, plain_text, safe_url
+from websearch_tui.core.text import canonical_url, safe_url
 from websearch_tui.providers import _http
+from websearch_tui.providers._parse import as_list, make_source
 from websearch_tui.providers.base import ProviderContext
 
 MAX_RESULTS = 20
@@ -130,21 +131,12 @@ def rows_to_sources(rows: Any) -> list[Source]:
 
     Rows without a usable http(s) URL are dropped; titles fall back to the URL.
     """
-    sources: list[Source] = []
-    for row in rows if isinstance(rows, list) else ():
-        if not isinstance(row, Mapping):
-            continue
-        url = safe_url(row.get("href") or row.get("url"))
-        if url is None:
-            continue
-        sources.append(
-            Source(
-                url=url,
-                title=plain_text(row.get("title"), collapse=True) or url,
-                snippet=plain_text(row.get("body") or row.get("snippet")),
-            )
-        )
-    return sources
+    made = (
+        make_source(row.get("href") or row.get("url"), row.get("title"), row.get("body") or row.get("snippet"))
+        for row in as_list(rows)
+        if isinstance(row, Mapping)
+    )
+    return [source for source in made if source is not None]
 
 
 def _library_text(query: str, timeout: int, **kwargs: Any) -> list[dict[str, Any]]:
@@ -361,16 +353,11 @@ def parse_results_page(page: str) -> list[Source]:
         raw = record.get("href") or record.get("title_href")
         if _is_ad_link(raw) or _is_ad_link(record.get("title_href")):
             continue
-        url = decode_result_url(raw)
-        if url is None:
-            continue
-        sources.append(
-            Source(
-                url=url,
-                title=plain_text("".join(record["title"]), collapse=True) or url,
-                snippet=plain_text(" ".join("".join(record["snippet"]).split())),
-            )
+        source = make_source(
+            decode_result_url(raw), "".join(record["title"]), " ".join("".join(record["snippet"]).split())
         )
+        if source is not None:
+            sources.append(source)
     return sources
 
 
