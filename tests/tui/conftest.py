@@ -1,0 +1,78 @@
+"""TUI test fixtures: fake provider streams (no HTTP), a config, an engine and the app factory."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import suppress
+
+import pytest
+from textual.widgets import Input
+from textual.worker import WorkerCancelled
+
+import websearch_tui.core.engine as engine_module
+from websearch_tui.config import Config, SearchSettings
+from websearch_tui.core.engine import Engine
+from websearch_tui.core.models import SearchEvent, SearchRequest
+from websearch_tui.providers.base import ProviderContext, ProviderSpec
+from websearch_tui.tui.app import WebSearchApp
+
+FakeStream = Callable[[SearchRequest, ProviderContext], AsyncIterator[SearchEvent]]
+
+
+def fixed_status(spec: ProviderSpec, settings: object) -> str:
+    """Deterministic provider readiness for tests."""
+    if spec.id == "searxng":
+        return "missing base_url"
+    return "keyless" if spec.keyless else "missing key"
+
+
+@pytest.fixture
+def fake_streams(monkeypatch: pytest.MonkeyPatch) -> dict[str, FakeStream]:
+    """Provider id -> async generator function the engine runs instead of the real module."""
+    streams: dict[str, FakeStream] = {}
+
+    def load(provider_id: str) -> FakeStream:
+        return streams[provider_id]
+
+    monkeypatch.setattr(engine_module, "load_stream", load)
+    return streams
+
+
+@pytest.fixture
+def make_app() -> Callable[..., WebSearchApp]:
+    """Build a :class:`WebSearchApp` over an engine whose providers are the fakes."""
+
+    def factory(
+        providers: tuple[str, ...] = ("ddgs", "exa"),
+        *,
+        mode: str = "compare",
+        timeout: float = 10.0,
+        clock: Callable[[], float] | None = None,
+    ) -> WebSearchApp:
+        config = Config(search=SearchSettings(providers=providers, mode=mode, max_results=5, timeout=timeout))
+        engine = Engine(default_providers=providers, timeout=timeout)
+        return WebSearchApp(config, engine, status_resolver=fixed_status, clock=clock)
+
+    return factory
+
+
+async def wait_for_search(app: WebSearchApp, timeout: float = 5.0) -> None:
+    """Wait until every search worker has finished (cancelled ones included)."""
+
+    async def wait() -> None:
+        while any(w.group == "search" and not w.is_finished for w in app.workers):
+            await asyncio.sleep(0.02)
+
+    with suppress(WorkerCancelled):
+        await asyncio.wait_for(wait(), timeout)
+    await asyncio.sleep(0.1)  # let the final flush and status refresh land
+
+
+async def submit(pilot, text: str) -> None:
+    """Type ``text`` into the query box and press Enter."""
+    query = pilot.app.screen.query_one("#query", Input)
+    query.focus()
+    query.value = text
+    await pilot.press("enter")
+    await pilot.pause()

@@ -1,0 +1,418 @@
+"""Pilot tests of the main screen over fake provider streams (no HTTP, no network)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import Input, Markdown
+
+from tests.tui.conftest import submit, wait_for_search
+from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.models import (
+    AnswerDelta,
+    Citation,
+    CitationsFound,
+    Metadata,
+    Note,
+    RelatedQuestions,
+    SearchQueries,
+    Source,
+    SourcesFound,
+    Usage,
+)
+from websearch_tui.tui.widgets.provider_pane import ProviderPane
+from websearch_tui.tui.widgets.related_list import RelatedItem
+from websearch_tui.tui.widgets.source_list import CitationList, SourceItem
+from websearch_tui.tui.widgets.status_line import StatusLine
+
+
+def pane(app, provider_id: str) -> ProviderPane:
+    """The pane of ``provider_id`` on the app's screen."""
+    return app.screen.query_one(f"#pane-{provider_id}", ProviderPane)
+
+
+def status_text(app, provider_id: str) -> str:
+    """The plain text of a pane's status line."""
+    line = pane(app, provider_id).query_one(StatusLine)
+    return line.visual.plain
+
+
+def answer_source(app, provider_id: str) -> str:
+    """The Markdown source of a pane's current answer."""
+    markdown = pane(app, provider_id).answer_markdown
+    return markdown.source if markdown is not None else ""
+
+
+async def slow_answer(request, ctx):
+    for i in range(40):
+        await asyncio.sleep(0.02)
+        yield AnswerDelta(f"tok{i} ")
+    yield SourcesFound((Source("https://example.com/a", "Alpha", "first", None, 3 * 86400),))
+
+
+async def full_result(request, ctx):
+    yield AnswerDelta(f"Answer about **{request.query}**.")
+    yield SourcesFound(
+        (
+            Source("https://www.example.com/a", "Alpha page", "alpha snippet", None, 86400),
+            Source("https://b.example.org/", "Beta page", None, "July 25, 2024"),
+        )
+    )
+    yield CitationsFound((Citation("https://www.example.com/a", "Alpha page", "cited words"),))
+    yield RelatedQuestions(("What about beta?",))
+    yield SearchQueries(("alpha beta",))
+    yield Metadata(model="fake-model", usage=Usage(input_tokens=3, output_tokens=5))
+    yield Note("recency filter widened")
+
+
+async def auth_failure(request, ctx):
+    await asyncio.sleep(0.01)
+    raise ProviderError(
+        "brave", ErrorKind.AUTH, "Brave Search authorization failed (401). Check API key or base URL.", status=401
+    )
+    yield  # pragma: no cover - makes this an async generator
+
+
+async def hang(request, ctx):
+    yield AnswerDelta("started ")
+    await asyncio.Event().wait()
+
+
+async def drip(request, ctx):
+    i = 0
+    while True:
+        await asyncio.sleep(0.02)
+        yield AnswerDelta(f"drip{i} ")
+        i += 1
+
+
+async def test_query_fills_panes(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    fake_streams["exa"] = full_result
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "rust release")
+        await wait_for_search(app)
+        for pid in ("ddgs", "exa"):
+            assert pane(app, pid).status == "done"
+            assert "done" in status_text(app, pid)
+            assert "2 sources" in status_text(app, pid)
+            assert "Answer about **rust release**." in answer_source(app, pid)
+            items = pane(app, pid).query(SourceItem)
+            assert [item.url for item in items] == ["https://www.example.com/a", "https://b.example.org/"]
+            first = items.first().visual.plain
+            assert "[1] Alpha page" in first and "example.com · 1d ago" in first and "alpha snippet" in first
+            assert "July 25, 2024" in items.last().visual.plain
+            assert "cited words" in pane(app, pid).query_one(CitationList).visual.plain
+            assert pane(app, pid).query_one(RelatedItem).question == "What about beta?"
+            assert "alpha beta" in pane(app, pid).query_one(".queries").visual.plain
+            assert "fake-model" in pane(app, pid).query_one(".meta").visual.plain
+            assert "recency filter widened" in pane(app, pid).query_one(".notes").visual.plain
+        assert "Finished" in app.screen.query_one("#hint").visual.plain
+
+
+async def test_answer_streams_over_time(make_app, fake_streams):
+    fake_streams["ddgs"] = slow_answer
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "stream please")
+        await pilot.pause(0.25)
+        first = len(answer_source(app, "ddgs"))
+        assert pane(app, "ddgs").status == "streaming"
+        await pilot.pause(0.3)
+        second = len(answer_source(app, "ddgs"))
+        assert 0 < first < second
+        await wait_for_search(app)
+        assert answer_source(app, "ddgs").count("tok") == 40
+        assert pane(app, "ddgs").status == "done"
+
+
+async def test_escape_cancels_every_search(make_app, fake_streams):
+    fake_streams["ddgs"] = hang
+    fake_streams["exa"] = drip
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "cancel me")
+        await pilot.pause(0.15)
+        workers = [w for w in app.workers if w.group == "search"]
+        assert workers
+        await pilot.press("escape")
+        await wait_for_search(app)
+        assert all(w.is_cancelled for w in workers)
+        for pid in ("ddgs", "exa"):
+            assert pane(app, pid).status == "cancelled"
+            assert "cancelled" in status_text(app, pid)
+        lengths = {pid: answer_source(app, pid) for pid in ("ddgs", "exa")}
+        await pilot.pause(0.4)
+        assert {pid: answer_source(app, pid) for pid in ("ddgs", "exa")} == lengths
+        assert "started" in lengths["ddgs"] and "drip" in lengths["exa"]
+        assert "Cancelled" in app.screen.query_one("#hint").visual.plain
+
+
+async def test_new_query_replaces_old_without_leaking(make_app, fake_streams):
+    async def by_query(request, ctx):
+        for i in range(50):
+            await asyncio.sleep(0.01)
+            yield AnswerDelta(f"{request.query}-{i} ")
+
+    fake_streams["ddgs"] = by_query
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "old")
+        await pilot.pause(0.15)
+        old_markdown = pane(app, "ddgs").answer_markdown
+        assert "old-" in answer_source(app, "ddgs")
+        await submit(pilot, "new")
+        await wait_for_search(app)
+        source = answer_source(app, "ddgs")
+        assert pane(app, "ddgs").answer_markdown is not old_markdown
+        assert "old-" not in source
+        assert source.count("new-") == 50
+        assert len(pane(app, "ddgs").query(Markdown)) == 1
+
+
+async def test_error_pane_shows_kind_and_message(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    fake_streams["brave"] = auth_failure
+    app = make_app(("ddgs", "brave"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "anything")
+        await wait_for_search(app)
+        assert pane(app, "brave").status == "failed"
+        assert status_text(app, "brave") == (
+            "✗ failed (auth): Brave Search authorization failed (401). Check API key or base URL."
+        )
+        assert pane(app, "brave").has_class("-failed")
+        assert pane(app, "ddgs").status == "done"
+
+
+async def test_markup_and_escapes_render_verbatim(make_app, fake_streams):
+    hostile = "[bold red]x[/] [link=javascript:alert(1)]y[/link] [/"
+
+    async def nasty(request, ctx):
+        yield AnswerDelta("Answer \x1b]52;c;SGVsbG8=\x07with [b]markup[/b] \x1b[2J")
+        yield SourcesFound((Source("https://example.com/x", hostile + " \x1b[31mred", hostile),))
+        yield RelatedQuestions((hostile,))
+        yield Note(hostile + "\x1b[0m")
+        raise ProviderError("ddgs", ErrorKind.SERVER, hostile + " \x1b[31m boom")
+
+    fake_streams["ddgs"] = nasty
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "inject")
+        await wait_for_search(app)
+        item = pane(app, "ddgs").query_one(SourceItem).visual.plain
+        assert hostile + " red" in item
+        assert "\x1b" not in item
+        assert pane(app, "ddgs").query_one(RelatedItem).question == hostile
+        assert hostile in pane(app, "ddgs").query_one(".notes").visual.plain
+        status = status_text(app, "ddgs")
+        assert status.startswith("✗ failed (server): " + hostile)
+        assert "\x1b" not in status
+        answer = answer_source(app, "ddgs")
+        assert "\x1b" not in answer and "52;c" not in answer
+        assert "[b]markup[/b]" in answer
+        screenshot = app.export_screenshot()
+        assert "\x1b" not in screenshot
+
+
+async def test_related_question_starts_new_search(make_app, fake_streams):
+    queries: list[str] = []
+
+    async def recording(request, ctx):
+        queries.append(request.query)
+        async for event in full_result(request, ctx):
+            yield event
+
+    fake_streams["ddgs"] = recording
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "first question")
+        await wait_for_search(app)
+        related = pane(app, "ddgs").query_one(RelatedItem)
+        related.focus()
+        await pilot.press("enter")
+        await wait_for_search(app)
+        assert queries == ["first question", "What about beta?"]
+        assert app.screen.query_one("#query", Input).value == "What about beta?"
+        assert "Answer about **What about beta?**." in answer_source(app, "ddgs")
+        await pilot.click(RelatedItem)
+        await wait_for_search(app)
+        assert queries[-1] == "What about beta?" and len(queries) == 3
+
+
+async def test_empty_query_shows_hint_only(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "   ")
+        assert app.screen.query_one("#hint").visual.plain == "Type a question, then press Enter."
+        assert pane(app, "ddgs").status == "idle"
+        assert not [w for w in app.workers if w.group == "search"]
+
+
+async def test_history_up_down(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        query = app.screen.query_one("#query", Input)
+        for text in ("one", "two", "three"):
+            await submit(pilot, text)
+            await wait_for_search(app)
+        query.focus()
+        query.value = "draft"
+        await pilot.press("up")
+        assert query.value == "three"
+        await pilot.press("up", "up")
+        assert query.value == "one"
+        await pilot.press("up")
+        assert query.value == "one"
+        await pilot.press("down")
+        assert query.value == "two"
+        await pilot.press("down", "down")
+        assert query.value == "draft"
+
+
+async def test_open_and_copy_only_http(make_app, fake_streams, monkeypatch):
+    async def sources(request, ctx):
+        yield SourcesFound(
+            (
+                Source("https://example.com/ok", "Fine"),
+                Source("javascript:alert(1)", "Evil"),
+            )
+        )
+
+    fake_streams["ddgs"] = sources
+    app = make_app(("ddgs",))
+    opened: list[str] = []
+    copied: list[str] = []
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+        monkeypatch.setattr(app, "copy_to_clipboard", lambda text: copied.append(text))
+        await submit(pilot, "links")
+        await wait_for_search(app)
+        items = list(pane(app, "ddgs").query(SourceItem))
+        items[0].focus()
+        await pilot.press("o", "c")
+        assert opened == ["https://example.com/ok"] and copied == ["https://example.com/ok"]
+        await pilot.press("down")
+        assert app.screen.focused is items[1]
+        await pilot.press("o", "c")
+        await pilot.pause()
+        assert opened == ["https://example.com/ok"] and copied == ["https://example.com/ok"]
+        messages = [n.message for n in app._notifications]
+        assert any("Refused to open" in m for m in messages)
+        assert any("Refused to copy" in m for m in messages)
+
+
+async def test_markdown_links_checked(make_app, fake_streams, monkeypatch):
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    opened: list[str] = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+        await submit(pilot, "links")
+        await wait_for_search(app)
+        markdown = pane(app, "ddgs").answer_markdown
+        markdown.post_message(Markdown.LinkClicked(markdown, "javascript:alert(1)"))
+        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/x"))
+        await pilot.pause()
+        assert opened == ["https://example.com/x"]
+
+
+async def test_tab_moves_between_panes(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    fake_streams["exa"] = full_result
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await submit(pilot, "tabbing")
+        await wait_for_search(app)
+        app.screen.query_one("#providers").focus()
+        await pilot.press("tab")
+        assert pane(app, "ddgs") in app.screen.focused.ancestors
+        await pilot.press("tab")
+        assert pane(app, "exa") in app.screen.focused.ancestors
+        await pilot.press("shift+tab")
+        assert pane(app, "ddgs") in app.screen.focused.ancestors
+        await pilot.press("slash")
+        assert app.screen.focused is app.screen.query_one("#query")
+
+
+async def test_layout_adapts_to_width(make_app, fake_streams):
+    app = make_app(("ddgs", "exa", "parallel", "brave"))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        area = app.screen.pane_area
+        assert area.mode == "columns"
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert area.mode == "grid"
+        await pilot.resize_terminal(70, 40)
+        await pilot.pause()
+        assert area.mode == "tabs"
+        visible = [p for p in area.panes if p.display and not p.has_class("-hidden-tab")]
+        assert len(visible) == 1
+
+
+async def test_auto_mode_routes_to_tried_provider(make_app, fake_streams):
+    fake_streams["ddgs"] = auth_failure
+    fake_streams["exa"] = full_result
+    fake_streams["parallel"] = full_result
+    app = make_app(("ddgs", "exa", "parallel"), mode="auto")
+    async with app.run_test(size=(160, 36)) as pilot:
+        await submit(pilot, "auto question")
+        await wait_for_search(app)
+        assert pane(app, "ddgs").status == "failed"
+        assert pane(app, "exa").status == "done"
+        assert pane(app, "parallel").status == "skipped"
+        assert "answered by Exa" in app.screen.query_one("#hint").visual.plain
+
+
+async def test_provider_toggle_and_statuses(make_app, fake_streams):
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await pilot.pause(0.2)
+        selector = app.screen.selector
+        assert selector.statuses["brave"] == "missing key"
+        assert selector.statuses["ddgs"] == "keyless"
+        selector.select("brave")
+        await pilot.pause()
+        assert [p.provider_id for p in app.screen.pane_area.panes] == ["ddgs", "exa", "brave"]
+        selector.deselect_all()
+        await pilot.pause()
+        assert app.screen.pane_area.panes == []
+        await submit(pilot, "nothing selected")
+        assert "Select at least one provider" in app.screen.query_one("#hint").visual.plain
+
+
+async def test_quit_closes_engine(make_app, fake_streams):
+    fake_streams["ddgs"] = hang
+    app = make_app(("ddgs",))
+    closed: list[bool] = []
+    original = app.engine.aclose
+
+    async def aclose() -> None:
+        closed.append(True)
+        await original()
+
+    app.engine.aclose = aclose
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "hang")
+        await pilot.pause(0.1)
+        app.screen.query_one("#pane-ddgs .pane-body").focus()
+        await pilot.press("q")
+        await pilot.pause()
+    assert closed == [True]
+    assert app.return_code == 0
+
+
+async def test_ctrl_c_quits_while_searching(make_app, fake_streams):
+    fake_streams["ddgs"] = hang
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "hang")
+        await pilot.pause(0.1)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert not [w for w in app.workers if not w.is_finished]

@@ -1,0 +1,60 @@
+"""Layout snapshots of the main screen (deterministic: frozen clock, fake streams, fixed size)."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from tests.tui.conftest import submit, wait_for_search
+from tests.tui.test_search_screen import auth_failure, full_result
+
+
+def frozen() -> float:
+    """A clock that never moves, so elapsed times read 0.0s and spinners do not turn."""
+    return 100.0
+
+
+async def _no_blink(pilot) -> None:
+    """Wait for the screen to mount and its readiness worker to finish; stop the cursor blinking."""
+    for _ in range(100):
+        if pilot.app.screen.query("#query"):
+            break
+        await pilot.pause(0.02)
+    pilot.app.screen.query_one("#query", Input).cursor_blink = False
+    while any(not worker.is_finished for worker in pilot.app.workers):
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+def test_idle_screen(snap_compare, make_app, fake_streams):
+    app = make_app(("ddgs", "exa", "parallel"), clock=frozen)
+    assert snap_compare(app, terminal_size=(120, 36), run_before=_no_blink)
+
+
+def test_after_search(snap_compare, make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    fake_streams["brave"] = auth_failure
+
+    async def run(pilot) -> None:
+        await _no_blink(pilot)
+        await submit(pilot, "rust release")
+        await wait_for_search(pilot.app)
+        pilot.app.screen.query_one("#pane-ddgs").focus_target()
+        await pilot.pause()
+
+    app = make_app(("ddgs", "brave"), clock=frozen)
+    assert snap_compare(app, terminal_size=(120, 36), run_before=run)
+
+
+def test_narrow_uses_tabs(snap_compare, make_app, fake_streams):
+    for pid in ("ddgs", "exa", "parallel"):
+        fake_streams[pid] = full_result
+
+    async def run(pilot) -> None:
+        await _no_blink(pilot)
+        await submit(pilot, "narrow")
+        await wait_for_search(pilot.app)
+        await pilot.press("f2")
+        await pilot.pause()
+
+    app = make_app(("ddgs", "exa", "parallel"), clock=frozen)
+    assert snap_compare(app, terminal_size=(70, 30), run_before=run)

@@ -1,0 +1,316 @@
+"""The main screen: query box, search controls, provider checklist and one pane per provider."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Select, SelectionList, Static
+
+from websearch_tui.core.engine import Engine, RunStatus, RunUpdate, StatusChanged
+from websearch_tui.core.models import MAX_RESULTS_LIMIT, RequestError, SearchRequest
+from websearch_tui.providers import SPECS
+from websearch_tui.providers.base import ProviderSettings, ProviderSpec
+from websearch_tui.tui.widgets.pane_area import PaneArea
+from websearch_tui.tui.widgets.provider_pane import ProviderPane
+from websearch_tui.tui.widgets.provider_selector import ProviderSelector
+from websearch_tui.tui.widgets.query_input import QueryInput
+from websearch_tui.tui.widgets.related_list import RelatedItem
+from websearch_tui.tui.widgets.status_line import FINAL
+
+if TYPE_CHECKING:
+    from websearch_tui.config import Config
+
+StatusResolver = Callable[[ProviderSpec, ProviderSettings], str]
+"""Blocking ``(spec, settings) -> "ready" | "keyless" | "missing key" | ...``; run in a thread."""
+
+RECENCY_OPTIONS = [
+    ("any time", "any"),
+    ("past day", "day"),
+    ("past week", "week"),
+    ("past month", "month"),
+    ("past year", "year"),
+]
+MODE_OPTIONS = [("compare", "compare"), ("auto", "auto")]
+EMPTY_HINT = "Type a question, then press Enter."
+IDLE_HINT = "Enter searches · ↑/↓ history · Tab moves between panes · Esc cancels · F2 providers"
+
+
+class SearchScreen(Screen[None]):
+    """Search across the selected providers and watch each pane fill in."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="search-cancel", tooltip="Cancel every search in flight"),
+        Binding("tab", "cycle(1)", "Next pane", id="pane-next", tooltip="Move to the next pane"),
+        Binding("shift+tab", "cycle(-1)", "Prev pane", id="pane-previous", tooltip="Move to the previous pane"),
+        Binding("f2", "toggle_providers", "Providers", id="toggle-providers", tooltip="Show or hide providers"),
+        Binding("slash", "focus_query", "Query", id="focus-query", tooltip="Focus the query box"),
+    ]
+
+    DEFAULT_CSS = """
+    SearchScreen { layout: vertical; }
+    SearchScreen #search-bar { height: auto; }
+    SearchScreen #query { width: 1fr; }
+    SearchScreen #mode { width: 15; }
+    SearchScreen #recency { width: 17; }
+    SearchScreen #count { width: 18; }
+    SearchScreen #hint { height: 1; padding: 0 1; }
+    SearchScreen #main { height: 1fr; }
+    SearchScreen #providers { width: 37; height: 1fr; }
+    SearchScreen #providers.-hidden { display: none; }
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        engine: Engine,
+        *,
+        status_resolver: StatusResolver | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.engine = engine
+        self.status_resolver = status_resolver
+        self.clock = clock or time.monotonic
+        self._searches = 0
+
+    # --- composition --------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Search bar, hint line, provider list and panes, footer."""
+        search = self.config.search
+        recency = search.recency if search.recency in {v for _, v in RECENCY_OPTIONS} else "any"
+        count = min(max(int(search.max_results), 1), MAX_RESULTS_LIMIT)
+        mode = search.mode if search.mode in ("compare", "auto") else "compare"
+        with Horizontal(id="search-bar"):
+            yield QueryInput(placeholder="Ask the web anything…", id="query")
+            yield Select(MODE_OPTIONS, value=mode, allow_blank=False, id="mode", tooltip="Search mode")
+            yield Select(RECENCY_OPTIONS, value=recency, allow_blank=False, id="recency", tooltip="Recency")
+            yield Select(
+                [(f"{n} results", n) for n in range(1, MAX_RESULTS_LIMIT + 1)],
+                value=count,
+                allow_blank=False,
+                id="count",
+                tooltip="Results per provider",
+            )
+        yield Static(IDLE_HINT, id="hint", markup=False)
+        with Horizontal(id="main"):
+            known = [pid for pid in search.providers if pid in SPECS]
+            yield ProviderSelector(list(SPECS.values()), known, id="providers")
+            yield PaneArea(self.engine, clock=self.clock, id="panes")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        """Show panes for the initial selection, focus the query, resolve provider readiness."""
+        await self.pane_area.set_providers(self.selected_specs())
+        self.query_input.focus()
+        self._load_statuses()
+
+    @property
+    def query_input(self) -> QueryInput:
+        """The query box."""
+        return self.query_one("#query", QueryInput)
+
+    @property
+    def pane_area(self) -> PaneArea:
+        """The container of provider panes."""
+        return self.query_one("#panes", PaneArea)
+
+    @property
+    def selector(self) -> ProviderSelector:
+        """The provider checklist."""
+        return self.query_one("#providers", ProviderSelector)
+
+    def selected_specs(self) -> list[ProviderSpec]:
+        """Selected providers: the configured order first, then the registry order."""
+        selected = set(self.selector.selected)
+        order = [pid for pid in self.config.search.providers if pid in SPECS]
+        order += [pid for pid in SPECS if pid not in order]
+        return [SPECS[pid] for pid in order if pid in selected]
+
+    def set_hint(self, text: str) -> None:
+        """Show a short plain-text hint under the search bar."""
+        self.query_one("#hint", Static).update(text)
+
+    @work(group="status", exit_on_error=False, description="provider readiness")
+    async def _load_statuses(self) -> None:
+        resolver = self.status_resolver or _default_status_resolver
+        specs = list(SPECS.values())
+
+        def resolve_all() -> dict[str, str]:
+            statuses = {}
+            for spec in specs:
+                try:
+                    statuses[spec.id] = resolver(spec, self.config.settings_for(spec.id))
+                except Exception:  # readiness is informative only; never block the UI on it
+                    statuses[spec.id] = "unknown"
+            return statuses
+
+        statuses = await asyncio.to_thread(resolve_all)
+        for pid, status in statuses.items():
+            self.selector.set_status(pid, status)
+
+    # --- searching ----------------------------------------------------------------------
+
+    @on(QueryInput.Submitted, "#query")
+    async def _on_submit(self, event: QueryInput.Submitted) -> None:
+        event.stop()
+        await self.search(event.value)
+
+    @on(RelatedItem.Chosen)
+    async def _on_related(self, event: RelatedItem.Chosen) -> None:
+        event.stop()
+        self.query_input.value = event.question
+        await self.search(event.question)
+
+    @on(SelectionList.SelectedChanged, "#providers")
+    async def _on_selection(self) -> None:
+        await self.pane_area.set_providers(self.selected_specs())
+
+    def build_request(self, query: str) -> SearchRequest:
+        """A :class:`SearchRequest` from ``query`` and the current controls.
+
+        Raises:
+            RequestError: the query or a control value is out of range.
+        """
+        mode = self.query_one("#mode", Select).value
+        recency = self.query_one("#recency", Select).value
+        count = self.query_one("#count", Select).value
+        return SearchRequest(
+            query=query,
+            providers=tuple(spec.id for spec in self.selected_specs()),
+            mode=mode if isinstance(mode, str) else "compare",
+            max_results=count if isinstance(count, int) else 10,
+            recency=recency if isinstance(recency, str) and recency != "any" else None,
+        )
+
+    async def search(self, query: str) -> None:
+        """Start a search for ``query``; the previous search is cancelled first."""
+        if not query.strip():
+            self.set_hint(EMPTY_HINT)
+            return
+        specs = self.selected_specs()
+        if not specs:
+            self.set_hint("Select at least one provider first (F2 shows the list).")
+            return
+        try:
+            request = self.build_request(query)
+        except RequestError as exc:
+            self.set_hint(str(exc))
+            return
+        self.query_input.remember(request.query)
+        self._searches += 1
+        self.workers.cancel_group(self, "search")
+        await self.pane_area.set_providers(specs)
+        panes = self.pane_area.panes
+        tokens = {pane.provider_id: await pane.begin_run() for pane in panes}
+        self.pane_area.wake()
+        if request.mode == "auto":
+            self.set_hint("Searching (auto: providers are tried in order until one answers)…")
+            self._auto_worker(request, {pane.provider_id: pane for pane in panes}, tokens)
+        else:
+            self.set_hint(f"Searching {len(panes)} provider{'s' if len(panes) != 1 else ''}…")
+            for pane in panes:
+                pane.start(request, tokens[pane.provider_id])
+
+    @work(exclusive=True, group="search", exit_on_error=False, description="auto search")
+    async def _auto_worker(
+        self, request: SearchRequest, panes: dict[str, ProviderPane], tokens: dict[str, int]
+    ) -> None:
+        def route(provider_id: str, update: RunUpdate) -> None:
+            pane = panes.get(provider_id)
+            if pane is None:
+                return
+            if isinstance(update, StatusChanged) and update.status is RunStatus.RUNNING:
+                self.pane_area.activate(provider_id)
+            pane.feed(tokens[provider_id], provider_id, update)
+
+        try:
+            await self.engine.auto(request, route)
+        finally:
+            for pid, pane in panes.items():
+                pane.end_auto(tokens[pid])
+
+    @on(ProviderPane.Finished)
+    def _on_pane_finished(self, event: ProviderPane.Finished) -> None:
+        event.stop()
+        panes = self.pane_area.panes
+        if any(pane.is_active for pane in panes):
+            return
+        counts = Counter(pane.status for pane in panes if pane.status in FINAL)
+        summary = ", ".join(
+            f"{counts[s]} {s}" for s in ("done", "empty", "failed", "cancelled", "skipped") if counts[s]
+        )
+        winners = [pane.spec.label for pane in panes if pane.status == "done"]
+        head = "Cancelled" if counts["cancelled"] else "Finished"
+        if self.query_one("#mode", Select).value == "auto" and winners:
+            head += f" — answered by {winners[0]}"
+        self.set_hint(f"{head} — {summary}." if summary else f"{head}.")
+
+    def action_cancel(self) -> None:
+        """Cancel every search in flight; their panes show ``cancelled``."""
+        panes = self.pane_area.panes
+        active = any(pane.is_active for pane in panes)
+        self.workers.cancel_group(self, "search")
+        for pane in panes:
+            pane.cancel()
+        if active:
+            self.set_hint("Search cancelled.")
+
+    # --- navigation ---------------------------------------------------------------------
+
+    def _stops(self) -> list[Widget]:
+        stops: list[Widget] = [self.query_input, *self.query(Select)]
+        if not self.selector.has_class("-hidden"):
+            stops.append(self.selector)
+        stops += [pane for pane in self.pane_area.panes if not pane.has_class("-hidden-tab")]
+        if self.pane_area.mode == "tabs":
+            stops = [s for s in stops if not isinstance(s, ProviderPane)] + self.pane_area.panes
+        return stops
+
+    def action_cycle(self, delta: int) -> None:
+        """Move focus to the next/previous control or provider pane (Tab / Shift+Tab)."""
+        stops = self._stops()
+        focused = self.focused
+        current = -1
+        for index, stop in enumerate(stops):
+            if focused is not None and (focused is stop or stop in focused.ancestors):
+                current = index
+                break
+        target = stops[(current + delta) % len(stops)] if current >= 0 or delta > 0 else stops[-1]
+        if isinstance(target, ProviderPane):
+            self.pane_area.activate(target.provider_id)
+            target.focus_target()
+        else:
+            target.focus()
+
+    def action_toggle_providers(self) -> None:
+        """Show or hide the provider list (focuses it when shown)."""
+        selector = self.selector
+        selector.toggle_class("-hidden")
+        if selector.has_class("-hidden"):
+            if selector.has_focus:
+                self.query_input.focus()
+        else:
+            selector.focus()
+
+    def action_focus_query(self) -> None:
+        """Focus the query box."""
+        self.query_input.focus()
+
+
+def _default_status_resolver(spec: ProviderSpec, settings: ProviderSettings) -> str:
+    """``credentials.provider_status``, imported only when first needed."""
+    from websearch_tui.credentials import provider_status
+
+    return provider_status(spec, settings)

@@ -1,0 +1,1 @@
+"""Widgets of the websearch-tui application, one concern per module."""

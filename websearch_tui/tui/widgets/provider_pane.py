@@ -1,0 +1,379 @@
+"""One provider's pane: status line, streamed answer, sources, citations, related questions.
+
+The pane owns its stream worker (compare mode). In auto mode the screen's worker feeds it
+through :meth:`ProviderPane.feed`. Each run gets a token; updates carrying an older token are
+dropped, and each run streams into a fresh :class:`Markdown` widget, so text from a cancelled
+run can never leak into the next one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from functools import partial
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Markdown, Static
+
+from websearch_tui.core.engine import Engine, EventReceived, RunUpdate, StatusChanged
+from websearch_tui.core.errors import ProviderError
+from websearch_tui.core.models import AnswerDelta, ResponseBuilder, SearchRequest, SearchResponse
+from websearch_tui.core.text import sanitize
+from websearch_tui.providers.base import ProviderSpec
+from websearch_tui.tui.safe import clean, copy_url_safely, open_url_safely, plain
+from websearch_tui.tui.widgets.related_list import RelatedItem, RelatedList
+from websearch_tui.tui.widgets.source_list import CitationList, SourceItem, SourceList
+from websearch_tui.tui.widgets.status_line import ACTIVE, FINAL, PaneStatus, StatusLine
+
+FLUSH_SECONDS = 0.05
+"""How often buffered answer tokens are written to the Markdown stream (and the spinner ticks)."""
+
+
+class AnswerBuffer:
+    """Batches answer text and streams it into one fresh :class:`Markdown` widget.
+
+    ``add`` is cheap (called per token); ``flush`` writes everything pending in one
+    :meth:`MarkdownStream.write`; ``close`` flushes (optionally) and stops the stream once.
+    """
+
+    def __init__(self, markdown: Markdown) -> None:
+        self.markdown = markdown
+        self._stream = Markdown.get_stream(markdown)
+        self._pending: list[str] = []
+        self._closed = False
+        self._close_task: asyncio.Future[None] | None = None
+
+    def add(self, text: str) -> None:
+        """Queue sanitized answer text."""
+        if text and not self._closed:
+            self._pending.append(text)
+
+    async def flush(self) -> None:
+        """Write the queued text to the stream."""
+        if self._closed or not self._pending:
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        await self._stream.write(text)
+
+    async def close(self, *, flush: bool = True) -> None:
+        """Flush (unless ``flush`` is False), then stop the stream.
+
+        The first call does the work in its own task (so cancelling a caller never interrupts
+        the stream's final render, and the stream is stopped exactly once); every call waits for it.
+        """
+        if self._close_task is None:
+            if not flush:
+                self._pending.clear()
+            self._close_task = asyncio.ensure_future(self._close())
+        await asyncio.shield(self._close_task)
+
+    async def _close(self) -> None:
+        await self.flush()
+        self._closed = True
+        self._pending.clear()
+        with suppress(Exception, asyncio.CancelledError):
+            await self._stream.stop()
+
+
+class ProviderPane(Vertical):
+    """The live view of one provider's run for the current query."""
+
+    class Finished(Message):
+        """A run reached a final status (done, empty, failed, cancelled, skipped)."""
+
+        def __init__(self, pane: ProviderPane, status: str) -> None:
+            super().__init__()
+            self.pane = pane
+            self.status = status
+
+    BINDINGS = [
+        Binding("o", "open_source", "Open source", id="pane-open-source", tooltip="Open the selected source"),
+        Binding("c", "copy_source", "Copy URL", id="pane-copy-url", tooltip="Copy the selected source's URL"),
+        Binding("s", "focus_sources", "Sources", id="pane-sources", tooltip="Move to the first source"),
+        Binding("r", "focus_related", "Related", id="pane-related", tooltip="Move to the related questions"),
+    ]
+
+    DEFAULT_CSS = """
+    ProviderPane { height: 1fr; width: 1fr; min-width: 20; }
+    ProviderPane > .pane-body { height: 1fr; padding: 0 1; }
+    ProviderPane .section-title { margin: 1 0 0 0; text-style: bold; }
+    ProviderPane .answer-box { height: auto; }
+    ProviderPane Markdown { margin: 0; padding: 0; }
+    ProviderPane .notes, ProviderPane .queries, ProviderPane .meta { height: auto; }
+    """
+
+    def __init__(self, spec: ProviderSpec, engine: Engine, *, clock: Callable[[], float] | None = None) -> None:
+        super().__init__(id=f"pane-{spec.id}", classes="provider-pane")
+        self.spec = spec
+        self.engine = engine
+        self._clock = clock or time.monotonic
+        self._token = 0
+        self._buffer: AnswerBuffer | None = None
+        self._builder = ResponseBuilder(spec.id)
+        self._status = "idle"
+        self._error: ProviderError | None = None
+        self._started: float | None = None
+        self._ended: float | None = None
+        self._follow_pending = False
+        self.border_title = Content(spec.label)
+
+    @property
+    def provider_id(self) -> str:
+        """The provider this pane shows."""
+        return self.spec.id
+
+    @property
+    def status(self) -> str:
+        """``idle``, ``queued``, a :class:`RunStatus` value, or ``skipped``."""
+        return self._status
+
+    @property
+    def response(self) -> SearchResponse:
+        """Everything this run has received so far (the same reducer as the CLI)."""
+        return self._builder.response
+
+    @property
+    def answer_markdown(self) -> Markdown | None:
+        """The Markdown widget of the current run, if a run has started."""
+        return self._buffer.markdown if self._buffer else None
+
+    @property
+    def is_active(self) -> bool:
+        """True while a run is queued or in flight."""
+        return self._status in ACTIVE
+
+    def compose(self) -> ComposeResult:
+        """Status line above a scrolling body."""
+        yield StatusLine(classes="pane-status")
+        with VerticalScroll(classes="pane-body"):
+            yield Static(classes="notes", markup=False)
+            yield Vertical(classes="answer-box")
+            yield Static("Sources", classes="section-title sources-title")
+            yield SourceList(classes="sources")
+            yield Static("Citations", classes="section-title citations-title")
+            yield CitationList(classes="citations", markup=False)
+            yield Static("Related", classes="section-title related-title")
+            yield RelatedList(classes="related")
+            yield Static(classes="queries", markup=False)
+            yield Static(classes="meta", markup=False)
+
+    def on_mount(self) -> None:
+        """Render the empty sections."""
+        self._render_sections()
+
+    def _follow(self) -> None:
+        """Anchor the body once the run's content overflows it.
+
+        From then on it follows the answer until the user scrolls up. (Anchoring earlier would
+        bottom-align short content: Textual 8.2.8 lets an anchored scroll offset go negative.)
+        """
+        body = self.body
+        if self._follow_pending and body.virtual_size.height > body.scrollable_content_region.height:
+            self._follow_pending = False
+            body.anchor()
+
+    async def on_unmount(self) -> None:
+        """Stop the stream of the current run."""
+        if self._buffer is not None:
+            await self._buffer.close(flush=False)
+
+    @property
+    def body(self) -> VerticalScroll:
+        """The scrolling body of the pane."""
+        return self.query_one(".pane-body", VerticalScroll)
+
+    # --- runs -------------------------------------------------------------------------
+
+    async def begin_run(self) -> int:
+        """Reset the pane for a new run (fresh Markdown) and return the run's token.
+
+        Any previous run is cancelled and its pending text discarded.
+        """
+        self._token += 1
+        self.workers.cancel_group(self, "search")
+        old, self._buffer = self._buffer, None
+        if old is not None:
+            await old.close(flush=False)
+        box = self.query_one(".answer-box", Vertical)
+        await box.remove_children()
+        markdown = Markdown(open_links=False, classes="answer")
+        await box.mount(markdown)
+        self._buffer = AnswerBuffer(markdown)
+        self._builder = ResponseBuilder(self.spec.id)
+        self._error = None
+        self._started = self._ended = None
+        self._status = "queued"
+        self._render_sections()
+        self._refresh_status()
+        self.body.anchor(False)
+        self.body.scroll_home(animate=False, immediate=True)
+        self._follow_pending = True
+        return self._token
+
+    def start(self, request: SearchRequest, token: int) -> None:
+        """Run this provider for ``request`` in the pane's own worker (compare mode)."""
+        self._stream_worker(request, token)
+
+    @work(exclusive=True, group="search", exit_on_error=False, description="provider stream")
+    async def _stream_worker(self, request: SearchRequest, token: int) -> None:
+        buffer = self._buffer
+        try:
+            await self.engine.run_provider(self.provider_id, request, partial(self.feed, token))
+        finally:
+            if buffer is not None:
+                await buffer.close(flush=token == self._token)
+
+    def feed(self, token: int, provider_id: str, update: RunUpdate) -> None:
+        """Apply one engine update (``on_update`` signature plus the run token)."""
+        if token != self._token or self._status in FINAL:
+            return
+        if isinstance(update, StatusChanged):
+            self._set_status(update.status.value, update.error)
+        elif isinstance(update, EventReceived):
+            event = update.event
+            self._builder.apply(event)
+            if isinstance(event, AnswerDelta):
+                if self._buffer is not None:
+                    self._buffer.add(sanitize(event.text))
+            else:
+                self._render_sections()
+                self._refresh_status()
+
+    def cancel(self) -> None:
+        """Cancel the run in flight (if any); the pane shows ``cancelled``."""
+        if self._status in ACTIVE:
+            self.workers.cancel_group(self, "search")
+            self._set_status("cancelled")
+
+    def end_auto(self, token: int) -> None:
+        """Auto mode finished: a provider the chain never reached shows ``skipped``."""
+        if token == self._token and self._status == "queued":
+            self._set_status("skipped")
+
+    def _set_status(self, status: str, error: ProviderError | None = None) -> None:
+        now = self._clock()
+        if status in ("running", "streaming") and self._started is None:
+            self._started = now
+        self._status = status
+        if status in FINAL:
+            self._ended = now if self._started is not None else None
+            self._error = error
+            if self._buffer is not None:
+                self.call_later(self._buffer.close)
+            self._refresh_status()
+            self.post_message(self.Finished(self, status))
+            return
+        self._refresh_status()
+
+    async def tick(self) -> None:
+        """Write buffered answer text, advance the spinner, follow the answer.
+
+        Called every :data:`FLUSH_SECONDS` by the :class:`PaneArea` for all active panes at
+        once, so several streaming panes cost one screen update per tick, not one each.
+        """
+        if self._buffer is not None:
+            await self._buffer.flush()
+        self._refresh_status()
+        self._follow()
+
+    # --- rendering --------------------------------------------------------------------
+
+    def _refresh_status(self) -> None:
+        elapsed = None
+        if self._started is not None:
+            elapsed = max(0.0, (self._ended if self._ended is not None else self._clock()) - self._started)
+        frame = int(self._clock() / FLUSH_SECONDS / 2) if self._status in ACTIVE else 0
+        self.set_class(self._status == "failed", "-failed")
+        self.set_class(self._status in ACTIVE, "-active")
+        self.query_one(StatusLine).show(
+            PaneStatus(self._status, elapsed, len(self.response.sources), self._error, frame)
+        )
+
+    def _render_sections(self) -> None:
+        r = self.response
+        notes = self.query_one(".notes", Static)
+        notes.update(Content("\n").join(Content.assemble(("⚠ ", "$text-warning"), plain(n)) for n in r.notes))
+        notes.display = bool(r.notes)
+        self.query_one(".sources-title", Static).display = bool(r.sources)
+        self.query_one(SourceList).set_sources(r.sources)
+        self.query_one(".citations-title", Static).display = bool(r.citations)
+        self.query_one(CitationList).set_citations(r.citations)
+        self.query_one(".related-title", Static).display = bool(r.related_questions)
+        self.query_one(RelatedList).set_questions(r.related_questions)
+        queries = self.query_one(".queries", Static)
+        lines = [Content.styled("Searched:", "bold")] + [plain(q, one_line=True, limit=160) for q in r.search_queries]
+        queries.update(Content("\n  ").join(lines))
+        queries.display = bool(r.search_queries)
+        meta = self.query_one(".meta", Static)
+        meta.update(Content.styled(self._meta_text(r), "dim"))
+        meta.display = bool(r.model or r.usage)
+
+    @staticmethod
+    def _meta_text(r: SearchResponse) -> str:
+        parts = []
+        if r.model:
+            parts.append("model " + clean(r.model, one_line=True, limit=80))
+        usage = r.usage
+        if usage is not None:
+            if usage.input_tokens is not None or usage.output_tokens is not None:
+                parts.append(f"tokens {usage.input_tokens or 0} in / {usage.output_tokens or 0} out")
+            elif usage.total_tokens is not None:
+                parts.append(f"{usage.total_tokens} tokens")
+            if usage.search_requests is not None:
+                parts.append(f"{usage.search_requests} searches")
+        return " · ".join(parts)
+
+    # --- navigation and actions -------------------------------------------------------
+
+    def focus_target(self) -> None:
+        """Focus the pane: its first source if it has one, else its body."""
+        items = self.query_one(SourceList).items
+        (items[0] if items else self.body).focus()
+
+    def _selected_source(self) -> SourceItem | None:
+        focused = self.screen.focused
+        if isinstance(focused, SourceItem) and self in focused.ancestors:
+            return focused
+        items = self.query_one(SourceList).items
+        return items[0] if items else None
+
+    def action_open_source(self) -> None:
+        """Open the selected source in the browser (http/https only)."""
+        item = self._selected_source()
+        if item is None:
+            self.notify("No source to open.", severity="warning", markup=False)
+            return
+        open_url_safely(self.app, item.url)
+
+    def action_copy_source(self) -> None:
+        """Copy the selected source's URL (http/https only)."""
+        item = self._selected_source()
+        if item is None:
+            self.notify("No source to copy.", severity="warning", markup=False)
+            return
+        copy_url_safely(self.app, item.url)
+
+    def action_focus_sources(self) -> None:
+        """Focus the first source."""
+        items = self.query_one(SourceList).items
+        if items:
+            items[0].focus()
+
+    def action_focus_related(self) -> None:
+        """Focus the first related question."""
+        items = list(self.query(RelatedItem))
+        if items:
+            items[0].focus()
+
+    @on(Markdown.LinkClicked)
+    def _on_link(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        open_url_safely(self.app, event.href)

@@ -1,0 +1,104 @@
+"""The one-line (wrapping) status of a provider pane: spinner, elapsed time, sources or error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.widgets import Static
+
+from websearch_tui.core.errors import ProviderError
+from websearch_tui.tui.safe import clean
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ACTIVE = frozenset({"queued", "running", "streaming"})
+FINAL = frozenset({"done", "empty", "failed", "cancelled", "skipped"})
+
+
+@dataclass(frozen=True)
+class PaneStatus:
+    """What the status line shows.
+
+    ``status`` is a :class:`~websearch_tui.core.engine.RunStatus` value or ``"idle"`` /
+    ``"skipped"`` (auto mode: the chain stopped before this provider); ``elapsed`` is seconds.
+    """
+
+    status: str = "idle"
+    elapsed: float | None = None
+    sources: int = 0
+    error: ProviderError | None = None
+    frame: int = 0
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def render_status(state: PaneStatus) -> Content:
+    """The status as plain :class:`Content` (error messages are provider text: sanitized)."""
+    elapsed = f"{state.elapsed:.1f}s" if state.elapsed is not None else ""
+    spin = SPINNER[state.frame % len(SPINNER)]
+    status = state.status
+    if status == "idle":
+        return Content.styled("idle — waiting for a query", "dim")
+    if status == "queued":
+        return Content.styled("… queued", "dim")
+    if status in ("running", "streaming"):
+        word = "searching" if status == "running" else "streaming"
+        parts = [f"{spin} {word}", elapsed]
+        if state.sources:
+            parts.append(_count(state.sources, "source"))
+        return Content.styled(" · ".join(p for p in parts if p), "$text-accent")
+    if status == "done":
+        parts = ["✓ done", elapsed, _count(state.sources, "source")]
+        return Content.styled(" · ".join(p for p in parts if p), "$text-success")
+    if status == "empty":
+        return Content.styled(
+            " · ".join(p for p in ("∅ empty", elapsed, "no renderable content") if p), "$text-warning"
+        )
+    if status == "cancelled":
+        return Content.styled(" · ".join(p for p in ("⊘ cancelled", elapsed) if p), "$text-warning")
+    if status == "skipped":
+        return Content.styled("– not needed (auto mode stopped earlier)", "dim")
+    if status == "failed":
+        kind = state.error.kind.value if state.error else "error"
+        message = clean(state.error.message) if state.error else "unknown error"
+        head = Content.styled(f"✗ failed ({kind}): ", "bold $text-error")
+        return Content.assemble(head, Content(message))
+    return Content(clean(status))
+
+
+class StatusLine(Static):
+    """Shows a :class:`PaneStatus`; never parses markup.
+
+    While a run is in flight only the spinner and the numbers change, so those ticks repaint
+    the line without a layout pass (a layout pass per tick per pane is what makes a busy
+    screen lag).
+    """
+
+    DEFAULT_CSS = """
+    StatusLine { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        self.state = PaneStatus()
+        self._content = render_status(self.state)
+        super().__init__(self._content, markup=False, id=id, classes=classes)
+
+    @property
+    def text(self) -> str:
+        """The plain text currently shown."""
+        return self._content.plain
+
+    def show(self, state: PaneStatus) -> None:
+        """Display ``state`` (skips the refresh when nothing visible changed)."""
+        if state == self.state:
+            return
+        previous, self.state = self.state, state
+        content = render_status(state)
+        if content == self._content:
+            return
+        ticking = previous.status == state.status and state.status in ACTIVE
+        self._content = content
+        same_height = bool(self.size.width) and content.cell_length <= self.content_region.width
+        self.update(content, layout=not (ticking and same_height))
