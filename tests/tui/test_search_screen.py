@@ -416,3 +416,49 @@ async def test_ctrl_c_quits_while_searching(make_app, fake_streams):
         await pilot.pause()
     assert app.return_code == 0
     assert not [w for w in app.workers if not w.is_finished]
+
+
+async def long_answer_with_sources(request, ctx):
+    yield SourcesFound(tuple(Source(f"https://s{i}.example/", f"Source {i}", "snippet " * 8) for i in range(8)))
+    for i in range(400):
+        await asyncio.sleep(0.015)
+        yield AnswerDelta(f"Paragraph {i} of the answer.\n\n")
+
+
+def answer_bottom_visible(p: ProviderPane) -> bool:
+    body = p.body
+    box = p.query_one(".answer-box")
+    bottom = box.virtual_region.y + p.answer_markdown.virtual_region.bottom
+    # one flush of text may have landed since the last follow: allow a few lines of slack
+    return body.scroll_y <= bottom <= body.scroll_y + body.scrollable_content_region.height + 6
+
+
+async def test_pane_follows_the_answer_not_the_sources(make_app, fake_streams):
+    fake_streams["ddgs"] = long_answer_with_sources
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "long answer")
+        p = pane(app, "ddgs")
+        for _ in range(100):  # until the answer has outgrown the pane
+            await pilot.pause(0.05)
+            if p.body.scroll_y > 3:
+                break
+        assert p.status == "streaming"
+        assert p.body.scroll_y > 3  # the view moved with the answer
+        assert answer_bottom_visible(p), (p.body.scroll_y, p.body.max_scroll_y, p._following, p._follow_y)
+        assert p.body.scroll_y < p.body.max_scroll_y  # the sources below the answer are not where it sits
+
+
+async def test_scrolling_up_stops_following(make_app, fake_streams):
+    fake_streams["ddgs"] = long_answer_with_sources
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "long answer")
+        p = pane(app, "ddgs")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if p.body.scroll_y > 3:
+                break
+        p.body.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause(0.3)
+        assert p.status == "streaming" and p.body.scroll_y == 0

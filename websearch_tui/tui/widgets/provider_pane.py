@@ -122,7 +122,8 @@ class ProviderPane(Vertical):
         self._error: ProviderError | None = None
         self._started: float | None = None
         self._ended: float | None = None
-        self._follow_pending = False
+        self._following = False
+        self._follow_y: float | None = None
         self.border_title = Content(spec.label)
 
     @property
@@ -170,15 +171,24 @@ class ProviderPane(Vertical):
         self._render_sections()
 
     def _follow(self) -> None:
-        """Anchor the body once the run's content overflows it.
+        """Keep the end of the streaming answer in view until the user scrolls up.
 
-        From then on it follows the answer until the user scrolls up. (Anchoring earlier would
-        bottom-align short content: Textual 8.2.8 lets an anchored scroll offset go negative.)
+        The answer sits above the sources, so following means "show the answer's last line",
+        not "stick to the bottom of the pane" (which would show the sources instead).
         """
+        if not self._following or self._buffer is None or self._status not in ACTIVE:
+            return
         body = self.body
-        if self._follow_pending and body.virtual_size.height > body.scrollable_content_region.height:
-            self._follow_pending = False
-            body.anchor()
+        moved_up = self._follow_y is not None and body.scroll_y < self._follow_y - 0.5
+        if moved_up and body.scroll_y < body.max_scroll_y - 0.5:  # not just clamped by a re-layout
+            self._following = False  # the user scrolled up: leave the view alone
+            return
+        box = self.query_one(".answer-box", Vertical)
+        answer_bottom = box.virtual_region.y + self._buffer.markdown.virtual_region.bottom
+        target = max(0, answer_bottom - body.scrollable_content_region.height)
+        if target > body.scroll_y:
+            body.scroll_to(y=target, animate=False, immediate=True)
+        self._follow_y = body.scroll_y
 
     async def on_unmount(self) -> None:
         """Stop the stream of the current run."""
@@ -213,9 +223,9 @@ class ProviderPane(Vertical):
         self._status = "queued"
         self._render_sections()
         self._refresh_status()
-        self.body.anchor(False)
         self.body.scroll_home(animate=False, immediate=True)
-        self._follow_pending = True
+        self._following = True
+        self._follow_y = None
         return self._token
 
     def start(self, request: SearchRequest, token: int) -> None:
@@ -282,7 +292,7 @@ class ProviderPane(Vertical):
         if self._buffer is not None:
             await self._buffer.flush()
         self._refresh_status()
-        self._follow()
+        self.call_after_refresh(self._follow)
 
     # --- rendering --------------------------------------------------------------------
 
