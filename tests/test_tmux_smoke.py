@@ -1,0 +1,64 @@
+"""Smoke test in a real terminal: the app in tmux, against the fake server, typed at like a person."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.fake_providers import FAKE_KEYS, FakeServer
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=30).stdout
+
+
+def wait_for(session: str, predicate, timeout: float = 30.0) -> str:
+    """Capture the pane until ``predicate(screen)`` holds; return the last screen."""
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-t", session)
+        if predicate(screen):
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"screen never matched; last screen:\n{screen}")
+
+
+def test_query_fills_panes_and_ctrl_c_quits(tmp_path: Path) -> None:
+    session = f"wst-{uuid.uuid4().hex[:8]}"
+    with FakeServer(token_delay=0.05) as server:
+        config = server.write_config(tmp_path / "config.toml", providers=["ddgs", "brave", "perplexity"])
+        env = {
+            **FAKE_KEYS,
+            "WEBSEARCH_TUI_CONFIG": str(config),
+            "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+            "TERM": "xterm-256color",
+        }
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        command = f"env {exports} {shlex.quote(sys.executable)} -m websearch_tui; echo EXITED $?; sleep 30"
+        tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "45", command)
+        try:
+            wait_for(session, lambda s: "Ask the web" in s and "Perplexity" in s)
+            tmux("send-keys", "-t", session, "python asyncio tutorial", "Enter")
+            wait_for(session, lambda s: "streaming" in s and "asyncio is Python" in s)  # answer arriving
+            done = wait_for(session, lambda s: "Finished" in s and "streaming" not in s)
+            assert "Brave Search" in done and "DuckDuckGo" in done
+            assert done.count("✓ done") == 3
+            assert "superfastpython.com" in done  # a DuckDuckGo source reached the screen
+            for key in FAKE_KEYS.values():
+                assert key not in done
+            tmux("send-keys", "-t", session, "C-c")
+            exited = wait_for(session, lambda s: "EXITED" in s)
+            assert "EXITED 0" in exited and "Traceback" not in exited
+        finally:
+            tmux("kill-session", "-t", session)
