@@ -45,7 +45,8 @@ def test_query_fills_panes_and_ctrl_c_quits(tmp_path: Path) -> None:
             "TERM": "xterm-256color",
         }
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        command = f"env {exports} {shlex.quote(sys.executable)} -m websearch_tui; echo EXITED $?; sleep 30"
+        # COLUMNS/LINES can leak in from the test runner's environment and would pin Textual to 80x24
+        command = f"env -u COLUMNS -u LINES {exports} {shlex.quote(sys.executable)} -m websearch_tui; echo EXITED $?; sleep 30"
         tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "45", command)
         try:
             wait_for(session, lambda s: "Ask the web" in s and "Perplexity" in s)
