@@ -155,6 +155,8 @@ def test_plain_text_strips_tags_and_entities() -> None:
         == "A \"Hello, World!\" program 'x'"
     )
     assert plain_text("  many \n  spaces ", collapse=True) == "many spaces"
+    assert plain_text("Use Vec<T> when a < b and c > d") == "Use Vec<T> when a < b and c > d"
+    assert plain_text("<p>para</p><br/><!-- hidden -->x <a href='h'>link</a>") == "parax link"
     assert plain_text("N/A") is None and plain_text("") is None and plain_text(3) is None
 
 
@@ -163,6 +165,7 @@ def test_plain_text_strips_tags_and_entities() -> None:
     [
         ("https://example.com/a b", "https://example.com/a%20b"),
         ("http://example.com", "http://example.com"),
+        ("https://müller.de/straße", "https://müller.de/straße"),
         ("javascript:alert(1)", None),
         ("file:///etc/passwd", None),
         ("//example.com/x", None),

@@ -165,3 +165,69 @@ async def test_stream_sse_parses_crlf_and_skips_done(sleeps: list[float]) -> Non
     ctx = make_ctx("perplexity", lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
     items = [item async for item in stream_sse(ctx, "POST", "https://x.example")]
     assert items == [("a", {"n": 1}), ("message", {"n": 2})]
+
+
+def test_retry_hint_order_and_body_text() -> None:
+    # Retry-After (as an HTTP date) comes before x-ratelimit-reset-ms
+    past = format_datetime(datetime(2020, 1, 1, tzinfo=timezone.utc), usegmt=True)
+    assert retry_hint({"Retry-After": past, "x-ratelimit-reset-ms": "5000"}) == 0
+    assert retry_hint({}, None, "Please retry in 12s.") == 12
+    assert retry_hint({}, None, "rate limited, reset after 1h2m3s") == 3723
+    assert retry_hint({}, None, "Try again in 2 min") == 120
+    assert retry_hint({}, None, "retry-after-ms=250") == 0.25
+    assert retry_hint({}, None, "quota exceeded") is None
+
+
+async def test_other_5xx_are_not_retried(sleeps: list[float]) -> None:
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", lambda r: httpx.Response(501, text="nope")), "GET", "https://x.example")
+    assert info.value.kind is ErrorKind.SERVER and sleeps == []
+
+
+@pytest.mark.parametrize("url", ["localhost:8888/search", "http://exa\nmple.example/x"])
+async def test_unusable_endpoint_is_a_config_error_not_retried(url: str, sleeps: list[float]) -> None:
+    from websearch_tui.providers import get_spec
+    from websearch_tui.providers.base import ProviderContext
+
+    async with httpx.AsyncClient() as client:  # a real transport: httpx refuses these URLs before any I/O
+        with pytest.raises(ProviderError) as info:
+            await request_json(ProviderContext(spec=get_spec("searxng"), client=client), "GET", url)
+    assert info.value.kind is ErrorKind.CONFIG and sleeps == []
+    assert "Check base_url in [providers.searxng]" in info.value.message
+
+
+async def test_long_server_wait_is_shown(sleeps: list[float]) -> None:
+    ctx = make_ctx("tavily", lambda r: httpx.Response(429, headers={"Retry-After": "34"}, text="slow"), timeout=10)
+    with pytest.raises(ProviderError) as info:
+        await request_json(ctx, "POST", "https://x.example/s")
+    assert info.value.message.endswith("(retry in 34 s)")
+
+
+async def test_no_retry_once_a_response_arrived_when_http_errors_are_final(sleeps: list[float]) -> None:
+    calls: list[int] = []
+
+    async def broken_body():
+        yield b": keep-alive\n\n"
+        raise httpx.ReadError("connection reset")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=broken_body())
+
+    with pytest.raises(ProviderError) as info:
+        async for _ in stream_sse(make_ctx("perplexity", handler), "POST", "https://x.example", retry_http_errors=False):
+            pass
+    assert info.value.kind is ErrorKind.NETWORK
+    assert len(calls) == 1 and sleeps == []
+
+
+async def test_connection_failure_before_a_response_is_retried_once_when_asked(sleeps: list[float]) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    with pytest.raises(ProviderError):
+        async for _ in stream_sse(
+            make_ctx("perplexity", refuse), "POST", "https://x.example", retry_http_errors=False, max_retries=1
+        ):
+            pass
+    assert sleeps == [1.0]

@@ -291,7 +291,7 @@ async def test_429_with_null_id_jsonrpc_error_uses_the_provider_message() -> Non
         )
     assert info.value.kind is ErrorKind.RATE_LIMIT
     assert info.value.status == 429
-    assert info.value.message == "Exa free MCP rate limit reached (429)"
+    assert info.value.message == "Exa free MCP rate limit reached (429) (retry in 600 s)"
     assert info.value.retry_after == 600
     assert len(fake.requests) == 1  # the hint exceeds the deadline: no retry
 

@@ -173,6 +173,33 @@ async def test_library_requests_are_serialised(fake_ddgs: type[FakeDDGS]) -> Non
     assert fake_ddgs.max_active == 1
 
 
+async def test_cancelled_search_keeps_the_next_one_waiting(fake_ddgs: type[FakeDDGS]) -> None:
+    """The library call cannot be interrupted: a new search waits for it instead of running beside it."""
+    fake_ddgs.rows = library_rows(1)
+    fake_ddgs.delay = 0.3
+    first = asyncio.create_task(collect("ddgs", SearchRequest("first"), make_ctx("ddgs")))
+    while not fake_ddgs.calls:
+        await asyncio.sleep(0.01)
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first  # the cancel is immediate even though the thread still runs
+    _, response = await collect("ddgs", SearchRequest("second"), make_ctx("ddgs"))
+    assert [call["query"] for call in fake_ddgs.calls] == ["first", "second"]
+    assert fake_ddgs.max_active == 1
+    assert len(response.sources) == 1
+
+
+async def test_202_inside_other_text_is_not_a_rate_limit(fake_ddgs: type[FakeDDGS]) -> None:
+    fake_ddgs.error = DDGSException("https://10.0.202.5/ returned 500 in 2025")
+    with pytest.raises(ProviderError) as info:
+        await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))
+    assert info.value.kind is not ErrorKind.RATE_LIMIT
+    fake_ddgs.error = None
+    fake_ddgs.rows = library_rows(1)
+    _, response = await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))  # no cool-down was started
+    assert len(response.sources) == 1
+
+
 # --- HTML endpoint path ----------------------------------------------------------------------------
 
 ASYNC_BOOK = (

@@ -139,7 +139,7 @@ async def test_rest_unexpected_shape_is_protocol() -> None:
             "Exa authorization failed (401). Check API key or base URL.",
         ),
         (402, {"error": "Out of credits"}, ErrorKind.QUOTA, "Exa API error (402): Out of credits"),
-        (429, {"error": "slow down"}, ErrorKind.RATE_LIMIT, "Exa API error (429): slow down"),
+        (429, {"error": "slow down"}, ErrorKind.RATE_LIMIT, "Exa API error (429): slow down (retry in 600 s)"),
     ],
 )
 async def test_rest_errors(status: int, body: Any, kind: ErrorKind, message: str) -> None:
@@ -237,6 +237,13 @@ async def test_mcp_no_results_text_is_empty_not_an_error() -> None:
     assert events == [Metadata(auth_mode="keyless")]
 
 
+async def test_result_text_mentioning_no_results_is_still_a_result() -> None:
+    text = "Title: Why searches fail\nURL: https://example.com/why\nText: The page said No search results found."
+    rec = Recorder(mcp_reply(text_result(text)))
+    _, response = await collect("exa", SearchRequest("q"), make_ctx("exa", rec))
+    assert [s.url for s in response.sources] == ["https://example.com/why"]
+
+
 async def test_mcp_structured_content_and_double_encoded_list() -> None:
     structured = {"structuredContent": {"results": [{"url": "https://s.example", "title": "S"}]}, "content": []}
     _, response = await collect("exa", SearchRequest("q"), make_ctx("exa", Recorder(mcp_reply(structured))))
@@ -268,17 +275,22 @@ async def test_mcp_free_tier_429() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("exa", SearchRequest("q"), make_ctx("exa", rec))
     assert info.value.kind is ErrorKind.RATE_LIMIT
-    assert info.value.message == "Exa free MCP rate limit reached (429); add an Exa API key for higher limits"
+    assert info.value.message.startswith("Exa free MCP rate limit reached (429); add an Exa API key for higher limits")
+    assert info.value.message.endswith("(retry in 3600 s)")
     assert len(rec.requests) == 1
 
 
 async def test_requests_are_paced(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exa, "PACER", Pacer(0.2))
+    waits: list[float] = []
+
+    async def record(delay: float) -> None:
+        waits.append(round(delay, 6))
+
+    monkeypatch.setattr(exa, "PACER", Pacer(0.2, clock=lambda: 100.0, sleep=record))
     rec = Recorder()
-    started = time.monotonic()
     await asyncio.gather(*(collect("exa", SearchRequest("q"), rest_ctx(rec)) for _ in range(3)))
     assert len(rec.requests) == 3
-    assert time.monotonic() - started >= 0.4
+    assert waits == [0.2, 0.4]  # each request starts 0.2 s after the previous one
 
 
 async def test_pacing_slot_past_the_deadline_is_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -287,6 +299,7 @@ async def test_pacing_slot_past_the_deadline_is_a_timeout(monkeypatch: pytest.Mo
     with pytest.raises(ProviderError) as info:
         await collect("exa", SearchRequest("q"), rest_ctx(Recorder(), timeout=1))
     assert info.value.kind is ErrorKind.TIMEOUT
+    assert exa.PACER._next - time.monotonic() < 60.5  # the refused call took no slot
 
 
 # --- conformance: real payloads -----------------------------------------------------------

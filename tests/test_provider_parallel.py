@@ -266,7 +266,7 @@ async def test_mcp_429() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("parallel", SearchRequest("q"), make_ctx("parallel", fake))
     assert info.value.kind is ErrorKind.RATE_LIMIT
-    assert info.value.message == "Parallel MCP rate limit reached (429); configure a Parallel API key"
+    assert info.value.message == "Parallel MCP rate limit reached (429); configure a Parallel API key (retry in 900 s)"
 
 
 # --- conformance: real payloads -----------------------------------------------------------

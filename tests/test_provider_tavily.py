@@ -176,7 +176,8 @@ async def test_real_error_bodies(name: str, status: int, kind: ErrorKind) -> Non
     if kind is ErrorKind.AUTH:
         assert error.message == "Tavily authorization failed (401). Check API key or base URL."
     else:
-        assert error.message == f"Tavily API error ({status}): {body['detail']['error']}"
+        wait = " (retry in 600 s)" if kind is ErrorKind.RATE_LIMIT else ""
+        assert error.message == f"Tavily API error ({status}): {body['detail']['error']}{wait}"
     assert len(rec.requests) == 1
 
 

@@ -13,7 +13,7 @@ import html
 import re
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 # ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC (ESC ] P X ^ _ ... ST or BEL),
 # and two-character escapes. Their 8-bit C1 forms are removed with the rest of C1 below.
@@ -25,7 +25,12 @@ _ESCAPE_SEQUENCE = re.compile(
     r"|[\x90\x9d\x98\x9e\x9f][^\x07\x9c\x1b]*(?:\x07|\x9c|\x1b\\|$)"  # 8-bit OSC, DCS, ...
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_TAG = re.compile(r"<[^>]{0,2000}>")
+# Known HTML tags only (<b>, </strong>, <a href="...">, <br/>, comments), so "Vec<T>" and "a < b > c" survive.
+_HTML_TAGS = (
+    "a|abbr|b|big|blockquote|br|cite|code|del|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre|q|s|small|"
+    "span|strike|strong|sub|sup|table|tbody|td|th|thead|tr|tt|u|ul|wbr"
+)
+_TAG = re.compile(rf"<!--.*?-->|</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>", re.DOTALL | re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 MAX_URL_CHARS = 2048
 
@@ -61,7 +66,7 @@ def safe_url(value: object) -> str | None:
     url = sanitize(value).strip()
     if not url or len(url) > MAX_URL_CHARS or any(ch in url for ch in "\n\t"):
         return None
-    url = quote(url, safe="%/:=&?~#+!$,;'@()*[]")
+    url = url.replace(" ", "%20")
     try:
         parts = urlsplit(url)
     except ValueError:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from email.utils import parsedate_to_datetime
@@ -31,6 +32,7 @@ from websearch_tui.providers.base import ProviderContext
 MAX_BODY_BYTES = 8 * 1024 * 1024
 MAX_RETRIES = 3
 MAX_RETRY_DELAY = 300.0
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 REQUEST_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 10.0
 USER_AGENT = f"websearch-tui/{__version__}"
@@ -130,18 +132,27 @@ async def _send_with_retries(
             if response.status_code >= 300:
                 raise error_from_response(ctx, response, _decode(response, body), describe_error)
             return response, body
-        except (httpx.TransportError, ProviderError) as exc:
+        except (httpx.TransportError, httpx.InvalidURL, ProviderError) as exc:
             error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
             delay = retry_delay(ctx, error, attempt)
             if delay is None:
-                raise error from None
+                raise _give_up(error) from None
             attempt += 1
             await _sleep(delay)
 
 
-def retry_delay(ctx: ProviderContext, error: ProviderError, attempt: int) -> float | None:
-    """Seconds to wait before retrying ``error``, or ``None`` when it must not be retried."""
-    if not error.retryable or attempt >= MAX_RETRIES:
+def retry_delay(
+    ctx: ProviderContext, error: ProviderError, attempt: int, max_retries: int = MAX_RETRIES
+) -> float | None:
+    """Seconds to wait before retrying ``error``, or ``None`` when it must not be retried.
+
+    Retried: 408, 429 (not quota), 500, 502, 503, 504, 529, timeouts and connection errors, at most
+    ``max_retries`` times; the wait is the server's hint plus 1 s, else 1 s, 2 s, 4 s, and never
+    reaches past the deadline or beyond :data:`MAX_RETRY_DELAY`.
+    """
+    if not error.retryable or attempt >= max_retries:
+        return None
+    if error.status is not None and error.status not in RETRY_STATUSES:
         return None
     delay = error.retry_after + 1.0 if error.retry_after is not None else float(2**attempt)
     if delay > MAX_RETRY_DELAY or delay >= ctx.remaining():
@@ -149,9 +160,25 @@ def retry_delay(ctx: ProviderContext, error: ProviderError, attempt: int) -> flo
     return delay
 
 
-def transport_error(ctx: ProviderContext, exc: httpx.TransportError) -> ProviderError:
-    """Map an httpx transport exception to a ``timeout`` or ``network`` :class:`ProviderError`."""
+def _give_up(error: ProviderError) -> ProviderError:
+    """The error to raise when retrying stops; a server-requested wait is shown ("retry in 34 s")."""
+    if error.kind is ErrorKind.RATE_LIMIT and (error.retry_after or 0) >= 1 and "retry in" not in error.message:
+        wait = f"retry in {int(error.retry_after + 0.999)} s"
+        return ProviderError(
+            error.provider, error.kind, f"{error.message} ({wait})", status=error.status, retry_after=error.retry_after
+        )
+    return error
+
+
+def transport_error(ctx: ProviderContext, exc: httpx.TransportError | httpx.InvalidURL) -> ProviderError:
+    """Map an httpx exception to a ``timeout``, ``network`` or (bad URL) ``config`` :class:`ProviderError`."""
     label = ctx.spec.label
+    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+        return ProviderError(
+            ctx.spec.id,
+            ErrorKind.CONFIG,
+            f"{label}: the endpoint URL is not usable ({exc}). Check base_url in [providers.{ctx.spec.id}].",
+        )
     if isinstance(exc, httpx.TimeoutException):
         return ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, f"{label} did not answer in time ({type(exc).__name__}).")
     if isinstance(exc, httpx.ProxyError):
@@ -239,28 +266,66 @@ def error_from_response(
 def retry_hint(headers: Mapping[str, str], parsed: Any = None, text: str = "") -> float | None:
     """Seconds to wait according to the response, or ``None`` when it gives no hint.
 
-    Reads ``retry-after-ms``, ``Retry-After`` (seconds or HTTP date), ``x-ratelimit-reset-ms``,
-    ``x-ratelimit-reset`` (epoch if > 1e9, else seconds), ``x-ratelimit-reset-after`` and a
-    Google ``RetryInfo.retryDelay`` such as ``"34.4s"`` in the body.
+    In order: ``retry-after-ms``; ``Retry-After`` (seconds or HTTP date); ``x-ratelimit-reset-ms``;
+    ``x-ratelimit-reset`` (epoch if > 1e9, else seconds); ``x-ratelimit-reset-after``; a Google
+    ``RetryInfo.retryDelay`` such as ``"34.4s"``; body text such as "Please retry in 12s",
+    "try again in 2 min" or "reset after 1h2m3s".
     """
     lowered = {k.lower(): v for k, v in headers.items()}
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0), ("x-ratelimit-reset-ms", 0.001)):
-        value = _number(lowered.get(name))
-        if value is not None:
-            return max(0.0, value * scale)
-    date = lowered.get("retry-after")
-    if date:
-        try:
-            return max(0.0, parsedate_to_datetime(date).timestamp() - time.time())
-        except (TypeError, ValueError, IndexError):
-            pass
+    value = _number(lowered.get("retry-after-ms"))
+    if value is not None:
+        return max(0.0, value / 1000)
+    retry_after = _retry_after(lowered.get("retry-after"))
+    if retry_after is not None:
+        return retry_after
+    value = _number(lowered.get("x-ratelimit-reset-ms"))
+    if value is not None:
+        return max(0.0, value / 1000)
     reset = _number(lowered.get("x-ratelimit-reset"))
     if reset is not None:
         return max(0.0, reset - time.time()) if reset > 1e9 else max(0.0, reset)
     after = _number(lowered.get("x-ratelimit-reset-after"))
     if after is not None:
         return max(0.0, after)
-    return _google_retry_delay(parsed)
+    google = _google_retry_delay(parsed)
+    return google if google is not None else _text_retry_delay(text)
+
+
+def _retry_after(value: str | None) -> float | None:
+    seconds = _number(value)
+    if seconds is not None:
+        return max(0.0, seconds)
+    if value:
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError, IndexError):
+            return None
+    return None
+
+
+_DURATION = r"((?:\d+(?:\.\d+)?\s*(?:ms|hours?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-zA-Z])\s*)+)"
+_TEXT_HINTS = (
+    re.compile(r"retry-after-ms\s*[=:]\s*(\d+)", re.IGNORECASE),  # milliseconds, no unit
+    re.compile(r"(?:retry|try again)(?: after)?(?: in)?\s*[=:]?\s*" + _DURATION, re.IGNORECASE),
+    re.compile(r"reset after\s*" + _DURATION, re.IGNORECASE),
+)
+_TEXT_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|hours?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-zA-Z])", re.IGNORECASE)
+_TEXT_UNITS = {"ms": 0.001, "h": 3600.0, "m": 60.0, "s": 1.0}
+
+
+def _text_retry_delay(text: str) -> float | None:
+    """A wait stated in an error body: "Please retry in 12s", "250ms", "try again in 2 min",
+    "reset after 1h2m3s", "retry-after-ms=500"."""
+    millis, *duration_hints = _TEXT_HINTS
+    match = millis.search(text or "")
+    if match:
+        return int(match.group(1)) / 1000
+    for pattern in duration_hints:
+        match = pattern.search(text or "")
+        if match:
+            parts = _TEXT_PART.findall(match.group(1))
+            return sum(float(n) * _TEXT_UNITS["ms" if u.lower() == "ms" else u[0].lower()] for n, u in parts)
+    return None
 
 
 def _number(value: str | None) -> float | None:
@@ -290,13 +355,15 @@ async def stream_sse(
     json_body: Any = None,
     describe_error: ErrorDescriber | None = None,
     retry_http_errors: bool = True,
+    max_retries: int = MAX_RETRIES,
     limit: int | None = None,
     json_fallback: bool = False,
 ) -> AsyncIterator[tuple[str, Any]]:
     """POST/GET and yield ``(event_name, parsed JSON payload)`` per server-sent event.
 
-    ``[DONE]`` and payloads that are not JSON are skipped. Retries happen only before the first
-    event (and, with ``retry_http_errors=False``, only for failures before any HTTP response).
+    ``[DONE]`` and payloads that are not JSON are skipped. Retries (at most ``max_retries``) happen
+    only before the first event; with ``retry_http_errors=False``, only for failures before any
+    HTTP response arrived (a request the server has answered may already be billed).
     With ``json_fallback``, a 2xx JSON response (a server that ignored ``stream: true``) is read
     whole and yielded once as ``("json", payload)`` instead of failing as ``protocol``.
 
@@ -306,28 +373,28 @@ async def stream_sse(
     """
     attempt = 0
     while True:
+        responded = False
         try:
             async with httpx_sse.aconnect_sse(
                 ctx.client, method, url, headers=dict(headers or {}), json=json_body, timeout=_timeout(ctx)
             ) as source:
+                responded = True
                 if json_fallback and _is_json_response(source.response):
                     body = await read_capped(ctx, source.response, limit)
                     whole = parse_json_body(ctx, source.response, body)
-                    attempt = MAX_RETRIES
+                    attempt = max_retries
                     yield "json", whole
                     return
                 await _check_stream_response(ctx, source.response, describe_error)
                 async for item in _iter_payloads(ctx, source, limit or MAX_BODY_BYTES):
-                    attempt = MAX_RETRIES  # an event was seen: never retry from here on
+                    attempt = max_retries  # an event was seen: never retry from here on
                     yield item
             return
-        except (httpx.TransportError, ProviderError) as exc:
+        except (httpx.TransportError, httpx.InvalidURL, ProviderError) as exc:
             error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
-            if error.status is not None and not retry_http_errors:
-                raise error from None
-            delay = retry_delay(ctx, error, attempt)
+            delay = None if responded and not retry_http_errors else retry_delay(ctx, error, attempt, max_retries)
             if delay is None:
-                raise error from None
+                raise _give_up(error) from None
             attempt += 1
             await _sleep(delay)
 

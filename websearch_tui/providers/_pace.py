@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.providers.base import ProviderContext
@@ -17,28 +18,37 @@ class Pacer:
     """Hands out request start times at least ``interval`` seconds apart (process-wide, per instance).
 
     Single-threaded asyncio needs no lock: the slot is reserved before the first ``await``.
+    ``clock`` and ``sleep`` default to ``time.monotonic`` and ``asyncio.sleep`` (tests pass fakes).
     """
 
-    def __init__(self, interval: float) -> None:
+    def __init__(
+        self,
+        interval: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.interval = interval
+        self._clock = clock
+        self._sleep = sleep
         self._next = 0.0
 
     async def wait(self, ctx: ProviderContext) -> None:
-        """Sleep until this caller's slot.
+        """Sleep until this caller's slot (seconds from now, possibly 0).
 
         Raises:
-            ProviderError: ``timeout`` when the slot lies beyond the provider deadline.
+            ProviderError: ``timeout`` when the slot lies beyond the provider deadline; no slot is
+                taken then, so later callers are not pushed back.
         """
-        now = time.monotonic()
+        now = self._clock()
         slot = max(now, self._next)
-        self._next = slot + self.interval
         delay = slot - now
-        if delay <= 0:
-            return
-        if delay >= ctx.remaining():
+        if delay > 0 and delay >= ctx.remaining():
             raise ProviderError(
                 ctx.spec.id,
                 ErrorKind.TIMEOUT,
                 f"{ctx.spec.label}: no request slot before the deadline (paced {self.interval:g} s apart).",
             )
-        await asyncio.sleep(delay)
+        self._next = slot + self.interval
+        if delay > 0:
+            await self._sleep(delay)

@@ -23,18 +23,20 @@ instead of hammering it.
 from __future__ import annotations
 
 import asyncio
+import re
+import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
-from websearch_tui.core.text import canonical_url, safe_url
+from websearch_tui.core.text import safe_url
 from websearch_tui.providers import _http
-from websearch_tui.providers._parse import as_list, make_source
+from websearch_tui.providers._parse import as_list, limit_sources, make_source
 from websearch_tui.providers.base import ProviderContext
 
 MAX_RESULTS = 20
@@ -52,8 +54,12 @@ BROWSER_HEADERS = {
 }
 _LIBRARY_ENDPOINT = "ddgs-library"
 
+_RATE_LIMIT_TEXT = re.compile(r"rate ?limit|\b202\b.*ratelimit|ratelimit.*\b202\b", re.IGNORECASE)
+
 _locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 _cooldown_until: dict[str, float] = {}
+_library_call: asyncio.Future[Any] | None = None
+"""The library call in flight; a cancelled search leaves it running and the next one waits for it."""
 
 
 def _lock() -> asyncio.Lock:
@@ -108,19 +114,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             sources = await _search_html(request, ctx, base_url, endpoint)
         else:
             sources = await _search_library(request, ctx)
-    yield SourcesFound(tuple(_dedupe(sources))[:limit])
+    yield SourcesFound(limit_sources(sources, limit))
     yield Metadata(auth_mode=AUTH_MODE)
-
-
-def _dedupe(sources: Iterable[Source]) -> list[Source]:
-    seen: set[str] = set()
-    kept: list[Source] = []
-    for source in sources:
-        key = canonical_url(source.url)
-        if key not in seen:
-            seen.add(key)
-            kept.append(source)
-    return kept
 
 
 # --- ddgs library ---------------------------------------------------------------------------
@@ -145,7 +140,44 @@ def _library_text(query: str, timeout: int, **kwargs: Any) -> list[dict[str, Any
     return DDGS(timeout=timeout).text(query, **kwargs)
 
 
+def _in_daemon_thread(function: Callable[[], Any]) -> asyncio.Future[Any]:
+    """Run a blocking ``function`` in a daemon thread; its result arrives on the returned future.
+
+    A daemon thread (not the default executor) so that a cancelled search never holds up the
+    event loop's shutdown or the process exit (the ``ddgs`` call cannot be interrupted).
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if not future.done():
+            future.set_exception(error) if error is not None else future.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = function(), None
+        except BaseException as exc:  # handed to the awaiting coroutine
+            result, error = None, exc
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="ddgs-search", daemon=True).start()
+    return future
+
+
+async def _library_call_finished(remaining: float) -> None:
+    """Wait (at most ``remaining`` s) for a library call left running by a cancelled search."""
+    global _library_call
+    call = _library_call
+    if call is not None and not call.done():
+        await asyncio.wait({call}, timeout=max(0.0, remaining))
+        if not call.done():
+            raise asyncio.TimeoutError
+    _library_call = None
+
+
 async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[Source]:
+    global _library_call
     from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
     remaining = ctx.remaining()
@@ -160,7 +192,9 @@ async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[
         "backend": str(ctx.option("backend", "auto")),
     }
     try:
-        rows = await asyncio.wait_for(asyncio.to_thread(_library_text, request.query, timeout, **kwargs), remaining)
+        await _library_call_finished(remaining)  # keep library calls one at a time, even across cancels
+        call = _library_call = _in_daemon_thread(lambda: _library_text(request.query, timeout, **kwargs))
+        rows = await asyncio.wait_for(asyncio.shield(call), ctx.remaining())
     except RatelimitException:
         raise _rate_limited(ctx, _LIBRARY_ENDPOINT) from None
     except (TimeoutException, asyncio.TimeoutError) as exc:
@@ -171,7 +205,7 @@ async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[
         lowered = message.lower()
         if "no results" in lowered:
             return []
-        if "ratelimit" in lowered or "rate limit" in lowered or "202" in lowered:
+        if _RATE_LIMIT_TEXT.search(message):
             raise _rate_limited(ctx, _LIBRARY_ENDPOINT) from None
         network = any(word in lowered for word in ("connect", "network", "dns", "proxy", "resolve"))
         raise ProviderError(

@@ -26,6 +26,7 @@ from websearch_tui.providers._parse import (
     as_dict,
     as_list,
     clamp_count,
+    find_message,
     header,
     join_texts,
     limit_sources,
@@ -47,7 +48,9 @@ AUTO_NEEDS_KEY = "Exa: keyless MCP is not used in auto mode (it can hang before 
 PACER = Pacer(1.0)
 """Process-wide spacing of Exa requests (REST and MCP)."""
 
-describe_error = api_error_describer("Exa API error", lambda parsed: _error_text(parsed))
+describe_error = api_error_describer(
+    "Exa API error", lambda parsed: find_message(parsed, ("error", "message", "detail"))
+)
 """``Exa API error (<s>): <message or body>``."""
 
 _KEY_LINE = re.compile(
@@ -165,9 +168,9 @@ def parse_mcp_payload(ctx: ProviderContext, payload: Any) -> list[Source]:
     if isinstance(payload, list):
         return parse_results(payload)
     if isinstance(payload, str):
-        if NO_RESULTS_TEXT in payload.strip().lower():
-            return []
         blocks = parse_text_blocks(payload)
+        if not blocks and payload.strip().lower().startswith(NO_RESULTS_TEXT):
+            return []
         if blocks or _KEY_LINE.search(payload.strip().splitlines()[0] if payload.strip() else ""):
             return blocks
     raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Exa MCP search returned unexpected response shape.")
@@ -228,14 +231,3 @@ def _split_blocks(text: str) -> list[list[str]]:
         blocks[-1].append(line)
         previous_blank = not line.strip()
     return [block for block in blocks if any(line.strip() for line in block)]
-
-
-def _error_text(parsed: Any) -> str | None:
-    body = as_dict(parsed)
-    for key in ("error", "message", "detail"):
-        value = body.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-        if isinstance(value, dict) and isinstance(value.get("message"), str):
-            return value["message"].strip()
-    return None

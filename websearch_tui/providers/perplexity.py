@@ -370,6 +370,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         json_body=body,
         describe_error=describe_error,
         retry_http_errors=False,
+        max_retries=1,
         json_fallback=True,
     )
     async with aclosing(events) as payloads:
