@@ -260,3 +260,41 @@ async def test_unexpected_errors_are_logged_redacted(monkeypatch: pytest.MonkeyP
     logged = (tmp_path / "log.txt").read_text()
     assert "unexpected error in provider exa" in logged and "Traceback" in logged
     assert secret not in logged
+
+
+async def test_unknown_provider_is_refused_before_anything_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[str] = []
+
+    async def spy(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        started.append(ctx.spec.id)
+        yield AnswerDelta("x")
+
+    install(monkeypatch, {"brave": spy})
+    with pytest.raises(ValueError, match="unknown provider"):
+        await Engine().compare(request("brave", "bravo"))
+    assert started == []
+
+
+async def test_a_failing_update_callback_does_not_break_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"brave": answering("a b"), "exa": answering("c")})
+
+    def broken(provider_id: str, update: object) -> None:
+        raise RuntimeError("UI bug")
+
+    result = await Engine().compare(request("brave", "exa"), broken)
+    assert [o.status for o in result.outcomes] == [RunStatus.DONE, RunStatus.DONE]
+
+
+async def test_auto_reports_an_empty_answer_as_a_failure_to_observers(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"exa": empty(), "brave": answering("yes")})
+    finals: dict[str, StatusChanged] = {}
+
+    def watch(provider_id: str, update: object) -> None:
+        if isinstance(update, StatusChanged) and update.status not in (RunStatus.RUNNING, RunStatus.STREAMING):
+            finals[provider_id] = update
+
+    result = await Engine().auto(request("exa", "brave", mode="auto"), watch)
+    assert result.winner == "brave"
+    assert finals["exa"].status is RunStatus.FAILED
+    assert finals["exa"].error.message == "Exa returned no renderable search content."
+    assert finals["brave"].status is RunStatus.DONE

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -44,9 +44,6 @@ class RunStatus(str, Enum):
     EMPTY = "empty"
     FAILED = "failed"
     CANCELLED = "cancelled"
-
-
-FINAL_STATUSES = frozenset({RunStatus.DONE, RunStatus.EMPTY, RunStatus.FAILED, RunStatus.CANCELLED})
 
 
 @dataclass(frozen=True)
@@ -156,8 +153,16 @@ class Engine:
             self._client = None
 
     def selection(self, request: SearchRequest) -> list[str]:
-        """Provider ids the request runs, in order (its own list, else the default selection)."""
-        return list(request.providers or self.default_providers)
+        """Provider ids the request runs, in order (its own list, else the default selection).
+
+        Raises:
+            ValueError: for an id that is not a registered provider (before anything runs).
+        """
+        ids = list(request.providers or self.default_providers)
+        unknown = [pid for pid in ids if pid not in SPECS]
+        if unknown:
+            raise ValueError(f"unknown provider(s): {', '.join(unknown)}")
+        return ids
 
     async def search(self, request: SearchRequest, on_update: OnUpdate | None = None) -> SearchResult:
         """Run ``request`` in its mode (``compare`` or ``auto``)."""
@@ -175,7 +180,7 @@ class Engine:
         if not ids:
             result.error = NO_PROVIDER_MESSAGE
             return result
-        result.outcomes = list(await asyncio.gather(*(self.run_provider(pid, request, on_update) for pid in ids)))
+        result.outcomes = await _run_all([self.run_provider(pid, request, on_update) for pid in ids])
         if not result.ok:
             result.error = _combined_error(result.outcomes)
         return result
@@ -192,10 +197,7 @@ class Engine:
             result.error = NO_PROVIDER_MESSAGE
             return result
         for pid in ids:
-            outcome = await self.run_provider(pid, request, on_update)
-            if outcome.status is RunStatus.EMPTY:
-                spec = get_spec(pid)
-                outcome.error = ProviderError(pid, ErrorKind.EMPTY, empty_message(spec.label), status=204)
+            outcome = await self.run_provider(pid, request, on_update, empty_is_failure=True)
             result.outcomes.append(outcome)
             if outcome.ok:
                 result.winner = pid
@@ -204,14 +206,23 @@ class Engine:
         return result
 
     async def run_provider(
-        self, provider_id: str, request: SearchRequest, on_update: OnUpdate | None = None
+        self,
+        provider_id: str,
+        request: SearchRequest,
+        on_update: OnUpdate | None = None,
+        *,
+        empty_is_failure: bool = False,
     ) -> ProviderOutcome:
         """Run one provider to completion, within its deadline; never raises except on cancel.
+
+        With ``empty_is_failure`` (auto mode) a response without renderable content ends as
+        ``FAILED`` with the seed message ``"<Label> returned no renderable search content."``.
+        An ``on_update`` callback that raises is logged and otherwise ignored.
 
         Raises:
             asyncio.CancelledError: when the caller is cancelled (after reporting ``CANCELLED``).
         """
-        notify = on_update or (lambda pid, update: None)
+        notify = _guarded(on_update)
         spec = SPECS[provider_id]
         started = time.monotonic()
         builder = ResponseBuilder(provider_id)
@@ -252,6 +263,8 @@ class Engine:
             error = ProviderError(
                 provider_id, ErrorKind.PROTOCOL, f"Unexpected error in {spec.label}: {type(exc).__name__}: {exc}"
             )
+        if error is None and not builder.response.is_renderable() and empty_is_failure:
+            error = ProviderError(provider_id, ErrorKind.EMPTY, empty_message(spec.label), status=204)
         if error is not None:
             status = RunStatus.FAILED
         else:
@@ -274,6 +287,31 @@ class Engine:
         builder.response.elapsed_ms = elapsed
         builder.response.first_event_ms = first
         return ProviderOutcome(provider_id, status, builder.response, error, elapsed, first)
+
+
+def _guarded(on_update: OnUpdate | None) -> OnUpdate:
+    """``on_update`` wrapped so that an exception in a front end's callback never breaks a run."""
+    if on_update is None:
+        return lambda provider_id, update: None
+
+    def notify(provider_id: str, update: RunUpdate) -> None:
+        try:
+            on_update(provider_id, update)
+        except Exception:
+            log.exception("on_update callback failed for %s", provider_id)
+
+    return notify
+
+
+async def _run_all(runs: list[Coroutine[object, object, ProviderOutcome]]) -> list[ProviderOutcome]:
+    """Await every run concurrently; if one raises (a cancel), cancel and await the rest first."""
+    tasks = [asyncio.ensure_future(run) for run in runs]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _combined_error(outcomes: Sequence[ProviderOutcome]) -> str:
