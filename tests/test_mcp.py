@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -417,3 +418,25 @@ async def test_deadline_already_passed_is_a_timeout() -> None:
 def test_sse_data_parser_handles_framing_variants() -> None:
     text = ':comment\r\nevent: message\r\ndata:{"a":1}\r\n\r\ndata: line1\rdata: line2\r\rid: 7\n\ndata: tail'
     assert list(sse_data(text)) == ['{"a":1}', "line1\nline2", "tail"]
+
+
+async def test_concurrent_calls_share_one_handshake() -> None:
+    fake = FakeMCP()
+    ctx = make_ctx("parallel", fake)
+    await asyncio.gather(*(run(fake, ctx=ctx) for _ in range(3)))
+    assert fake.methods().count("initialize") == 1
+    assert fake.methods().count("notifications/initialized") == 1
+    assert fake.methods().count("tools/call") == 3
+
+
+async def test_a_failed_notification_leaves_no_half_open_session() -> None:
+    fake = FakeMCP(session_ids=("s-1", "s-2"))
+    fake.notify_reply = lambda body, request: httpx.Response(500, text="boom")
+    ctx = make_ctx("parallel", fake, timeout=2)
+    with pytest.raises(ProviderError):
+        await run(fake, ctx=ctx)
+    fake.notify_reply = lambda body, request: httpx.Response(202)
+    await run(fake, ctx=ctx)
+    # the second call hand-shook again (initialize + notification) instead of reusing s-1
+    assert fake.methods()[-3:] == ["initialize", "notifications/initialized", "tools/call"]
+    assert fake.requests[-1].headers["mcp-session-id"] == "s-2"

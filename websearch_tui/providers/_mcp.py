@@ -18,6 +18,7 @@ Used by the keyless Exa (stateless) and Parallel (stateful) endpoints, and later
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import uuid
@@ -49,6 +50,9 @@ class _Session:
 
 # Sessions of stateful servers, per shared client (dropped with it) and per (url, extra headers).
 _sessions: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[tuple[Any, ...], _Session]] = weakref.WeakKeyDictionary()
+_handshake_locks: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[tuple[Any, ...], asyncio.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def mcp_error_describer(label: str, rate_limit_message: str | None = None) -> ErrorDescriber:
@@ -113,33 +117,50 @@ async def call_tool(
         return extract_payload(ctx, result)
 
     key = (url, tuple(sorted((k.lower(), v) for k, v in (headers or {}).items())))
-    cache = _sessions.setdefault(ctx.client, {})
-    session = cache.get(key)
     for attempt in range(2):
-        fresh = session is None
-        if session is None:
-            session = await _initialize(ctx, url, base, describe)
-            cache[key] = session
-        session_headers = dict(base)
-        if session.session_id:
-            session_headers["Mcp-Session-Id"] = session.session_id
-        session_headers["MCP-Protocol-Version"] = session.protocol_version
+        session, fresh = await _session(ctx, url, key, base, describe)
         try:
-            if fresh:
-                await _notify(ctx, url, "notifications/initialized", session_headers, describe)
-            result, _ = await _rpc(ctx, url, "tools/call", params, session_headers, describe)
+            result, _ = await _rpc(ctx, url, "tools/call", params, _session_headers(base, session), describe)
         except ProviderError as exc:
-            expired = bool(session.session_id) and (exc.status == 404 or (not fresh and exc.status == 400))
-            if not expired:
+            expired = bool(session.session_id) and (exc.status == 404 or (exc.status == 400 and not fresh))
+            if not expired or attempt:
                 raise
-            if cache.get(key) is session:
-                del cache[key]
-            if attempt:
-                raise
-            session = None
+            _forget(ctx, key, session)  # the server dropped the session: hand-shake once more
             continue
         return extract_payload(ctx, result)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _session_headers(base: dict[str, str], session: _Session) -> dict[str, str]:
+    headers = dict(base)
+    if session.session_id:
+        headers["Mcp-Session-Id"] = session.session_id
+    headers["MCP-Protocol-Version"] = session.protocol_version
+    return headers
+
+
+async def _session(
+    ctx: ProviderContext, url: str, key: tuple[Any, ...], base: dict[str, str], describe: ErrorDescriber
+) -> tuple[_Session, bool]:
+    """``(session, fresh)``: the cached session for ``key``, or a new one (``fresh``) after the full
+    handshake (initialize, then ``notifications/initialized``). One handshake at a time per key;
+    a session is cached only once the handshake has completed."""
+    cache = _sessions.setdefault(ctx.client, {})
+    lock = _handshake_locks.setdefault(ctx.client, {}).setdefault(key, asyncio.Lock())
+    async with lock:
+        session = cache.get(key)
+        if session is not None:
+            return session, False
+        session = await _initialize(ctx, url, base, describe)
+        await _notify(ctx, url, "notifications/initialized", _session_headers(base, session), describe)
+        cache[key] = session
+        return session, True
+
+
+def _forget(ctx: ProviderContext, key: tuple[Any, ...], session: _Session) -> None:
+    cache = _sessions.get(ctx.client, {})
+    if cache.get(key) is session:
+        del cache[key]
 
 
 async def _initialize(ctx: ProviderContext, url: str, headers: dict[str, str], describe: ErrorDescriber) -> _Session:
