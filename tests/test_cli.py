@@ -149,6 +149,8 @@ def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> 
     )
     env = {
         "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
         "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
     }

@@ -187,7 +187,9 @@ def test_cli_all_failed_exit_1(fake_server: FakeServer, fake_config: Path) -> No
     fake_server.fail("brave", 401)
     out = run_cli(["search", QUERY, "-p", "brave", "--format", "llm"], fake_config)
     assert out.returncode == 1
-    assert out.stdout == ""
+    assert out.stdout == (
+        "# Brave Search (brave)\nError: Brave Search authorization failed (401). Check API key or base URL.\n"
+    )
     assert "Brave Search authorization failed (401). Check API key or base URL." in out.stderr
     assert "Traceback" not in out.stderr
 

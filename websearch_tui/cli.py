@@ -154,18 +154,26 @@ async def _run_search(engine, request):  # -> SearchResult
 
 
 def _print_result(result, output_format: str) -> int:
+    """Print ``result`` in ``output_format``; return 0 when any provider succeeded, else 1.
+
+    When every provider failed, the errors go to stderr; ``json`` still prints its document (with
+    an ``error`` object) and ``llm`` its blocks, whose failures read ``Error: <message>``.
+    """
     from websearch_tui.core import formatting
 
     if output_format == "json":
         print(json.dumps(formatting.to_json_document(result), ensure_ascii=False, indent=2))
         return 0 if result.ok else 1
+    if output_format == "llm":
+        print(formatting.to_llm_document(result) or f"Error: {result.error}")
     if not result.ok:
         for outcome in result.outcomes:
             if outcome.error is not None:
                 print(f"{PROG}: {outcome.provider}: {outcome.error.message}", file=sys.stderr)
         return _fail(result.error or "no provider returned results", 1)
-    render = {"text": formatting.to_text, "markdown": formatting.to_markdown, "llm": formatting.to_llm_document}
-    print(render[output_format](result))
+    if output_format != "llm":
+        render = {"text": formatting.to_text, "markdown": formatting.to_markdown}
+        print(render[output_format](result))
     return 0
 
 

@@ -87,8 +87,9 @@ def lookup(spec: ProviderSpec) -> tuple[dict[str, str], list[CredentialSource]]:
             sources.append(CredentialSource(credential.name, "keyring"))
         else:
             sources.append(CredentialSource(credential.name, None))
-    for value in values.values():
-        register_secret(value)
+    for credential in spec.credentials:
+        if credential.secret:
+            register_secret(values.get(credential.name))
     return values, sources
 
 

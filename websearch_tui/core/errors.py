@@ -79,6 +79,11 @@ class ProviderError(Exception):
 _QUOTA_TEXT = re.compile(r"credits?\s*(exhausted|exceeded)|quota|insufficient", re.IGNORECASE)
 
 
+def mentions_quota(text: str) -> bool:
+    """True when ``text`` reads like an exhausted plan or credits ("quota", "insufficient", ...)."""
+    return bool(_QUOTA_TEXT.search(text or ""))
+
+
 def kind_for_status(status: int, body: str = "", *, has_retry_hint: bool = False) -> ErrorKind:
     """Classify an HTTP error status (and its body text) as an :class:`ErrorKind`.
 
@@ -86,7 +91,7 @@ def kind_for_status(status: int, body: str = "", *, has_retry_hint: bool = False
     """
     if status == 429 and has_retry_hint:
         return ErrorKind.RATE_LIMIT
-    if status == 402 or status in (432, 433) or _QUOTA_TEXT.search(body or ""):
+    if status == 402 or status in (432, 433) or mentions_quota(body):
         return ErrorKind.QUOTA
     if status in (401, 403):
         return ErrorKind.AUTH

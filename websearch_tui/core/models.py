@@ -10,12 +10,9 @@ Nothing in this module does I/O or imports Textual or httpx.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from websearch_tui.core.text import canonical_url
-
-Recency = Literal["day", "week", "month", "year"]
-Mode = Literal["compare", "auto"]
 
 RECENCIES: tuple[str, ...] = ("day", "week", "month", "year")
 MODES: tuple[str, ...] = ("compare", "auto")

@@ -25,6 +25,7 @@ _ESCAPE_SEQUENCE = re.compile(
     r"|[\x90\x9d\x98\x9e\x9f][^\x07\x9c\x1b]*(?:\x07|\x9c|\x1b\\|$)"  # 8-bit OSC, DCS, ...
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Known HTML tags only (<b>, </strong>, <a href="...">, <br/>, comments), so "Vec<T>" and "a < b > c" survive.
 _HTML_TAGS = (
     "a|abbr|b|big|blockquote|br|cite|code|del|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre|q|s|small|"
@@ -45,6 +46,11 @@ def sanitize(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ESCAPE_SEQUENCE.sub("", text)
     return _CONTROL.sub("", text)
+
+
+def has_control_chars(text: str) -> bool:
+    """True when ``text`` contains any C0 control (tab and newline included), DEL or C1 character."""
+    return bool(_ANY_CONTROL.search(text))
 
 
 def plain_text(value: object, *, collapse: bool = False) -> str | None:

@@ -73,7 +73,7 @@ SPECS: dict[str, ProviderSpec] = {
             module="websearch_tui.providers.searxng",
             credentials=(
                 CredentialSpec("token", ("SEARXNG_TOKEN",)),
-                CredentialSpec("username", ("SEARXNG_BASIC_USERNAME",)),
+                CredentialSpec("username", ("SEARXNG_BASIC_USERNAME",), secret=False),
                 CredentialSpec("password", ("SEARXNG_BASIC_PASSWORD",)),
             ),
             keyless=True,

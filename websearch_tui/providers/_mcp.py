@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 
 from websearch_tui import __version__
-from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, mentions_quota
 from websearch_tui.providers._http import ErrorDescriber, request_text
 from websearch_tui.providers.base import ProviderContext
 
@@ -39,7 +39,6 @@ ACCEPT = "application/json, text/event-stream"
 CLIENT_INFO = {"name": "websearch-tui", "version": __version__}
 
 _RATE_LIMIT_TEXT = re.compile(r"rate.?limit|too many requests", re.IGNORECASE)
-_QUOTA_TEXT = re.compile(r"credits?\s*(exhausted|exceeded)|quota|insufficient", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -389,7 +388,7 @@ def _rpc_error_text(parsed: Any) -> str | None:
 
 
 def _kind_for_text(text: str) -> ErrorKind | None:
-    if _QUOTA_TEXT.search(text):
+    if mentions_quota(text):
         return ErrorKind.QUOTA
     if _RATE_LIMIT_TEXT.search(text):
         return ErrorKind.RATE_LIMIT

@@ -19,16 +19,19 @@ if TYPE_CHECKING:
 
     from websearch_tui.core.models import SearchEvent, SearchRequest
 
-KINDS = ("conventional", "agent", "model")
 KIND_LABELS = {"conventional": "conventional", "agent": "agent search API", "model": "model-native"}
 
 
 @dataclass(frozen=True)
 class CredentialSpec:
-    """One credential a provider reads: env vars in lookup order, then keyring entry ``<id>:<name>``."""
+    """One credential a provider reads: env vars in lookup order, then keyring entry ``<id>:<name>``.
+
+    ``secret`` values are redacted from every message; a user name is not a secret.
+    """
 
     name: str
     env_vars: tuple[str, ...] = ()
+    secret: bool = True
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from websearch_tui.core.models import (
     Source,
     SourcesFound,
 )
-from websearch_tui.core.text import plain_text, sanitize
+from websearch_tui.core.text import has_control_chars, plain_text, sanitize
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
     api_error_describer,
@@ -40,7 +40,6 @@ TIME_RANGE = {"day": "day", "week": "month", "month": "month", "year": "year"}
 MAX_ANSWERS = 3
 JSON_DISABLED = "This SearXNG instance has JSON output disabled; add `json` to `search.formats` in settings.yml"
 _BANG = re.compile(r"(?<!\S)!!\S*")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 describe_error = api_error_describer("SearXNG API error")
 """``SearXNG API error (<s>): <body excerpt>``."""
@@ -151,13 +150,13 @@ def auth_header(ctx: ProviderContext) -> str | None:
             raise _config(ctx, "SearXNG Basic auth needs both a username and a password.")
         if ":" in username:
             raise _config(ctx, "SearXNG Basic auth username must not contain ':'.")
-        if _CONTROL.search(username) or _CONTROL.search(password):
+        if has_control_chars(username) or has_control_chars(password):
             raise _config(ctx, "SearXNG Basic auth username and password must not contain control characters.")
         token = base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
         return f"Basic {token}"
     token = creds.get("token")
     if token:
-        if _CONTROL.search(token):
+        if has_control_chars(token):
             raise _config(ctx, "SearXNG token must not contain control characters.")
         return f"Bearer {token}"
     return None

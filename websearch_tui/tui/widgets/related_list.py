@@ -12,9 +12,10 @@ from textual.message import Message
 from textual.widgets import Static
 
 from websearch_tui.tui.safe import clean
+from websearch_tui.tui.widgets.stepping import SiblingStepper
 
 
-class RelatedItem(Static, can_focus=True):
+class RelatedItem(SiblingStepper, Static, can_focus=True):
     """One related question; Enter or a click posts :class:`RelatedItem.Chosen`."""
 
     BINDINGS = [
@@ -46,12 +47,6 @@ class RelatedItem(Static, can_focus=True):
         event.stop()
         self.action_choose()
 
-    def action_step(self, delta: int) -> None:
-        """Move focus to the neighbouring question, if there is one."""
-        siblings = [item for item in self.parent.children if isinstance(item, RelatedItem)] if self.parent else []
-        position = siblings.index(self) + delta if self in siblings else -1
-        if 0 <= position < len(siblings):
-            siblings[position].focus()
 
 
 class RelatedList(Vertical):

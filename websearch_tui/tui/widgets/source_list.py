@@ -16,6 +16,7 @@ from textual.widgets import Static
 from websearch_tui.core.models import Citation, Source
 from websearch_tui.core.text import format_age, host_of, sanitize
 from websearch_tui.tui.safe import clean, plain
+from websearch_tui.tui.widgets.stepping import SiblingStepper
 
 SNIPPET_CHARS = 300
 TITLE_CHARS = 200
@@ -39,7 +40,7 @@ def render_source(index: int, source: Source) -> Content:
     return Content.assemble(*parts)
 
 
-class SourceItem(Static, can_focus=True):
+class SourceItem(SiblingStepper, Static, can_focus=True):
     """One numbered source; focus it and press ``o`` to open or ``c`` to copy its URL."""
 
     BINDINGS = [
@@ -67,12 +68,6 @@ class SourceItem(Static, can_focus=True):
         """The source URL as the provider sent it (checked again before opening or copying)."""
         return self.source.url
 
-    def action_step(self, delta: int) -> None:
-        """Move focus to the neighbouring source, if there is one."""
-        siblings = [item for item in self.parent.children if isinstance(item, SourceItem)] if self.parent else []
-        position = siblings.index(self) + delta if self in siblings else -1
-        if 0 <= position < len(siblings):
-            siblings[position].focus()
 
 
 class SourceList(Vertical):
