@@ -35,7 +35,7 @@ def wait_for(session: str, predicate, timeout: float = 30.0) -> str:
 
 def test_query_fills_panes_and_ctrl_c_quits(tmp_path: Path) -> None:
     session = f"wst-{uuid.uuid4().hex[:8]}"
-    with FakeServer(token_delay=0.05) as server:
+    with FakeServer(token_delay=0.1) as server:
         config = server.write_config(tmp_path / "config.toml", providers=["ddgs", "brave", "perplexity"])
         env = {
             **FAKE_KEYS,
