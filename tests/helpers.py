@@ -1,7 +1,9 @@
-"""Shared test helpers: shared-fixture lookup, provider contexts on httpx.MockTransport, event collection."""
+"""Shared test helpers: shared-fixture lookup, provider contexts on httpx.MockTransport, a recording
+MockTransport handler, event collection."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -60,3 +62,51 @@ async def collect(
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
     """An httpx.Response carrying ``body`` as JSON."""
     return httpx.Response(status, json=body, headers=headers)
+
+
+Reply = httpx.Response | Callable[[httpx.Request], httpx.Response]
+
+
+class Recorder:
+    """An ``httpx.MockTransport`` handler that records every request and answers from a script.
+
+    - ``Recorder()``: every request gets ``200`` with the JSON body ``{}``.
+    - ``Recorder(response)``: every request gets that ``httpx.Response``.
+    - ``Recorder(first, second, ...)``: the n-th request gets the n-th reply; once the script runs
+      out, the last reply answers every further request.
+    - ``Recorder(reply)`` with a callable: every request gets ``reply(request)``; callables and
+      responses can be mixed in a script. A callable that needs the JSON body reads
+      ``json.loads(request.content)``.
+
+    The same ``httpx.Response`` object is handed out again when a reply repeats; use a callable
+    to build a fresh response (e.g. a streaming body) per request.
+
+    ``requests`` holds every request in order; ``body(i)``, ``params(i)`` and ``headers(i)`` read
+    the i-th one (negative indexes count from the end), ``bodies`` all JSON bodies.
+    """
+
+    def __init__(self, *replies: Reply) -> None:
+        self.replies: list[Reply] = list(replies) or [json_response({})]
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        reply = self.replies[min(len(self.requests), len(self.replies)) - 1]
+        return reply if isinstance(reply, httpx.Response) else reply(request)
+
+    def body(self, index: int = 0) -> Any:
+        """The JSON body of the ``index``-th request."""
+        return json.loads(self.requests[index].content)
+
+    @property
+    def bodies(self) -> list[Any]:
+        """The JSON bodies of all requests, in order."""
+        return [json.loads(request.content) for request in self.requests]
+
+    def params(self, index: int = 0) -> httpx.QueryParams:
+        """The query parameters of the ``index``-th request."""
+        return self.requests[index].url.params
+
+    def headers(self, index: int = 0) -> httpx.Headers:
+        """The headers of the ``index``-th request (case-insensitive)."""
+        return self.requests[index].headers

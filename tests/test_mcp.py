@@ -14,7 +14,7 @@ from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.providers._mcp import call_tool, decode_json_text, mcp_error_describer, sse_data
 
-from .helpers import make_ctx
+from .helpers import Recorder, make_ctx
 
 URL = "https://mcp.test/mcp"
 
@@ -36,22 +36,19 @@ def tool_result(results: Any) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": json.dumps({"results": results})}], "isError": False}
 
 
-class FakeMCP:
+class FakeMCP(Recorder):
     """A scripted MCP server: per-method reply functions, every request recorded."""
 
     def __init__(self, *, session_ids: tuple[str, ...] = ("s-1",), version: Any = "2025-06-18") -> None:
-        self.requests: list[httpx.Request] = []
-        self.bodies: list[dict[str, Any]] = []
+        super().__init__(self.route)
         self.session_ids = list(session_ids)
         self.version = version
         self.inits = 0
         self.tool_reply: Reply = lambda body, request: httpx.Response(200, json=ok(body["id"], tool_result([])))
         self.notify_reply: Reply = lambda body, request: httpx.Response(202)
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def route(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
-        self.requests.append(request)
-        self.bodies.append(body)
         if body.get("method") == "initialize":
             sid = self.session_ids[min(self.inits, len(self.session_ids) - 1)]
             self.inits += 1

@@ -13,19 +13,10 @@ from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
 from websearch_tui.providers import brave
 from websearch_tui.providers.base import ProviderSettings
 
-from .helpers import collect, json_response, make_ctx, shared_fixture
+from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 
 KEY = "brave-test-key-123"
-
-
-class Recorder:
-    def __init__(self, response: httpx.Response | None = None) -> None:
-        self.requests: list[httpx.Request] = []
-        self.response = response or json_response({"type": "search", "web": {"results": []}})
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.response
+EMPTY_WEB = {"type": "search", "web": {"results": []}}
 
 
 def ctx_for(recorder: Recorder, *, settings: ProviderSettings | None = None, timeout: float = 30.0) -> Any:
@@ -37,7 +28,7 @@ def row(url: Any = "https://a.example/x", **extra: Any) -> dict[str, Any]:
 
 
 async def test_request_shape() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(EMPTY_WEB))
     await collect("brave", SearchRequest("rust 1.80", max_results=7, recency="week"), ctx_for(rec))
     (request,) = rec.requests
     assert request.method == "GET"
@@ -58,19 +49,19 @@ async def test_request_shape() -> None:
 
 @pytest.mark.parametrize(("recency", "freshness"), [("day", "pd"), ("month", "pm"), ("year", "py"), (None, None)])
 async def test_recency_maps_to_freshness(recency: str | None, freshness: str | None) -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(EMPTY_WEB))
     await collect("brave", SearchRequest("q", recency=recency), ctx_for(rec))
-    assert rec.requests[0].url.params.get("freshness") == freshness
+    assert rec.params().get("freshness") == freshness
 
 
 async def test_count_is_clamped_to_20() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(EMPTY_WEB))
     await collect("brave", SearchRequest("q", max_results=5, num_search_results=50), ctx_for(rec))
-    assert rec.requests[0].url.params["count"] == "20"
+    assert rec.params()["count"] == "20"
 
 
 async def test_options_and_base_url_prefix() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(EMPTY_WEB))
     settings = ProviderSettings(
         base_url="https://gw.example/brave/",
         options={"country": "de", "search_lang": "de", "safesearch": "strict"},
@@ -84,7 +75,7 @@ async def test_options_and_base_url_prefix() -> None:
 
 
 async def test_base_url_with_full_path_is_used_unchanged() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(EMPTY_WEB))
     settings = ProviderSettings(base_url="http://127.0.0.1:9/res/v1/web/search")
     await collect("brave", SearchRequest("q"), ctx_for(rec, settings=settings))
     assert rec.requests[0].url.path == "/res/v1/web/search"

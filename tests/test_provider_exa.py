@@ -17,7 +17,7 @@ from websearch_tui.providers import exa
 from websearch_tui.providers._pace import Pacer
 from websearch_tui.providers.base import ProviderSettings
 
-from .helpers import collect, json_response, make_ctx, shared_fixture
+from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 
 KEY = "exa-test-key-1"
 
@@ -27,17 +27,9 @@ def no_pacing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(exa, "PACER", Pacer(0.0))
 
 
-class Recorder:
-    def __init__(self, reply: Any = None) -> None:
-        self.requests: list[httpx.Request] = []
-        self.reply = reply or (lambda body: json_response({"requestId": "r", "results": []}))
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.reply(json.loads(request.content))
-
-    def body(self, index: int = 0) -> dict[str, Any]:
-        return json.loads(self.requests[index].content)
+def empty_rest(request: httpx.Request) -> httpx.Response:
+    """A REST search that found nothing (a fresh response per request)."""
+    return json_response({"requestId": "r", "results": []})
 
 
 def rest_ctx(rec: Recorder, settings: ProviderSettings | None = None, timeout: float = 30.0) -> Any:
@@ -45,8 +37,8 @@ def rest_ctx(rec: Recorder, settings: ProviderSettings | None = None, timeout: f
 
 
 def mcp_reply(result: Any, *, as_sse: bool = False, status: int = 200) -> Any:
-    def reply(body: dict[str, Any]) -> httpx.Response:
-        message = {"jsonrpc": "2.0", "id": body["id"], "result": result}
+    def reply(request: httpx.Request) -> httpx.Response:
+        message = {"jsonrpc": "2.0", "id": json.loads(request.content)["id"], "result": result}
         if as_sse:
             text = f"event: message\ndata: {json.dumps(message)}\n\n"
             return httpx.Response(status, text=text, headers={"Content-Type": "text/event-stream"})
@@ -63,7 +55,7 @@ def text_result(text: str, **extra: Any) -> dict[str, Any]:
 
 
 async def test_rest_request_shape() -> None:
-    rec = Recorder()
+    rec = Recorder(empty_rest)
     await collect("exa", SearchRequest("ai startups", max_results=6, recency="week"), rest_ctx(rec))
     (request,) = rec.requests
     assert request.method == "POST"
@@ -81,14 +73,14 @@ async def test_rest_request_shape() -> None:
 
 
 async def test_rest_count_uses_num_search_results_and_no_recency_means_no_date() -> None:
-    rec = Recorder()
+    rec = Recorder(empty_rest)
     await collect("exa", SearchRequest("q", max_results=3, num_search_results=25), rest_ctx(rec))
     assert rec.body()["numResults"] == 25
     assert "startPublishedDate" not in rec.body()
 
 
 async def test_rest_base_url_override() -> None:
-    rec = Recorder()
+    rec = Recorder(empty_rest)
     await collect("exa", SearchRequest("q"), rest_ctx(rec, ProviderSettings(base_url="http://127.0.0.1:5/exa")))
     assert str(rec.requests[0].url) == "http://127.0.0.1:5/exa/search"
 
@@ -110,7 +102,7 @@ async def test_rest_response_mapping() -> None:
         {"title": "No url"},
         {"title": "", "url": "https://d.example"},
     ]
-    rec = Recorder(lambda body: json_response({"requestId": "req-1", "results": results}))
+    rec = Recorder(lambda _: json_response({"requestId": "req-1", "results": results}))
     events, response = await collect("exa", SearchRequest("q", max_results=4), rest_ctx(rec))
     assert events[0] == Metadata(request_id="req-1", auth_mode="api_key")
     a, b, c, d = response.sources
@@ -121,8 +113,22 @@ async def test_rest_response_mapping() -> None:
     assert d.title == "https://d.example"
 
 
+@pytest.mark.parametrize("max_results", [1, 20])
+async def test_rest_rows_without_an_http_url_are_dropped(max_results: int) -> None:
+    results = [
+        {"title": "Script", "url": "javascript:alert(1)", "text": "x"},
+        {"title": "FTP", "url": "ftp://x", "text": "x"},
+        {"title": "No url at all", "text": "x"},
+        {"title": "Valid", "url": "https://ok.example/page", "text": "kept"},
+    ]
+    rec = Recorder(lambda _: json_response({"requestId": "r", "results": results}))
+    _, response = await collect("exa", SearchRequest("q", max_results=max_results), rest_ctx(rec))
+    # dropped rows take no slot of max_results
+    assert [(s.url, s.title) for s in response.sources] == [("https://ok.example/page", "Valid")]
+
+
 async def test_rest_unexpected_shape_is_protocol() -> None:
-    rec = Recorder(lambda body: json_response({"results": {"oops": 1}}))
+    rec = Recorder(lambda _: json_response({"results": {"oops": 1}}))
     with pytest.raises(ProviderError) as info:
         await collect("exa", SearchRequest("q"), rest_ctx(rec))
     assert info.value.kind is ErrorKind.PROTOCOL
@@ -220,6 +226,37 @@ async def test_mcp_plain_text_blocks() -> None:
     assert second.snippet == "Full text when there are no highlights\nTitle: not a key here, it is inside Text"
 
 
+UNUSABLE_URL_BLOCKS = """Title: Script
+URL: javascript:alert(1)
+Text: x
+
+---
+
+Title: FTP
+URL: ftp://x
+Text: x
+
+---
+
+Title: No url at all
+Text: x
+
+---
+
+Title: Valid
+URL: https://ok.example/page
+Text: kept
+"""
+
+
+@pytest.mark.parametrize("max_results", [1, 20])
+async def test_mcp_text_blocks_without_an_http_url_are_dropped(max_results: int) -> None:
+    rec = Recorder(mcp_reply(text_result(UNUSABLE_URL_BLOCKS)))
+    _, response = await collect("exa", SearchRequest("q", max_results=max_results), make_ctx("exa", rec))
+    # dropped blocks take no slot of max_results
+    assert [(s.url, s.title) for s in response.sources] == [("https://ok.example/page", "Valid")]
+
+
 def test_older_blank_line_separated_blocks() -> None:
     text = (
         "Title: One\nURL: https://one.example\nPublished Date: 2024-01-02\nText: alpha\n\n"
@@ -287,7 +324,7 @@ async def test_requests_are_paced(monkeypatch: pytest.MonkeyPatch) -> None:
         waits.append(round(delay, 6))
 
     monkeypatch.setattr(exa, "PACER", Pacer(0.2, clock=lambda: 100.0, sleep=record))
-    rec = Recorder()
+    rec = Recorder(empty_rest)
     await asyncio.gather(*(collect("exa", SearchRequest("q"), rest_ctx(rec)) for _ in range(3)))
     assert len(rec.requests) == 3
     assert waits == [0.2, 0.4]  # each request starts 0.2 s after the previous one
@@ -295,9 +332,9 @@ async def test_requests_are_paced(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def test_pacing_slot_past_the_deadline_is_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(exa, "PACER", Pacer(60.0))
-    await collect("exa", SearchRequest("q"), rest_ctx(Recorder()))
+    await collect("exa", SearchRequest("q"), rest_ctx(Recorder(empty_rest)))
     with pytest.raises(ProviderError) as info:
-        await collect("exa", SearchRequest("q"), rest_ctx(Recorder(), timeout=1))
+        await collect("exa", SearchRequest("q"), rest_ctx(Recorder(empty_rest), timeout=1))
     assert info.value.kind is ErrorKind.TIMEOUT
     assert exa.PACER._next - time.monotonic() < 60.5  # the refused call took no slot
 
@@ -325,7 +362,7 @@ def test_parses_sdk_contents_example() -> None:
 
 
 async def test_auto_mode_without_key_skips_the_keyless_path() -> None:
-    rec = Recorder()
+    rec = Recorder(empty_rest)
     with pytest.raises(ProviderError) as info:
         await collect("exa", SearchRequest("q", mode="auto"), make_ctx("exa", rec))
     assert info.value.kind is ErrorKind.CONFIG

@@ -15,7 +15,7 @@ from websearch_tui.core.models import Metadata, Note, SearchRequest, Usage
 from websearch_tui.providers import parallel
 from websearch_tui.providers.base import ProviderSettings
 
-from .helpers import collect, json_response, make_ctx, shared_fixture
+from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 
 KEY = "par-test-key-1"
 ROWS = [
@@ -25,17 +25,9 @@ ROWS = [
 ]
 
 
-class Recorder:
-    def __init__(self, reply: Any = None) -> None:
-        self.requests: list[httpx.Request] = []
-        self.reply = reply or (lambda body: json_response({"search_id": "search_1", "results": ROWS}))
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.reply(json.loads(request.content))
-
-    def body(self, index: int = 0) -> dict[str, Any]:
-        return json.loads(self.requests[index].content)
+def rows_reply(request: httpx.Request) -> httpx.Response:
+    """A REST search returning ``ROWS`` (a fresh response per request)."""
+    return json_response({"search_id": "search_1", "results": ROWS})
 
 
 def rest_ctx(rec: Recorder, settings: ProviderSettings | None = None, timeout: float = 30.0) -> Any:
@@ -46,7 +38,7 @@ def rest_ctx(rec: Recorder, settings: ProviderSettings | None = None, timeout: f
 
 
 async def test_rest_request_shape() -> None:
-    rec = Recorder()
+    rec = Recorder(rows_reply)
     await collect("parallel", SearchRequest("who founded parallel", max_results=5, recency="month"), rest_ctx(rec))
     (request,) = rec.requests
     assert request.method == "POST"
@@ -62,7 +54,7 @@ async def test_rest_request_shape() -> None:
 
 
 async def test_rest_count_clamp_and_base_url() -> None:
-    rec = Recorder()
+    rec = Recorder(rows_reply)
     settings = ProviderSettings(base_url="http://127.0.0.1:3/v1")
     await collect("parallel", SearchRequest("q", num_search_results=50), rest_ctx(rec, settings))
     assert str(rec.requests[0].url) == "http://127.0.0.1:3/v1/search"
@@ -103,6 +95,20 @@ async def test_rest_local_slice() -> None:
     rec = Recorder(lambda _: json_response({"search_id": "s", "results": rows}))
     _, response = await collect("parallel", SearchRequest("q", max_results=3), rest_ctx(rec))
     assert len(response.sources) == 3
+
+
+@pytest.mark.parametrize("max_results", [1, 20])
+async def test_rest_rows_without_an_http_url_are_dropped(max_results: int) -> None:
+    rows = [
+        {"title": "Script", "url": "javascript:alert(1)", "excerpts": ["x"]},
+        {"title": "FTP", "url": "ftp://x", "excerpts": ["x"]},
+        {"title": "No url at all", "excerpts": ["x"]},
+        {"title": "Valid", "url": "https://ok.example/page", "excerpts": ["kept"]},
+    ]
+    rec = Recorder(lambda _: json_response({"search_id": "s", "results": rows}))
+    _, response = await collect("parallel", SearchRequest("q", max_results=max_results), rest_ctx(rec))
+    # dropped rows take no slot of max_results
+    assert [(s.url, s.title) for s in response.sources] == [("https://ok.example/page", "Valid")]
 
 
 @pytest.mark.parametrize(
@@ -151,15 +157,18 @@ def ok(message_id: Any, result: Any) -> dict[str, Any]:
 
 
 class FakeMCP(Recorder):
-    """Stateful MCP route: session id on initialize, 202 on the notification, scripted tools/call."""
+    """Stateful MCP route: session id on initialize, 202 on the notification, scripted tools/call.
+
+    ``tool`` gets the parsed JSON-RPC body of each ``tools/call`` request.
+    """
 
     def __init__(self, tool: Any = None, *, version: Any = "2025-06-18") -> None:
-        super().__init__()
+        super().__init__(self.route)
         self.version = version
         self.tool = tool or (lambda body: json_response(ok(body["id"], {"structuredContent": {"results": ROWS}})))
-        self.reply = self.route
 
-    def route(self, body: dict[str, Any]) -> httpx.Response:
+    def route(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
         if body.get("method") == "initialize":
             result = {"protocolVersion": self.version, "capabilities": {}, "serverInfo": {"name": "fake"}}
             return json_response(ok(body["id"], result), headers={"Mcp-Session-Id": "sess-1"})
@@ -173,7 +182,7 @@ async def test_mcp_handshake_and_tool_arguments() -> None:
     events, response = await collect(
         "parallel", SearchRequest("parallel funding", max_results=1), make_ctx("parallel", fake)
     )
-    assert [b.get("method") for b in map(json.loads, (r.content for r in fake.requests))] == [
+    assert [b.get("method") for b in fake.bodies] == [
         "initialize",
         "notifications/initialized",
         "tools/call",

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.helpers import collect, make_ctx, shared_fixture
+from tests.helpers import Recorder, collect, make_ctx, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -62,22 +62,6 @@ def split_stream(data: bytes, size: int) -> Callable[[], AsyncIterator[bytes]]:
     return chunks
 
 
-class Recorder:
-    """A MockTransport handler that records requests and answers with a fixed response factory."""
-
-    def __init__(self, respond: Callable[[httpx.Request], httpx.Response]) -> None:
-        self.respond = respond
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.respond(request)
-
-    @property
-    def body(self) -> dict[str, Any]:
-        return json.loads(self.requests[-1].content)
-
-
 def sse_response(data: bytes | Callable[[], AsyncIterator[bytes]]) -> Callable[[httpx.Request], httpx.Response]:
     def respond(request: httpx.Request) -> httpx.Response:
         content = data() if callable(data) else data
@@ -118,7 +102,7 @@ async def test_request_body_and_headers_defaults() -> None:
     assert str(request.url) == "https://api.perplexity.ai/chat/completions"
     assert request.headers["authorization"] == f"Bearer {KEY}"
     assert "text/event-stream" in request.headers["accept"]
-    body = recorder.body
+    body = recorder.body(-1)
     assert body["model"] == "sonar-pro"
     assert body["stream"] is True
     assert body["stream_options"] == {"include_usage": True}
@@ -140,7 +124,7 @@ async def test_request_body_passes_request_fields_and_options() -> None:
     )
     recorder, _, _ = await run(sse_response(sse(chunk("x"))), request, settings)
     assert str(recorder.requests[0].url) == "http://127.0.0.1:9/proxy/chat/completions"
-    body = recorder.body
+    body = recorder.body(-1)
     assert body["model"] == "sonar"
     assert body["messages"][1]["content"] == "rust 2024 edition"
     assert body["search_recency_filter"] == "week"
@@ -153,7 +137,7 @@ async def test_request_body_passes_request_fields_and_options() -> None:
 async def test_invalid_context_size_falls_back_with_note() -> None:
     settings = ProviderSettings(options={"search_context_size": "huge"})
     recorder, _, response = await run(sse_response(sse(chunk("x"))), settings=settings)
-    assert recorder.body["web_search_options"] == {"search_context_size": "medium"}
+    assert recorder.body(-1)["web_search_options"] == {"search_context_size": "medium"}
     assert any("search_context_size" in note for note in response.notes)
 
 

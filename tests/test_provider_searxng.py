@@ -14,7 +14,7 @@ from websearch_tui.core.models import AnswerDelta, Metadata, SearchRequest
 from websearch_tui.providers import searxng
 from websearch_tui.providers.base import ProviderSettings
 
-from .helpers import collect, json_response, make_ctx, shared_fixture
+from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 
 BASE = "http://localhost:8888"
 BODY = {
@@ -36,16 +36,6 @@ BODY = {
 }
 
 
-class Recorder:
-    def __init__(self, response: httpx.Response | None = None) -> None:
-        self.requests: list[httpx.Request] = []
-        self.response = response or json_response(BODY)
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.response
-
-
 def ctx_for(
     rec: Recorder, *, credentials: dict[str, str] | None = None, options: dict[str, Any] | None = None, base: str = BASE
 ) -> Any:
@@ -54,7 +44,7 @@ def ctx_for(
 
 
 async def test_request_shape_keyless() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(BODY))
     events, response = await collect("searxng", SearchRequest("rust news", recency="year"), ctx_for(rec))
     (request,) = rec.requests
     assert request.method == "GET"
@@ -67,7 +57,7 @@ async def test_request_shape_keyless() -> None:
 
 
 async def test_options_are_sent_and_base_prefix_kept() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(BODY))
     options = {"categories": "general,news", "language": "de", "engines": "google,bing", "safesearch": 0}
     await collect("searxng", SearchRequest("q"), ctx_for(rec, options=options, base="https://h.example/searx/"))
     request = rec.requests[0]
@@ -80,17 +70,17 @@ async def test_options_are_sent_and_base_prefix_kept() -> None:
 
 @pytest.mark.parametrize(("recency", "sent"), [("day", "day"), ("week", "month"), ("month", "month"), (None, None)])
 async def test_recency_mapping_and_week_widening_note(recency: str | None, sent: str | None) -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(BODY))
     _, response = await collect("searxng", SearchRequest("q", recency=recency), ctx_for(rec))
-    assert rec.requests[0].url.params.get("time_range") == sent
+    assert rec.params().get("time_range") == sent
     widened = "recency 'week' widened to 'month' by SearXNG (it has no one-week filter)."
     assert (widened in response.notes) == (recency == "week")
 
 
 async def test_bangs_are_stripped_with_a_note() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(BODY))
     _, response = await collect("searxng", SearchRequest("!!g python  asyncio !!ddg"), ctx_for(rec))
-    assert rec.requests[0].url.params["q"] == "python asyncio"
+    assert rec.params()["q"] == "python asyncio"
     assert any("!!g" in note and "!!ddg" in note for note in response.notes)
     assert searxng.strip_bangs("a!!b c") == ("a!!b c", [])
 
@@ -111,18 +101,18 @@ async def test_missing_base_url_is_a_config_error() -> None:
 
 
 async def test_basic_auth_takes_precedence_over_token() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(BODY))
     creds = {"username": "ann", "password": "p:ss wörd", "token": "tok-123"}
     events, _ = await collect("searxng", SearchRequest("q"), ctx_for(rec, credentials=creds))
     expected = base64.b64encode("ann:p:ss wörd".encode()).decode()
-    assert rec.requests[0].headers["authorization"] == f"Basic {expected}"
+    assert rec.headers()["authorization"] == f"Basic {expected}"
     assert events[0] == Metadata(auth_mode="api_key")
 
 
 async def test_bearer_token() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(BODY))
     await collect("searxng", SearchRequest("q"), ctx_for(rec, credentials={"token": "tok-123"}))
-    assert rec.requests[0].headers["authorization"] == "Bearer tok-123"
+    assert rec.headers()["authorization"] == "Bearer tok-123"
 
 
 @pytest.mark.parametrize(
@@ -147,13 +137,13 @@ async def test_invalid_credentials_are_config_errors(creds: dict[str, str], frag
 
 
 async def test_empty_password_counts_as_set() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(BODY))
     await collect("searxng", SearchRequest("q"), ctx_for(rec, credentials={"username": "ann", "password": ""}))
-    assert rec.requests[0].headers["authorization"] == "Basic " + base64.b64encode(b"ann:").decode()
+    assert rec.headers()["authorization"] == "Basic " + base64.b64encode(b"ann:").decode()
 
 
 async def test_response_mapping() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(BODY))
     _, response = await collect("searxng", SearchRequest("q"), ctx_for(rec))
     first, second = response.sources
     assert first.title == "A & B" and first.snippet == "text"

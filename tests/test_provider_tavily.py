@@ -12,7 +12,7 @@ from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, Metadata, Note, RelatedQuestions, SearchRequest, SourcesFound
 from websearch_tui.providers.base import ProviderSettings
 
-from .helpers import collect, json_response, make_ctx, shared_fixture
+from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 
 KEY = "tvly-test-key"
 EMPTY = {"query": "q", "answer": None, "follow_up_questions": None, "results": [], "request_id": "r0"}
@@ -35,25 +35,12 @@ ONE = {
 }
 
 
-class Recorder:
-    def __init__(self, *responses: httpx.Response) -> None:
-        self.requests: list[httpx.Request] = []
-        self.responses = list(responses) or [json_response(ONE)]
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.responses[min(len(self.requests), len(self.responses)) - 1]
-
-    def body(self, index: int = 0) -> dict[str, Any]:
-        return json.loads(self.requests[index].content)
-
-
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None, timeout: float = 30.0) -> Any:
     return make_ctx("tavily", rec, settings=settings, credentials={"api_key": KEY}, timeout=timeout)
 
 
 async def test_request_shape() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(ONE))
     await collect("tavily", SearchRequest("capital of France", max_results=8, recency="month"), ctx_for(rec))
     (request,) = rec.requests
     assert request.method == "POST"
@@ -74,7 +61,7 @@ async def test_request_shape() -> None:
 
 
 async def test_no_recency_sends_no_time_filter_and_count_is_clamped() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(ONE))
     await collect("tavily", SearchRequest("q", num_search_results=40), ctx_for(rec))
     body = rec.body()
     assert "time_range" not in body and "start_date" not in body and "end_date" not in body
@@ -84,7 +71,7 @@ async def test_no_recency_sends_no_time_filter_and_count_is_clamped() -> None:
 
 @pytest.mark.parametrize(("option", "sent"), [("basic", "basic"), ("false", False), ("advanced", "advanced")])
 async def test_options(option: str, sent: Any) -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(ONE))
     settings = ProviderSettings(
         base_url="http://127.0.0.1:1/",
         options={"include_answer": option, "search_depth": "advanced"},
@@ -96,7 +83,7 @@ async def test_options(option: str, sent: Any) -> None:
 
 
 async def test_response_mapping() -> None:
-    rec = Recorder()
+    rec = Recorder(json_response(ONE))
     events, response = await collect("tavily", SearchRequest("q", max_results=5), ctx_for(rec))
     assert [type(e) for e in events] == [Metadata, SourcesFound, AnswerDelta, RelatedQuestions]
     assert response.answer == "Paris is the capital."
@@ -114,6 +101,20 @@ async def test_local_slice() -> None:
     rec = Recorder(json_response({**EMPTY, "results": results}))
     _, response = await collect("tavily", SearchRequest("q", max_results=2), ctx_for(rec))
     assert [s.url for s in response.sources] == ["https://x.example/0", "https://x.example/1"]
+
+
+@pytest.mark.parametrize("max_results", [1, 20])
+async def test_rows_without_an_http_url_are_dropped(max_results: int) -> None:
+    results = [
+        {"title": "Script", "url": "javascript:alert(1)", "content": "x"},
+        {"title": "FTP", "url": "ftp://x", "content": "x"},
+        {"title": "No url at all", "content": "x"},
+        {"title": "Valid", "url": "https://ok.example/page", "content": "kept"},
+    ]
+    rec = Recorder(json_response({**EMPTY, "results": results}))
+    _, response = await collect("tavily", SearchRequest("q", max_results=max_results), ctx_for(rec))
+    # dropped rows take no slot of max_results
+    assert [(s.url, s.title) for s in response.sources] == [("https://ok.example/page", "Valid")]
 
 
 async def test_empty_time_filtered_result_is_retried_without_the_filter() -> None:
