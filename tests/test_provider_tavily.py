@@ -131,6 +131,13 @@ async def test_empty_time_filtered_result_is_retried_without_the_filter() -> Non
     assert response.sources and response.request_id == "r1"
 
 
+async def test_only_unusable_rows_count_as_nothing_found() -> None:
+    unusable = {**EMPTY, "results": [{"title": "x", "url": "javascript:alert(1)", "content": "c"}]}
+    rec = Recorder(json_response(unusable), json_response(ONE))
+    _, response = await collect("tavily", SearchRequest("q", recency="day"), ctx_for(rec))
+    assert len(rec.requests) == 2 and response.sources and response.notes
+
+
 async def test_no_widening_without_recency_or_with_content() -> None:
     rec = Recorder(json_response(EMPTY))
     _, response = await collect("tavily", SearchRequest("q"), ctx_for(rec))

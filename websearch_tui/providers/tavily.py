@@ -112,10 +112,10 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> dict[str, Any]:
 
 
 def has_content(data: Any) -> bool:
-    """True when a body has a non-blank answer or at least one result."""
+    """True when a body has a non-blank answer or at least one usable (http(s)) result."""
     payload = as_dict(data)
     answer = payload.get("answer")
-    return bool((isinstance(answer, str) and answer.strip()) or as_list(payload.get("results")))
+    return bool((isinstance(answer, str) and answer.strip()) or parse_results(payload))
 
 
 def parse_results(payload: Any) -> list[Source]:
