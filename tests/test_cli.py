@@ -126,9 +126,10 @@ def test_providers_lists_status_and_key_source_never_the_key(
     assert rows["tavily"]["status"] == "ready" and rows["tavily"]["key_source"] == "keyring"
     assert rows["perplexity"]["status"] == "missing key"
     assert rows["ddgs"]["status"] == "keyless" and rows["ddgs"]["default"] is True
+    assert (rows["ddgs"]["key"], rows["exa"]["key"], rows["brave"]["key"]) == ("none", "optional", "required")
     assert main(["providers"]) == 0
     table = capsys.readouterr().out
-    assert table.splitlines()[0].split() == ["PROVIDER", "LABEL", "KIND", "STATUS", "KEY", "FROM", "DEFAULT"]
+    assert table.splitlines()[0].split() == ["PROVIDER", "LABEL", "KIND", "KEY", "STATUS", "KEY", "FROM", "DEFAULT"]
     assert "secret-value" not in table
 
 

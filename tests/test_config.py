@@ -162,3 +162,12 @@ def test_missing_keyring_backend_is_not_an_error(monkeypatch: pytest.MonkeyPatch
 )
 def test_provider_status(provider: str, settings: ProviderSettings, values: dict, status: str) -> None:
     assert credentials.provider_status(get_spec(provider), settings, values) == status
+
+
+def test_min_interval_is_validated(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "[providers.brave]\nmin_interval = 1\n")).settings_for("brave").min_interval == 1.0
+    assert load_config(write(tmp_path, "[providers.exa]\nmin_interval = 0.5\n")).settings_for("exa").min_interval == 0.5
+    with pytest.raises(ConfigError, match="min_interval must be a number"):
+        load_config(write(tmp_path, "[providers.brave]\nmin_interval = 'fast'\n"))
+    with pytest.raises(ConfigError, match="min_interval must be from 0 to 3600 seconds"):
+        load_config(write(tmp_path, "[providers.brave]\nmin_interval = -1\n"))

@@ -298,3 +298,25 @@ async def test_auto_reports_an_empty_answer_as_a_failure_to_observers(monkeypatc
     assert finals["exa"].status is RunStatus.FAILED
     assert finals["exa"].error.message == "Exa returned no renderable search content."
     assert finals["brave"].status is RunStatus.DONE
+
+
+async def test_searches_are_paced_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    from websearch_tui.providers.base import ProviderSettings
+
+    waits: list[tuple[str, float]] = []
+
+    class RecordingPacer:
+        def __init__(self, interval: float) -> None:
+            self.interval = interval
+
+        async def wait(self, ctx: ProviderContext) -> None:
+            waits.append((ctx.spec.id, self.interval))
+
+    monkeypatch.setattr(engine_module, "Pacer", RecordingPacer)
+    install(monkeypatch, {"brave": answering("a"), "tavily": answering("b"), "exa": answering("c")})
+    engine = Engine(settings={"tavily": ProviderSettings(min_interval=2.5), "brave": ProviderSettings(min_interval=0.0)})
+    await engine.compare(request("brave", "tavily", "exa"))
+    await engine.compare(request("exa"))
+    # config wins (brave 0, tavily 2.5); otherwise the spec default (Exa asks for 1 s between requests)
+    assert sorted(waits) == [("brave", 0.0), ("exa", 1.0), ("exa", 1.0), ("tavily", 2.5)]
+    assert len(engine._pacers) == 3  # one pacer per provider, reused across searches

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -14,17 +12,11 @@ import pytest
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchRequest
 from websearch_tui.providers import exa
-from websearch_tui.providers._pace import Pacer
 from websearch_tui.providers.base import ProviderSettings
 
 from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 
 KEY = "exa-test-key-1"
-
-
-@pytest.fixture(autouse=True)
-def no_pacing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exa, "PACER", Pacer(0.0))
 
 
 def empty_rest(request: httpx.Request) -> httpx.Response:
@@ -315,28 +307,6 @@ async def test_mcp_free_tier_429() -> None:
     assert info.value.message.startswith("Exa free MCP rate limit reached (429); add an Exa API key for higher limits")
     assert info.value.message.endswith("(retry in 3600 s)")
     assert len(rec.requests) == 1
-
-
-async def test_requests_are_paced(monkeypatch: pytest.MonkeyPatch) -> None:
-    waits: list[float] = []
-
-    async def record(delay: float) -> None:
-        waits.append(round(delay, 6))
-
-    monkeypatch.setattr(exa, "PACER", Pacer(0.2, clock=lambda: 100.0, sleep=record))
-    rec = Recorder(empty_rest)
-    await asyncio.gather(*(collect("exa", SearchRequest("q"), rest_ctx(rec)) for _ in range(3)))
-    assert len(rec.requests) == 3
-    assert waits == [0.2, 0.4]  # each request starts 0.2 s after the previous one
-
-
-async def test_pacing_slot_past_the_deadline_is_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exa, "PACER", Pacer(60.0))
-    await collect("exa", SearchRequest("q"), rest_ctx(Recorder(empty_rest)))
-    with pytest.raises(ProviderError) as info:
-        await collect("exa", SearchRequest("q"), rest_ctx(Recorder(empty_rest), timeout=1))
-    assert info.value.kind is ErrorKind.TIMEOUT
-    assert exa.PACER._next - time.monotonic() < 60.5  # the refused call took no slot
 
 
 # --- conformance: real payloads -----------------------------------------------------------

@@ -192,6 +192,7 @@ def _providers(args: argparse.Namespace) -> int:
                 "id": spec.id,
                 "label": spec.label,
                 "kind": KIND_LABELS[spec.kind],
+                "key": "none" if not spec.credentials else ("optional" if spec.keyless else "required"),
                 "status": credentials.provider_status(spec, settings, values),
                 "key_source": ", ".join(s.describe() for s in sources if s.where)
                 or ("-" if spec.keyless else "not set"),
@@ -202,9 +203,10 @@ def _providers(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    header = ("PROVIDER", "LABEL", "KIND", "STATUS", "KEY FROM", "DEFAULT")
+    header = ("PROVIDER", "LABEL", "KIND", "KEY", "STATUS", "KEY FROM", "DEFAULT")
     table = [header] + [
-        (r["id"], r["label"], r["kind"], r["status"], r["key_source"], "yes" if r["default"] else "") for r in rows
+        (r["id"], r["label"], r["kind"], r["key"], r["status"], r["key_source"], "yes" if r["default"] else "")
+        for r in rows
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:

@@ -13,6 +13,7 @@ Schema (see ``config.example.toml``)::
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 from collections.abc import Mapping
@@ -33,7 +34,14 @@ if TYPE_CHECKING:
 
 APP_NAME = "websearch-tui"
 CONFIG_ENV = "WEBSEARCH_TUI_CONFIG"
-_COMMON_PROVIDER_KEYS = {"enabled": bool, "base_url": str, "mcp_url": str, "model": str, "models": list}
+_COMMON_PROVIDER_KEYS = {
+    "enabled": bool,
+    "base_url": str,
+    "mcp_url": str,
+    "model": str,
+    "models": list,
+    "min_interval": float,
+}
 _SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout")
 _ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
 
@@ -66,14 +74,7 @@ class Config:
         settings = self.providers.get(provider_id, ProviderSettings())
         env = _ENDPOINT_ENV.get(provider_id)
         if env and not settings.base_url and os.environ.get(env, "").strip():
-            settings = ProviderSettings(
-                enabled=settings.enabled,
-                base_url=os.environ[env].strip(),
-                mcp_url=settings.mcp_url,
-                model=settings.model,
-                models=settings.models,
-                options=settings.options,
-            )
+            settings = dataclasses.replace(settings, base_url=os.environ[env].strip())
         return settings
 
     def is_enabled(self, provider_id: str) -> bool:
@@ -174,7 +175,8 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
     _reject_unknown(where, f"providers.{provider_id}", table, tuple(allowed))
     for key, value in table.items():
         expected = allowed[key]
-        ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
+        accepted = (int, float) if expected is float else expected
+        ok = isinstance(value, accepted) and not (expected in (int, float) and isinstance(value, bool))
         if not ok:
             raise ConfigError(f"{where}: {section} {key} must be {_type_name(expected)}, got {value!r}")
     for key in ("base_url", "mcp_url"):
@@ -182,6 +184,9 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
             raise ConfigError(
                 f"{where}: {section} {key} must be an http(s) URL such as https://host, got {table[key]!r}"
             )
+    min_interval = table.get("min_interval")
+    if min_interval is not None and not 0 <= min_interval <= 3600:
+        raise ConfigError(f"{where}: {section} min_interval must be from 0 to 3600 seconds, got {min_interval!r}")
     models = table.get("models", [])
     if not all(isinstance(m, str) and m.strip() for m in models):
         raise ConfigError(f"{where}: {section} models must be a list of model names, got {models!r}")
@@ -192,6 +197,7 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
         model=table.get("model") or None,
         models=tuple(models),
         options={k: v for k, v in table.items() if k in spec.options},
+        min_interval=float(min_interval) if min_interval is not None else None,
     )
 
 
@@ -214,9 +220,8 @@ def _suggest(word: str, choices: Any) -> str:
 
 
 def _type_name(expected: type) -> str:
-    return {bool: "true or false", str: "a string", int: "a whole number", list: "a list"}.get(
-        expected, expected.__name__
-    )
+    names = {bool: "true or false", str: "a string", int: "a whole number", float: "a number", list: "a list"}
+    return names.get(expected, expected.__name__)
 
 
 def _is_http_url(value: Any) -> bool:

@@ -29,6 +29,7 @@ from websearch_tui.core.errors import (
 )
 from websearch_tui.core.models import ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
 from websearch_tui.providers import SPECS, get_spec, load_stream
+from websearch_tui.providers._pace import Pacer
 from websearch_tui.providers.base import ProviderContext, ProviderSettings, ProviderSpec
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,7 @@ class Engine:
         self.timeout = timeout
         self.resolve_credentials = resolve_credentials
         self._client = client
+        self._pacers: dict[str, Pacer] = {}
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -238,6 +240,7 @@ class Engine:
                 credentials=credentials,
                 deadline=started + self.timeout,
             )
+            await self._pacer(spec).wait(ctx)
             async for event in load_stream(provider_id)(request, ctx):
                 if not first_event:
                     first_event.append(time.monotonic())
@@ -272,6 +275,15 @@ class Engine:
         outcome = self._outcome(provider_id, status, builder, error, started, first_event)
         notify(provider_id, StatusChanged(status, error))
         return outcome
+
+    def _pacer(self, spec: ProviderSpec) -> Pacer:
+        """The provider's pacer: config ``min_interval`` or the spec default, seconds between searches."""
+        pacer = self._pacers.get(spec.id)
+        if pacer is None:
+            configured = self.settings.get(spec.id, ProviderSettings()).min_interval
+            interval = configured if configured is not None else spec.default_min_interval
+            pacer = self._pacers[spec.id] = Pacer(interval)
+        return pacer
 
     @staticmethod
     def _outcome(

@@ -34,6 +34,7 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.exa.ai",
             default_mcp_url="https://mcp.exa.ai/mcp",
             capabilities=Capabilities(recency=True, count=True),
+            default_min_interval=1.0,
         ),
         ProviderSpec(
             id="parallel",
@@ -55,6 +56,7 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.search.brave.com",
             options={"country": str, "search_lang": str, "safesearch": str},
             capabilities=Capabilities(recency=True, count=True),
+            default_min_interval=1.0,
         ),
         ProviderSpec(
             id="tavily",

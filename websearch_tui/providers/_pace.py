@@ -1,7 +1,9 @@
-"""Request pacing: keep a minimum gap between requests to one upstream within this process.
+"""Client-side pacing: keep a minimum gap between searches of one provider within this process.
 
-Exa asks for requests at least 1 s apart (PROVIDERS.md §1.12, can1357/oh-my-pi#3271). A
-:class:`Pacer` hands out start slots ``interval`` seconds apart; callers await their slot.
+The engine keeps one :class:`Pacer` per provider (config ``min_interval``, else the provider's
+default): Exa asks for requests at least 1 s apart (PROVIDERS.md §1.12, can1357/oh-my-pi#3271) and
+Brave's free plan allows about one request per second. A pacer hands out start slots
+``interval`` seconds apart; callers await their slot.
 """
 
 from __future__ import annotations

@@ -62,6 +62,9 @@ class ProviderSpec:
         options: provider-specific config keys and their Python types (validated on load).
         capabilities: see :class:`Capabilities`.
         needs_base_url: cannot run until ``base_url`` is configured (SearXNG).
+        default_model: model used when config names none (model-native providers).
+        default_min_interval: seconds between two searches of this provider in one process
+            (client-side pacing; config ``min_interval`` overrides it).
     """
 
     id: str
@@ -76,6 +79,7 @@ class ProviderSpec:
     capabilities: Capabilities = Capabilities()
     needs_base_url: bool = False
     default_model: str | None = None
+    default_min_interval: float = 0.0
 
     @property
     def key_env_vars(self) -> tuple[str, ...]:
@@ -88,7 +92,8 @@ class ProviderSettings:
     """One ``[providers.<id>]`` table from config.toml, validated.
 
     ``enabled`` is ``None`` when the file does not say; ``options`` holds the provider-specific
-    keys declared in :attr:`ProviderSpec.options`.
+    keys declared in :attr:`ProviderSpec.options`; ``min_interval`` (seconds) is ``None`` when
+    the file does not set it (the spec's default pacing applies).
     """
 
     enabled: bool | None = None
@@ -97,6 +102,7 @@ class ProviderSettings:
     model: str | None = None
     models: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    min_interval: float | None = None
 
 
 @dataclass

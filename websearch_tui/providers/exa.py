@@ -20,7 +20,6 @@ from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._mcp import call_tool, mcp_error_describer
-from websearch_tui.providers._pace import Pacer
 from websearch_tui.providers._parse import (
     api_error_describer,
     as_dict,
@@ -45,8 +44,6 @@ RATE_LIMIT_MESSAGE = "Exa free MCP rate limit reached (429); add an Exa API key 
 RECENCY_IGNORED = "Exa keyless MCP ignores recency; add an Exa API key"
 AUTO_NEEDS_KEY = "Exa: keyless MCP is not used in auto mode (it can hang before failing over); add an Exa API key"
 
-PACER = Pacer(1.0)
-"""Process-wide spacing of Exa requests (REST and MCP)."""
 
 describe_error = api_error_describer(
     "Exa API error", lambda parsed: find_message(parsed, ("error", "message", "detail"))
@@ -72,7 +69,6 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     key = ctx.api_key
     if not key and request.mode == "auto":
         raise ProviderError(ctx.spec.id, ErrorKind.CONFIG, AUTO_NEEDS_KEY)
-    await PACER.wait(ctx)
     if key:
         async for event in _rest(request, ctx, key):
             yield event
