@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import html
+import importlib
 import itertools
 import json
 from pathlib import Path
@@ -18,11 +19,47 @@ from typing import Any
 from .server import FakeRequest, FakeResponse, html_error_page, sse_response
 
 DATA = Path(__file__).with_name("data")
-PROVIDERS = ("ddgs", "exa", "parallel", "brave", "tavily", "searxng", "perplexity")
+CORE_PROVIDERS = ("ddgs", "exa", "parallel", "brave", "tavily", "searxng", "perplexity")
+PLUGIN_PROVIDERS = (
+    "perplexity_search",
+    "jina",
+    "kimi",
+    "kagi",
+    "synthetic",
+    "you",
+    "zhipu_web_search",
+    "zai",
+    "codex_alpha",
+)
+"""Providers whose fakes live in their own module, ``tests/fake_providers/fake_<id>.py``.
+
+Such a module defines ``FAKE_KEYS`` (env var -> fake key), ``routes() -> {(METHOD, path): handler}``
+(paths under ``/<id>/``), ``config(base_url) -> {key: value}`` for its ``[providers.<id>]`` table,
+``error_response(status, message) -> FakeResponse`` (its documented error body),
+``SEARCH_ROUTE = (METHOD, path)`` (the request that runs a search) and optionally ``VARIANTS`` plus
+``variant_routes(variant) -> {(METHOD, path): handler}``. A fake module imports from ``.server``
+only (``.routes`` imports it) and reads its own payload files from ``data/``."""
+
+
+@functools.cache
+def plugins() -> dict[str, Any]:
+    """The fake modules of :data:`PLUGIN_PROVIDERS` that exist, by provider id."""
+    found = {}
+    for provider in PLUGIN_PROVIDERS:
+        try:
+            found[provider] = importlib.import_module(f"{__package__}.fake_{provider}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__package__}.fake_{provider}":
+                raise
+    return found
+
+
+PROVIDERS = CORE_PROVIDERS + tuple(plugins())
 FAKE_KEYS = {
     "BRAVE_API_KEY": "fake-brave-key",
     "TAVILY_API_KEY": "fake-tavily-key",
     "PERPLEXITY_API_KEY": "fake-perplexity-key",
+    **{name: value for module in plugins().values() for name, value in module.FAKE_KEYS.items()},
 }
 OPTIONAL_FAKE_KEYS = {"EXA_API_KEY": "fake-exa-key", "PARALLEL_API_KEY": "fake-parallel-key"}
 MCP_PROTOCOL_VERSION = "2025-06-18"
@@ -130,6 +167,11 @@ def error_response(
 ) -> FakeResponse:
     """The error response a provider sends at ``status``; ``path`` is a route path or a provider id."""
     provider = path.strip("/").split("/")[0]
+    if provider in plugins():
+        response = plugins()[provider].error_response(status, message or _phrase(status))
+        if retry_after is not None:
+            response.headers["Retry-After"] = f"{retry_after:g}" if isinstance(retry_after, float | int) else str(retry_after)
+        return response
     is_mcp = path.endswith("/mcp")
     key = f"{provider}-mcp" if is_mcp else provider
     msg = message or _MESSAGES.get((key, status)) or _phrase(status)
@@ -586,11 +628,17 @@ def default_routes() -> dict[tuple[str, str], Any]:
         ("POST", "/tavily/search"): tavily_search(),
         ("GET", "/searxng/search"): searxng_search(),
         ("POST", "/perplexity/chat/completions"): perplexity_chat(),
+        **{key: handler for module in plugins().values() for key, handler in module.routes().items()},
     }
 
 
 def variant_routes(provider: str, variant: str = "default", **options: Any) -> dict[tuple[str, str], Any]:
     """Routes that implement a named variant of a provider (``VARIANTS[provider]`` lists them)."""
+    if provider in plugins():
+        module = plugins()[provider]
+        if variant not in getattr(module, "VARIANTS", ("default",)):
+            raise ValueError(f"unknown variant {variant!r} for {provider!r}")
+        return module.variant_routes(variant, **options) if variant != "default" else module.routes()
     if variant not in VARIANTS.get(provider, ()):
         raise ValueError(f"unknown variant {variant!r} for {provider!r}; known: {VARIANTS.get(provider)}")
     if provider == "parallel":
@@ -628,12 +676,11 @@ def config_toml(base_url: str, **search: Any) -> str:
     lines = [f"# websearch-tui config for the loopback fake at {base_url}", "", "[search]"]
     lines += [f"{key} = {_toml_value(value)}" for key, value in table.items()]
     for provider in PROVIDERS:
-        lines += [
-            "",
-            f"[providers.{provider}]",
-            "enabled = true",
-            f"base_url = {_toml_value(f'{base_url}/{provider}')}",
-        ]
+        lines += ["", f"[providers.{provider}]", "enabled = true"]
+        if provider in plugins():
+            lines += [f"{key} = {_toml_value(value)}" for key, value in plugins()[provider].config(base_url).items()]
+            continue
+        lines.append(f"base_url = {_toml_value(f'{base_url}/{provider}')}")
         if provider in ("exa", "parallel"):
             lines.append(f"mcp_url = {_toml_value(f'{base_url}/{provider}/mcp')}")
         if provider == "perplexity":
