@@ -165,7 +165,9 @@ def test_provider_status(provider: str, settings: ProviderSettings, values: dict
 
 
 def test_min_interval_is_validated(tmp_path: Path) -> None:
-    assert load_config(write(tmp_path, "[providers.brave]\nmin_interval = 1\n")).settings_for("brave").min_interval == 1.0
+    assert (
+        load_config(write(tmp_path, "[providers.brave]\nmin_interval = 1\n")).settings_for("brave").min_interval == 1.0
+    )
     assert load_config(write(tmp_path, "[providers.exa]\nmin_interval = 0.5\n")).settings_for("exa").min_interval == 0.5
     with pytest.raises(ConfigError, match="min_interval must be a number"):
         load_config(write(tmp_path, "[providers.brave]\nmin_interval = 'fast'\n"))

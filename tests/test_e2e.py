@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer
+from tests.fake_providers.routes import plugins
 from websearch_tui.config import build_engine, load_config
 from websearch_tui.core.engine import EventReceived, RunStatus
 from websearch_tui.core.models import AnswerDelta, SearchRequest
@@ -35,16 +36,22 @@ def fake_config(fake_server: FakeServer, tmp_path: Path, monkeypatch: pytest.Mon
     return path
 
 
-def search_path(provider: str) -> str:
-    return {
-        "ddgs": "/ddgs/html/",
-        "exa": "/exa/mcp",
-        "parallel": "/parallel/mcp",
-        "brave": "/brave/res/v1/web/search",
-        "tavily": "/tavily/search",
-        "searxng": "/searxng/search",
-        "perplexity": "/perplexity/chat/completions",
-    }[provider]
+CORE_SEARCH_ROUTES = {
+    "ddgs": ("POST", "/ddgs/html/"),
+    "exa": ("POST", "/exa/mcp"),
+    "parallel": ("POST", "/parallel/mcp"),
+    "brave": ("GET", "/brave/res/v1/web/search"),
+    "tavily": ("POST", "/tavily/search"),
+    "searxng": ("GET", "/searxng/search"),
+    "perplexity": ("POST", "/perplexity/chat/completions"),
+}
+
+
+def search_route(provider: str) -> tuple[str, str]:
+    """``(METHOD, path)`` of the request that runs a provider's search on the fake server."""
+    if provider in CORE_SEARCH_ROUTES:
+        return CORE_SEARCH_ROUTES[provider]
+    return plugins()[provider].SEARCH_ROUTE
 
 
 def is_search_call(request: FakeRequest) -> bool:
@@ -56,7 +63,7 @@ def is_search_call(request: FakeRequest) -> bool:
         return False
 
 
-async def test_all_seven_providers_return_sources(fake_config: Path) -> None:
+async def test_every_provider_returns_sources(fake_config: Path) -> None:
     engine = build_engine(load_config(fake_config))
     try:
         result = await engine.compare(SearchRequest(query=QUERY, providers=PROVIDERS, max_results=5))
@@ -99,8 +106,7 @@ async def test_providers_run_concurrently_over_http(fake_server: FakeServer, fak
         return handler
 
     for provider in PROVIDERS:
-        method = "GET" if provider in ("brave", "searxng") else "POST"
-        path = search_path(provider)
+        method, path = search_route(provider)
         fake_server.set(method, path, gate(provider, fake_server.handler(method, path)))
     engine = build_engine(load_config(fake_config))
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -11,7 +12,7 @@ from websearch_tui.core import engine as engine_module
 from websearch_tui.core.engine import Engine, EventReceived, RunStatus, StatusChanged
 from websearch_tui.core.errors import NO_PROVIDER_MESSAGE, ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.base import Capabilities, ProviderContext
 
 Fake = Callable[[SearchRequest, ProviderContext], AsyncIterator[object]]
 
@@ -314,9 +315,25 @@ async def test_searches_are_paced_per_provider(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(engine_module, "Pacer", RecordingPacer)
     install(monkeypatch, {"brave": answering("a"), "tavily": answering("b"), "exa": answering("c")})
-    engine = Engine(settings={"tavily": ProviderSettings(min_interval=2.5), "brave": ProviderSettings(min_interval=0.0)})
+    engine = Engine(
+        settings={"tavily": ProviderSettings(min_interval=2.5), "brave": ProviderSettings(min_interval=0.0)}
+    )
     await engine.compare(request("brave", "tavily", "exa"))
     await engine.compare(request("exa"))
     # config wins (brave 0, tavily 2.5); otherwise the spec default (Exa asks for 1 s between requests)
     assert sorted(waits) == [("brave", 0.0), ("exa", 1.0), ("exa", 1.0), ("tavily", 2.5)]
     assert len(engine._pacers) == 3  # one pacer per provider, reused across searches
+
+
+async def test_engine_notes_recency_a_provider_cannot_honour(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"brave": answering("a"), "ddgs": answering("b")})
+    brave_spec = engine_module.SPECS["brave"]
+    monkeypatch.setitem(
+        engine_module.SPECS, "brave", dataclasses.replace(brave_spec, capabilities=Capabilities(count=True))
+    )
+    result = await Engine().compare(SearchRequest(query="q", providers=("brave", "ddgs"), recency="week"))
+    brave, ddgs = result.outcomes
+    assert brave.response.notes == ["Recency is not supported by Brave Search; results are not filtered by date."]
+    assert ddgs.response.notes == []  # DuckDuckGo filters by date natively
+    result = await Engine().compare(SearchRequest(query="q", providers=("brave",)))
+    assert result.outcomes[0].response.notes == []  # no recency asked, nothing to say

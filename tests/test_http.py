@@ -94,7 +94,9 @@ async def test_hint_beyond_deadline_fails_at_once(sleeps: list[float]) -> None:
 
 async def test_retries_give_up_after_three(sleeps: list[float]) -> None:
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", lambda r: httpx.Response(502, text="bad gateway")), "GET", "https://x.example")
+        await request_json(
+            make_ctx("brave", lambda r: httpx.Response(502, text="bad gateway")), "GET", "https://x.example"
+        )
     assert info.value.kind is ErrorKind.SERVER
     assert sleeps == [1.0, 2.0, 4.0]
 
@@ -102,7 +104,10 @@ async def test_retries_give_up_after_three(sleeps: list[float]) -> None:
 @pytest.mark.parametrize(
     ("response", "fragment"),
     [
-        (httpx.Response(200, html="<html><body>Proxy login</body></html>"), "returned text/html instead of JSON (HTTP 200)"),
+        (
+            httpx.Response(200, html="<html><body>Proxy login</body></html>"),
+            "returned text/html instead of JSON (HTTP 200)",
+        ),
         (httpx.Response(200, content=b""), "returned an empty body (HTTP 200)"),
         (httpx.Response(200, content=b'{"a": ', headers={"content-type": "application/json"}), "malformed JSON"),
         (httpx.Response(301, headers={"location": "https://elsewhere"}), "unexpected redirect (301)"),
@@ -162,7 +167,9 @@ async def test_stream_sse_rejects_non_stream_and_maps_errors(sleeps: list[float]
 
 async def test_stream_sse_parses_crlf_and_skips_done(sleeps: list[float]) -> None:
     body = b'event: a\r\ndata: {"n": 1}\r\n\r\n: keep-alive\r\n\r\ndata:{"n": 2}\r\n\r\ndata: not json\r\n\r\ndata: [DONE]\r\n\r\n'
-    ctx = make_ctx("perplexity", lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
+    ctx = make_ctx(
+        "perplexity", lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+    )
     items = [item async for item in stream_sse(ctx, "POST", "https://x.example")]
     assert items == [("a", {"n": 1}), ("message", {"n": 2})]
 
@@ -215,7 +222,9 @@ async def test_no_retry_once_a_response_arrived_when_http_errors_are_final(sleep
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=broken_body())
 
     with pytest.raises(ProviderError) as info:
-        async for _ in stream_sse(make_ctx("perplexity", handler), "POST", "https://x.example", retry_http_errors=False):
+        async for _ in stream_sse(
+            make_ctx("perplexity", handler), "POST", "https://x.example", retry_http_errors=False
+        ):
             pass
     assert info.value.kind is ErrorKind.NETWORK
     assert len(calls) == 1 and sleeps == []
@@ -231,3 +240,15 @@ async def test_connection_failure_before_a_response_is_retried_once_when_asked(s
         ):
             pass
     assert sleeps == [1.0]
+
+
+async def test_max_retries_caps_the_attempts(sleeps: list[float]) -> None:
+    calls: list[int] = []
+
+    def down(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(503, text="down")
+
+    with pytest.raises(ProviderError):
+        await request_json(make_ctx("brave", down), "GET", "https://x.example", max_retries=1)
+    assert len(calls) == 2 and sleeps == [1.0]

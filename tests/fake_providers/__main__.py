@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.write_config:
         path = server.write_config(args.write_config)
         print(f"\nwrote {path}; use it with:\n  export WEBSEARCH_TUI_CONFIG={path}")
-    print("\nfake keys (any non-empty value is accepted):")
+    print("\nfake keys to export:")
     for name, value in FAKE_KEYS.items():
         print(f"  export {name}={value}")
     print("optional (switches exa/parallel from keyless MCP to REST):")

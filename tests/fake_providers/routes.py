@@ -170,7 +170,9 @@ def error_response(
     if provider in plugins():
         response = plugins()[provider].error_response(status, message or _phrase(status))
         if retry_after is not None:
-            response.headers["Retry-After"] = f"{retry_after:g}" if isinstance(retry_after, float | int) else str(retry_after)
+            response.headers["Retry-After"] = (
+                f"{retry_after:g}" if isinstance(retry_after, float | int) else str(retry_after)
+            )
         return response
     is_mcp = path.endswith("/mcp")
     key = f"{provider}-mcp" if is_mcp else provider

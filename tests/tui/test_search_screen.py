@@ -340,11 +340,11 @@ async def test_tab_moves_between_panes(make_app, fake_streams):
 
 async def test_layout_adapts_to_width(make_app, fake_streams):
     app = make_app(("ddgs", "exa", "parallel", "brave"))
-    async with app.run_test(size=(200, 40)) as pilot:
+    async with app.run_test(size=(210, 40)) as pilot:  # 4 panes of >= 40 columns beside the provider list
         await pilot.pause()
         area = app.screen.pane_area
         assert area.mode == "columns"
-        await pilot.resize_terminal(120, 40)
+        await pilot.resize_terminal(130, 40)  # two columns of two rows
         await pilot.pause()
         assert area.mode == "grid"
         await pilot.resize_terminal(70, 40)
@@ -462,3 +462,34 @@ async def test_scrolling_up_stops_following(make_app, fake_streams):
         p.body.scroll_to(y=0, animate=False, immediate=True)
         await pilot.pause(0.3)
         assert p.status == "streaming" and p.body.scroll_y == 0
+
+
+async def test_hint_names_providers_that_ignore_recency_before_sending(make_app, fake_streams):
+    from textual.widgets import Select
+
+    app = make_app(("ddgs", "jina", "kimi"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#recency", Select).value = "week"
+        await pilot.pause()
+        hint = app.screen.query_one("#hint").visual.plain
+        assert "Recency 'week' is ignored by Jina Search, Kimi Code Search" in hint
+        assert "DuckDuckGo" not in hint
+        app.screen.selector.deselect("jina")
+        app.screen.selector.deselect("kimi")
+        await pilot.pause()
+        assert "applies to every selected provider" in app.screen.query_one("#hint").visual.plain
+
+
+async def test_selector_lists_every_registered_provider_with_kind(make_app, fake_streams):
+    from websearch_tui.providers import SPECS
+
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        selector = app.screen.selector
+        assert [selector.get_option_at_index(i).value for i in range(selector.option_count)] == list(SPECS)
+        prompts = [selector.get_option_at_index(i).prompt.plain for i in range(selector.option_count)]
+        assert any("Z.AI Web Search" in p and "agent" in p for p in prompts)
+        assert any("Perplexity " in p and "model" in p for p in prompts)
+        assert any("DuckDuckGo" in p and "web" in p for p in prompts)

@@ -27,7 +27,7 @@ from websearch_tui.core.errors import (
     all_failed_message,
     empty_message,
 )
-from websearch_tui.core.models import ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
+from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
 from websearch_tui.providers import SPECS, get_spec, load_stream
 from websearch_tui.providers._pace import Pacer
 from websearch_tui.providers.base import ProviderContext, ProviderSettings, ProviderSpec
@@ -241,6 +241,10 @@ class Engine:
                 deadline=started + self.timeout,
             )
             await self._pacer(spec).wait(ctx)
+            if request.recency and not spec.capabilities.recency:
+                note = Note(recency_ignored_message(spec.label))
+                builder.apply(note)
+                notify(provider_id, EventReceived(note))
             async for event in load_stream(provider_id)(request, ctx):
                 if not first_event:
                     first_event.append(time.monotonic())
@@ -299,6 +303,11 @@ class Engine:
         builder.response.elapsed_ms = elapsed
         builder.response.first_event_ms = first
         return ProviderOutcome(provider_id, status, builder.response, error, elapsed, first)
+
+
+def recency_ignored_message(label: str) -> str:
+    """The note for a provider that cannot filter by date when a recency was asked for."""
+    return f"Recency is not supported by {label}; results are not filtered by date."
 
 
 def _guarded(on_update: OnUpdate | None) -> OnUpdate:

@@ -85,14 +85,19 @@ async def request_json(
     json_body: Any = None,
     form: Mapping[str, str] | None = None,
     describe_error: ErrorDescriber | None = None,
+    max_retries: int = MAX_RETRIES,
 ) -> tuple[Any, httpx.Response]:
     """Send one request and return ``(parsed JSON, response)``; the body is already read.
+
+    Retryable failures are retried at most ``max_retries`` times (see :func:`retry_delay`).
 
     Raises:
         ProviderError: auth, rate_limit, quota, bad_request, not_found, server (non-2xx), timeout,
             network, or protocol (a 2xx that is not JSON, too large, or empty).
     """
-    response, body = await _send_with_retries(ctx, method, url, headers, params, json_body, form, describe_error)
+    response, body = await _send_with_retries(
+        ctx, method, url, headers, params, json_body, form, describe_error, max_retries
+    )
     return parse_json_body(ctx, response, body), response
 
 
@@ -106,9 +111,12 @@ async def request_text(
     json_body: Any = None,
     form: Mapping[str, str] | None = None,
     describe_error: ErrorDescriber | None = None,
+    max_retries: int = MAX_RETRIES,
 ) -> tuple[str, httpx.Response]:
     """Like :func:`request_json` but returns the decoded body text (for HTML or MCP bodies)."""
-    response, body = await _send_with_retries(ctx, method, url, headers, params, json_body, form, describe_error)
+    response, body = await _send_with_retries(
+        ctx, method, url, headers, params, json_body, form, describe_error, max_retries
+    )
     return _decode(response, body), response
 
 
@@ -121,6 +129,7 @@ async def _send_with_retries(
     json_body: Any,
     form: Mapping[str, str] | None,
     describe_error: ErrorDescriber | None,
+    max_retries: int,
 ) -> tuple[httpx.Response, bytes]:
     attempt = 0
     while True:
@@ -134,7 +143,7 @@ async def _send_with_retries(
             return response, body
         except (httpx.TransportError, httpx.InvalidURL, ProviderError) as exc:
             error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
-            delay = retry_delay(ctx, error, attempt)
+            delay = retry_delay(ctx, error, attempt, max_retries)
             if delay is None:
                 raise _give_up(error) from None
             attempt += 1

@@ -65,7 +65,7 @@ class SearchScreen(Screen[None]):
     SearchScreen #count { width: 18; }
     SearchScreen #hint { height: 1; padding: 0 1; }
     SearchScreen #main { height: 1fr; }
-    SearchScreen #providers { width: 37; height: 1fr; }
+    SearchScreen #providers { width: 42; height: 1fr; }
     SearchScreen #providers.-hidden { display: none; }
     """
 
@@ -176,6 +176,23 @@ class SearchScreen(Screen[None]):
     @on(SelectionList.SelectedChanged, "#providers")
     async def _on_selection(self) -> None:
         await self.pane_area.set_providers(self.selected_specs())
+        self._show_ignored_filters()
+
+    @on(Select.Changed, "#recency")
+    def _on_recency(self) -> None:
+        self._show_ignored_filters()
+
+    def _show_ignored_filters(self) -> None:
+        """Before sending: name the selected providers that cannot honour the chosen recency."""
+        recency = self.query_one("#recency", Select).value
+        if not isinstance(recency, str) or recency == "any":
+            self.set_hint(IDLE_HINT)
+            return
+        ignoring = [spec.label for spec in self.selected_specs() if not spec.capabilities.recency]
+        if ignoring:
+            self.set_hint(f"Recency '{recency}' is ignored by {', '.join(ignoring)} (results are not date-filtered).")
+        else:
+            self.set_hint(f"Recency '{recency}' applies to every selected provider.")
 
     def build_request(self, query: str) -> SearchRequest:
         """A :class:`SearchRequest` from ``query`` and the current controls.

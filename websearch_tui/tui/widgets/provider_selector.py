@@ -11,8 +11,14 @@ from textual.widgets.selection_list import Selection
 from websearch_tui.providers.base import ProviderSpec
 from websearch_tui.tui.safe import clean
 
-LABEL_WIDTH = 12
-"""Provider labels are padded to this width so the statuses line up."""
+LABEL_WIDTH = 18
+"""Provider labels are padded to this width so the kinds and statuses line up."""
+
+KIND_TAGS = {"conventional": "web", "agent": "agent", "model": "model"}
+"""Short kind tags: a conventional search engine, an agent search API, a model-native answer."""
+
+SHORT_STATUS = {"missing key": "needs key", "missing base_url": "needs URL"}
+"""Compact wording for the narrow list (``websearch-tui providers`` prints the long form)."""
 
 STATUS_STYLES = {
     "ready": "$text-success",
@@ -24,12 +30,13 @@ STATUS_STYLES = {
 
 
 def selector_prompt(spec: ProviderSpec, status: str | None) -> Content:
-    """``Label  status`` as plain content (status ``None`` shows an ellipsis while it loads)."""
+    """``Label  kind  status`` as plain content (status ``None`` shows an ellipsis while it loads)."""
     label = Content(spec.label.ljust(LABEL_WIDTH) + " ")
+    kind = (KIND_TAGS.get(spec.kind, spec.kind).ljust(6), "dim")
     if status is None:
-        return Content.assemble(label, ("…", "dim"))
-    text = clean(status, one_line=True, limit=24)
-    return Content.assemble(label, (text, STATUS_STYLES.get(status, "dim")))
+        return Content.assemble(label, kind, ("…", "dim"))
+    text = clean(SHORT_STATUS.get(status, status), one_line=True, limit=12)
+    return Content.assemble(label, kind, (text, STATUS_STYLES.get(status, "dim")))
 
 
 class ProviderSelector(SelectionList[str]):

@@ -48,7 +48,6 @@ class RelatedItem(SiblingStepper, Static, can_focus=True):
         self.action_choose()
 
 
-
 class RelatedList(Vertical):
     """The related questions of one pane."""
 

@@ -69,7 +69,6 @@ class SourceItem(SiblingStepper, Static, can_focus=True):
         return self.source.url
 
 
-
 class SourceList(Vertical):
     """The numbered list of sources; :meth:`set_sources` updates it in place as sources arrive."""
 

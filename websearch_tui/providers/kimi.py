@@ -1,0 +1,100 @@
+"""Kimi Code Search: the search endpoint of the Kimi Code (coding plan) API, no answer.
+
+Endpoint: ``POST {base_url}/v1/search`` (default ``https://api.kimi.com/coding``), headers
+``Authorization: Bearer <key>`` and ``Accept: application/json``. Only Kimi Code console keys
+work here; Moonshot Open Platform keys get 401. Docs: https://www.kimi.com/code (keys; no public
+reference page for this endpoint, the shape follows oh-my-pi's ``kimi`` search provider,
+PROVIDERS.md §2.10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._parse import (
+    api_error_describer,
+    as_dict,
+    as_list,
+    clamp_count,
+    header,
+    limit_sources,
+    make_source,
+)
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/v1/search"
+DEFAULT_COUNT = 10
+MAX_COUNT = 20
+SERVER_TIMEOUT_SECONDS = 30
+KEY_HINT = (
+    "Kimi Code Search accepts only a Kimi Code console key (KIMI_SEARCH_API_KEY), "
+    "not a Moonshot Open Platform key (MOONSHOT_API_KEY)."
+)
+
+describe_error = api_error_describer("Kimi search API error")
+"""``Kimi search API error (<s>): <error.message | message | detail | body>``."""
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one Kimi Code search; yield ``Metadata`` and ``SourcesFound`` (the engine notes that recency is ignored).
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401/403: the seed message plus which key
+            kind the endpoint accepts), ``rate_limit``, ``quota``, ``bad_request``, ``server`` as
+            ``Kimi search API error (<s>): <message>``; ``timeout``, ``network``, ``protocol``.
+    """
+    key = ctx.require_api_key()
+    try:
+        data, response = await request_json(
+            ctx,
+            "POST",
+            join_url(ctx.base_url(), PATH),
+            headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
+            json_body=build_body(request),
+            describe_error=describe_error,
+        )
+    except ProviderError as exc:
+        raise with_key_hint(exc) from None
+    yield Metadata(request_id=header(response.headers, "x-request-id", "x-msh-request-id"), auth_mode="api_key")
+    sources = parse_results(data)
+    if sources:
+        yield SourcesFound(limit_sources(sources, request.max_results))
+
+
+def build_body(request: SearchRequest) -> dict[str, Any]:
+    """``{"text_query", "limit": 1-20 (default 10), "enable_page_crawling": false, "timeout_seconds": 30}``."""
+    return {
+        "text_query": request.query,
+        "limit": clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT),
+        "enable_page_crawling": False,
+        "timeout_seconds": SERVER_TIMEOUT_SECONDS,
+    }
+
+
+def with_key_hint(error: ProviderError) -> ProviderError:
+    """``error`` unchanged, or for ``auth`` the same error with :data:`KEY_HINT` appended."""
+    if error.kind is not ErrorKind.AUTH:
+        return error
+    return ProviderError(
+        error.provider, error.kind, f"{error.message} {KEY_HINT}", status=error.status, retry_after=error.retry_after
+    )
+
+
+def parse_results(data: Any) -> list[Source]:
+    """Sources from ``search_results[]``: ``title``, ``url``, ``snippet`` else ``content``, ``date``,
+    ``site_name`` as the author; every string trimmed and cleaned."""
+    sources = []
+    for row in as_list(as_dict(data).get("search_results")):
+        if not isinstance(row, dict):
+            continue
+        snippet = row.get("snippet") if isinstance(row.get("snippet"), str) and row["snippet"].strip() else None
+        source = make_source(
+            row.get("url"), row.get("title"), snippet or row.get("content"), row.get("date"), row.get("site_name")
+        )
+        if source is not None:
+            sources.append(source)
+    return sources

@@ -1,0 +1,73 @@
+"""Perplexity Search API: ranked web results with long markdown excerpts, no answer.
+
+Endpoint: ``POST {base_url}/search`` (default ``https://api.perplexity.ai``), headers
+``Authorization: Bearer <key>`` and ``Accept: application/json``.
+Docs: https://docs.perplexity.ai/api-reference/search-post (PROVIDERS.md §2.8; errors as §2.7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.text import plain_text
+from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._parse import as_dict, as_list, clamp_count, header, limit_sources, make_source
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.perplexity import describe_error
+
+PATH = "/search"
+DEFAULT_COUNT = 10
+MAX_COUNT = 20
+RECENCY_FILTERS = {"day": "day", "week": "week", "month": "month", "year": "year"}
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one Perplexity Search API query; yield ``Metadata`` then ``SourcesFound`` (when any).
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401/403, seed message), ``rate_limit``
+            (429), ``quota``, ``bad_request`` (400/422), ``server`` (5xx) as
+            ``Perplexity API error (<s>): <error.message>``; ``timeout``, ``network``, ``protocol``.
+    """
+    key = ctx.require_api_key()
+    data, response = await request_json(
+        ctx,
+        "POST",
+        join_url(ctx.base_url(), PATH),
+        headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
+        json_body=build_body(request),
+        describe_error=describe_error,
+    )
+    payload = as_dict(data)
+    request_id = plain_text(payload.get("id"), collapse=True) or header(response.headers, "x-request-id")
+    yield Metadata(request_id=request_id, auth_mode="api_key")
+    sources = parse_results(payload)
+    if sources:
+        yield SourcesFound(limit_sources(sources, request.max_results))
+
+
+def build_body(request: SearchRequest) -> dict[str, Any]:
+    """``{"query", "max_results": 1-20 (default 10), "search_recency_filter"}`` (the filter only when set)."""
+    body: dict[str, Any] = {
+        "query": request.query,
+        "max_results": clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT),
+    }
+    if request.recency in RECENCY_FILTERS:
+        body["search_recency_filter"] = RECENCY_FILTERS[request.recency]
+    return body
+
+
+def parse_results(payload: Any) -> list[Source]:
+    """Sources from ``results[]``: ``title``, ``url``, ``snippet`` (markdown, kept whole), ``date``.
+
+    ``last_updated`` is ignored; rows without an http(s) URL are dropped.
+    """
+    sources = []
+    for row in as_list(as_dict(payload).get("results")):
+        if isinstance(row, dict):
+            source = make_source(row.get("url"), row.get("title"), row.get("snippet"), row.get("date"))
+            if source is not None:
+                sources.append(source)
+    return sources

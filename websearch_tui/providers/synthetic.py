@@ -1,0 +1,63 @@
+"""Synthetic Search: web results with page text, no count, no date filter, no answer.
+
+Endpoint: ``POST {base_url}/v2/search`` (default ``https://api.synthetic.new``), header
+``Authorization: Bearer <key>``. Docs: https://synthetic.new (no public reference page for this
+endpoint; the shape follows oh-my-pi's ``synthetic`` search provider, PROVIDERS.md §2.12).
+The body is ``{"query"}`` only; results are sliced locally to ``max_results``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._parse import api_error_describer, as_dict, as_list, limit_sources, make_source
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/v2/search"
+
+describe_error = api_error_describer("Synthetic API error")
+"""``Synthetic API error (<s>): <error.message | message | detail | body>``."""
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one Synthetic search; yield ``Metadata``, ``Note`` for ignored options, ``SourcesFound``.
+
+    Notes: ``num_search_results`` is ignored (no count); the engine notes that recency is ignored.
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401/403, seed message), ``rate_limit``,
+            ``quota``, ``bad_request``, ``server`` as ``Synthetic API error (<s>): <message>``;
+            ``timeout``, ``network``, ``protocol``.
+    """
+    key = ctx.require_api_key()
+    data, _response = await request_json(
+        ctx,
+        "POST",
+        join_url(ctx.base_url(), PATH),
+        headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
+        json_body={"query": request.query},
+        describe_error=describe_error,
+    )
+    yield Metadata(auth_mode="api_key")
+    if request.num_search_results is not None:
+        yield Note(
+            f"{ctx.spec.label} has no result-count parameter; num_search_results is ignored "
+            f"and results are cut to {request.max_results} locally."
+        )
+    sources = parse_results(data)
+    if sources:
+        yield SourcesFound(limit_sources(sources, request.max_results))
+
+
+def parse_results(data: Any) -> list[Source]:
+    """Sources from ``results[]``: ``title``, ``url``, ``text`` as snippet, ``published`` (age computed)."""
+    sources = []
+    for row in as_list(as_dict(data).get("results")):
+        if isinstance(row, dict):
+            source = make_source(row.get("url"), row.get("title"), row.get("text"), row.get("published"))
+            if source is not None:
+                sources.append(source)
+    return sources

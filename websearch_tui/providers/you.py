@@ -1,0 +1,129 @@
+"""You.com Search: ranked web and news results (link-only).
+
+Endpoint: ``POST {base_url}/v1/search`` (default ``https://ydc-index.io``), headers
+``X-API-Key: <key>`` and ``Accept: application/json``, JSON body ``{"query", "count", "freshness"}``.
+Docs: https://documentation.you.com/api-reference/search (PROVIDERS.md §2.13).
+
+The response has a ``web`` and a ``news`` section (``count`` applies to each); they are merged in
+that order, de-duplicated by URL and capped to the count, then sliced to ``max_results``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.text import plain_text
+from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._parse import (
+    api_error_describer,
+    as_dict,
+    as_list,
+    clamp_count,
+    find_message,
+    header,
+    join_texts,
+    limit_sources,
+    make_source,
+)
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/v1/search"
+DEFAULT_COUNT = 10
+MAX_COUNT = 20
+SECTIONS = ("web", "news")
+FRESHNESS = {"day": "day", "week": "week", "month": "month", "year": "year"}
+
+describe_error = api_error_describer(
+    "You.com API error", lambda parsed: find_message(parsed, ("detail", "message", "error", "title"))
+)
+"""``You.com API error (<s>): <detail>``; ``detail`` may be a string or a FastAPI list of ``{msg}``."""
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one You.com search and yield ``Metadata`` then ``SourcesFound`` (when there are results).
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401 invalid key, 403 missing scope),
+            ``quota`` (402), ``bad_request`` (400/422), ``rate_limit`` (429), ``server``, ``timeout``,
+            ``network``; ``protocol`` for a non-JSON body or a ``results`` field that is not an object.
+    """
+    key = ctx.require_api_key()
+    body = build_body(request)
+    data, response = await request_json(
+        ctx,
+        "POST",
+        join_url(ctx.base_url(), PATH),
+        headers={"X-API-Key": key, "Accept": "application/json"},
+        json_body=body,
+        describe_error=describe_error,
+    )
+    payload = as_dict(data)
+    check_shape(ctx, data)
+    yield Metadata(request_id=request_id(payload, response.headers), auth_mode="api_key")
+    sources = parse_results(payload)
+    if sources:
+        yield SourcesFound(limit_sources(sources, min(body["count"], request.max_results)))
+
+
+def build_body(request: SearchRequest) -> dict[str, Any]:
+    """The JSON body: ``query``, ``count`` (1-20, per section) and ``freshness`` when recency is set."""
+    body: dict[str, Any] = {
+        "query": request.query,
+        "count": clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT),
+    }
+    if request.recency in FRESHNESS:
+        body["freshness"] = FRESHNESS[request.recency]
+    return body
+
+
+def check_shape(ctx: ProviderContext, data: Any) -> None:
+    """Raise ``protocol`` when a 2xx body is not an object or its ``results`` is not an object."""
+    results = as_dict(data).get("results") if isinstance(data, dict) else []
+    if results is not None and not isinstance(results, dict):
+        raise ProviderError(
+            ctx.spec.id, ErrorKind.PROTOCOL, "You.com returned JSON without a results object.", status=200
+        )
+
+
+def parse_results(payload: Any) -> list[Source]:
+    """Sources from ``results.web`` then ``results.news`` (duplicates are removed later by URL).
+
+    Snippet = ``snippets`` joined with blank lines, else ``description``; date = ``page_age``, else
+    ``published_at``, else ``date``; author = ``authors`` joined with ``", "``.
+    """
+    results = as_dict(as_dict(payload).get("results"))
+    sources: list[Source] = []
+    for section in SECTIONS:
+        for row in as_list(results.get(section)):
+            source = parse_row(row)
+            if source is not None:
+                sources.append(source)
+    return sources
+
+
+def parse_row(row: Any) -> Source | None:
+    """One web or news row, or ``None`` without a usable URL."""
+    if not isinstance(row, dict):
+        return None
+    snippets = [s for s in as_list(row.get("snippets")) if isinstance(s, str)]
+    authors = [a for a in as_list(row.get("authors")) if isinstance(a, str)]
+    return make_source(
+        row.get("url"),
+        row.get("title"),
+        join_texts(snippets, "\n\n") or row.get("description"),
+        row.get("page_age") or row.get("published_at") or row.get("date"),
+        join_texts(authors, ", "),
+    )
+
+
+def request_id(payload: dict[str, Any], headers: Any) -> str | None:
+    """``metadata.request_uuid`` (or ``search_uuid``), else the ``x-request-id`` header."""
+    meta = as_dict(payload.get("metadata"))
+    for name in ("request_uuid", "search_uuid"):
+        value = plain_text(meta.get(name), collapse=True)
+        if value:
+            return value
+    return header(headers, "x-request-id", "request-id")
