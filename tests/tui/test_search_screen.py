@@ -493,3 +493,21 @@ async def test_selector_lists_every_registered_provider_with_kind(make_app, fake
         assert any("Z.AI Web Search" in p and "agent" in p for p in prompts)
         assert any("Perplexity " in p and "model" in p for p in prompts)
         assert any("DuckDuckGo" in p and "web" in p for p in prompts)
+
+
+async def test_keys_still_work_after_searching_a_related_question(make_app, fake_streams):
+    """Choosing a related question rebuilds the pane that held focus; focus must not be left detached."""
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "first question")
+        await wait_for_search(app)
+        pane(app, "ddgs").query_one(RelatedItem).focus()
+        await pilot.press("enter")
+        await wait_for_search(app)
+        assert app.focused is not None and app.focused.is_attached
+        selector = app.screen.selector
+        await pilot.press("f2")
+        await pilot.pause()
+        assert selector.has_class("-hidden")
+

@@ -226,6 +226,10 @@ class SearchScreen(Screen[None]):
             self.set_hint(str(exc))
             return
         self.query_input.remember(request.query)
+        if self.focused is not None and self.pane_area in self.focused.ancestors_with_self:
+            # the panes are about to be rebuilt; a focused widget inside them would be removed and
+            # leave focus on a detached widget (keys and bindings would then go nowhere)
+            self.query_input.focus()
         self._searches += 1
         self.workers.cancel_group(self, "search")
         await self.pane_area.set_providers(specs)

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from websearch_tui.tui.safe import clean
-from websearch_tui.tui.widgets.stepping import SiblingStepper
+from websearch_tui.tui.widgets.stepping import SiblingStepper, release_focus
 
 
 class RelatedItem(SiblingStepper, Static, can_focus=True):
@@ -60,6 +60,7 @@ class RelatedList(Vertical):
         current = [child.question for child in self.children if isinstance(child, RelatedItem)]
         wanted = [clean(q, one_line=True, limit=400) for q in questions if clean(q).strip()]
         if current != wanted:
+            release_focus(list(self.children), self)
             self.remove_children()
             self.mount_all(RelatedItem(q) for q in wanted)
         self.display = bool(wanted)

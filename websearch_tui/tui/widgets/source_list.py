@@ -16,7 +16,7 @@ from textual.widgets import Static
 from websearch_tui.core.models import Citation, Source
 from websearch_tui.core.text import format_age, host_of, sanitize
 from websearch_tui.tui.safe import clean, plain
-from websearch_tui.tui.widgets.stepping import SiblingStepper
+from websearch_tui.tui.widgets.stepping import SiblingStepper, release_focus
 
 SNIPPET_CHARS = 300
 TITLE_CHARS = 200
@@ -89,7 +89,9 @@ class SourceList(Vertical):
                 items[index - 1].set_source(index, source)
             else:
                 self.mount(SourceItem(index, source))
-        for extra in items[len(sources) :]:
+        extras = items[len(sources) :]
+        release_focus(extras, self)
+        for extra in extras:
             extra.remove()
 
 
