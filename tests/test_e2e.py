@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,50 @@ def test_cli_llm_format_for_a_streamed_answer(fake_config: Path) -> None:
     assert lines[0] == "# Perplexity (perplexity)"
     assert "## Sources" in lines and "## Citations" in lines
     assert "4 citations" in lines
+
+
+def cli_env(config: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(config.parent),
+        "WEBSEARCH_TUI_CONFIG": str(config),
+        "WEBSEARCH_TUI_LOG": str(config.parent / "log.txt"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        **FAKE_KEYS,
+    }
+
+
+def test_cli_ctrl_c_prints_what_finished(fake_server: FakeServer, fake_config: Path) -> None:
+    import signal
+
+    fake_server.token_delay = 2.0  # Perplexity drips one token every 2 s; Brave answers at once
+    process = subprocess.Popen(
+        [sys.executable, "-m", "websearch_tui", "search", QUERY, "-p", "brave", "-p", "perplexity", "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(fake_config),
+    )
+    try:
+        for _ in range(200):  # until both requests reached the fake
+            if fake_server.requests_to("/perplexity/chat/completions") and fake_server.requests_to(
+                "/brave/res/v1/web/search"
+            ):
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    statuses = {r["provider"]: r["status"] for r in json.loads(out)["results"]}
+    assert statuses == {"brave": "done", "perplexity": "cancelled"}
+    assert "Traceback" not in err
+
+
+def test_cli_output_closed_early_is_quiet(fake_config: Path) -> None:
+    command = f"{sys.executable} -m websearch_tui search '{QUERY}' -p brave --format json | head -c 20"
+    out = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=cli_env(fake_config), timeout=60)
+    assert len(out.stdout) == 20
+    assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr

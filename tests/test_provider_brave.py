@@ -133,7 +133,10 @@ async def test_missing_key_is_a_config_error_without_a_request() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("brave", SearchRequest("q"), make_ctx("brave", rec))
     assert info.value.kind is ErrorKind.CONFIG
-    assert info.value.message == "Brave Search: no API key. Set BRAVE_API_KEY or add the key in Settings."
+    assert (
+        info.value.message
+        == "Brave Search: no API key. Set BRAVE_API_KEY or store it in the OS keyring (service websearch-tui, user brave:api_key)."
+    )
     assert rec.requests == []
 
 

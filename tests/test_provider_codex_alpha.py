@@ -79,7 +79,7 @@ async def test_without_key_nothing_is_sent() -> None:
         await collect("codex_alpha", SearchRequest("q"), ctx_for(rec, key=None))
     assert info.value.kind is ErrorKind.CONFIG
     assert info.value.message == (
-        "Codex Alpha Search: no API key. Set AGENT_WEB_SEARCH_CODEX_ALPHA_API_KEY or add the key in Settings."
+        "Codex Alpha Search: no API key. Set AGENT_WEB_SEARCH_CODEX_ALPHA_API_KEY or store it in the OS keyring (service websearch-tui, user codex_alpha:api_key)."
     )
     assert rec.requests == []
 

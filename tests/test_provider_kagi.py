@@ -171,7 +171,10 @@ async def test_missing_key() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("kagi", SearchRequest("q"), make_ctx("kagi", Recorder()))
     assert info.value.kind is ErrorKind.CONFIG
-    assert info.value.message == "Kagi Search: no API key. Set KAGI_API_KEY or add the key in Settings."
+    assert (
+        info.value.message
+        == "Kagi Search: no API key. Set KAGI_API_KEY or store it in the OS keyring (service websearch-tui, user kagi:api_key)."
+    )
 
 
 @pytest.mark.parametrize("status", [401, 403])

@@ -114,7 +114,10 @@ async def test_missing_key() -> None:
     with pytest.raises(ProviderError) as info:
         await collect(PID, SearchRequest("q"), make_ctx(PID, Recorder()))
     assert info.value.kind is ErrorKind.CONFIG
-    assert info.value.message == "Perplexity Search: no API key. Set PERPLEXITY_API_KEY or add the key in Settings."
+    assert (
+        info.value.message
+        == "Perplexity Search: no API key. Set PERPLEXITY_API_KEY or store it in the OS keyring (service websearch-tui, user perplexity_search:api_key)."
+    )
 
 
 ERRORS = [

@@ -160,7 +160,10 @@ async def test_missing_key() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("tavily", SearchRequest("q"), make_ctx("tavily", Recorder()))
     assert info.value.kind is ErrorKind.CONFIG
-    assert info.value.message == "Tavily: no API key. Set TAVILY_API_KEY or add the key in Settings."
+    assert (
+        info.value.message
+        == "Tavily: no API key. Set TAVILY_API_KEY or store it in the OS keyring (service websearch-tui, user tavily:api_key)."
+    )
 
 
 ERRORS = [

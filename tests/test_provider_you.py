@@ -140,7 +140,10 @@ async def test_missing_key() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("you", SearchRequest("q"), make_ctx("you", Recorder()))
     assert info.value.kind is ErrorKind.CONFIG
-    assert info.value.message == "You.com Search: no API key. Set YDC_API_KEY or add the key in Settings."
+    assert (
+        info.value.message
+        == "You.com Search: no API key. Set YDC_API_KEY or store it in the OS keyring (service websearch-tui, user you:api_key)."
+    )
 
 
 @pytest.mark.parametrize(

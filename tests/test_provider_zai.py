@@ -409,7 +409,10 @@ async def test_missing_key() -> None:
     with pytest.raises(ProviderError) as info:
         await collect(PID, SearchRequest("q"), make_ctx(PID, Server()))
     assert info.value.kind is ErrorKind.CONFIG
-    assert info.value.message == "Z.AI Web Search: no API key. Set ZAI_API_KEY or add the key in Settings."
+    assert (
+        info.value.message
+        == "Z.AI Web Search: no API key. Set ZAI_API_KEY or store it in the OS keyring (service websearch-tui, user zai:api_key)."
+    )
 
 
 async def test_secret_never_in_messages() -> None:

@@ -237,7 +237,8 @@ async def test_missing_key() -> None:
         await collect(PID, SearchRequest("q"), make_ctx(PID, Recorder()))
     assert info.value.kind is ErrorKind.CONFIG
     assert (
-        info.value.message == "Zhipu Web Search: no API key. Set ZHIPU_WEB_SEARCH_API_KEY or add the key in Settings."
+        info.value.message
+        == "Zhipu Web Search: no API key. Set ZHIPU_WEB_SEARCH_API_KEY or store it in the OS keyring (service websearch-tui, user zhipu_web_search:api_key)."
     )
 
 

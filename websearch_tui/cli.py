@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import difflib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -98,6 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), 2)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as exc:
+        return _fail(f"cannot write the output: {exc.strerror or exc}", 1)
 
 
 def _fail(message: str, code: int) -> int:
@@ -117,6 +124,7 @@ def _load_config(args: argparse.Namespace):  # -> Config
 def _check_providers(ids: Sequence[str]) -> tuple[str, ...]:
     from websearch_tui.providers import SPECS
 
+    ids = [provider_id.strip().lower() for provider_id in ids]
     for provider_id in ids:
         if provider_id not in SPECS:
             close = difflib.get_close_matches(provider_id, list(SPECS), n=1)
@@ -141,14 +149,23 @@ def _search(args: argparse.Namespace) -> int:
         )
     except RequestError as exc:
         raise UsageError(str(exc)) from None
+    from websearch_tui.core.engine import SearchResult
+
     engine = build_engine(config)
-    result = asyncio.run(_run_search(engine, request))
+    result = SearchResult(request=request, mode=request.mode)
+    try:
+        asyncio.run(_run_search(engine, request, result))
+    except KeyboardInterrupt:
+        # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
+        result.error = "interrupted"
+        _print_result(result, args.format)
+        return 130
     return _print_result(result, args.format)
 
 
-async def _run_search(engine, request):  # -> SearchResult
+async def _run_search(engine, request, result) -> None:
     try:
-        return await engine.search(request)
+        await engine.search(request, result=result)
     finally:
         await engine.aclose()
 
@@ -167,8 +184,9 @@ def _print_result(result, output_format: str) -> int:
     if output_format == "llm":
         print(formatting.to_llm_document(result) or f"Error: {result.error}")
     if not result.ok:
-        for outcome in result.outcomes:
-            if outcome.error is not None:
+        errors = [o for o in result.outcomes if o.error is not None]
+        if len(errors) > 1:  # one failure is already the summary line below
+            for outcome in errors:
                 print(f"{PROG}: {outcome.provider}: {outcome.error.message}", file=sys.stderr)
         return _fail(result.error or "no provider returned results", 1)
     if output_format != "llm":

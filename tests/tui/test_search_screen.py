@@ -510,4 +510,3 @@ async def test_keys_still_work_after_searching_a_related_question(make_app, fake
         await pilot.press("f2")
         await pilot.pause()
         assert selector.has_class("-hidden")
-

@@ -166,41 +166,54 @@ class Engine:
             raise ValueError(f"unknown provider(s): {', '.join(unknown)}")
         return ids
 
-    async def search(self, request: SearchRequest, on_update: OnUpdate | None = None) -> SearchResult:
-        """Run ``request`` in its mode (``compare`` or ``auto``)."""
-        if request.mode == "auto":
-            return await self.auto(request, on_update)
-        return await self.compare(request, on_update)
+    async def search(
+        self, request: SearchRequest, on_update: OnUpdate | None = None, result: SearchResult | None = None
+    ) -> SearchResult:
+        """Run ``request`` in its mode (``compare`` or ``auto``).
 
-    async def compare(self, request: SearchRequest, on_update: OnUpdate | None = None) -> SearchResult:
+        ``result``, when given, is filled in as providers finish (cancelled runs included), so a
+        caller that is interrupted still holds every outcome that was reached.
+        """
+        if request.mode == "auto":
+            return await self.auto(request, on_update, result)
+        return await self.compare(request, on_update, result)
+
+    async def compare(
+        self, request: SearchRequest, on_update: OnUpdate | None = None, result: SearchResult | None = None
+    ) -> SearchResult:
         """Run every selected provider concurrently; each outcome is independent of the others.
 
-        Cancelling the caller cancels every run and waits for them to finish.
+        Outcomes end in selection order. Cancelling the caller cancels every run and waits for
+        them to finish (their outcomes, ``CANCELLED`` for the unfinished, are in ``result``).
         """
         ids = self.selection(request)
-        result = SearchResult(request=request, mode="compare")
+        result = result or SearchResult(request=request, mode="compare")
         if not ids:
             result.error = NO_PROVIDER_MESSAGE
             return result
-        result.outcomes = await _run_all([self.run_provider(pid, request, on_update) for pid in ids])
+        runs = [self.run_provider(pid, request, on_update, record=result.outcomes.append) for pid in ids]
+        result.outcomes = await _run_all(runs)
         if not result.ok:
             result.error = _combined_error(result.outcomes)
         return result
 
-    async def auto(self, request: SearchRequest, on_update: OnUpdate | None = None) -> SearchResult:
+    async def auto(
+        self, request: SearchRequest, on_update: OnUpdate | None = None, result: SearchResult | None = None
+    ) -> SearchResult:
         """Try providers one at a time until one returns renderable content.
 
         The chain is the request's providers in order (else the default selection). An empty
         response counts as a failure; a user cancel propagates as ``CancelledError`` at once.
         """
-        result = SearchResult(request=request, mode="auto")
+        result = result or SearchResult(request=request, mode="auto")
         ids = self.selection(request)
         if not ids:
             result.error = NO_PROVIDER_MESSAGE
             return result
         for pid in ids:
-            outcome = await self.run_provider(pid, request, on_update, empty_is_failure=True)
-            result.outcomes.append(outcome)
+            outcome = await self.run_provider(
+                pid, request, on_update, empty_is_failure=True, record=result.outcomes.append
+            )
             if outcome.ok:
                 result.winner = pid
                 return result
@@ -214,12 +227,14 @@ class Engine:
         on_update: OnUpdate | None = None,
         *,
         empty_is_failure: bool = False,
+        record: Callable[[ProviderOutcome], None] | None = None,
     ) -> ProviderOutcome:
         """Run one provider to completion, within its deadline; never raises except on cancel.
 
         With ``empty_is_failure`` (auto mode) a response without renderable content ends as
         ``FAILED`` with the seed message ``"<Label> returned no renderable search content."``.
-        An ``on_update`` callback that raises is logged and otherwise ignored.
+        An ``on_update`` callback that raises is logged and otherwise ignored. ``record`` receives
+        the final outcome, also when the run is cancelled.
 
         Raises:
             asyncio.CancelledError: when the caller is cancelled (after reporting ``CANCELLED``).
@@ -256,7 +271,9 @@ class Engine:
         try:
             await asyncio.wait_for(consume(), timeout=self.timeout)
         except asyncio.CancelledError:
-            self._outcome(provider_id, RunStatus.CANCELLED, builder, None, started, first_event)
+            cancelled = self._outcome(provider_id, RunStatus.CANCELLED, builder, None, started, first_event)
+            if record is not None:
+                record(cancelled)
             notify(provider_id, StatusChanged(RunStatus.CANCELLED))
             raise
         except asyncio.TimeoutError:
@@ -277,6 +294,8 @@ class Engine:
         else:
             status = RunStatus.DONE if builder.response.is_renderable() else RunStatus.EMPTY
         outcome = self._outcome(provider_id, status, builder, error, started, first_event)
+        if record is not None:
+            record(outcome)
         notify(provider_id, StatusChanged(status, error))
         return outcome
 
