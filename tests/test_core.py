@@ -147,6 +147,7 @@ def test_sanitize_removes_escape_sequences_and_controls() -> None:
     hostile = "ti\x1b]52;c;SGVsbG8=\x07tle\x1b[2J \x9b31mred\x00\x7f\r\nnext\tcol \x1bP+q\x1b\\ end"
     assert sanitize(hostile) == "title red\nnext\tcol  end"
     assert sanitize(None) == ""  # type: ignore[arg-type]
+    assert sanitize("evil\u202egpj.exe\u202c and \u2066iso\u2069") == "evilgpj.exe and iso"  # bidi overrides
 
 
 def test_plain_text_strips_tags_and_entities() -> None:

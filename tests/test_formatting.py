@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from websearch_tui.core.engine import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.formatting import outcome_llm_text, to_json_document, to_llm_text, to_markdown, to_text
+from websearch_tui.core.formatting import (
+    outcome_llm_text,
+    to_json_document,
+    to_llm_document,
+    to_llm_text,
+    to_markdown,
+    to_text,
+)
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
 
 SEED_EXAMPLE = """Rust 1.80 was released on 25 July 2024 ...
@@ -122,3 +129,32 @@ def test_markdown_and_text_reports() -> None:
     text = to_text(_result())
     assert "== Perplexity (perplexity): done in 1.2s, 2 sources" in text
     assert "== Brave Search (brave): failed (rate_limit) after 0.1s: Slow down." in text
+
+
+def test_text_and_markdown_show_auto_failures_partial_answers_and_no_raw_html() -> None:
+    request = SearchRequest(query="q", providers=("brave", "perplexity"), mode="auto")
+    failed = ProviderOutcome(
+        "brave",
+        RunStatus.FAILED,
+        SearchResponse("brave", answer="half <script>x</script>"),
+        ProviderError("brave", ErrorKind.NETWORK, "Brave Search network error: could not connect."),
+        7000,
+    )
+    won = ProviderOutcome(
+        "perplexity",
+        RunStatus.DONE,
+        SearchResponse(
+            "perplexity", answer="ok", sources=[Source("https://a.example", "<b>T</b> & co", snippet="<img src=x>")]
+        ),
+        None,
+        900,
+    )
+    result = SearchResult(request=request, mode="auto", outcomes=[failed, won], winner="perplexity")
+    text = to_text(result)
+    assert "== Brave Search (brave): failed (network) after 7.0s" in text  # the earlier failure is visible
+    assert "half <script>x</script>" in text  # plain text keeps the partial answer verbatim
+    markdown = to_markdown(result)
+    assert "## Brave Search" in markdown and "## Perplexity" in markdown
+    assert "<script>" not in markdown and "&lt;script&gt;" in markdown
+    assert "<img" not in markdown and "&lt;b&gt;T&lt;/b&gt; &amp; co" in markdown
+    assert to_llm_document(result).startswith("# Perplexity (perplexity)\nok")  # the seed shows the winner only

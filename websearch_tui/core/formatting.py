@@ -75,7 +75,7 @@ def _status_line(outcome: ProviderOutcome) -> str:
 
 
 def _visible(result: SearchResult) -> list[ProviderOutcome]:
-    """In auto mode only the winner is shown (or every failure when none won)."""
+    """For the LLM format: in auto mode only the winner (or every failure when none won)."""
     if result.mode == "auto" and result.winner:
         return [o for o in result.outcomes if o.provider == result.winner]
     return result.outcomes
@@ -90,26 +90,32 @@ def to_llm_document(result: SearchResult) -> str:
 def to_text(result: SearchResult) -> str:
     """A readable plain-text report: a status line per provider, then its LLM text block."""
     blocks = []
-    for outcome in _visible(result):
+    for outcome in result.outcomes:  # auto mode too: the failures before the winner are shown
         header = f"== {_label(outcome.provider)} ({outcome.provider}): {_status_line(outcome)}"
-        body = to_llm_text(outcome.response) if outcome.error is None else ""
-        blocks.append(f"{header}\n{body}".rstrip())
+        blocks.append(f"{header}\n{to_llm_text(outcome.response)}".rstrip())  # partial content of a failure too
     return "\n\n".join(blocks)
 
 
 def _md_escape(text: str) -> str:
+    """Escape Markdown link brackets and HTML (provider text must not become markup in a renderer)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _md_html_escape(text: str) -> str:
+    """An answer stays Markdown, but raw HTML in it is shown as text, never rendered."""
+    return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
 def to_markdown(result: SearchResult) -> str:
     """A Markdown report: one ``##`` section per provider with answer, sources, citations, ..."""
     lines: list[str] = [f"# {_md_escape(result.request.query)}", ""]
-    for outcome in _visible(result):
+    for outcome in result.outcomes:
         response = outcome.response
         lines += [f"## {_label(outcome.provider)}", "", f"*{_md_escape(_status_line(outcome))}*", ""]
         lines += [f"> Note: {_md_escape(note)}" for note in response.notes]
         if (response.answer or "").strip():
-            lines += [response.answer.strip(), ""]
+            lines += [_md_html_escape(response.answer.strip()), ""]
         if response.sources:
             lines += ["### Sources", ""]
             for index, source in enumerate(response.sources, 1):

@@ -24,7 +24,9 @@ _ESCAPE_SEQUENCE = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
     r"|[\x90\x9d\x98\x9e\x9f][^\x07\x9c\x1b]*(?:\x07|\x9c|\x1b\\|$)"  # 8-bit OSC, DCS, ...
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 (but tab/newline), DEL, C1, and the Unicode bidirectional overrides and isolates that can
+# make text display in a different order than it reads (U+202A-U+202E, U+2066-U+2069).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Known HTML tags only (<b>, </strong>, <a href="...">, <br/>, comments), so "Vec<T>" and "a < b > c" survive.
 _HTML_TAGS = (
@@ -37,7 +39,8 @@ MAX_URL_CHARS = 2048
 
 
 def sanitize(text: str) -> str:
-    """Return ``text`` without escape sequences, C0 controls (except newline and tab), DEL or C1.
+    """Return ``text`` without escape sequences, C0 controls (except newline and tab), DEL, C1 or
+    bidirectional override/isolate characters.
 
     ``\\r\\n`` and lone ``\\r`` become ``\\n``. Safe to call on any ``str``; non-strings give ``""``.
     """
