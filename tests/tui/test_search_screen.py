@@ -510,3 +510,22 @@ async def test_keys_still_work_after_searching_a_related_question(make_app, fake
         await pilot.press("f2")
         await pilot.pause()
         assert selector.has_class("-hidden")
+
+
+async def test_provider_list_makes_room_when_panes_would_not_sit_side_by_side(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    fake_streams["exa"] = full_result
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert not app.screen.selector.has_class("-hidden")
+        assert app.screen.pane_area.mode == "grid"  # 2 x 40 columns do not fit beside the list
+        await submit(pilot, "q")
+        await wait_for_search(app)
+        assert app.screen.selector.has_class("-hidden")
+        assert app.screen.pane_area.mode == "columns"
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(200, 36)) as pilot:  # room enough: the list stays
+        await submit(pilot, "q")
+        await wait_for_search(app)
+        assert not app.screen.selector.has_class("-hidden")

@@ -41,6 +41,7 @@ def open_url_safely(app: App[object], url: object) -> bool:
         app.notify("Refused to open a link that is not http(s).", severity="warning", markup=False)
         return False
     app.open_url(checked)
+    app.notify(f"Opening {truncate(checked, 80)} in the browser…", markup=False, timeout=3)
     return True
 
 

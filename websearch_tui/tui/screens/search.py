@@ -20,7 +20,7 @@ from websearch_tui.core.engine import Engine, RunStatus, RunUpdate, StatusChange
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, RequestError, SearchRequest
 from websearch_tui.providers import SPECS
 from websearch_tui.providers.base import ProviderSettings, ProviderSpec
-from websearch_tui.tui.widgets.pane_area import PaneArea
+from websearch_tui.tui.widgets.pane_area import PaneArea, choose_layout
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.provider_selector import ProviderSelector
 from websearch_tui.tui.widgets.query_input import QueryInput
@@ -97,7 +97,7 @@ class SearchScreen(Screen[None]):
             yield Select(MODE_OPTIONS, value=mode, allow_blank=False, id="mode", tooltip="Search mode")
             yield Select(RECENCY_OPTIONS, value=recency, allow_blank=False, id="recency", tooltip="Recency")
             yield Select(
-                [(f"{n} results", n) for n in range(1, MAX_RESULTS_LIMIT + 1)],
+                [(f"{n} result{'s' if n != 1 else ''}", n) for n in range(1, MAX_RESULTS_LIMIT + 1)],
                 value=count,
                 allow_blank=False,
                 id="count",
@@ -232,6 +232,7 @@ class SearchScreen(Screen[None]):
             self.query_input.focus()
         self._searches += 1
         self.workers.cancel_group(self, "search")
+        tucked = self._make_room_for(len(specs))
         await self.pane_area.set_providers(specs)
         panes = self.pane_area.panes
         tokens = {pane.provider_id: await pane.begin_run() for pane in panes}
@@ -243,6 +244,27 @@ class SearchScreen(Screen[None]):
             self.set_hint(f"Searching {len(panes)} provider{'s' if len(panes) != 1 else ''}…")
             for pane in panes:
                 pane.start(request, tokens[pane.provider_id])
+        if tucked:
+            self.notify("Provider list hidden to make room for the panes; F2 shows it.", markup=False, timeout=4)
+
+    def _make_room_for(self, panes: int) -> bool:
+        """Hide the provider list when that gives the panes a better layout (tabs -> grid -> columns).
+
+        Returns True when it was hidden now (F2 shows it again).
+        """
+        selector = self.selector
+        if selector.has_class("-hidden"):
+            return False
+        area = self.pane_area.size
+        rank = {"columns": 0, "grid": 1, "tabs": 2}
+        now = choose_layout(panes, area.width, area.height)[0]
+        wider = choose_layout(panes, area.width + selector.outer_size.width, area.height)[0]
+        if rank[wider] >= rank[now]:
+            return False
+        selector.add_class("-hidden")
+        if selector.has_focus:
+            self.query_input.focus()
+        return True
 
     @work(exclusive=True, group="search", exit_on_error=False, description="auto search")
     async def _auto_worker(
