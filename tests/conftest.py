@@ -49,6 +49,7 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKey
             for name in credential.env_vars:
                 monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("SEARXNG_ENDPOINT", raising=False)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex-login"))  # never the developer's ~/.codex
     yield backend
     keyring.set_keyring(previous)
 
@@ -57,3 +58,14 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKey
 def memory_keyring(isolated_environment: MemoryKeyring) -> MemoryKeyring:
     """The in-memory keyring installed for this test."""
     return isolated_environment
+
+
+@pytest.fixture
+def no_retry_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retry waits of the shared HTTP layer return at once (use with ``pytest.mark.usefixtures``)."""
+    from websearch_tui.providers import _http
+
+    async def instant(delay: float) -> None:
+        return None
+
+    monkeypatch.setattr(_http, "_sleep", instant)

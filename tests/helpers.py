@@ -1,5 +1,5 @@
-"""Shared test helpers: shared-fixture lookup, provider contexts on httpx.MockTransport, a recording
-MockTransport handler, event collection."""
+"""Shared test helpers: shared-fixture lookup, provider contexts on httpx.MockTransport or against
+the fake server, a recording MockTransport handler, event collection, expected seed messages."""
 
 from __future__ import annotations
 
@@ -26,6 +26,47 @@ def shared_fixture(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared fixture {relative} not available")
     return path
+
+
+def fake_ctx(
+    provider_id: str,
+    srv: Any,
+    client: httpx.AsyncClient,
+    *,
+    key: str | None = None,
+    options: dict[str, Any] | None = None,
+    timeout: float = 20.0,
+) -> ProviderContext:
+    """A ProviderContext pointed at the fake server ``srv`` (its plugin's ``config()`` table: endpoints,
+    and any other key as an option), using the plugin's fake key unless ``key`` is given (providers
+    that use a login, like Codex, get no key: point their environment at the fake login instead)."""
+    from tests.fake_providers.routes import plugins
+
+    module = plugins()[provider_id]
+    spec = get_spec(provider_id)
+    table = dict(module.config(srv.base_url))
+    endpoints = {name: table.pop(name) for name in ("base_url", "mcp_url") if name in table}
+    return ProviderContext(
+        spec=spec,
+        client=client,
+        settings=ProviderSettings(**endpoints, options={**table, **(options or {})}),
+        credentials={"api_key": key or next(iter(module.FAKE_KEYS.values()))} if spec.credentials else {},
+        deadline=time.monotonic() + timeout,
+    )
+
+
+def missing_key_message(provider_id: str) -> str:
+    """The seed message for a provider run without its API key."""
+    spec = get_spec(provider_id)
+    return (
+        f"{spec.label}: no API key. Set {spec.key_env_vars[0]} or store it in the OS keyring "
+        f"(service websearch-tui, user {provider_id}:api_key)."
+    )
+
+
+def auth_failed(provider_id: str, status: int = 401) -> str:
+    """The seed message for a 401/403 reply."""
+    return f"{get_spec(provider_id).label} authorization failed ({status}). Check API key or base URL."
 
 
 def make_ctx(

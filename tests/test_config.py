@@ -173,3 +173,11 @@ def test_min_interval_is_validated(tmp_path: Path) -> None:
         load_config(write(tmp_path, "[providers.brave]\nmin_interval = 'fast'\n"))
     with pytest.raises(ConfigError, match="min_interval must be from 0 to 3600 seconds"):
         load_config(write(tmp_path, "[providers.brave]\nmin_interval = -1\n"))
+
+
+def test_codex_readiness_follows_the_existing_login(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = get_spec("codex")
+    assert credentials.provider_status(spec, ProviderSettings(), {}) == "missing login"
+    home = Path(__file__).resolve().parent / "fake_providers" / "data" / "codex_home"
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    assert credentials.provider_status(spec, ProviderSettings(), {}) == "ready"

@@ -12,7 +12,7 @@ import pytest
 from tests.helpers import make_ctx
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.providers import _http
-from websearch_tui.providers._http import join_url, request_json, retry_hint, stream_sse
+from websearch_tui.providers._http import join_url, request_json, request_text, retry_hint, stream_sse
 
 
 @pytest.fixture
@@ -82,6 +82,32 @@ async def test_client_errors_never_retry(status: int, sleeps: list[float]) -> No
     assert info.value.status == status
     if status in (401, 403):
         assert info.value.message == f"Brave Search authorization failed ({status}). Check API key or base URL."
+
+
+@pytest.mark.parametrize("describe_auth", [False, True])
+@pytest.mark.parametrize("status", [401, 403])
+async def test_describe_auth_lets_the_provider_word_auth_failures(
+    status: int, describe_auth: bool, sleeps: list[float]
+) -> None:
+    ctx = make_ctx("zai", lambda r: httpx.Response(status, json={"msg": "token expired"}))
+    with pytest.raises(ProviderError) as info:
+        await request_text(
+            ctx,
+            "POST",
+            "https://x.example/mcp",
+            describe_error=lambda code, text, parsed: f"own words ({code}): {parsed['msg']}",
+            describe_auth=describe_auth,
+        )
+    assert info.value.kind is ErrorKind.AUTH and info.value.status == status and sleeps == []
+    generic = f"Z.AI Web Search authorization failed ({status}). Check API key or base URL."
+    assert info.value.message == (f"own words ({status}): token expired" if describe_auth else generic)
+
+
+async def test_describe_auth_without_a_describer_keeps_the_seed_message(sleeps: list[float]) -> None:
+    ctx = make_ctx("brave", lambda r: httpx.Response(401, text="no"))
+    with pytest.raises(ProviderError) as info:
+        await request_json(ctx, "GET", "https://x.example/s", describe_auth=True)
+    assert info.value.message == "Brave Search authorization failed (401). Check API key or base URL."
 
 
 async def test_hint_beyond_deadline_fails_at_once(sleeps: list[float]) -> None:

@@ -12,7 +12,14 @@ import pytest
 
 from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.providers._mcp import call_tool, decode_json_text, mcp_error_describer, sse_data
+from websearch_tui.providers._mcp import (
+    call_tool,
+    decode_json_text,
+    failure_body,
+    mcp_error_describer,
+    open_session,
+    sse_data,
+)
 
 from .helpers import Recorder, make_ctx
 
@@ -437,3 +444,92 @@ async def test_a_failed_notification_leaves_no_half_open_session() -> None:
     # the second call hand-shook again (initialize + notification) instead of reusing s-1
     assert fake.methods()[-3:] == ["initialize", "notifications/initialized", "tools/call"]
     assert fake.requests[-1].headers["mcp-session-id"] == "s-2"
+
+
+# --------------------------------------------------------------------------- session API
+
+
+async def test_open_session_request_and_call_tool_share_one_session() -> None:
+    fake = FakeMCP()
+    fake.tool_reply = lambda body, request: httpx.Response(
+        200, json=ok(body["id"], {"tools": []} if body["method"] == "tools/list" else tool_result([]))
+    )
+    session = await open_session(make_ctx("parallel", fake), URL, {"X-Extra": "1"})
+    assert await session.request("tools/list", {}) == {"tools": []}
+    assert await session.call_tool("web_search", {"objective": "q"}) == {"results": []}
+    assert fake.methods() == ["initialize", "notifications/initialized", "tools/list", "tools/call"]
+    assert all(r.headers["x-extra"] == "1" for r in fake.requests)
+    assert [r.headers.get("mcp-session-id") for r in fake.requests] == [None, "s-1", "s-1", "s-1"]
+
+
+async def test_uncached_sessions_hand_shake_every_time_and_never_renew() -> None:
+    fake = FakeMCP(session_ids=("s-1", "s-2", "s-3"))
+    fake.tool_reply = lambda body, request: httpx.Response(404, text="gone")
+    ctx = make_ctx("parallel", fake)
+    first = await open_session(ctx, URL, cache=False)
+    second = await open_session(ctx, URL, cache=False)
+    assert fake.inits == 2 and second.state is not None and second.state.session_id == "s-2"
+    with pytest.raises(ProviderError) as info:
+        await first.request("tools/list", {})
+    assert info.value.kind is ErrorKind.NOT_FOUND and fake.inits == 2  # no re-initialisation
+
+
+async def test_named_session_prefixes_mcp_errors_and_handshake_messages() -> None:
+    fake = FakeMCP()
+    fake.tool_reply = lambda body, request: httpx.Response(
+        200, json={"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32603, "message": "down"}}
+    )
+    session = await open_session(make_ctx("zai", fake), URL, name="Z.AI", cache=False)
+    with pytest.raises(ProviderError) as info:
+        await session.request("tools/list", {})
+    assert info.value.kind is ErrorKind.SERVER and info.value.message == "Z.AI MCP error (-32603): down"
+    with pytest.raises(ProviderError) as info:
+        session.payload(tool_error("backend broke"))
+    assert info.value.message == "Z.AI MCP error: backend broke"
+
+    bad = FakeMCP(version="")
+    with pytest.raises(ProviderError) as info:
+        await open_session(make_ctx("zai", bad), URL, name="Z.AI")
+    assert info.value.message.startswith("Z.AI MCP initialize reply has no protocolVersion")
+
+
+def tool_error(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "message"),
+    [
+        ({"success": False, "code": 429, "msg": "slow down"}, ErrorKind.RATE_LIMIT, "API error (429): slow down"),
+        (
+            {"success": False, "code": "E1", "message": "quota exceeded"},
+            ErrorKind.QUOTA,
+            "API error (E1): quota exceeded",
+        ),
+        ({"success": False, "error_message": "broken"}, ErrorKind.SERVER, "API error (?): broken"),
+    ],
+)
+async def test_success_false_body_is_a_labelled_api_error(body: dict[str, Any], kind: ErrorKind, message: str) -> None:
+    fake = FakeMCP()
+    fake.tool_reply = lambda b, request: httpx.Response(200, json=body)
+    with pytest.raises(ProviderError) as info:
+        await run(fake, handshake=False)
+    assert info.value.kind is kind and info.value.message == f"Parallel {message}"
+
+
+async def test_success_false_body_uses_the_providers_failure_error() -> None:
+    fake = FakeMCP()
+    fake.tool_reply = lambda b, request: httpx.Response(200, json={"success": False, "code": 7, "msg": "no"})
+    ctx = make_ctx("zai", fake)
+    made = ProviderError("zai", ErrorKind.QUOTA, "custom")
+    session = await open_session(ctx, URL, failure_error=lambda code, msg: made if (code, msg) == ("7", "no") else None)
+    with pytest.raises(ProviderError) as info:
+        await session.request("tools/call", {})
+    assert info.value is made
+
+
+def test_failure_body_ignores_json_rpc_and_successful_bodies() -> None:
+    assert failure_body({"jsonrpc": "2.0", "success": False, "id": 1}) is None
+    assert failure_body({"success": True}) is None
+    assert failure_body([{"success": False}]) is None
+    assert failure_body({"success": False, "code": True}) == ("", "no message")

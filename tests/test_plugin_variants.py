@@ -20,7 +20,7 @@ from websearch_tui.providers import _http, get_spec
 from websearch_tui.providers.base import ProviderContext, ProviderSettings
 
 CASES = [(pid, variant) for pid, module in plugins().items() for variant in getattr(module, "VARIANTS", ("default",))]
-LABEL_WORDS = {"zai": "Z.AI", "you": "You.com", "codex_alpha": "Codex"}
+LABEL_WORDS = {"zai": "Z.AI", "you": "You.com", "codex_alpha": "Codex", "ark": "ARK"}
 
 
 @pytest.fixture(autouse=True)
@@ -32,18 +32,23 @@ def no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("provider", "variant"), CASES)
-async def test_variant_through_the_provider(provider: str, variant: str) -> None:
+async def test_variant_through_the_provider(provider: str, variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     module = plugins()[provider]
     spec = get_spec(provider)
     key = next(iter(module.FAKE_KEYS.values()))
+    if not spec.credentials:  # a login-based provider (Codex): its FAKE_KEYS are environment settings
+        for name, value in module.FAKE_KEYS.items():
+            monkeypatch.setenv(name, value)
     with FakeServer() as server:
         server.use(provider, variant)
+        table = dict(module.config(server.base_url))
+        endpoints = {name: table.pop(name) for name in ("base_url", "mcp_url") if name in table}
         async with httpx.AsyncClient() as client:
             ctx = ProviderContext(
                 spec=spec,
                 client=client,
-                settings=ProviderSettings(**module.config(server.base_url)),
-                credentials={spec.credentials[0].name: key},
+                settings=ProviderSettings(**endpoints, options=table),
+                credentials={spec.credentials[0].name: key} if spec.credentials else {},
                 deadline=time.monotonic() + 20,
             )
             try:

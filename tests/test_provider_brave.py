@@ -128,18 +128,6 @@ async def test_request_id_falls_back_to_request_id_header() -> None:
     assert response.request_id == "r-2"
 
 
-async def test_missing_key_is_a_config_error_without_a_request() -> None:
-    rec = Recorder()
-    with pytest.raises(ProviderError) as info:
-        await collect("brave", SearchRequest("q"), make_ctx("brave", rec))
-    assert info.value.kind is ErrorKind.CONFIG
-    assert (
-        info.value.message
-        == "Brave Search: no API key. Set BRAVE_API_KEY or store it in the OS keyring (service websearch-tui, user brave:api_key)."
-    )
-    assert rec.requests == []
-
-
 async def test_422_envelope_shows_detail_and_meta_errors() -> None:
     body = {
         "type": "ErrorResponse",

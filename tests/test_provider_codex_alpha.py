@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 
@@ -17,7 +16,7 @@ from websearch_tui.providers import get_spec
 from websearch_tui.providers._http import USER_AGENT
 from websearch_tui.providers.base import ProviderContext, ProviderSettings
 
-from .helpers import Recorder, collect, json_response, make_ctx
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
 
 KEY = "codex-alpha-test-secret"
 BASE = "https://gateway.example"
@@ -70,17 +69,6 @@ async def test_without_base_url_nothing_is_sent() -> None:
         await collect("codex_alpha", SearchRequest("q"), ctx_for(rec, ProviderSettings()))
     assert info.value.kind is ErrorKind.CONFIG
     assert "no base_url configured" in info.value.message and "[providers.codex_alpha]" in info.value.message
-    assert rec.requests == []
-
-
-async def test_without_key_nothing_is_sent() -> None:
-    rec = Recorder(json_response(BODY))
-    with pytest.raises(ProviderError) as info:
-        await collect("codex_alpha", SearchRequest("q"), ctx_for(rec, key=None))
-    assert info.value.kind is ErrorKind.CONFIG
-    assert info.value.message == (
-        "Codex Alpha Search: no API key. Set AGENT_WEB_SEARCH_CODEX_ALPHA_API_KEY or store it in the OS keyring (service websearch-tui, user codex_alpha:api_key)."
-    )
     assert rec.requests == []
 
 
@@ -252,20 +240,12 @@ async def test_http_error_shapes(status: int, body: Any, kind: ErrorKind, messag
 # --------------------------------------------------------------------------- end to end over the fake
 
 
-def fake_ctx(srv: FakeServer, client: httpx.AsyncClient, key: str = "fake-codex_alpha-key") -> ProviderContext:
-    return ProviderContext(
-        spec=get_spec("codex_alpha"),
-        client=client,
-        settings=ProviderSettings(base_url=srv.url("codex_alpha")),
-        credentials={"api_key": key},
-        deadline=time.monotonic() + 5,
-    )
-
-
 async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            _, response = await collect("codex_alpha", SearchRequest("python asyncio"), fake_ctx(srv, client))
+            _, response = await collect(
+                "codex_alpha", SearchRequest("python asyncio"), fake_ctx("codex_alpha", srv, client)
+            )
             sent = srv.last_request("/codex_alpha/v1/alpha/search")
             assert sent.json()["commands"] == {"search_query": [{"q": "python asyncio"}]}
             assert [s.url for s in response.sources] == [
@@ -276,32 +256,21 @@ async def test_end_to_end_against_the_fake() -> None:
             assert response.answer and response.answer.startswith("**asyncio**")
             assert response.request_id == "fake-codex-alpha-req-0001" and response.usage
 
-            srv.fail("codex_alpha", 401)
-            with pytest.raises(ProviderError) as info:
-                await collect("codex_alpha", SearchRequest("q"), fake_ctx(srv, client))
-            assert info.value.message == "Codex Alpha Search authorization failed (401). Check API key or base URL."
-
-            srv.reset()
-            srv.html_page("codex_alpha")
-            with pytest.raises(ProviderError) as info:
-                await collect("codex_alpha", SearchRequest("q"), fake_ctx(srv, client))
-            assert info.value.kind is ErrorKind.PROTOCOL
-
 
 async def test_fake_variants() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
             srv.use("codex_alpha", "output_text_only")
-            _, response = await collect("codex_alpha", SearchRequest("q"), fake_ctx(srv, client))
+            _, response = await collect("codex_alpha", SearchRequest("q"), fake_ctx("codex_alpha", srv, client))
             assert response.answer == "asyncio is Python's standard library for concurrent code with async/await."
             srv.use("codex_alpha", "empty")
-            _, response = await collect("codex_alpha", SearchRequest("q"), fake_ctx(srv, client))
+            _, response = await collect("codex_alpha", SearchRequest("q"), fake_ctx("codex_alpha", srv, client))
             assert not response.is_renderable()
             for variant, kind in (("error_200", ErrorKind.SERVER), ("rate_limit", ErrorKind.RATE_LIMIT)):
                 srv.use("codex_alpha", variant)
                 with pytest.raises(ProviderError) as info:
-                    await collect("codex_alpha", SearchRequest("q"), fake_ctx(srv, client))
+                    await collect("codex_alpha", SearchRequest("q"), fake_ctx("codex_alpha", srv, client))
                 assert info.value.kind is kind
             with pytest.raises(ProviderError) as info:
-                await collect("codex_alpha", SearchRequest("q"), fake_ctx(srv, client, key="wrong"))
+                await collect("codex_alpha", SearchRequest("q"), fake_ctx("codex_alpha", srv, client, key="wrong"))
             assert info.value.kind is ErrorKind.AUTH

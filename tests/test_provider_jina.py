@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.fake_providers import FakeServer
-from tests.fake_providers.fake_jina import FAKE_KEYS, envelope
+from tests.fake_providers.fake_jina import envelope
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
-from websearch_tui.providers import _http, get_spec
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderSettings
 from websearch_tui.providers.jina import split_site
 
-from .helpers import Recorder, collect, json_response, make_ctx
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
+
+pytestmark = pytest.mark.usefixtures("no_retry_wait")
 
 PID = "jina"
 KEY = "jina_test_key_123456"
@@ -39,14 +39,6 @@ ONE = {
 }
 NO_RESULTS = envelope(422, "No search results available for query 数据库 异步")
 RECENCY_NOTE = "Recency is not supported by Jina Search; results are not filtered by date."
-
-
-@pytest.fixture(autouse=True)
-def no_retry_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def fake_sleep(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(_http, "_sleep", fake_sleep)
 
 
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None) -> Any:
@@ -214,33 +206,15 @@ async def test_failure_envelope_with_http_200(body: dict[str, Any], kind: ErrorK
     assert info.value.kind is kind and info.value.message == message
 
 
-async def test_missing_key() -> None:
-    with pytest.raises(ProviderError) as info:
-        await collect(PID, SearchRequest("q"), make_ctx(PID, Recorder()))
-    assert info.value.kind is ErrorKind.CONFIG
-    assert (
-        info.value.message
-        == "Jina Search: no API key. Set JINA_API_KEY or store it in the OS keyring (service websearch-tui, user jina:api_key)."
-    )
-
-
 # --- end to end over HTTP against the fake ------------------------------------------------
-
-
-def fake_ctx(srv: FakeServer, client: httpx.AsyncClient) -> ProviderContext:
-    return ProviderContext(
-        spec=get_spec(PID),
-        client=client,
-        settings=ProviderSettings(base_url=srv.url(PID)),
-        credentials={"api_key": FAKE_KEYS["JINA_API_KEY"]},
-        deadline=time.monotonic() + 20,
-    )
 
 
 async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            _, response = await collect(PID, SearchRequest("python asyncio", max_results=10), fake_ctx(srv, client))
+            _, response = await collect(
+                PID, SearchRequest("python asyncio", max_results=10), fake_ctx(PID, srv, client)
+            )
             sent = srv.last_request("/jina/")
             assert sent.query == {"q": "python asyncio", "count": "10"}
             assert sent.header("x-respond-with") == "no-content"
@@ -249,33 +223,22 @@ async def test_end_to_end_against_the_fake() -> None:
             assert response.sources[1].snippet and "Python's approach" in response.sources[1].snippet
 
             srv.use(PID, "bare_array")
-            _, response = await collect(PID, SearchRequest("python asyncio", max_results=3), fake_ctx(srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio", max_results=3), fake_ctx(PID, srv, client))
             assert len(response.sources) == 3
 
             srv.use(PID, "no_results")
-            _, response = await collect(PID, SearchRequest("zzqx asyncio"), fake_ctx(srv, client))
+            _, response = await collect(PID, SearchRequest("zzqx asyncio"), fake_ctx(PID, srv, client))
             assert not response.is_renderable() and response.notes
 
             srv.use(PID, "body_failure")
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(srv, client))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client))
             assert info.value.kind is ErrorKind.QUOTA
 
             srv.use(PID, "site_error")
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("asyncio site:docs.python.org"), fake_ctx(srv, client))
+                await collect(PID, SearchRequest("asyncio site:docs.python.org"), fake_ctx(PID, srv, client))
             assert info.value.kind is ErrorKind.SERVER
             assert (
                 info.value.message == "Jina API error (500): InternalServerError: Failed to search site docs.python.org"
             )
-
-            srv.use(PID)
-            srv.fail(PID, 401)
-            with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(srv, client))
-            assert info.value.message == "Jina Search authorization failed (401). Check API key or base URL."
-
-            srv.html_page(PID)
-            with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(srv, client))
-            assert info.value.kind is ErrorKind.PROTOCOL

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.fake_providers import FakeServer
-from tests.fake_providers.fake_kimi import FAKE_KEYS, REQUEST_ID
+from tests.fake_providers.fake_kimi import REQUEST_ID
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
-from websearch_tui.providers import _http, get_spec
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderSettings
 from websearch_tui.providers.kimi import KEY_HINT
 
-from .helpers import Recorder, collect, json_response, make_ctx
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
+
+pytestmark = pytest.mark.usefixtures("no_retry_wait")
 
 PID = "kimi"
 KEY = "sk-kimi-test-123456"
@@ -38,14 +38,6 @@ ONE = {
     ]
 }
 AUTH_401 = f"Kimi Code Search authorization failed (401). Check API key or base URL. {KEY_HINT}"
-
-
-@pytest.fixture(autouse=True)
-def no_retry_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def fake_sleep(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(_http, "_sleep", fake_sleep)
 
 
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None) -> Any:
@@ -161,35 +153,13 @@ async def test_secret_is_redacted_from_error_bodies() -> None:
     assert info.value.message == "Kimi search API error (400): key *** is malformed"
 
 
-async def test_missing_key() -> None:
-    with pytest.raises(ProviderError) as info:
-        await collect(PID, SearchRequest("q"), make_ctx(PID, Recorder()))
-    assert info.value.kind is ErrorKind.CONFIG
-    assert (
-        info.value.message
-        == "Kimi Code Search: no API key. Set KIMI_SEARCH_API_KEY or store it in the OS keyring (service websearch-tui, user kimi:api_key)."
-    )
-
-
 # --- end to end over HTTP against the fake ------------------------------------------------
-
-
-def fake_ctx(
-    srv: FakeServer, client: httpx.AsyncClient, key: str = FAKE_KEYS["KIMI_SEARCH_API_KEY"]
-) -> ProviderContext:
-    return ProviderContext(
-        spec=get_spec(PID),
-        client=client,
-        settings=ProviderSettings(base_url=srv.url("kimi/coding")),
-        credentials={"api_key": key},
-        deadline=time.monotonic() + 20,
-    )
 
 
 async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            _, response = await collect(PID, SearchRequest("python asyncio", max_results=3), fake_ctx(srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio", max_results=3), fake_ctx(PID, srv, client))
             assert srv.last_request("/kimi/coding/v1/search").json()["limit"] == 3
             assert [s.author for s in response.sources] == [
                 "Python documentation",
@@ -201,20 +171,20 @@ async def test_end_to_end_against_the_fake() -> None:
             assert response.request_id == REQUEST_ID
 
             srv.use(PID, "msh_request_id")
-            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client))
             assert response.request_id == REQUEST_ID and len(response.sources) == 4
 
             srv.use(PID, "empty")
-            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client))
             assert not response.is_renderable()
 
             srv.use(PID)
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(srv, client, key="sk-moonshot-platform-key"))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, key="sk-moonshot-platform-key"))
             assert info.value.message == AUTH_401
 
             srv.fail(PID, 503)
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(srv, client))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client))
             assert info.value.kind is ErrorKind.SERVER
             assert info.value.message == "Kimi search API error (503): Service Unavailable"

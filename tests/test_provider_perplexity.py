@@ -141,14 +141,6 @@ async def test_invalid_context_size_falls_back_with_note() -> None:
     assert any("search_context_size" in note for note in response.notes)
 
 
-async def test_missing_key_is_config_error() -> None:
-    ctx = make_ctx("perplexity", Recorder(sse_response(b"")))
-    with pytest.raises(ProviderError) as info:
-        await collect("perplexity", SearchRequest("q"), ctx)
-    assert info.value.kind is ErrorKind.CONFIG
-    assert "PERPLEXITY_API_KEY" in info.value.message
-
-
 # --- streaming -------------------------------------------------------------------------------
 
 

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.fake_providers import FakeServer
-from tests.fake_providers.fake_synthetic import FAKE_KEYS
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchRequest, SourcesFound
-from websearch_tui.providers import _http, get_spec
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderSettings
 
-from .helpers import Recorder, collect, json_response, make_ctx
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
+
+pytestmark = pytest.mark.usefixtures("no_retry_wait")
 
 PID = "synthetic"
 KEY = "syn_test_key_123456"
@@ -33,14 +32,6 @@ ONE = {
     ]
 }
 RECENCY_NOTE = "Recency is not supported by Synthetic Search; results are not filtered by date."
-
-
-@pytest.fixture(autouse=True)
-def no_retry_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def fake_sleep(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(_http, "_sleep", fake_sleep)
 
 
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None) -> Any:
@@ -130,53 +121,25 @@ async def test_error_shapes(status: int, body: Any, kind: ErrorKind, message: st
     assert KEY not in info.value.message
 
 
-async def test_missing_key() -> None:
-    with pytest.raises(ProviderError) as info:
-        await collect(PID, SearchRequest("q"), make_ctx(PID, Recorder()))
-    assert info.value.kind is ErrorKind.CONFIG
-    assert (
-        info.value.message
-        == "Synthetic Search: no API key. Set SYNTHETIC_API_KEY or store it in the OS keyring (service websearch-tui, user synthetic:api_key)."
-    )
-
-
 # --- end to end over HTTP against the fake ------------------------------------------------
-
-
-def fake_ctx(srv: FakeServer, client: httpx.AsyncClient) -> ProviderContext:
-    return ProviderContext(
-        spec=get_spec(PID),
-        client=client,
-        settings=ProviderSettings(base_url=srv.url(PID)),
-        credentials={"api_key": FAKE_KEYS["SYNTHETIC_API_KEY"]},
-        deadline=time.monotonic() + 20,
-    )
 
 
 async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            _, response = await collect(PID, SearchRequest("python asyncio", max_results=10), fake_ctx(srv, client))
+            _, response = await collect(
+                PID, SearchRequest("python asyncio", max_results=10), fake_ctx(PID, srv, client)
+            )
             assert srv.last_request("/synthetic/v2/search").json() == {"query": "python asyncio"}
             assert len(response.sources) == 10  # the fake returns 12; sliced locally
             assert response.sources[0].url == "https://docs.python.org/3/library/asyncio.html"
             assert response.sources[4].published_date is None
 
             srv.use(PID, "empty")
-            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client))
             assert not response.is_renderable()
 
             srv.use(PID, "rate_limit")
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(srv, client))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client))
             assert info.value.message == "Synthetic API error (429): Rate limit exceeded (retry in 120 s)"
-
-            srv.fail(PID, 401)
-            with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(srv, client))
-            assert info.value.message == "Synthetic Search authorization failed (401). Check API key or base URL."
-
-            srv.html_page(PID)
-            with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(srv, client))
-            assert info.value.kind is ErrorKind.PROTOCOL

@@ -156,16 +156,6 @@ async def test_widened_retry_that_is_still_empty_stays_empty() -> None:
     assert response.notes
 
 
-async def test_missing_key() -> None:
-    with pytest.raises(ProviderError) as info:
-        await collect("tavily", SearchRequest("q"), make_ctx("tavily", Recorder()))
-    assert info.value.kind is ErrorKind.CONFIG
-    assert (
-        info.value.message
-        == "Tavily: no API key. Set TAVILY_API_KEY or store it in the OS keyring (service websearch-tui, user tavily:api_key)."
-    )
-
-
 ERRORS = [
     ("error_400_bad_request_placeholder.json", 400, ErrorKind.BAD_REQUEST),
     ("error_401_unauthorized.json", 401, ErrorKind.AUTH),

@@ -11,10 +11,9 @@ import pytest
 from tests.fake_providers import FakeServer
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
-from websearch_tui.providers import get_spec
 from websearch_tui.providers.base import ProviderContext, ProviderSettings
 
-from .helpers import Recorder, collect, json_response, make_ctx
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
 
 KEY = "ydc-test-secret-key"
 BODY = {
@@ -136,16 +135,6 @@ async def test_wrong_shape_is_protocol(body: Any) -> None:
     assert info.value.message == "You.com returned JSON without a results object."
 
 
-async def test_missing_key() -> None:
-    with pytest.raises(ProviderError) as info:
-        await collect("you", SearchRequest("q"), make_ctx("you", Recorder()))
-    assert info.value.kind is ErrorKind.CONFIG
-    assert (
-        info.value.message
-        == "You.com Search: no API key. Set YDC_API_KEY or store it in the OS keyring (service websearch-tui, user you:api_key)."
-    )
-
-
 @pytest.mark.parametrize(
     ("status", "body", "kind", "message"),
     [
@@ -198,20 +187,12 @@ async def test_secret_in_error_body_is_redacted() -> None:
 # --------------------------------------------------------------------------- end to end over the fake
 
 
-def fake_ctx(srv: FakeServer, client: httpx.AsyncClient, key: str = "fake-you-key") -> ProviderContext:
-    return ProviderContext(
-        spec=get_spec("you"),
-        client=client,
-        settings=ProviderSettings(base_url=srv.url("you")),
-        credentials={"api_key": key},
-        deadline=time.monotonic() + 10,
-    )
-
-
 async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            _, response = await collect("you", SearchRequest("python asyncio", recency="day"), fake_ctx(srv, client))
+            _, response = await collect(
+                "you", SearchRequest("python asyncio", recency="day"), fake_ctx("you", srv, client)
+            )
             sent = srv.last_request("/you/v1/search")
             assert sent.json() == {"query": "python asyncio", "count": 10, "freshness": "day"}
             urls = [s.url for s in response.sources]
@@ -221,19 +202,8 @@ async def test_end_to_end_against_the_fake() -> None:
             assert response.sources[2].snippet == "Learn how to use asyncio for python asyncio."
 
             with pytest.raises(ProviderError) as info:
-                await collect("you", SearchRequest("q"), fake_ctx(srv, client, key="wrong"))
+                await collect("you", SearchRequest("q"), fake_ctx("you", srv, client, key="wrong"))
             assert info.value.message == "You.com Search authorization failed (401). Check API key or base URL."
-
-            srv.fail("you", 401)
-            with pytest.raises(ProviderError) as info:
-                await collect("you", SearchRequest("q"), fake_ctx(srv, client))
-            assert info.value.kind is ErrorKind.AUTH
-
-            srv.reset()
-            srv.html_page("you")
-            with pytest.raises(ProviderError) as info:
-                await collect("you", SearchRequest("q"), fake_ctx(srv, client))
-            assert info.value.kind is ErrorKind.PROTOCOL
 
 
 @pytest.mark.parametrize(
@@ -245,7 +215,7 @@ async def test_fake_error_variants(variant: str, kind: ErrorKind) -> None:
         srv.use("you", variant)
         async with httpx.AsyncClient() as client:
             with pytest.raises(ProviderError) as info:
-                ctx = fake_ctx(srv, client)
+                ctx = fake_ctx("you", srv, client)
                 ctx.deadline = time.monotonic() + 5
                 await collect("you", SearchRequest("q"), ctx)
     assert info.value.kind is kind
@@ -255,9 +225,9 @@ async def test_fake_empty_and_news_only_variants() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
             srv.use("you", "empty")
-            _, empty = await collect("you", SearchRequest("q"), fake_ctx(srv, client))
+            _, empty = await collect("you", SearchRequest("q"), fake_ctx("you", srv, client))
             srv.use("you", "news_only")
-            _, news = await collect("you", SearchRequest("q"), fake_ctx(srv, client))
+            _, news = await collect("you", SearchRequest("q"), fake_ctx("you", srv, client))
     assert not empty.is_renderable()
     assert [s.url for s in news.sources] == [
         "https://docs.python.org/3/library/asyncio.html#",

@@ -98,8 +98,17 @@ def resolve(spec: ProviderSpec) -> dict[str, str]:
     return lookup(spec)[0]
 
 
+def login_state(spec: ProviderSpec):  # -> object with .ready and .reason
+    """The state of the existing login a provider uses (``spec.login``); never raises."""
+    import importlib
+
+    module, _, function = (spec.login or "").partition(":")
+    return getattr(importlib.import_module(module), function)()
+
+
 def provider_status(spec: ProviderSpec, settings: ProviderSettings, values: dict[str, str] | None = None) -> str:
-    """``"disabled"``, ``"missing base_url"``, ``"ready"``, ``"keyless"`` or ``"missing key"``.
+    """``"disabled"``, ``"missing base_url"``, ``"ready"``, ``"keyless"``, ``"missing key"`` or
+    ``"missing login"`` (a provider that uses an existing login, e.g. Codex).
 
     ``values`` are the already resolved credentials; when omitted they are looked up (blocking).
     """
@@ -107,6 +116,8 @@ def provider_status(spec: ProviderSpec, settings: ProviderSettings, values: dict
         return "disabled"
     if spec.needs_base_url and not settings.base_url:
         return "missing base_url"
+    if spec.login:
+        return "ready" if login_state(spec).ready else "missing login"
     if values is None:
         values = resolve(spec)
     if any(values.get(credential.name) for credential in spec.credentials):

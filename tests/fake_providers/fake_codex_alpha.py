@@ -8,11 +8,9 @@ the OpenAI-style body ``{"error": {"message", "type", "code"}}``; ``error_200`` 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 PREFIX = "/codex_alpha"
 KEY = "fake-codex_alpha-key"
@@ -39,7 +37,7 @@ def error_response(status: int, message: str) -> FakeResponse:
 
 def payload(request_id: str, model: str) -> Any:
     """A fresh copy of ``data/codex_alpha_search.json`` echoing the request ``id`` and ``model``."""
-    data = json.loads((Path(__file__).with_name("data") / "codex_alpha_search.json").read_text(encoding="utf-8"))
+    data = load_data("codex_alpha_search.json")
     data.update(id=request_id, model=model)
     return data
 

@@ -8,11 +8,9 @@ Checks the Bearer key like the real service, validates ``q`` and ``count`` (0-20
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 PREFIX = "/jina"
 FAKE_KEYS = {"JINA_API_KEY": "fake-jina-key"}
@@ -51,11 +49,6 @@ def error_response(status: int, message: str) -> FakeResponse:
     return FakeResponse(status, body=envelope(status, message))
 
 
-def payload() -> dict[str, Any]:
-    """A fresh copy of the success envelope."""
-    return json.loads((Path(__file__).with_name("data") / "jina_search.json").read_bytes())
-
-
 def search(variant: str = "default") -> Any:
     """The ``GET /`` handler for ``variant`` (see :data:`VARIANTS`)."""
 
@@ -71,7 +64,7 @@ def search(variant: str = "default") -> Any:
         special = _variant_response(variant, query, request.header("x-site"))
         if special is not None:
             return special
-        body = payload()
+        body = load_data("jina_search.json")
         body["data"] = body["data"][: int(count) or 5]
         return FakeResponse(200, body=body["data"] if variant == "bare_array" else body)
 

@@ -13,12 +13,10 @@ variants deliver that envelope with HTTP 200.
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 PREFIX = "/kagi"
 KEY = "fake-kagi-key"
@@ -67,12 +65,6 @@ def error_response(status: int, message: str) -> FakeResponse:
     return envelope(_CODES.get(status, 1 if status < 500 else 0), message, status)
 
 
-def payload(name: str, query: str) -> Any:
-    """A fresh copy of ``data/<name>`` with ``"{query}"`` placeholders filled in."""
-    text = (Path(__file__).with_name("data") / name).read_text(encoding="utf-8")
-    return json.loads(text.replace("{query}", json.dumps(query)[1:-1]))
-
-
 def _failure(variant: str) -> FakeResponse | None:
     if variant == "errors_400":
         item = {"code": "invalid_parameter", "message": "limit must be between 1 and 40", "location": "body.limit"}
@@ -102,7 +94,7 @@ def v1_search(variant: str = "default") -> Any:
         failure = _failure(variant)
         if failure is not None:
             return failure
-        data = payload("kagi_v1_search.json", body["query"])
+        data = load_data("kagi_v1_search.json", body["query"])
         data["data"]["search"] = data["data"]["search"][: body.get("limit", 10)]
         if variant == "empty":
             data["data"] = {key: [] for key in data["data"]}
@@ -135,7 +127,7 @@ def v0_search(variant: str = "default") -> Any:
         failure = _failure(variant)
         if failure is not None:
             return failure
-        data = payload("kagi_v0_search.json", query)
+        data = load_data("kagi_v0_search.json", query)
         limit = int(request.query.get("limit") or 10)
         results = [row for row in data["data"] if row["t"] == 0][:limit]
         data["data"] = [] if variant == "empty" else results + [row for row in data["data"] if row["t"] == 1]

@@ -9,11 +9,9 @@ validates ``text_query``/``limit``, answers asyncio results (``data/kimi_search.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 PREFIX = "/kimi/coding"
 FAKE_KEYS = {"KIMI_SEARCH_API_KEY": "fake-kimi-key"}
@@ -44,11 +42,6 @@ def error_response(status: int, message: str) -> FakeResponse:
     return FakeResponse(status, body={"error": {"message": message, "type": kind}})
 
 
-def payload() -> dict[str, Any]:
-    """A fresh copy of the success body."""
-    return json.loads((Path(__file__).with_name("data") / "kimi_search.json").read_bytes())
-
-
 def search(variant: str = "default") -> Any:
     """The ``POST /v1/search`` handler for ``variant`` (see :data:`VARIANTS`)."""
 
@@ -60,7 +53,7 @@ def search(variant: str = "default") -> Any:
             return error_response(400, problem)
         if variant in _FAILURES:
             return error_response(*_FAILURES[variant])
-        body = payload()
+        body = load_data("kimi_search.json")
         body["search_results"] = [] if variant == "empty" else body["search_results"][: request.json()["limit"]]
         header = "X-Msh-Request-Id" if variant == "msh_request_id" else "X-Request-Id"
         return FakeResponse(200, {header: REQUEST_ID}, body)

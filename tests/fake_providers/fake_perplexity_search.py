@@ -7,11 +7,9 @@ Errors use Perplexity's OpenAI-style body ``{"error": {"message", "type", "code"
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 PREFIX = "/perplexity_search"
 FAKE_KEYS = {"PERPLEXITY_API_KEY": "fake-perplexity-key"}
@@ -39,11 +37,6 @@ def error_response(status: int, message: str) -> FakeResponse:
     return FakeResponse(status, body={"error": {"message": message, "type": kind, "code": status}})
 
 
-def payload() -> dict[str, Any]:
-    """A fresh copy of the success body."""
-    return json.loads((Path(__file__).with_name("data") / "perplexity_search_results.json").read_bytes())
-
-
 def search(variant: str = "default") -> Any:
     """The ``POST /search`` handler for ``variant`` (see :data:`VARIANTS`)."""
 
@@ -59,7 +52,7 @@ def search(variant: str = "default") -> Any:
             if status == 429:
                 response.headers["Retry-After"] = "120"
             return response
-        body = payload()
+        body = load_data("perplexity_search_results.json")
         body["results"] = [] if variant == "empty" else body["results"][: int(request.json().get("max_results") or 10)]
         return FakeResponse(200, body=body)
 

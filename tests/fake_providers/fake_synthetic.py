@@ -7,11 +7,9 @@ Errors use ``{"error": "<message>"}``.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 PREFIX = "/synthetic"
 FAKE_KEYS = {"SYNTHETIC_API_KEY": "fake-synthetic-key"}
@@ -28,11 +26,6 @@ def config(base_url: str) -> dict[str, Any]:
 def error_response(status: int, message: str) -> FakeResponse:
     """Synthetic's error body at ``status``: ``{"error": "<message>"}``."""
     return FakeResponse(status, body={"error": message})
-
-
-def payload() -> dict[str, Any]:
-    """A fresh copy of the success body."""
-    return json.loads((Path(__file__).with_name("data") / "synthetic_search.json").read_bytes())
 
 
 def search(variant: str = "default") -> Any:
@@ -52,7 +45,7 @@ def search(variant: str = "default") -> Any:
             if variant == "rate_limit":
                 response.headers["Retry-After"] = "120"
             return response
-        result = payload()
+        result = load_data("synthetic_search.json")
         if variant == "empty":
             result["results"] = []
         return FakeResponse(200, body=result)

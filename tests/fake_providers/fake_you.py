@@ -8,13 +8,11 @@ documented body ``{"status", "code", "title", "detail"}``.
 
 from __future__ import annotations
 
-import json
 import re
 from http import HTTPStatus
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 PREFIX = "/you"
 KEY = "fake-you-key"
@@ -52,12 +50,6 @@ def validation_error(field: str, message: str, kind: str) -> FakeResponse:
     return FakeResponse(422, body={"detail": [{"loc": ["body", field], "msg": message, "type": kind}]})
 
 
-def payload(query: str) -> Any:
-    """A fresh copy of ``data/you_search.json`` with ``"{query}"`` placeholders filled in."""
-    text = (Path(__file__).with_name("data") / "you_search.json").read_text(encoding="utf-8")
-    return json.loads(text.replace("{query}", json.dumps(query)[1:-1]))
-
-
 def search(variant: str = "default") -> Any:
     """The ``POST /v1/search`` handler for ``variant`` (see :data:`VARIANTS`)."""
 
@@ -79,7 +71,7 @@ def search(variant: str = "default") -> Any:
             if variant == "rate_limit":
                 response.headers["Retry-After"] = "30"
             return response
-        data = payload(body["query"])
+        data = load_data("you_search.json", body["query"])
         count = body.get("count", 10)
         results = data["results"]
         results["web"] = [] if variant in ("empty", "news_only") else results["web"][:count]

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 KEY = "fake-zai-key"
 FAKE_KEYS = {"ZAI_API_KEY": KEY}
 PATH = "/zai/api/mcp/web_search_prime/mcp"
 SEARCH_ROUTE = ("POST", PATH)
-DATA = Path(__file__).with_name("data") / "zai_search.json"
 TOOL = "webSearchPrime"
 VARIANTS = ("default", "single_encoded", "json", "empty", "is_error", "api_error", "rpc_error", "no_schema")
 RECENCY = ["oneDay", "oneWeek", "oneMonth", "oneYear", "noLimit"]
@@ -166,7 +164,7 @@ class ZaiMcp:
         return None
 
     def _text(self, arguments: dict[str, Any]) -> str:
-        rows = [] if self.variant == "empty" else json.loads(DATA.read_text(encoding="utf-8"))
+        rows = [] if self.variant == "empty" else load_data("zai_search.json")
         rows = rows[: arguments.get("count", 10)]
         text = json.dumps(rows, ensure_ascii=False)
         return text if self.variant == "single_encoded" else json.dumps(text, ensure_ascii=False)

@@ -8,17 +8,14 @@ as ``{"error": {"code", "message"}}`` **with HTTP 200** (variants).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse
+from .server import FakeRequest, FakeResponse, load_data
 
 KEY = "fake-zhipu_web_search-key"
 FAKE_KEYS = {"ZHIPU_WEB_SEARCH_API_KEY": KEY}
 PATH = "/zhipu_web_search/api/paas/v4/web_search"
 SEARCH_ROUTE = ("POST", PATH)
-DATA = Path(__file__).with_name("data") / "zhipu_web_search_results.json"
 ENGINES = ("search_std", "search_pro", "search_pro_sogou", "search_pro_quark", "search_pro_jina", "search-prime")
 RECENCY = ("oneDay", "oneWeek", "oneMonth", "oneYear", "noLimit")
 
@@ -92,8 +89,7 @@ def _invalid(body: Any) -> str | None:
 
 
 def _payload(body: dict[str, Any], variant: str) -> dict[str, Any]:
-    payload = json.loads(DATA.read_text(encoding="utf-8"))
-    payload["search_intent"][0]["query"] = body["search_query"]
+    payload = load_data("zhipu_web_search_results.json", body["search_query"])
     if not body.get("search_intent"):
         del payload["search_intent"]
     if variant == "empty":

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .server import FakeRequest, FakeResponse, html_error_page, sse_response
+from .server import FakeRequest, FakeResponse, html_error_page, load_data, load_text, sse_response
 
 DATA = Path(__file__).with_name("data")
 CORE_PROVIDERS = ("ddgs", "exa", "parallel", "brave", "tavily", "searxng", "perplexity")
@@ -30,6 +30,14 @@ PLUGIN_PROVIDERS = (
     "zhipu_web_search",
     "zai",
     "codex_alpha",
+    "anthropic",
+    "deepseek",
+    "gemini",
+    "openai",
+    "codex",
+    "grok",
+    "ark",
+    "zhipu_chat_search",
 )
 """Providers whose fakes live in their own module, ``tests/fake_providers/fake_<id>.py``.
 
@@ -38,7 +46,7 @@ Such a module defines ``FAKE_KEYS`` (env var -> fake key), ``routes() -> {(METHO
 ``error_response(status, message) -> FakeResponse`` (its documented error body),
 ``SEARCH_ROUTE = (METHOD, path)`` (the request that runs a search) and optionally ``VARIANTS`` plus
 ``variant_routes(variant) -> {(METHOD, path): handler}``. A fake module imports from ``.server``
-only (``.routes`` imports it) and reads its own payload files from ``data/``."""
+only (``.routes`` imports it) and reads its payload files from ``data/`` with ``load_data``."""
 
 
 @functools.cache
@@ -94,28 +102,10 @@ HTML = "text/html; charset=utf-8"
 # --------------------------------------------------------------------------- payload access
 
 
-@functools.cache
-def _read(name: str) -> bytes:
-    return (DATA / name).read_bytes()
-
-
-def data_text(name: str) -> str:
-    """A data file as text (``data/<name>``)."""
-    return _read(name).decode("utf-8")
-
-
-def data_json(name: str, query: str | None = None) -> Any:
-    """A fresh copy of a JSON data file; ``"{query}"`` values are replaced by ``query`` when given."""
-    value = json.loads(_read(name))
-    return _fill(value, query) if query is not None else value
-
-
-def _fill(value: Any, query: str) -> Any:
-    if isinstance(value, dict):
-        return {k: _fill(v, query) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_fill(v, query) for v in value]
-    return query if value == "{query}" else value
+data_text = load_text
+"""A data file as text (``data/<name>``); see :func:`.server.load_text`."""
+data_json = load_data
+"""A fresh copy of a JSON data file with ``{query}`` filled in; see :func:`.server.load_data`."""
 
 
 def _json_body(request: FakeRequest) -> dict[str, Any] | None:

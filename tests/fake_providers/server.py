@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gzip as gzip_module
 import html
 import inspect
@@ -206,6 +207,32 @@ def sse_event_bounds(data: bytes) -> list[int]:
         else:
             i += 1
     return bounds
+
+
+DATA_DIR = Path(__file__).with_name("data")
+"""The fakes' payload files (``tests/fake_providers/data/<name>``)."""
+
+
+@functools.cache
+def _read_data(name: str) -> str:
+    return (DATA_DIR / name).read_text(encoding="utf-8")
+
+
+def load_text(name: str) -> str:
+    """The data file ``data/<name>`` as text."""
+    return _read_data(name)
+
+
+def load_data(name: str, query: str | None = None) -> Any:
+    """A fresh copy of the JSON data file ``data/<name>``.
+
+    With ``query``, every ``{query}`` inside a JSON string (a whole value or part of one, e.g.
+    ``"{query} tutorial"``) is replaced by ``query``, JSON-escaped.
+    """
+    text = _read_data(name)
+    if query is not None:
+        text = text.replace("{query}", json.dumps(query)[1:-1])
+    return json.loads(text)
 
 
 def html_error_page(status: int, message: str | None = None) -> str:

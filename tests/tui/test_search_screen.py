@@ -420,7 +420,7 @@ async def test_ctrl_c_quits_while_searching(make_app, fake_streams):
 
 async def long_answer_with_sources(request, ctx):
     yield SourcesFound(tuple(Source(f"https://s{i}.example/", f"Source {i}", "snippet " * 8) for i in range(8)))
-    for i in range(400):
+    for i in range(800):
         await asyncio.sleep(0.015)
         yield AnswerDelta(f"Paragraph {i} of the answer.\n\n")
 

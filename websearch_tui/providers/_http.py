@@ -85,18 +85,21 @@ async def request_json(
     json_body: Any = None,
     form: Mapping[str, str] | None = None,
     describe_error: ErrorDescriber | None = None,
+    describe_auth: bool = False,
     max_retries: int = MAX_RETRIES,
 ) -> tuple[Any, httpx.Response]:
     """Send one request and return ``(parsed JSON, response)``; the body is already read.
 
     Retryable failures are retried at most ``max_retries`` times (see :func:`retry_delay`).
+    ``describe_error`` words non-2xx replies; 401/403 keep the seed auth message unless
+    ``describe_auth`` is set (for providers whose own auth wording must be shown).
 
     Raises:
         ProviderError: auth, rate_limit, quota, bad_request, not_found, server (non-2xx), timeout,
             network, or protocol (a 2xx that is not JSON, too large, or empty).
     """
     response, body = await _send_with_retries(
-        ctx, method, url, headers, params, json_body, form, describe_error, max_retries
+        ctx, method, url, headers, params, json_body, form, describe_error, describe_auth, max_retries
     )
     return parse_json_body(ctx, response, body), response
 
@@ -111,11 +114,12 @@ async def request_text(
     json_body: Any = None,
     form: Mapping[str, str] | None = None,
     describe_error: ErrorDescriber | None = None,
+    describe_auth: bool = False,
     max_retries: int = MAX_RETRIES,
 ) -> tuple[str, httpx.Response]:
     """Like :func:`request_json` but returns the decoded body text (for HTML or MCP bodies)."""
     response, body = await _send_with_retries(
-        ctx, method, url, headers, params, json_body, form, describe_error, max_retries
+        ctx, method, url, headers, params, json_body, form, describe_error, describe_auth, max_retries
     )
     return _decode(response, body), response
 
@@ -129,6 +133,7 @@ async def _send_with_retries(
     json_body: Any,
     form: Mapping[str, str] | None,
     describe_error: ErrorDescriber | None,
+    describe_auth: bool,
     max_retries: int,
 ) -> tuple[httpx.Response, bytes]:
     attempt = 0
@@ -139,7 +144,7 @@ async def _send_with_retries(
             ) as response:
                 body = await read_capped(ctx, response)
             if response.status_code >= 300:
-                raise error_from_response(ctx, response, _decode(response, body), describe_error)
+                raise error_from_response(ctx, response, _decode(response, body), describe_error, describe_auth)
             return response, body
         except (httpx.TransportError, httpx.InvalidURL, ProviderError) as exc:
             error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
@@ -249,9 +254,17 @@ def parse_json_body(ctx: ProviderContext, response: httpx.Response, body: bytes)
 
 
 def error_from_response(
-    ctx: ProviderContext, response: httpx.Response, text: str, describe_error: ErrorDescriber | None
+    ctx: ProviderContext,
+    response: httpx.Response,
+    text: str,
+    describe_error: ErrorDescriber | None,
+    describe_auth: bool = False,
 ) -> ProviderError:
-    """Build the :class:`ProviderError` for a non-2xx response (body already read as ``text``)."""
+    """Build the :class:`ProviderError` for a non-2xx response (body already read as ``text``).
+
+    401/403 get the seed message ``"<Label> authorization failed (<status>). ..."`` unless
+    ``describe_auth`` is set and there is a ``describe_error``, which then words them too.
+    """
     status = response.status_code
     parsed: Any = None
     try:
@@ -263,7 +276,7 @@ def error_from_response(
     if status < 400:
         kind = ErrorKind.PROTOCOL
         message = f"{ctx.spec.label} answered with an unexpected redirect ({status}); check the base URL."
-    elif kind is ErrorKind.AUTH:
+    elif kind is ErrorKind.AUTH and not (describe_auth and describe_error is not None):
         message = auth_failed_message(ctx.spec.label, status)
     elif describe_error is not None:
         message = describe_error(status, text, parsed)

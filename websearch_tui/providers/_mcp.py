@@ -1,6 +1,7 @@
 """MCP tool calls over Streamable HTTP (JSON-RPC 2.0), as PROVIDERS.md §1.10 describes.
 
-Used by the keyless Exa (stateless) and Parallel (stateful) endpoints, and later Z.AI.
+Used by the keyless Exa (stateless) and Parallel (stateful) endpoints through :func:`call_tool`,
+and by Z.AI through the session API (:func:`open_session`, :meth:`McpSession.request`).
 
 - Every request is a ``POST`` with ``Content-Type: application/json`` and
   ``Accept: application/json, text/event-stream``; request ids are fresh uuid4 strings.
@@ -10,6 +11,8 @@ Used by the keyless Exa (stateless) and Parallel (stateful) endpoints, and later
   (when the server issued one) and ``MCP-Protocol-Version``. A session is remembered per shared
   client and URL, so later searches skip the handshake; a 404 on a request that carried a session
   id means the session expired and the handshake is redone once.
+- A 2xx reply holding a non-JSON-RPC ``{"success": false, "code", "msg"}`` body (Z.AI sends one)
+  is a provider-labelled ``API error`` (:meth:`McpSession.api_error`).
 - Reply bodies may be JSON (one message or a batch array) or SSE (one message or batch per event).
   The reply is picked by id; notifications, other ids and ``id: null`` are skipped.
 - HTTP errors, retries and the per-request timeout come from :mod:`websearch_tui.providers._http`;
@@ -23,15 +26,16 @@ import json
 import re
 import uuid
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from websearch_tui import __version__
-from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, mentions_quota
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
 from websearch_tui.providers._http import ErrorDescriber, request_text
+from websearch_tui.providers._parse import code_text, find_message
 from websearch_tui.providers.base import ProviderContext
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -85,9 +89,9 @@ async def call_tool(
 ) -> Any:
     """Call MCP tool ``tool_name`` with ``arguments`` at ``url`` and return its extracted payload.
 
-    ``handshake`` selects the stateful flow (initialize + notification first). ``headers`` are
-    added to every POST (never put secrets in ``url``). ``describe_error`` words non-2xx replies
-    (default :func:`mcp_error_describer`).
+    ``handshake`` selects the stateful flow (a cached :func:`open_session`); without it one
+    ``tools/call`` POST is sent with no session. ``headers`` are added to every POST (never put
+    secrets in ``url``). ``describe_error`` words non-2xx replies (default :func:`mcp_error_describer`).
 
     Returns:
         ``result.structuredContent`` (a dict) when present; else the first ``content[]`` text that
@@ -98,115 +102,242 @@ async def call_tool(
     Raises:
         ProviderError: ``config`` without a URL; HTTP-mapped kinds (auth, rate_limit, quota,
             server, ...) from ``_http``; ``MCP error (<code>): <message>`` for a JSON-RPC error;
-            ``MCP error: <text>`` for ``result.isError``; ``protocol`` for a reply that cannot be
-            parsed, has no message with the request id, a bad ``initialize`` reply, or an empty
+            ``MCP error: <text>`` for ``result.isError``; ``<Label> API error (<code>): <msg>`` for
+            a ``{"success": false}`` body; ``protocol`` for a reply that cannot be parsed, has no
+            message with the request id, a bad ``initialize`` reply, or an empty
             (``null``/``[]``/``{}``) or content-less result; ``timeout`` past the deadline.
     """
+    if handshake:
+        session = await open_session(ctx, url, headers, describe_error)
+    else:
+        session = McpSession(ctx, _require_url(ctx, url), _base_headers(headers), describe_error)
+    return await session.call_tool(tool_name, arguments)
+
+
+FailureError = Callable[[str, str], ProviderError]
+"""``(code, message) -> error`` for a non-JSON-RPC ``{"success": false, ...}`` reply."""
+
+
+@dataclass
+class McpSession:
+    """One MCP conversation with ``url``; build it with :func:`open_session`.
+
+    Without ``state`` (a stateless server) requests carry no session headers. ``name`` is how
+    messages call the server: ``None`` keeps ``MCP error ...`` unprefixed and the spec label in
+    protocol messages; ``"Z.AI"`` gives ``Z.AI MCP error ...`` and ``Z.AI MCP initialize ...``.
+    ``failure_error`` builds the error for a ``{"success": false}`` body (default:
+    ``<name or label> API error (<code>): <msg>``, kind from the code or wording). With
+    ``describe_auth`` the describer also words 401/403. ``cache_key`` is set for a remembered
+    session, which is re-initialised once when the server reports it expired.
+    """
+
+    ctx: ProviderContext
+    url: str
+    headers: dict[str, str]
+    describe: ErrorDescriber | None = None
+    name: str | None = None
+    failure_error: FailureError | None = None
+    describe_auth: bool = False
+    cache_key: tuple[Any, ...] | None = None
+    state: _Session | None = None
+    fresh: bool = False
+
+    async def request(self, method: str, params: Mapping[str, Any]) -> Any:
+        """Send one JSON-RPC request on the session and return the ``result`` answering it.
+
+        A remembered session that the server reports expired (404 with a session id, or 400 on a
+        session that was not just created) is hand-shaken again and the request sent once more.
+
+        Raises:
+            ProviderError: as :func:`call_tool` (JSON-RPC errors named after :attr:`name`).
+        """
+        for attempt in range(2):
+            try:
+                result, _ = await self._rpc(method, params)
+                return result
+            except ProviderError as exc:
+                if attempt or not self._expired(exc):
+                    raise
+            _forget(self.ctx, self.cache_key, self.state)  # the server dropped the session
+            await self._join()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        """``tools/call`` ``name`` with ``arguments``; returns :meth:`payload` of the result."""
+        return self.payload(await self.request("tools/call", {"name": name, "arguments": dict(arguments)}))
+
+    def payload(self, result: Any) -> Any:
+        """:func:`extract_payload` of a ``tools/call`` result, ``isError`` named after :attr:`name`."""
+        try:
+            return extract_payload(self.ctx, result)
+        except ProviderError as exc:
+            raise self._named(exc) from None
+
+    def api_error(self, code: str, message: str) -> ProviderError:
+        """The error for a ``{"success": false, "code", "msg"}`` reply (see :attr:`failure_error`)."""
+        if self.failure_error is not None:
+            return self.failure_error(code, message)
+        return ProviderError(
+            self.ctx.spec.id, _kind_for_code(code, message), f"{self._who} API error ({code or '?'}): {message}"
+        )
+
+    @property
+    def _who(self) -> str:
+        return self.name or self.ctx.spec.label
+
+    def _named(self, error: ProviderError) -> ProviderError:
+        if not self.name or not error.message.startswith("MCP error"):
+            return error
+        return ProviderError(error.provider, error.kind, f"{self.name} {error.message}", status=error.status)
+
+    def _expired(self, error: ProviderError) -> bool:
+        if self.cache_key is None or self.state is None or not self.state.session_id:
+            return False
+        return error.status == 404 or (error.status == 400 and not self.fresh)
+
+    def _session_headers(self) -> dict[str, str]:
+        headers = dict(self.headers)
+        if self.state is not None:
+            if self.state.session_id:
+                headers["Mcp-Session-Id"] = self.state.session_id
+            headers["MCP-Protocol-Version"] = self.state.protocol_version
+        return headers
+
+    async def _join(self) -> None:
+        """Take the cached session for :attr:`cache_key`, or hand-shake (one at a time per key;
+        a session is cached only once its handshake has completed)."""
+        if self.cache_key is None:
+            await self._handshake()
+            return
+        cache = _sessions.setdefault(self.ctx.client, {})
+        lock = _handshake_locks.setdefault(self.ctx.client, {}).setdefault(self.cache_key, asyncio.Lock())
+        async with lock:
+            cached = cache.get(self.cache_key)
+            if cached is not None:
+                self.state, self.fresh = cached, False
+                return
+            await self._handshake()
+            cache[self.cache_key] = self.state
+
+    async def _handshake(self) -> None:
+        """``initialize`` then ``notifications/initialized``; sets :attr:`state`."""
+        self.state = None
+        params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
+        result, response = await self._rpc("initialize", params)
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if not isinstance(version, str) or not version.strip():
+            raise ProviderError(
+                self.ctx.spec.id,
+                ErrorKind.PROTOCOL,
+                f"{self._who} MCP initialize reply has no protocolVersion; the server did not complete the handshake.",
+                status=response.status_code,
+            )
+        session_id = (response.headers.get("mcp-session-id") or "").strip() or None
+        state = _Session(session_id=session_id, protocol_version=version.strip())
+        self.state = state
+        await self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.fresh = True
+
+    async def _post(self, message: dict[str, Any]) -> tuple[str, httpx.Response]:
+        if self.ctx.remaining() <= 0:
+            raise ProviderError(
+                self.ctx.spec.id, ErrorKind.TIMEOUT, f"{self._who} MCP exchange ran past the provider deadline."
+            )
+        return await request_text(
+            self.ctx,
+            "POST",
+            self.url,
+            headers=self._session_headers(),
+            json_body=message,
+            describe_error=self.describe or mcp_error_describer(self.ctx.spec.label),
+            describe_auth=self.describe_auth,
+        )
+
+    async def _rpc(self, method: str, params: Mapping[str, Any]) -> tuple[Any, httpx.Response]:
+        request_id = uuid.uuid4().hex
+        text, response = await self._post({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        messages = parse_messages(self.ctx, text, response.headers.get("content-type", ""), response.status_code)
+        for message in messages:
+            failure = failure_body(message)
+            if failure is not None:
+                raise self.api_error(*failure)
+        try:
+            return pick_result(self.ctx, messages, request_id), response
+        except ProviderError as exc:
+            raise self._named(exc) from None
+
+
+async def open_session(
+    ctx: ProviderContext,
+    url: str,
+    headers: Mapping[str, str] | None = None,
+    describe: ErrorDescriber | None = None,
+    *,
+    name: str | None = None,
+    failure_error: FailureError | None = None,
+    describe_auth: bool = False,
+    cache: bool = True,
+) -> McpSession:
+    """An initialised :class:`McpSession` on ``url`` (``headers`` added to every POST).
+
+    With ``cache`` the session is remembered per shared client, URL and headers: the handshake
+    (``initialize`` + ``notifications/initialized``) runs once per key, concurrent callers wait
+    for it, and an expired session is renewed. Without ``cache`` every call hand-shakes afresh
+    (servers that bind authentication to a new session). ``describe`` words non-2xx replies
+    (default :func:`mcp_error_describer`); see :class:`McpSession` for the other options.
+
+    Raises:
+        ProviderError: ``config`` without a URL; ``protocol`` when the ``initialize`` reply has no
+            ``protocolVersion``; otherwise as :func:`call_tool`.
+    """
+    key = (url, tuple(sorted((k.lower(), v) for k, v in (headers or {}).items()))) if cache else None
+    session = McpSession(
+        ctx,
+        _require_url(ctx, url),
+        _base_headers(headers),
+        describe,
+        name=name,
+        failure_error=failure_error,
+        describe_auth=describe_auth,
+        cache_key=key,
+    )
+    await session._join()
+    return session
+
+
+def _require_url(ctx: ProviderContext, url: str) -> str:
     if not url:
         raise ProviderError(
             ctx.spec.id,
             ErrorKind.CONFIG,
             f"{ctx.spec.label}: no mcp_url configured (set [providers.{ctx.spec.id}] mcp_url).",
         )
-    describe = describe_error or mcp_error_describer(ctx.spec.label)
-    base = {"Content-Type": "application/json", "Accept": ACCEPT, **(headers or {})}
-    params = {"name": tool_name, "arguments": dict(arguments)}
-    if not handshake:
-        result, _ = await _rpc(ctx, url, "tools/call", params, base, describe)
-        return extract_payload(ctx, result)
-
-    key = (url, tuple(sorted((k.lower(), v) for k, v in (headers or {}).items())))
-    for attempt in range(2):
-        session, fresh = await _session(ctx, url, key, base, describe)
-        try:
-            result, _ = await _rpc(ctx, url, "tools/call", params, _session_headers(base, session), describe)
-        except ProviderError as exc:
-            expired = bool(session.session_id) and (exc.status == 404 or (exc.status == 400 and not fresh))
-            if not expired or attempt:
-                raise
-            _forget(ctx, key, session)  # the server dropped the session: hand-shake once more
-            continue
-        return extract_payload(ctx, result)
-    raise AssertionError("unreachable")  # pragma: no cover
+    return url
 
 
-def _session_headers(base: dict[str, str], session: _Session) -> dict[str, str]:
-    headers = dict(base)
-    if session.session_id:
-        headers["Mcp-Session-Id"] = session.session_id
-    headers["MCP-Protocol-Version"] = session.protocol_version
-    return headers
+def _base_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
+    return {"Content-Type": "application/json", "Accept": ACCEPT, **(headers or {})}
 
 
-async def _session(
-    ctx: ProviderContext, url: str, key: tuple[Any, ...], base: dict[str, str], describe: ErrorDescriber
-) -> tuple[_Session, bool]:
-    """``(session, fresh)``: the cached session for ``key``, or a new one (``fresh``) after the full
-    handshake (initialize, then ``notifications/initialized``). One handshake at a time per key;
-    a session is cached only once the handshake has completed."""
-    cache = _sessions.setdefault(ctx.client, {})
-    lock = _handshake_locks.setdefault(ctx.client, {}).setdefault(key, asyncio.Lock())
-    async with lock:
-        session = cache.get(key)
-        if session is not None:
-            return session, False
-        session = await _initialize(ctx, url, base, describe)
-        await _notify(ctx, url, "notifications/initialized", _session_headers(base, session), describe)
-        cache[key] = session
-        return session, True
-
-
-def _forget(ctx: ProviderContext, key: tuple[Any, ...], session: _Session) -> None:
+def _forget(ctx: ProviderContext, key: tuple[Any, ...] | None, session: _Session | None) -> None:
     cache = _sessions.get(ctx.client, {})
-    if cache.get(key) is session:
+    if key is not None and cache.get(key) is session:
         del cache[key]
 
 
-async def _initialize(ctx: ProviderContext, url: str, headers: dict[str, str], describe: ErrorDescriber) -> _Session:
-    params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
-    result, response = await _rpc(ctx, url, "initialize", params, headers, describe)
-    version = result.get("protocolVersion") if isinstance(result, dict) else None
-    if not isinstance(version, str) or not version.strip():
-        raise ProviderError(
-            ctx.spec.id,
-            ErrorKind.PROTOCOL,
-            f"{ctx.spec.label} MCP initialize reply has no protocolVersion; the server did not complete the handshake.",
-            status=response.status_code,
-        )
-    session_id = response.headers.get("mcp-session-id")
-    return _Session(session_id=(session_id.strip() or None) if session_id else None, protocol_version=version.strip())
+def failure_body(message: Any) -> tuple[str, str] | None:
+    """``(code, message)`` of a non-JSON-RPC ``{"success": false, "code", "msg" | "message" |
+    "error_message" | "error"}`` body (code ``""`` when absent), else ``None``."""
+    if not isinstance(message, dict) or message.get("success") is not False or "jsonrpc" in message:
+        return None
+    text = find_message(message, ("msg", "message", "error_message", "error")) or "no message"
+    return code_text(message.get("code")) or "", excerpt(text, 500)
 
 
-async def _notify(
-    ctx: ProviderContext, url: str, method: str, headers: dict[str, str], describe: ErrorDescriber
-) -> None:
-    _check_deadline(ctx)
-    await request_text(
-        ctx, "POST", url, headers=headers, json_body={"jsonrpc": "2.0", "method": method}, describe_error=describe
-    )
-
-
-async def _rpc(
-    ctx: ProviderContext,
-    url: str,
-    method: str,
-    params: dict[str, Any],
-    headers: dict[str, str],
-    describe: ErrorDescriber,
-) -> tuple[Any, httpx.Response]:
-    _check_deadline(ctx)
-    request_id = uuid.uuid4().hex
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-    text, response = await request_text(ctx, "POST", url, headers=headers, json_body=body, describe_error=describe)
-    messages = parse_messages(ctx, text, response.headers.get("content-type", ""), response.status_code)
-    return pick_result(ctx, messages, request_id), response
-
-
-def _check_deadline(ctx: ProviderContext) -> None:
-    if ctx.remaining() <= 0:
-        raise ProviderError(
-            ctx.spec.id, ErrorKind.TIMEOUT, f"{ctx.spec.label} MCP exchange ran past the provider deadline."
-        )
+def _kind_for_code(code: str, message: str) -> ErrorKind:
+    if code.isdigit() and 400 <= int(code) <= 599:
+        return kind_for_status(int(code), message)
+    return _kind_for_text(message) or ErrorKind.SERVER
 
 
 def parse_messages(ctx: ProviderContext, text: str, content_type: str, status: int = 200) -> list[Any]:

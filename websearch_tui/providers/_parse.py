@@ -4,7 +4,8 @@ Everything that turns an untrusted provider row into our types goes through here
 normalisation rules of PROVIDERS.md §1.6 live in one place:
 
 - :func:`make_source` builds a :class:`Source` from raw fields (URL checked, text cleaned, age computed)
-  or returns ``None`` for a row without a usable URL;
+  or returns ``None`` for a row without a usable URL; :func:`sources_from` does it for a list of rows;
+- :func:`first_text` / :func:`answer_text` pick and clean optional text fields;
 - :func:`clamp_count` applies the count rule of §1.3;
 - :func:`start_date` gives the ``YYYY-MM-DD`` lower bound of a recency window (§1.4);
 - :func:`find_message` / :func:`api_error_describer` turn provider error bodies into messages;
@@ -13,13 +14,13 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from websearch_tui.core.errors import excerpt
 from websearch_tui.core.models import Source
-from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, truncate
+from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize, truncate
 
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 """Length in days of each recency window (PROVIDERS.md §1.4: month = 30 days, year = 365)."""
@@ -60,6 +61,58 @@ def make_source(
         age_seconds=age_seconds(date, now) if date else None,
         author=plain_text(author, collapse=True),
     )
+
+
+Field = str | Callable[[Mapping[str, Any]], object] | None
+"""How :func:`sources_from` reads one field of a row: a key, a function of the row, or ``None``."""
+
+
+def sources_from(
+    rows: object,
+    *,
+    url: Field,
+    title: Field,
+    snippet: Field,
+    date: Field = None,
+    author: Field = None,
+    snippet_limit: int | None = None,
+) -> list[Source]:
+    """Sources from a list of provider rows, in order, via :func:`make_source`.
+
+    ``rows`` that is not a list gives ``[]``; items that are not mappings and rows without a usable
+    URL are dropped. Each field is a key (``"title"`` reads ``row.get("title")``), a function of
+    the row (for fallbacks such as ``lambda r: r.get("date") or r.get("published")``), or ``None``.
+    """
+    sources = []
+    for row in as_list(rows):
+        if not isinstance(row, Mapping):
+            continue
+        values = [_field(row, f) for f in (url, title, snippet, date, author)]
+        source = make_source(*values, snippet_limit=snippet_limit)
+        if source is not None:
+            sources.append(source)
+    return sources
+
+
+def _field(row: Mapping[str, Any], field: Field) -> object:
+    if field is None:
+        return None
+    return row.get(field) if isinstance(field, str) else field(row)
+
+
+def first_text(row: object, *names: str) -> str | None:
+    """The first value of ``row`` among ``names`` that is a non-blank string (returned as sent)."""
+    for name in names:
+        value = as_dict(row).get(name)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def answer_text(value: object) -> str | None:
+    """``value`` sanitized (control characters removed, markdown kept) and stripped when it is a
+    string with visible text; ``None`` otherwise."""
+    return (sanitize(value).strip() or None) if isinstance(value, str) else None
 
 
 def clamp_count(value: object, default: int, maximum: int | None) -> int:
@@ -180,3 +233,11 @@ def header(response_headers: Any, *names: str) -> str | None:
         if value:
             return value
     return None
+
+
+def code_text(code: object) -> str | None:
+    """A business error code as clean text (``1701`` and ``"1701"`` both give ``"1701"``);
+    ``None`` for an absent, boolean or blank code."""
+    if code is None or isinstance(code, bool):
+        return None
+    return plain_text(str(code), collapse=True)

@@ -65,6 +65,8 @@ class ProviderSpec:
         default_model: model used when config names none (model-native providers).
         default_min_interval: seconds between two searches of this provider in one process
             (client-side pacing; config ``min_interval`` overrides it).
+        login: ``"module:function"`` returning an object with ``ready`` (bool) and ``reason``
+            (str) for providers that use an existing login instead of a key (Codex).
     """
 
     id: str
@@ -80,6 +82,7 @@ class ProviderSpec:
     needs_base_url: bool = False
     default_model: str | None = None
     default_min_interval: float = 0.0
+    login: str | None = None
 
     @property
     def key_env_vars(self) -> tuple[str, ...]:

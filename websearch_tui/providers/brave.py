@@ -20,7 +20,7 @@ from websearch_tui.providers._parse import (
     header,
     join_texts,
     limit_sources,
-    make_source,
+    sources_from,
 )
 from websearch_tui.providers.base import ProviderContext
 
@@ -79,22 +79,14 @@ def parse_results(data: Any) -> list[Source]:
     """
     body = as_dict(data)
     rows = as_list(as_dict(body.get("web")).get("results")) if "web" in body else as_list(body.get("results"))
-    sources: list[Source] = []
-    for row in rows:
-        if not isinstance(row, dict):
-            continue
-        extra = [s for s in as_list(row.get("extra_snippets")) if isinstance(s, str)]
-        snippet = join_texts([row.get("description"), *extra], "\n")
-        source = make_source(
-            row.get("url"),
-            row.get("title"),
-            snippet,
-            row.get("page_age") or row.get("age"),
-            as_dict(row.get("profile")).get("name"),
-        )
-        if source is not None:
-            sources.append(source)
-    return sources
+    return sources_from(
+        rows,
+        url="url",
+        title="title",
+        snippet=lambda row: join_texts([row.get("description"), *as_list(row.get("extra_snippets"))], "\n"),
+        date=lambda row: row.get("page_age") or row.get("age"),
+        author=lambda row: as_dict(row.get("profile")).get("name"),
+    )
 
 
 def describe_error(status: int, text: str, parsed: Any) -> str:

@@ -27,16 +27,16 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
-from websearch_tui.core.text import plain_text, sanitize
+from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import USER_AGENT, join_url, request_json
 from websearch_tui.providers._parse import (
+    answer_text,
     api_error_describer,
     as_dict,
-    as_list,
     find_message,
     header,
     limit_sources,
-    make_source,
+    sources_from,
 )
 from websearch_tui.providers.base import ProviderContext
 
@@ -130,24 +130,19 @@ def check_body(ctx: ProviderContext, data: Any) -> dict[str, Any]:
 
 def parse_answer(payload: dict[str, Any]) -> str | None:
     """``output`` when it is a non-blank string, else ``output_text``; sanitized, markdown kept."""
-    for name in ("output", "output_text"):
-        value = payload.get(name)
-        if isinstance(value, str) and sanitize(value).strip():
-            return sanitize(value).strip()
-    return None
+    return answer_text(payload.get("output")) or answer_text(payload.get("output_text"))
 
 
 def parse_results(results: Any) -> list[Source]:
     """Sources from rows with a ``url`` (snippet ``description|snippet|text``); other rows are dropped."""
-    sources = []
-    for row in as_list(results):
-        if not isinstance(row, dict):
-            continue
-        snippet = next((row[k] for k in ("description", "snippet", "text") if isinstance(row.get(k), str)), None)
-        source = make_source(row.get("url"), row.get("title"), snippet)
-        if source is not None:
-            sources.append(source)
-    return sources
+    return sources_from(
+        results,
+        url="url",
+        title="title",
+        snippet=lambda row: next(
+            (row[k] for k in ("description", "snippet", "text") if isinstance(row.get(k), str)), None
+        ),
+    )
 
 
 def parse_usage(value: Any) -> Usage | None:

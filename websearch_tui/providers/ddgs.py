@@ -27,7 +27,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -36,7 +36,7 @@ from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
 from websearch_tui.core.text import safe_url
 from websearch_tui.providers import _http
-from websearch_tui.providers._parse import as_list, limit_sources, make_source
+from websearch_tui.providers._parse import limit_sources, make_source, sources_from
 from websearch_tui.providers.base import ProviderContext
 
 MAX_RESULTS = 20
@@ -126,12 +126,12 @@ def rows_to_sources(rows: Any) -> list[Source]:
 
     Rows without a usable http(s) URL are dropped; titles fall back to the URL.
     """
-    made = (
-        make_source(row.get("href") or row.get("url"), row.get("title"), row.get("body") or row.get("snippet"))
-        for row in as_list(rows)
-        if isinstance(row, Mapping)
+    return sources_from(
+        rows,
+        url=lambda row: row.get("href") or row.get("url"),
+        title="title",
+        snippet=lambda row: row.get("body") or row.get("snippet"),
     )
-    return [source for source in made if source is not None]
 
 
 def _library_text(query: str, timeout: int, **kwargs: Any) -> list[dict[str, Any]]:

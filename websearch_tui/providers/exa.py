@@ -26,10 +26,12 @@ from websearch_tui.providers._parse import (
     as_list,
     clamp_count,
     find_message,
+    first_text,
     header,
     join_texts,
     limit_sources,
     make_source,
+    sources_from,
     start_date,
 )
 from websearch_tui.providers.base import ProviderContext
@@ -130,26 +132,15 @@ def build_body(request: SearchRequest) -> dict[str, Any]:
 
 def parse_results(rows: object) -> list[Source]:
     """Sources from REST/MCP JSON ``results[]``; snippet = summary, else text, else highlights (≤ 500 chars)."""
-    sources = []
-    for row in as_list(rows):
-        if not isinstance(row, dict):
-            continue
-        highlights = [h for h in as_list(row.get("highlights")) if isinstance(h, str)]
-        snippet = next(
-            (v for v in (row.get("summary"), row.get("text")) if isinstance(v, str) and v.strip()),
-            join_texts(highlights, " "),
-        )
-        source = make_source(
-            row.get("url"),
-            row.get("title"),
-            snippet,
-            row.get("publishedDate"),
-            row.get("author"),
-            snippet_limit=SNIPPET_CHARS,
-        )
-        if source is not None:
-            sources.append(source)
-    return sources
+    return sources_from(
+        rows,
+        url="url",
+        title="title",
+        snippet=lambda row: first_text(row, "summary", "text") or join_texts(as_list(row.get("highlights")), " "),
+        date="publishedDate",
+        author="author",
+        snippet_limit=SNIPPET_CHARS,
+    )
 
 
 def parse_mcp_payload(ctx: ProviderContext, payload: Any) -> list[Source]:

@@ -28,9 +28,10 @@ from websearch_tui.providers._parse import (
     as_list,
     clamp_count,
     find_message,
+    first_text,
     header,
     limit_sources,
-    make_source,
+    sources_from,
 )
 from websearch_tui.providers.base import ProviderContext
 
@@ -169,14 +170,11 @@ def parse_results(data: Any) -> list[Source]:
     :data:`SNIPPET_CHARS`; ``date`` (else ``publishedTime``) is the published date.
     """
     rows = data if isinstance(data, list) else as_list(as_dict(data).get("data"))
-    sources = []
-    for row in rows:
-        if not isinstance(row, dict):
-            continue
-        description = row.get("description") if isinstance(row.get("description"), str) else ""
-        snippet = description.strip() or row.get("content")
-        published = row.get("date") or row.get("publishedTime")
-        source = make_source(row.get("url"), row.get("title"), snippet, published, snippet_limit=SNIPPET_CHARS)
-        if source is not None:
-            sources.append(source)
-    return sources
+    return sources_from(
+        rows,
+        url="url",
+        title="title",
+        snippet=lambda row: first_text(row, "description") or row.get("content"),
+        date=lambda row: row.get("date") or row.get("publishedTime"),
+        snippet_limit=SNIPPET_CHARS,
+    )

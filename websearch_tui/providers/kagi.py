@@ -35,8 +35,10 @@ from websearch_tui.providers._parse import (
     as_dict,
     as_list,
     clamp_count,
+    first_text,
     limit_sources,
     make_source,
+    sources_from,
     start_date,
     text_list,
 )
@@ -251,12 +253,12 @@ def v1_source(row: Any, tag: str) -> Source | None:
     """
     if not isinstance(row, dict):
         return None
-    title = plain_text(_first(row, "title", "name"), collapse=True)
+    title = plain_text(first_text(row, "title", "name"), collapse=True)
     return make_source(
-        _first(row, "url", "href", "link"),
+        first_text(row, "url", "href", "link"),
         f"{tag}{title}" if title else None,
-        _first(row, "snippet", "description", "summary"),
-        _first(row, "time", "published"),
+        first_text(row, "snippet", "description", "summary"),
+        first_text(row, "time", "published"),
     )
 
 
@@ -266,7 +268,7 @@ def related_text(row: Any) -> Any:
         return row
     item = as_dict(row)
     props = as_dict(item.get("props"))
-    return _first(props, "question", "query") or item.get("title")
+    return first_text(props, "question", "query") or item.get("title")
 
 
 def direct_answer(data: dict[str, Any]) -> str | None:
@@ -277,16 +279,10 @@ def direct_answer(data: dict[str, Any]) -> str | None:
 
 def parse_v0(data: list[Any]) -> tuple[list[Source], list[str], str | None]:
     """v0 ``data``: ``t: 0`` rows are results (``published`` optional), ``t: 1`` rows carry related ``list``."""
-    sources: list[Source] = []
-    related: list[Any] = []
-    for row in data:
-        item = as_dict(row)
-        if item.get("t") == 0:
-            source = make_source(item.get("url"), item.get("title"), item.get("snippet"), item.get("published"))
-            if source is not None:
-                sources.append(source)
-        elif item.get("t") == 1:
-            related.extend(as_list(item.get("list")))
+    rows = [as_dict(row) for row in data]
+    results = [row for row in rows if row.get("t") == 0]
+    sources = sources_from(results, url="url", title="title", snippet="snippet", date="published")
+    related = [item for row in rows if row.get("t") == 1 for item in as_list(row.get("list"))]
     return sources, text_list(related), None
 
 
@@ -294,12 +290,3 @@ def request_id(body: Any) -> str | None:
     """``meta.trace`` (v1), else ``meta.id`` (v0 and v1)."""
     meta = as_dict(as_dict(body).get("meta"))
     return plain_text(meta.get("trace"), collapse=True) or plain_text(meta.get("id"), collapse=True)
-
-
-def _first(row: dict[str, Any], *names: str) -> Any:
-    """The first value among ``names`` that is a non-blank string."""
-    for name in names:
-        value = row.get(name)
-        if isinstance(value, str) and value.strip():
-            return value
-    return None

@@ -18,11 +18,11 @@ from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
     api_error_describer,
     as_dict,
-    as_list,
     clamp_count,
+    first_text,
     header,
     limit_sources,
-    make_source,
+    sources_from,
 )
 from websearch_tui.providers.base import ProviderContext
 
@@ -87,14 +87,11 @@ def with_key_hint(error: ProviderError) -> ProviderError:
 def parse_results(data: Any) -> list[Source]:
     """Sources from ``search_results[]``: ``title``, ``url``, ``snippet`` else ``content``, ``date``,
     ``site_name`` as the author; every string trimmed and cleaned."""
-    sources = []
-    for row in as_list(as_dict(data).get("search_results")):
-        if not isinstance(row, dict):
-            continue
-        snippet = row.get("snippet") if isinstance(row.get("snippet"), str) and row["snippet"].strip() else None
-        source = make_source(
-            row.get("url"), row.get("title"), snippet or row.get("content"), row.get("date"), row.get("site_name")
-        )
-        if source is not None:
-            sources.append(source)
-    return sources
+    return sources_from(
+        as_dict(data).get("search_results"),
+        url="url",
+        title="title",
+        snippet=lambda row: first_text(row, "snippet") or row.get("content"),
+        date="date",
+        author="site_name",
+    )

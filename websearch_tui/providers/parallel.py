@@ -30,7 +30,7 @@ from websearch_tui.providers._parse import (
     header,
     join_texts,
     limit_sources,
-    make_source,
+    sources_from,
     start_date,
 )
 from websearch_tui.providers.base import ProviderContext
@@ -143,16 +143,13 @@ def _results_payload(ctx: ProviderContext, data: Any) -> dict[str, Any]:
 
 def parse_results(rows: object) -> list[Source]:
     """Sources from ``results[]``: excerpts joined with blank lines, ``publish_date`` often ``null``."""
-    sources = []
-    for row in as_list(rows):
-        if isinstance(row, dict):
-            excerpts = [e for e in as_list(row.get("excerpts")) if isinstance(e, str)]
-            source = make_source(
-                row.get("url"), row.get("title"), join_texts(excerpts, "\n\n"), row.get("publish_date")
-            )
-            if source is not None:
-                sources.append(source)
-    return sources
+    return sources_from(
+        rows,
+        url="url",
+        title="title",
+        snippet=lambda row: join_texts(as_list(row.get("excerpts")), "\n\n"),
+        date="publish_date",
+    )
 
 
 def parse_warnings(value: object) -> list[str]:

@@ -40,6 +40,7 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
 from websearch_tui.providers import _http, _parse
+from websearch_tui.providers._prompt import SYSTEM_PROMPT
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/chat/completions"
@@ -48,14 +49,6 @@ DEFAULT_NUM_SEARCH_RESULTS = 10
 CONTEXT_SIZES = ("low", "medium", "high")
 AUTH_MODE = "api_key"
 INVALID_CITATION_TITLE = "(citation without a usable http(s) URL)"
-
-SYSTEM_PROMPT = (
-    "You are a research assistant with live web search. Answer the user's question first, "
-    "directly and concisely, then add the supporting detail. Cite the sources you use inline "
-    "with numbered markers such as [1]. Give concrete dates and version numbers where they "
-    "matter, prefer primary and official sources, and say plainly when sources disagree or "
-    "when you could not find something."
-)
 
 
 def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:

@@ -13,7 +13,7 @@ from typing import Any
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
-from websearch_tui.providers._parse import as_dict, as_list, clamp_count, header, limit_sources, make_source
+from websearch_tui.providers._parse import as_dict, clamp_count, header, limit_sources, sources_from
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.perplexity import describe_error
 
@@ -64,10 +64,4 @@ def parse_results(payload: Any) -> list[Source]:
 
     ``last_updated`` is ignored; rows without an http(s) URL are dropped.
     """
-    sources = []
-    for row in as_list(as_dict(payload).get("results")):
-        if isinstance(row, dict):
-            source = make_source(row.get("url"), row.get("title"), row.get("snippet"), row.get("date"))
-            if source is not None:
-                sources.append(source)
-    return sources
+    return sources_from(as_dict(payload).get("results"), url="url", title="title", snippet="snippet", date="date")

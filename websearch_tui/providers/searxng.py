@@ -26,11 +26,12 @@ from websearch_tui.core.models import (
 from websearch_tui.core.text import has_control_chars, plain_text, sanitize
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    answer_text,
     api_error_describer,
     as_dict,
     as_list,
     limit_sources,
-    make_source,
+    sources_from,
     text_list,
 )
 from websearch_tui.providers.base import ProviderContext
@@ -168,14 +169,13 @@ def _config(ctx: ProviderContext, message: str) -> ProviderError:
 
 def parse_results(payload: dict[str, Any]) -> list[Source]:
     """Sources from ``results[]`` (``number_of_results`` is unreliable and ignored)."""
-    sources = []
-    for row in as_list(payload.get("results")):
-        if isinstance(row, dict):
-            published = row.get("publishedDate") or row.get("published_date")
-            source = make_source(row.get("url"), row.get("title"), row.get("content"), published)
-            if source is not None:
-                sources.append(source)
-    return sources
+    return sources_from(
+        payload.get("results"),
+        url="url",
+        title="title",
+        snippet="content",
+        date=lambda row: row.get("publishedDate") or row.get("published_date"),
+    )
 
 
 def parse_answers(value: object) -> str | None:
@@ -192,11 +192,11 @@ def parse_answers(value: object) -> str | None:
 
 def _answer_text(item: object) -> str | None:
     if isinstance(item, str):
-        return sanitize(item).strip() or None
+        return answer_text(item)
     if not isinstance(item, dict):
         return None
     if isinstance(item.get("answer"), str):
-        return sanitize(item["answer"]).strip() or None
+        return answer_text(item["answer"])
     translations = [t.get("text") for t in as_list(item.get("translations")) if isinstance(t, dict)]
     joined = "\n".join(sanitize(t).strip() for t in translations if isinstance(t, str) and t.strip())
     if joined:

@@ -13,7 +13,7 @@ from typing import Any
 
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound
 from websearch_tui.providers._http import join_url, request_json
-from websearch_tui.providers._parse import api_error_describer, as_dict, as_list, limit_sources, make_source
+from websearch_tui.providers._parse import api_error_describer, as_dict, limit_sources, sources_from
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v2/search"
@@ -54,10 +54,4 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
 
 def parse_results(data: Any) -> list[Source]:
     """Sources from ``results[]``: ``title``, ``url``, ``text`` as snippet, ``published`` (age computed)."""
-    sources = []
-    for row in as_list(as_dict(data).get("results")):
-        if isinstance(row, dict):
-            source = make_source(row.get("url"), row.get("title"), row.get("text"), row.get("published"))
-            if source is not None:
-                sources.append(source)
-    return sources
+    return sources_from(as_dict(data).get("results"), url="url", title="title", snippet="text", date="published")

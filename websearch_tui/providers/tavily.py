@@ -20,17 +20,17 @@ from websearch_tui.core.models import (
     Source,
     SourcesFound,
 )
-from websearch_tui.core.text import plain_text, sanitize
+from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    answer_text,
     api_error_describer,
     as_dict,
-    as_list,
     clamp_count,
     find_message,
     header,
     limit_sources,
-    make_source,
+    sources_from,
     text_list,
 )
 from websearch_tui.providers.base import ProviderContext
@@ -83,7 +83,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     sources = parse_results(payload)
     if sources:
         yield SourcesFound(limit_sources(sources, request.max_results))
-    answer = sanitize(payload.get("answer")).strip() if isinstance(payload.get("answer"), str) else ""
+    answer = answer_text(payload.get("answer"))
     if answer:
         yield AnswerDelta(answer)
     related = text_list(payload.get("follow_up_questions"))
@@ -120,10 +120,6 @@ def has_content(data: Any) -> bool:
 
 def parse_results(payload: Any) -> list[Source]:
     """Sources from ``results[]``: ``title``/``url``/``content``/``published_date``."""
-    sources = []
-    for row in as_list(as_dict(payload).get("results")):
-        if isinstance(row, dict):
-            source = make_source(row.get("url"), row.get("title"), row.get("content"), row.get("published_date"))
-            if source is not None:
-                sources.append(source)
-    return sources
+    return sources_from(
+        as_dict(payload).get("results"), url="url", title="title", snippet="content", date="published_date"
+    )

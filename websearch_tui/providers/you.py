@@ -26,7 +26,7 @@ from websearch_tui.providers._parse import (
     header,
     join_texts,
     limit_sources,
-    make_source,
+    sources_from,
 )
 from websearch_tui.providers.base import ProviderContext
 
@@ -95,27 +95,18 @@ def parse_results(payload: Any) -> list[Source]:
     ``published_at``, else ``date``; author = ``authors`` joined with ``", "``.
     """
     results = as_dict(as_dict(payload).get("results"))
-    sources: list[Source] = []
-    for section in SECTIONS:
-        for row in as_list(results.get(section)):
-            source = parse_row(row)
-            if source is not None:
-                sources.append(source)
-    return sources
+    return [source for section in SECTIONS for source in parse_rows(results.get(section))]
 
 
-def parse_row(row: Any) -> Source | None:
-    """One web or news row, or ``None`` without a usable URL."""
-    if not isinstance(row, dict):
-        return None
-    snippets = [s for s in as_list(row.get("snippets")) if isinstance(s, str)]
-    authors = [a for a in as_list(row.get("authors")) if isinstance(a, str)]
-    return make_source(
-        row.get("url"),
-        row.get("title"),
-        join_texts(snippets, "\n\n") or row.get("description"),
-        row.get("page_age") or row.get("published_at") or row.get("date"),
-        join_texts(authors, ", "),
+def parse_rows(rows: Any) -> list[Source]:
+    """The web or news rows of one section (rows without a usable URL are dropped)."""
+    return sources_from(
+        rows,
+        url="url",
+        title="title",
+        snippet=lambda row: join_texts(as_list(row.get("snippets")), "\n\n") or row.get("description"),
+        date=lambda row: row.get("page_age") or row.get("published_at") or row.get("date"),
+        author=lambda row: join_texts(as_list(row.get("authors")), ", "),
     )
 
 

@@ -13,22 +13,19 @@ Arguments come from the tool's ``inputSchema`` (only declared properties; ``coun
 ``search_recency_filter`` and ``content_size`` only when declared). Without a usable schema the
 seed's three argument shapes are tried in order, moving on only after an argument error.
 
-``_mcp.call_tool`` cannot be used as is: it has no way to send ``tools/list`` on its session, and it
-reports a ``{"success": false, ...}`` body as an id mismatch. This module therefore drives the
-exchange itself with ``_mcp``'s public helpers (:func:`parse_messages`, :func:`pick_result`,
-:func:`extract_payload`). 401/403 keep Z.AI's own message, so POSTs go through :func:`post_text`, a
-LOCAL stand-in for ``_http.request_text`` (which replaces the body with the generic message).
+The session comes from ``_mcp``'s session API (:func:`open_session` with ``cache=False``,
+``describe_auth=True`` so 401/403 keep Z.AI's own words, and Z.AI's business codes for
+``{"success": false}`` bodies); this module keeps only what is Z.AI's: tool discovery, argument
+shapes, payload decoding and messages.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import uuid
 import weakref
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -36,25 +33,10 @@ import httpx
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text, sanitize, truncate
-from websearch_tui.providers._http import (
-    CONNECT_TIMEOUT,
-    REQUEST_TIMEOUT,
-    error_from_response,
-    read_capped,
-    retry_delay,
-    transport_error,
-)
-from websearch_tui.providers._mcp import (
-    ACCEPT,
-    CLIENT_INFO,
-    PROTOCOL_VERSION,
-    extract_payload,
-    parse_messages,
-    pick_result,
-)
-from websearch_tui.providers._parse import as_dict, as_list, clamp_count, find_message, header, limit_sources
+from websearch_tui.providers._mcp import McpSession, failure_body, open_session
+from websearch_tui.providers._parse import as_dict, as_list, clamp_count, limit_sources
+from websearch_tui.providers._zhipu import RECENCY_FILTERS, code_kind, error_envelope, parse_results
 from websearch_tui.providers.base import ProviderContext
-from websearch_tui.providers.zhipu_web_search import RECENCY_FILTERS, code_kind, error_envelope, parse_results
 
 DEFAULT_TOOL = "webSearchPrime"
 DEFAULT_COUNT = 10
@@ -66,7 +48,6 @@ _ARGUMENT_ERROR = re.compile(r"invalid|argument|query", re.IGNORECASE)
 _NOT_ARGUMENT_KINDS = frozenset(
     {ErrorKind.AUTH, ErrorKind.QUOTA, ErrorKind.RATE_LIMIT, ErrorKind.TIMEOUT, ErrorKind.NETWORK, ErrorKind.CONFIG}
 )
-_sleep = asyncio.sleep  # retry waits; tests replace it
 
 
 @dataclass(frozen=True)
@@ -105,7 +86,16 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     url = ctx.mcp_url()
     if not url:
         raise ProviderError(ctx.spec.id, ErrorKind.CONFIG, "Z.AI Web Search: no mcp_url configured.")
-    session = await McpSession.open(ctx, url, key)
+    session = await open_session(
+        ctx,
+        url,
+        {"Authorization": f"Bearer {key}"},
+        describe_error,
+        name="Z.AI",
+        failure_error=lambda code, message: api_error(ctx, code, message),
+        describe_auth=True,
+        cache=False,
+    )
     payload, arguments = await search(session, request, ctx)
     rows, container, text = result_rows(ctx, payload)
     request_id = next((v for k in ("request_id", "requestId", "id") if (v := plain_text(container.get(k)))), None)
@@ -121,90 +111,16 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
-# --------------------------------------------------------------------------- the session
+# --------------------------------------------------------------------------- the tool call
 
 
-@dataclass
-class McpSession:
-    """One MCP session on ``url``: ``headers`` carry the key, then the session id and version.
-
-    Build it with :meth:`open` (initialize + ``notifications/initialized``); every request checks
-    the provider deadline first.
-    """
-
-    ctx: ProviderContext
-    url: str
-    headers: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    async def open(cls, ctx: ProviderContext, url: str, key: str) -> McpSession:
-        """Hand-shake and return the session.
-
-        Raises:
-            ProviderError: as :meth:`call`; ``protocol`` when the ``initialize`` reply has no
-                ``protocolVersion``.
-        """
-        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": ACCEPT}
-        session = cls(ctx, url, headers)
-        params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
-        result, response = await session.call("initialize", params)
-        version = as_dict(result).get("protocolVersion")
-        if not isinstance(version, str) or not version.strip():
-            raise ProviderError(
-                ctx.spec.id,
-                ErrorKind.PROTOCOL,
-                "Z.AI MCP initialize reply has no protocolVersion; the server did not complete the handshake.",
-                status=response.status_code,
-            )
-        session_id = header(response.headers, "mcp-session-id")
-        if session_id:
-            session.headers["Mcp-Session-Id"] = session_id
-        session.headers["MCP-Protocol-Version"] = version.strip()
-        await session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return session
-
-    async def send(self, message: Mapping[str, Any]) -> tuple[str, httpx.Response]:
-        """POST one JSON-RPC message; returns the body text and the response (2xx only)."""
-        if self.ctx.remaining() <= 0:
-            raise ProviderError(
-                self.ctx.spec.id, ErrorKind.TIMEOUT, "Z.AI MCP exchange ran past the provider deadline."
-            )
-        return await post_text(self.ctx, self.url, self.headers, message)
-
-    async def call(self, method: str, params: Mapping[str, Any]) -> tuple[Any, httpx.Response]:
-        """Send a request and return ``(result, response)`` of the reply carrying its id.
-
-        Raises:
-            ProviderError: ``Z.AI API error (<code>): <msg>`` for a ``{"success": false}`` body;
-                ``Z.AI MCP error (<code>): <msg>`` for a JSON-RPC error; ``protocol`` when no
-                reply carries the id or the body cannot be parsed; HTTP-mapped kinds.
-        """
-        request_id = uuid.uuid4().hex
-        text, response = await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        messages = parse_messages(self.ctx, text, response.headers.get("content-type", ""), response.status_code)
-        for message in messages:
-            failure = api_failure(message)
-            if failure is not None:
-                raise api_error(self.ctx, *failure)
-        try:
-            return pick_result(self.ctx, messages, request_id), response
-        except ProviderError as exc:
-            raise _named(exc) from None
-
-    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
-        """``tools/call`` and return the payload (see :func:`tool_payload`)."""
-        result, _ = await self.call("tools/call", {"name": name, "arguments": dict(arguments)})
-        return tool_payload(self.ctx, result)
+async def call_tool(session: McpSession, name: str, arguments: dict[str, Any]) -> Any:
+    """``tools/call`` on ``session``; returns :func:`tool_payload` of the result."""
+    result = await session.request("tools/call", {"name": name, "arguments": arguments})
+    return tool_payload(session, result)
 
 
-def _named(error: ProviderError) -> ProviderError:
-    """``MCP error ...`` from ``_mcp`` reworded as ``Z.AI MCP error ...`` (same kind and status)."""
-    if not error.message.startswith("MCP error"):
-        return error
-    return ProviderError(error.provider, error.kind, f"Z.AI {error.message}", status=error.status)
-
-
-def tool_payload(ctx: ProviderContext, result: Any) -> Any:
+def tool_payload(session: McpSession, result: Any) -> Any:
     """The payload of a ``tools/call`` result: ``structuredContent``, then ``data`` / ``result``,
     then the ``content[]`` texts (decoded twice when double-encoded), as ``_mcp.extract_payload``.
 
@@ -218,11 +134,10 @@ def tool_payload(ctx: ProviderContext, result: Any) -> Any:
             if isinstance(body.get(key), (dict, list)):
                 return body[key]
     try:
-        return extract_payload(ctx, result)
-    except ProviderError as exc:
-        error = _named(exc)
-        if error is exc or error.kind in _NOT_ARGUMENT_KINDS or not _ARGUMENT_ERROR.search(error.message):
-            raise error from None
+        return session.payload(result)
+    except ProviderError as error:
+        if error.kind is not ErrorKind.SERVER or not _ARGUMENT_ERROR.search(error.message):
+            raise
         raise ProviderError(error.provider, ErrorKind.BAD_REQUEST, error.message) from None
 
 
@@ -251,14 +166,14 @@ async def find_tool(session: McpSession) -> tuple[SearchTool, bool]:
 
     Raises:
         ProviderError: ``protocol`` when the listed tools include no web search tool; others as
-            :meth:`McpSession.call`.
+            :meth:`McpSession.request`.
     """
     ctx = session.ctx
     cached = _tools.get(ctx.client, {}).get(session.url)
     if cached is not None:
         return cached, True
     try:
-        result, _ = await session.call("tools/list", {})
+        result = await session.request("tools/list", {})
     except ProviderError as exc:
         if exc.kind is ErrorKind.BAD_REQUEST:
             return SearchTool(DEFAULT_TOOL), False
@@ -338,15 +253,15 @@ async def run_search(
     """
     if tool.properties is not None:
         arguments = schema_arguments(tool, request, ctx)
-        return await session.call_tool(tool.name, arguments), arguments
+        return await call_tool(session, tool.name, arguments), arguments
     shapes = fallback_shapes(request)
     for arguments in shapes[:-1]:
         try:
-            return await session.call_tool(tool.name, arguments), arguments
+            return await call_tool(session, tool.name, arguments), arguments
         except ProviderError as exc:
             if not is_argument_error(exc):
                 raise
-    return await session.call_tool(tool.name, shapes[-1]), shapes[-1]
+    return await call_tool(session, tool.name, shapes[-1]), shapes[-1]
 
 
 # --------------------------------------------------------------------------- payloads and errors
@@ -380,23 +295,12 @@ def result_rows(ctx: ProviderContext, payload: Any) -> tuple[list[Any], dict[str
     )
 
 
-def api_failure(message: Any) -> tuple[str, str] | None:
-    """``(code, message)`` of a non-JSON-RPC ``{"success": false, "code", "msg" | "message" |
-    "error_message"}`` body, else ``None``."""
-    if not isinstance(message, dict) or message.get("success") is not False or "jsonrpc" in message:
-        return None
-    code = message.get("code")
-    code_text = plain_text(str(code), collapse=True) if code is not None and not isinstance(code, bool) else None
-    text = find_message(message, ("msg", "message", "error_message", "error")) or "no message"
-    return code_text or "", excerpt(text, 500)
-
-
 def rest_failure(body: Any) -> tuple[str, str] | None:
     """``(code, message)`` of a non-JSON-RPC error body: ``{"success": false, ...}`` or the
     Zhipu envelope ``{"error": {"code", "message"}}``; ``None`` otherwise (JSON-RPC errors included)."""
     if isinstance(body, dict) and "jsonrpc" in body:
         return None
-    return api_failure(body) or error_envelope(body)
+    return failure_body(body) or error_envelope(body)
 
 
 def api_error(ctx: ProviderContext, code: str, message: str) -> ProviderError:
@@ -417,58 +321,3 @@ def describe_error(status: int, text: str, parsed: Any) -> str:
             return f"Z.AI MCP error ({error.get('code', status)}): {excerpt(error['message'], 500)}"
     detail = excerpt(plain_text(text, collapse=True) or "", 500) or httpx.codes.get_reason_phrase(status)
     return f"Z.AI MCP error ({status}): {detail}"
-
-
-# --------------------------------------------------------------------------- LOCAL transport
-# LOCAL until _http grows a hook: _http.request_text replaces a 401/403 body with the generic
-# "authorization failed" message, but PROVIDERS.md §1.11 wants Z.AI's own words there. Same
-# retries, caps and error mapping as _http, built from its public helpers.
-
-
-async def post_text(
-    ctx: ProviderContext, url: str, headers: Mapping[str, str], message: Mapping[str, Any]
-) -> tuple[str, httpx.Response]:
-    """POST ``message`` as JSON and return ``(body text, response)`` for a 2xx reply.
-
-    Retries as ``_http`` does (408/429/5xx, timeouts, connection errors; at most 3, within the
-    deadline).
-
-    Raises:
-        ProviderError: HTTP-mapped kinds worded by :func:`describe_error` (401/403 included),
-            ``timeout``, ``network``, ``config`` (unusable URL), ``protocol`` (body too large).
-    """
-    attempt = 0
-    while True:
-        try:
-            return await _post_once(ctx, url, headers, message)
-        except (httpx.TransportError, httpx.InvalidURL, ProviderError) as exc:
-            error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
-            delay = retry_delay(ctx, error, attempt)
-            if delay is None:
-                raise error from None
-            attempt += 1
-            await _sleep(delay)
-
-
-async def _post_once(
-    ctx: ProviderContext, url: str, headers: Mapping[str, str], message: Mapping[str, Any]
-) -> tuple[str, httpx.Response]:
-    left = max(0.1, ctx.remaining())
-    timeout = httpx.Timeout(min(REQUEST_TIMEOUT, left), connect=min(CONNECT_TIMEOUT, left))
-    async with ctx.client.stream("POST", url, headers=dict(headers), json=dict(message), timeout=timeout) as response:
-        body = await read_capped(ctx, response)
-    text = body.decode(response.encoding or "utf-8", errors="replace")
-    if response.status_code < 300:
-        return text, response
-    error = error_from_response(ctx, response, text, describe_error)
-    if error.kind is ErrorKind.AUTH:
-        wording = describe_error(response.status_code, text, _json_or_none(text))
-        error = ProviderError(ctx.spec.id, ErrorKind.AUTH, wording, status=error.status)
-    raise error
-
-
-def _json_or_none(text: str) -> Any:
-    try:
-        return json.loads(text) if text.strip()[:1] in ("{", "[") else None
-    except ValueError:
-        return None

@@ -13,7 +13,7 @@ Options (``[providers.zhipu_web_search]``): ``search_engine`` (mandatory upstrea
 
 Errors can arrive as ``{"error": {"code", "message"}}`` **with HTTP 200**; the business code decides
 the kind (:data:`CODE_KINDS`). The row mapping and the code table are shared with the Z.AI MCP
-provider (``zai.py`` imports them from here).
+provider through :mod:`websearch_tui.providers._zhipu`.
 """
 
 from __future__ import annotations
@@ -21,20 +21,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
-from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, Source, SourcesFound
-from websearch_tui.core.text import plain_text, safe_url
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, SourcesFound
+from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import ErrorDescriber, join_url, request_json
-from websearch_tui.providers._parse import (
-    as_dict,
-    as_list,
-    clamp_count,
-    find_message,
-    header,
-    limit_sources,
-    make_source,
-    text_list,
-)
+from websearch_tui.providers._parse import as_dict, as_list, clamp_count, header, limit_sources, text_list
+from websearch_tui.providers._zhipu import CODE_KINDS, RECENCY_FILTERS, code_kind, error_envelope, parse_results
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/api/paas/v4/web_search"
@@ -43,22 +35,6 @@ MAX_COUNT = 50
 DEFAULT_ENGINE = "search_pro"
 DEFAULT_CONTENT_SIZE = "medium"
 PREFIX = "Zhipu Web Search API error"
-
-RECENCY_FILTERS = {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
-"""Our recency -> Zhipu ``search_recency_filter`` (``noLimit`` = no filter, never sent)."""
-
-CODE_KINDS: dict[str, ErrorKind] = {
-    **dict.fromkeys(("1000", "1001", "1002", "1003", "1004"), ErrorKind.AUTH),
-    "1113": ErrorKind.QUOTA,
-    **dict.fromkeys(("1210", "1213", "1214"), ErrorKind.BAD_REQUEST),
-    **dict.fromkeys(("1302", "1303", "1701"), ErrorKind.RATE_LIMIT),
-    "1305": ErrorKind.SERVER,
-    "1702": ErrorKind.CONFIG,
-    "1703": ErrorKind.EMPTY,
-}
-"""Zhipu / Z.AI business error codes: 1000-1004 authentication, 1113 no balance or resource
-package, 1210/1213/1214 bad parameters, 1302/1303 request concurrency/frequency, 1305 overloaded,
-1701 search concurrency limit, 1702 no search engine available, 1703 engine returned no valid data."""
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -119,55 +95,6 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> dict[str, Any]:
     if request.recency:
         body["search_recency_filter"] = RECENCY_FILTERS[request.recency]
     return body
-
-
-def parse_results(rows: object) -> list[Source]:
-    """Sources from Zhipu / Z.AI result rows.
-
-    Row: ``{title, content | summary, link | url, media, publish_date | date, icon, refer}`` ->
-    title (falls back to the URL), url (first http(s) one of ``link``/``url``; rows without one are
-    dropped), snippet, published_date (``""`` -> None), author = ``media``.
-    """
-    sources = []
-    for row in as_list(rows):
-        if not isinstance(row, dict):
-            continue
-        url = next((u for u in (row.get("link"), row.get("url")) if safe_url(u)), None)
-        source = make_source(
-            url,
-            row.get("title"),
-            row.get("content") or row.get("summary"),
-            row.get("publish_date") or row.get("date"),
-            row.get("media"),
-        )
-        if source is not None:
-            sources.append(source)
-    return sources
-
-
-def error_envelope(parsed: Any) -> tuple[str, str] | None:
-    """``(code, message)`` of a ``{"error": {"code": ..., "message": ...}}`` body, else ``None``.
-
-    The code is returned as text (``1701`` and ``"1701"`` both give ``"1701"``; absent -> ``""``);
-    a bare ``{"error": "text"}`` gives ``("", "text")``.
-    """
-    error = parsed.get("error") if isinstance(parsed, dict) else None
-    if error is None or error == {}:
-        return None
-    code = as_dict(error).get("code")
-    code_text = plain_text(str(code), collapse=True) if code is not None and not isinstance(code, bool) else None
-    message = find_message(error, ("message", "msg", "error_message")) or "no message"
-    return code_text or "", excerpt(message, 500)
-
-
-def code_kind(code: str, message: str = "") -> ErrorKind:
-    """The :class:`ErrorKind` of a Zhipu / Z.AI business code (:data:`CODE_KINDS`); an HTTP-like
-    code (400-599) is classified as a status; otherwise quota wording gives ``quota``, else ``server``."""
-    if code in CODE_KINDS:
-        return CODE_KINDS[code]
-    if code.isdigit() and 400 <= int(code) <= 599:
-        return kind_for_status(int(code), message)
-    return ErrorKind.QUOTA if mentions_quota(message) else ErrorKind.SERVER
 
 
 def envelope_error(ctx: ProviderContext, code: str, message: str) -> ProviderError:

@@ -9,11 +9,13 @@ run can never leak into the next one.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
 
+from markdown_it import MarkdownIt
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,6 +36,12 @@ from websearch_tui.tui.widgets.status_line import ACTIVE, FINAL, PaneStatus, Sta
 
 FLUSH_SECONDS = 0.05
 """How often buffered answer tokens are written to the Markdown stream (and the spinner ticks)."""
+
+
+@functools.cache
+def _markdown_parser() -> MarkdownIt:
+    """One shared Markdown parser: Textual builds a new one per append otherwise (a few ms each)."""
+    return MarkdownIt("gfm-like")
 
 
 class AnswerBuffer:
@@ -214,7 +222,7 @@ class ProviderPane(Vertical):
             await old.close(flush=False)
         box = self.query_one(".answer-box", Vertical)
         await box.remove_children()
-        markdown = Markdown(open_links=False, classes="answer")
+        markdown = Markdown(open_links=False, classes="answer", parser_factory=_markdown_parser)
         await box.mount(markdown)
         self._buffer = AnswerBuffer(markdown)
         self._builder = ResponseBuilder(self.spec.id)

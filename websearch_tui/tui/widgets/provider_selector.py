@@ -17,7 +17,7 @@ LABEL_WIDTH = 18
 KIND_TAGS = {"conventional": "web", "agent": "agent", "model": "model"}
 """Short kind tags: a conventional search engine, an agent search API, a model-native answer."""
 
-SHORT_STATUS = {"missing key": "needs key", "missing base_url": "needs URL"}
+SHORT_STATUS = {"missing key": "needs key", "missing base_url": "needs URL", "missing login": "no login"}
 """Compact wording for the narrow list (``websearch-tui providers`` prints the long form)."""
 
 STATUS_STYLES = {
@@ -25,6 +25,7 @@ STATUS_STYLES = {
     "keyless": "$text-accent",
     "missing key": "$text-warning",
     "missing base_url": "$text-warning",
+    "missing login": "$text-warning",
     "disabled": "dim",
 }
 

@@ -1,0 +1,117 @@
+"""Grounding helpers shared by the model-native providers (Gemini, Zhipu chat search).
+
+- :func:`resolve_redirects` turns redirect links (Gemini's
+  ``https://vertexaisearch.cloud.google.com/grounding-api-redirect/...``) into the URLs they point
+  at: one ``HEAD`` per link, redirects not followed, a short per-request timeout, bounded
+  concurrency, and never past the provider deadline. A link that cannot be resolved is simply
+  absent from the result (the caller keeps the redirect link and its title).
+- :func:`is_redirect_link` recognises such links by their path marker.
+- :func:`select_sources` caps a source list at ``limit`` while keeping every cited source
+  (PROVIDERS.md §1.3: citations are never truncated, so what they point at stays listed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Collection, Iterable, Sequence
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from websearch_tui.core.models import Source
+from websearch_tui.core.text import canonical_url, safe_url
+
+REDIRECT_MARKER = "/grounding-api-redirect/"
+"""Path segment of Gemini's grounding redirect links (on vertexaisearch.cloud.google.com, or on a
+fake/proxy host in tests)."""
+
+HEAD_TIMEOUT = 3.0
+"""Seconds one ``HEAD`` may take."""
+
+MAX_CONCURRENCY = 4
+"""How many ``HEAD`` requests run at once."""
+
+
+def is_redirect_link(url: str | None, marker: str = REDIRECT_MARKER) -> bool:
+    """True when ``url`` is an http(s) URL whose path contains ``marker``."""
+    clean = safe_url(url)
+    if clean is None:
+        return False
+    try:
+        return marker in urlsplit(clean).path
+    except ValueError:
+        return False
+
+
+async def resolve_redirects(
+    client: httpx.AsyncClient,
+    urls: Iterable[str],
+    *,
+    deadline: float,
+    timeout: float = HEAD_TIMEOUT,
+    concurrency: int = MAX_CONCURRENCY,
+) -> dict[str, str]:
+    """Map each redirect link in ``urls`` to the http(s) URL its ``HEAD`` answer points at.
+
+    ``deadline`` is a ``time.monotonic()`` value no request may outlive (the provider deadline);
+    each ``HEAD`` also gets at most ``timeout`` seconds and at most ``concurrency`` run at once.
+    A 3xx answer with a ``Location`` header (relative locations are joined to the link) that is an
+    absolute http(s) URL resolves the link; any other answer, a network error or a timeout leaves it
+    out of the result. Duplicates in ``urls`` are resolved once. Never raises for a failed link;
+    cancellation propagates.
+    """
+    pending = list(dict.fromkeys(u for u in urls if isinstance(u, str) and u))
+    resolved: dict[str, str] = {}
+    if not pending or deadline - time.monotonic() <= 0:
+        return resolved
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(url: str) -> None:
+        async with gate:
+            left = min(timeout, deadline - time.monotonic())
+            if left <= 0:
+                return
+            target = await _head_location(client, url, left)
+            if target is not None:
+                resolved[url] = target
+
+    tasks = [asyncio.ensure_future(one(url)) for url in pending]
+    try:
+        await asyncio.wait(tasks, timeout=max(0.0, deadline - time.monotonic()))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return resolved
+
+
+async def _head_location(client: httpx.AsyncClient, url: str, timeout: float) -> str | None:
+    """The absolute http(s) ``Location`` of a 3xx answer to ``HEAD url``, else ``None``."""
+    try:
+        response = await client.head(url, follow_redirects=False, timeout=httpx.Timeout(timeout))
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError):
+        return None
+    location = response.headers.get("location")
+    if not 300 <= response.status_code < 400 or not location:
+        return None
+    try:
+        return safe_url(urljoin(url, location.strip()))
+    except ValueError:
+        return None
+
+
+def select_sources(sources: Sequence[Source], cited_urls: Collection[str], limit: int) -> tuple[Source, ...]:
+    """``sources`` de-duplicated by canonical URL, cut to the first ``limit``, plus every later one
+    whose URL is in ``cited_urls`` (compared canonically), in provider order."""
+    cited = {canonical_url(url) for url in cited_urls if url}
+    seen: set[str] = set()
+    kept: list[Source] = []
+    for source in sources:
+        key = canonical_url(source.url)
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) <= limit or key in cited:
+            kept.append(source)
+    return tuple(kept)

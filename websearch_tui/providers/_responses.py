@@ -1,0 +1,706 @@
+"""The Responses-API dialect shared by ``openai``, ``codex``, ``grok`` and ``ark``.
+
+All four speak the OpenAI Responses shape (PROVIDERS.md §2.20, §2.21, §2.23, §2.24): a request
+``{"model", "input", "tools", ...}`` and a response ``{"id", "model", "status", "output": [...],
+"usage"}`` whose ``output`` holds ``web_search_call`` items (OpenAI: ``action.query/queries/sources``;
+xAI: a JSON-string ``arguments``; Codex: also ``sources[]``/``results[]``), ``message`` items with
+``output_text`` parts carrying ``url_citation`` annotations, and ``reasoning`` items (ignored).
+Streamed, the same facts arrive as ``response.*`` events (§2.20 "Streaming").
+
+This module holds everything the four providers share:
+
+- request pieces: :func:`user_input`, :func:`system_input`, :func:`accepts_temperature`;
+- :class:`ResponsesParser`: turns stream events (or one whole response) into our events;
+- :func:`run_stream` (the SSE loop with the "ended before it finished" rule) and
+  :func:`run_whole` (one JSON response);
+- error wording: :func:`http_error_describer`, :func:`stream_error`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, mentions_quota
+from websearch_tui.core.models import (
+    AnswerDelta,
+    Citation,
+    CitationsFound,
+    Metadata,
+    Note,
+    SearchEvent,
+    SearchQueries,
+    SearchRequest,
+    Source,
+    SourcesFound,
+    Usage,
+)
+from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
+from websearch_tui.providers import _grounding, _http, _parse, _prompt
+from websearch_tui.providers.base import ProviderContext
+
+CITED_TEXT_CHARS = 300
+"""At most this many characters of answer text before a citation become its ``cited_text``."""
+
+MESSAGE_SEPARATOR = "\n\n"
+"""Between the texts of several ``message`` items / ``output_text`` parts."""
+
+PAGE_ACTIONS = ("open_page", "find_in_page")
+FINAL_EVENTS = ("response.completed", "response.done", "response.incomplete")
+TRACKING_PARAMS = {("utm_source", "openai")}
+NO_SEARCH_NOTE = "{label} answered without searching the web; the answer may be out of date."
+
+_NO_TEMPERATURE = re.compile(r"^(?:o\d|gpt-5|codex|computer-use)", re.IGNORECASE)
+_MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\((https?://[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*)\)")
+_BARE_URL = re.compile(r"https?://[^\s<>\"'`\[\]{}|\\^]+")
+_CITATION_LINK = re.compile(r"\(\[[^\[\]\n]*\]\([^\s()]+\)\)")
+_LIST_MARKER = re.compile(r"^(?:[-*+•>]|\d{1,3}[.)])\s+")
+_SENTENCE_END = re.compile(r"(?:[.!?。！？]\s|\n)")
+
+
+# --------------------------------------------------------------------------- request pieces
+
+
+def user_input(request: SearchRequest, *, typed: bool = True, scope: str = "web", item_type: bool = False) -> dict:
+    """The user message of ``input``: the §1.5 prompt.
+
+    ``typed`` gives ``content: [{"type": "input_text", "text": ...}]`` (OpenAI, Codex, ARK), else
+    ``content: "<text>"`` (xAI); ``item_type`` adds ``"type": "message"`` (Codex); ``scope`` is the
+    :func:`_prompt.user_prompt` scope (``web``, ``x``, ``both``).
+    """
+    text = _prompt.user_prompt(request, scope=scope)
+    content: Any = [{"type": "input_text", "text": text}] if typed else text
+    message: dict[str, Any] = {"role": "user", "content": content}
+    return {"type": "message", **message} if item_type else message
+
+
+def system_input(*, typed: bool = True) -> dict:
+    """The system prompt as a ``system`` input message (for APIs without ``instructions``)."""
+    content: Any = [{"type": "input_text", "text": _prompt.SYSTEM_PROMPT}] if typed else _prompt.SYSTEM_PROMPT
+    return {"role": "system", "content": content}
+
+
+def accepts_temperature(model: str) -> bool:
+    """False for reasoning models that reject ``temperature`` (o-series, gpt-5*, codex models)."""
+    return not _NO_TEMPERATURE.match(model or "")
+
+
+def sampling_fields(request: SearchRequest, model: str, label: str, *, temperature_ok: bool) -> tuple[dict, list[str]]:
+    """``max_output_tokens`` / ``temperature`` for the body (only when the request sets them) and notes.
+
+    ``temperature`` is dropped with a note when ``temperature_ok`` is false for ``model``.
+    """
+    fields: dict[str, Any] = {}
+    notes: list[str] = []
+    if request.max_tokens is not None:
+        fields["max_output_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        if temperature_ok:
+            fields["temperature"] = request.temperature
+        else:
+            notes.append(f"{label}: temperature ignored ({model} does not accept it).")
+    return fields, notes
+
+
+# --------------------------------------------------------------------------- normalisation helpers
+
+
+def clean_url(value: object) -> str | None:
+    """An absolute http(s) URL with ``utm_source=openai`` removed, else ``None``."""
+    url = safe_url(value)
+    if url is None or "utm_source" not in url:
+        return url
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if (k, v) not in TRACKING_PARAMS]
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
+
+
+def flatten_links(text: str) -> str:
+    """Markdown links ``[title](url)`` replaced by their title."""
+    return _MD_LINK.sub(lambda m: m.group(1), text)
+
+
+def cited_text(text: str, start: object) -> str | None:
+    """The answer text just before ``start`` back to the previous sentence end or line break.
+
+    At most :data:`CITED_TEXT_CHARS` characters, markdown links flattened, an opening ``(`` of the
+    citation link dropped; ``None`` without a usable ``start`` or text.
+    """
+    if isinstance(start, bool) or not isinstance(start, int) or start <= 0 or not text:
+        return None
+    before = text[: min(start, len(text))].rstrip().rstrip("(").rstrip()
+    tail = before[-CITED_TEXT_CHARS * 2 :]
+    previous = list(_CITATION_LINK.finditer(tail))
+    if previous:  # an earlier "([site](url))" citation ends the span this one supports
+        tail = tail[previous[-1].end() :]
+    ends = list(_SENTENCE_END.finditer(tail[:-1])) if tail else []
+    if ends:
+        tail = tail[ends[-1].end() :]
+    clean = plain_text(_LIST_MARKER.sub("", flatten_links(tail).strip()), collapse=True)
+    if not clean:
+        return None
+    return clean[-CITED_TEXT_CHARS:].lstrip()
+
+
+def links_in(text: str) -> list[tuple[str, str | None, int]]:
+    """``(url, title or None, offset)`` for markdown links and bare URLs in ``text``, in order.
+
+    Bare URLs lose trailing punctuation and unbalanced closing brackets; URLs inside a markdown
+    link are not reported twice.
+    """
+    found: list[tuple[str, str | None, int]] = []
+    spans: list[tuple[int, int]] = []
+    for match in _MD_LINK.finditer(text):
+        spans.append(match.span())
+        found.append((match.group(2), match.group(1), match.start()))
+    for match in _BARE_URL.finditer(text):
+        if any(a <= match.start() < b for a, b in spans):
+            continue
+        found.append((_trim_url(match.group(0)), None, match.start()))
+    found.sort(key=lambda item: item[2])
+    return found
+
+
+def _trim_url(url: str) -> str:
+    url = url.rstrip(".,;:!?'\"*_~")
+    while url.endswith(")") and url.count(")") > url.count("("):
+        url = url[:-1].rstrip(".,;:!?'\"*_~")
+    return url
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def http_error_describer(prefix: str) -> _http.ErrorDescriber:
+    """``"<prefix> (<status>): <message>"`` from an OpenAI-style ``{"error": {...}}`` body, a string
+    ``error`` (xAI) or a top-level ``message``; a redacted excerpt of the body otherwise."""
+    return _parse.api_error_describer(
+        prefix, lambda parsed: _parse.find_message(parsed, ("error", "message", "detail"))
+    )
+
+
+def _error_fields(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """``(code, message)`` of a stream error in any of its three nestings: ``{error: {...}}``,
+    ``{response: {error: {...}}}`` or top-level ``{code, message}`` (Codex, PROVIDERS.md §2.21)."""
+    response = _parse.as_dict(payload.get("response"))
+    for candidate in (payload.get("error"), response.get("error"), payload):
+        if isinstance(candidate, str) and candidate.strip():
+            return None, candidate.strip()
+        if not isinstance(candidate, dict):
+            continue
+        code = _parse.code_text(candidate.get("code")) or _parse.code_text(
+            candidate.get("type") if candidate is not payload else None
+        )
+        message = _parse.find_message(candidate, ("message", "detail"))
+        if code or message:
+            return code, message
+    return None, None
+
+
+_KINDS: tuple[tuple[tuple[str, ...], ErrorKind, int], ...] = (
+    (("insufficient_quota", "quota", "billing", "credit"), ErrorKind.QUOTA, 429),
+    (("rate_limit", "rate limit", "too many requests", "429"), ErrorKind.RATE_LIMIT, 429),
+    (("unauthorized", "invalid_api_key", "authentication", "401"), ErrorKind.AUTH, 401),
+    (("forbidden", "permission", "403"), ErrorKind.AUTH, 403),
+    (("timeout", "timed out"), ErrorKind.TIMEOUT, 504),
+    (
+        ("invalid_request", "invalid_prompt", "context_length", "not supported", "unsupported_parameter"),
+        ErrorKind.BAD_REQUEST,
+        400,
+    ),
+)
+
+
+def stream_error(provider_id: str, label: str, payload: Mapping[str, Any]) -> ProviderError:
+    """The :class:`ProviderError` for an ``error`` / ``response.failed`` event (or an error body).
+
+    Message ``"<Label> error (<code>): <message>"``; kind by code and message: quota (also any
+    "insufficient"/"quota" wording), rate_limit, auth (401/403), timeout, bad_request, else server.
+    """
+    code, message = _error_fields(payload)
+    text = f"{code or ''} {message or ''}".lower()
+    kind, status = ErrorKind.SERVER, 500
+    for words, candidate, candidate_status in _KINDS:
+        if any(word in text for word in words) or (candidate is ErrorKind.QUOTA and mentions_quota(text)):
+            kind, status = candidate, candidate_status
+            break
+    shown = excerpt(message or "no details", 500)
+    head = f"{label} error ({code})" if code else f"{label} error"
+    return ProviderError(provider_id, kind, f"{head}: {shown}", status=status)
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+@dataclass
+class _Part:
+    """One ``output_text`` part: its raw text so far and how many annotations were taken from it."""
+
+    text: str = ""
+    annotations: int = 0
+
+
+@dataclass
+class ResponsesParser:
+    """Turns Responses events (or a whole response object) into :data:`SearchEvent` values.
+
+    ``feed(name, payload)`` returns the events one stream event adds; ``whole(response)`` those of a
+    complete response body; ``finish()`` the closing events (fallback citations, the no-search note,
+    the final ``Metadata``) and raises ``protocol`` when the final event never came.
+
+    Options: ``join_messages`` (all message texts joined with a blank line; ``False`` keeps only the
+    last non-blank one, as ARK), ``require_search`` (Codex: a completion without any search call is
+    a failure, ``server`` 502, raised by :meth:`finish` after its events).
+
+    Raises (from ``feed``/``whole``): :class:`ProviderError` for ``error`` and ``response.failed``
+    events and for error bodies (see :func:`stream_error`).
+    """
+
+    provider_id: str
+    label: str
+    requested_model: str
+    max_results: int
+    auth_mode: str = "api_key"
+    join_messages: bool = True
+    require_search: bool = False
+    model: str | None = None
+    request_id: str | None = None
+    usage: Usage | None = None
+    searched: bool = False
+    completed: bool = False
+    incomplete_reason: str | None = None
+    _parts: dict[tuple[str, int], _Part] = field(default_factory=dict)
+    _answer: list[str] = field(default_factory=list)
+    _candidates: list[Source] = field(default_factory=list)
+    _candidate_keys: dict[str, int] = field(default_factory=dict)
+    _selection: tuple[Source, ...] = ()
+    _citations: list[Citation] = field(default_factory=list)
+    _queries: list[str] = field(default_factory=list)
+    _search_calls: int = 0
+    _seen_calls: set[str] = field(default_factory=set)
+    _meta_sent: bool = False
+
+    # ---- public
+
+    @property
+    def answer(self) -> str:
+        """The answer text emitted so far."""
+        return "".join(self._answer)
+
+    def feed(self, name: str, payload: Any) -> list[SearchEvent]:
+        """Events for one stream event; ``name`` is the SSE event name (``payload.type`` wins)."""
+        if not isinstance(payload, dict):
+            return []
+        kind = payload.get("type") if isinstance(payload.get("type"), str) else name
+        if kind == "json":  # a server that ignored stream: true (see run_stream)
+            return self.whole(payload)
+        if kind == "error" or kind == "response.failed":
+            raise stream_error(self.provider_id, self.label, payload)
+        if kind in ("response.created", "response.in_progress", "response.queued"):
+            return self._metadata(_parse.as_dict(payload.get("response")))
+        if kind == "response.output_text.delta":
+            return self._delta(_part_key(payload), payload.get("delta"))
+        if kind == "response.output_text.annotation.added":
+            return self._annotations(_part_key(payload), [payload.get("annotation")], payload.get("annotation_index"))
+        if kind == "response.output_text.done":
+            return self._reconcile_part(_part_key(payload), payload.get("text"))
+        if kind.startswith("response.web_search_call.") or kind.startswith("response.x_search_call."):
+            self.searched = True
+            return []
+        if kind in ("response.output_item.added", "response.output_item.done"):
+            return self._item(payload.get("item"), payload.get("output_index"), done=kind.endswith(".done"))
+        if kind in FINAL_EVENTS:
+            return self._final(_parse.as_dict(payload.get("response")))
+        return []
+
+    def whole(self, response: Any) -> list[SearchEvent]:
+        """Events for one complete response object (non-streaming, or a JSON fallback)."""
+        response = _parse.as_dict(response)
+        if response.get("error") and not response.get("output"):
+            raise stream_error(self.provider_id, self.label, response)
+        return self._final(response)
+
+    def replace_answer(self, response: Any) -> tuple[list[SearchEvent], bool]:
+        """Events for a continuation response whose answer replaces the current one (ARK).
+
+        Returns ``(events, replaced)``: when the new response has no visible answer, the old
+        answer is kept and no ``AnswerDelta`` is returned. Sources and citations merge.
+        """
+        saved_answer, saved_parts = self._answer, self._parts
+        self._answer, self._parts = [], {}
+        events = self.whole(response)
+        if self.answer.strip():
+            return events, True
+        self._answer, self._parts = saved_answer, saved_parts
+        return [e for e in events if not isinstance(e, AnswerDelta)], False
+
+    def finish(self) -> list[SearchEvent]:
+        """The closing events; raises ``protocol`` when the final event never arrived.
+
+        After the returned events, call :meth:`failure` (Codex without a search).
+        """
+        if not self.completed:
+            raise ProviderError(self.provider_id, ErrorKind.PROTOCOL, f"{self.label} stream ended before it finished")
+        events: list[SearchEvent] = []
+        if not self._citations:
+            events.extend(self._citations_from_links())
+        if self.incomplete_reason:
+            reason = self.incomplete_reason.replace("_", " ")
+            events.append(Note(f"{self.label} stopped early ({reason}); the answer is cut short."))
+        if not self.searched and not self.require_search:
+            events.append(Note(NO_SEARCH_NOTE.format(label=self.label)))
+        events.append(self._final_metadata())
+        return events
+
+    def failure(self) -> ProviderError | None:
+        """The error to raise after :meth:`finish` (Codex completion without any web search)."""
+        if self.require_search and not self.searched:
+            return ProviderError(
+                self.provider_id,
+                ErrorKind.SERVER,
+                f"{self.label} returned a completion without running web search",
+                status=502,
+            )
+        return None
+
+    # ---- text
+
+    def _emit_text(self, text: str) -> list[SearchEvent]:
+        clean = sanitize(text)
+        if not clean:
+            return []
+        self._answer.append(clean)
+        return [AnswerDelta(clean)]
+
+    def _delta(self, key: tuple[str, int], delta: object) -> list[SearchEvent]:
+        if not isinstance(delta, str) or not delta:
+            return []
+        events: list[SearchEvent] = []
+        part = self._parts.get(key)
+        if part is None:
+            part = self._parts[key] = _Part()
+            if self.answer.strip():
+                events.extend(self._emit_text(MESSAGE_SEPARATOR))
+        part.text += delta
+        events.extend(self._emit_text(delta))
+        return events
+
+    def _reconcile_part(self, key: tuple[str, int], full: object) -> list[SearchEvent]:
+        """Emit what the final text of a part adds to its streamed deltas (all of it when none came)."""
+        if not isinstance(full, str) or not full:
+            return []
+        part = self._parts.get(key)
+        if part is None:
+            return self._delta(key, full)
+        if full.startswith(part.text) and len(full) > len(part.text):
+            return self._delta(key, full[len(part.text) :])
+        return []
+
+    # ---- items
+
+    def _item(self, item: Any, output_index: Any, *, done: bool) -> list[SearchEvent]:
+        item = _parse.as_dict(item)
+        item_type = str(item.get("type") or "")
+        if item_type.endswith("search_call"):
+            self.searched = True
+            return self._search_call(item) if done else []
+        if item_type == "message" and done:
+            return self._message(item, output_index)
+        return []
+
+    def _search_call(self, item: dict[str, Any]) -> list[SearchEvent]:
+        call_id = str(item.get("id") or "") or json.dumps(item, sort_keys=True)[:500]
+        if call_id in self._seen_calls:
+            return []
+        self._seen_calls.add(call_id)
+        action = _parse.as_dict(item.get("action"))
+        queries: list[str] = []
+        sources: list[Source] = []
+        if action.get("type") in PAGE_ACTIONS:  # a page visit, not a search
+            sources.extend(_rows([{"url": action.get("url")}]))
+        else:
+            self._search_calls += 1
+        queries.extend(_texts([action.get("query"), *_parse.as_list(action.get("queries"))]))
+        sources.extend(_rows(row for row in _parse.as_list(action.get("sources")) if _is_url_row(row)))
+        arguments = _arguments(item.get("arguments"))
+        queries.extend(_texts([arguments.get("query"), *_parse.as_list(arguments.get("queries"))]))
+        for key in ("sources", "results"):
+            sources.extend(_rows(row for row in _parse.as_list(item.get(key)) if _is_url_row(row)))
+        events: list[SearchEvent] = []
+        new_queries = [q for q in dict.fromkeys(queries) if q not in self._queries]
+        if new_queries:
+            self._queries.extend(new_queries)
+            events.append(SearchQueries(tuple(new_queries)))
+        for source in sources:
+            self._add_candidate(source)
+        events.extend(self._sources_event())
+        return events
+
+    def _message(self, item: dict[str, Any], output_index: Any) -> list[SearchEvent]:
+        events: list[SearchEvent] = []
+        item_id = str(item.get("id") or f"#{output_index}")
+        for index, content in enumerate(_parse.as_list(item.get("content"))):
+            content = _parse.as_dict(content)
+            if content.get("type") not in ("output_text", "text"):
+                continue
+            key = (item_id, index)
+            if self.join_messages:
+                events.extend(self._reconcile_part(key, content.get("text")))
+            elif isinstance(content.get("text"), str) and not self._parts.get(key, _Part()).text:
+                self._parts.setdefault(key, _Part()).text = content["text"]  # offsets only; see _final
+            annotations = _parse.as_list(content.get("annotations"))
+            part = self._parts.get(key) or _Part()
+            events.extend(self._annotations(key, annotations[part.annotations :], part.annotations))
+        return events
+
+    # ---- citations and sources
+
+    def _annotations(self, key: tuple[str, int], annotations: list[Any], first_index: Any) -> list[SearchEvent]:
+        part = self._parts.setdefault(key, _Part())
+        base = _int(first_index)
+        base = part.annotations if base is None else base
+        citations: list[Citation] = []
+        for offset, annotation in enumerate(annotations):
+            index = base + offset
+            if index < part.annotations:
+                continue  # already taken from an earlier event
+            part.annotations = index + 1
+            annotation = _parse.as_dict(annotation)
+            if annotation.get("type", "url_citation") != "url_citation":
+                continue
+            url = clean_url(annotation.get("url"))
+            if url is None:
+                continue
+            title = plain_text(annotation.get("title"), collapse=True) or url
+            citations.append(
+                Citation(url=url, title=title, cited_text=cited_text(part.text, annotation.get("start_index")))
+            )
+        return self._add_citations(citations)
+
+    def _add_citations(self, citations: list[Citation]) -> list[SearchEvent]:
+        if not citations:
+            return []
+        self._citations.extend(citations)
+        for citation in citations:
+            self._add_candidate(Source(url=citation.url, title=citation.title))
+        return [CitationsFound(tuple(citations)), *self._sources_event()]
+
+    def _citations_from_links(self) -> list[SearchEvent]:
+        """Citations (and sources) from the markdown links and bare URLs of the answer, when the
+        response had no ``url_citation`` annotations at all (PROVIDERS.md §2.20, §2.21)."""
+        text = self.answer
+        citations: list[Citation] = []
+        seen: set[str] = set()
+        for raw_url, title, offset in links_in(text):
+            url = clean_url(raw_url)
+            if url is None or canonical_url(url) in seen:
+                continue
+            seen.add(canonical_url(url))
+            name = plain_text(title, collapse=True) if title else None
+            citations.append(Citation(url=url, title=name or url, cited_text=cited_text(text, offset)))
+        return self._add_citations(citations)
+
+    def _add_candidate(self, source: Source) -> None:
+        key = canonical_url(source.url)
+        index = self._candidate_keys.get(key)
+        if index is None:
+            self._candidate_keys[key] = len(self._candidates)
+            self._candidates.append(source)
+            return
+        kept = self._candidates[index]
+        if kept.title == kept.url and source.title != source.url:
+            self._candidates[index] = Source(
+                url=kept.url,
+                title=source.title,
+                snippet=kept.snippet or source.snippet,
+                published_date=kept.published_date,
+                age_seconds=kept.age_seconds,
+                author=kept.author,
+            )
+
+    def _sources_event(self) -> list[SearchEvent]:
+        selection = _grounding.select_sources(self._candidates, [c.url for c in self._citations], self.max_results)
+        if selection == self._selection:
+            return []
+        self._selection = selection
+        return [SourcesFound(selection, replace=True)]
+
+    # ---- metadata and the final response
+
+    def _metadata(self, response: dict[str, Any]) -> list[SearchEvent]:
+        model = plain_text(response.get("model"), collapse=True)
+        request_id = plain_text(response.get("id"), collapse=True)
+        changed = False
+        if model and model != self.model:
+            self.model, changed = model, True
+        if request_id and request_id != self.request_id:
+            self.request_id, changed = request_id, True
+        if not changed and self._meta_sent:
+            return []
+        self._meta_sent = True
+        return [
+            Metadata(model=self.model or self.requested_model, request_id=self.request_id, auth_mode=self.auth_mode)
+        ]
+
+    def _final(self, response: dict[str, Any]) -> list[SearchEvent]:
+        """Reconcile with the complete response: items, text and annotations not seen streamed, usage."""
+        status = response.get("status")
+        if status == "failed" or (response.get("error") and status not in ("completed", "incomplete")):
+            raise stream_error(self.provider_id, self.label, {"response": response})
+        self.completed = True
+        if status == "incomplete":
+            details = _parse.as_dict(response.get("incomplete_details"))
+            self.incomplete_reason = plain_text(details.get("reason"), collapse=True) or "incomplete"
+        events = self._metadata(response)
+        output = [_parse.as_dict(item) for item in _parse.as_list(response.get("output"))]
+        for index, item in enumerate(output):
+            events.extend(self._item(item, index, done=True))
+        if not self.join_messages and not self.answer.strip():
+            events.extend(self._emit_text(_last_message_text(output)))
+        if not self.answer.strip() and isinstance(response.get("output_text"), str):
+            events.extend(self._emit_text(response["output_text"]))
+        self.usage = _usage(response, self._search_calls) or self.usage
+        if self.usage is not None and (self.usage.search_requests or 0) > 0:
+            self.searched = True
+        return events
+
+    def _final_metadata(self) -> Metadata:
+        return Metadata(
+            model=self.model or self.requested_model,
+            request_id=self.request_id,
+            usage=self.usage,
+            auth_mode=self.auth_mode,
+        )
+
+
+def _part_key(payload: Mapping[str, Any]) -> tuple[str, int]:
+    item_id = payload.get("item_id")
+    key = str(item_id) if item_id else f"#{payload.get('output_index')}"
+    return key, _int(payload.get("content_index")) or 0
+
+
+def _texts(values: Iterable[object]) -> list[str]:
+    return [text for text in (plain_text(v, collapse=True) for v in values) if text]
+
+
+def _is_url_row(row: object) -> bool:
+    return isinstance(row, dict) and row.get("type", "url") == "url"
+
+
+def _rows(rows: Iterable[Any]) -> list[Source]:
+    """Sources from ``{url | source_website_url, title | caption, snippet}`` rows (tracking removed)."""
+    sources = []
+    for row in rows:
+        url = clean_url(row.get("url") or row.get("source_website_url"))
+        source = _parse.make_source(url, row.get("title") or row.get("caption"), row.get("snippet"))
+        if source is not None:
+            sources.append(source)
+    return sources
+
+
+def _arguments(value: object) -> dict[str, Any]:
+    """xAI's JSON-string ``arguments`` of a search call, parsed (``{}`` when unusable)."""
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        return {}
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _last_message_text(output: list[dict[str, Any]]) -> str:
+    """The last non-blank ``output_text`` of the ``message`` items (ARK's answer rule)."""
+    texts = [
+        content.get("text")
+        for item in output
+        if item.get("type") == "message"
+        for content in map(_parse.as_dict, _parse.as_list(item.get("content")))
+        if content.get("type") in ("output_text", "text") and isinstance(content.get("text"), str)
+    ]
+    blank_free = [t for t in texts if t.strip()]
+    return blank_free[-1] if blank_free else ""
+
+
+def _usage(response: dict[str, Any], search_calls: int) -> Usage | None:
+    """Tokens from ``usage``; searches from ``tool_usage.web_search.num_requests`` (OpenAI), else
+    ``usage.num_server_side_tools_used`` (xAI), else the number of search calls seen."""
+    raw = _parse.as_dict(response.get("usage"))
+    tool_usage = _parse.as_dict(_parse.as_dict(response.get("tool_usage")).get("web_search"))
+    searches = _int(tool_usage.get("num_requests"))
+    if searches is None:
+        searches = _int(raw.get("num_server_side_tools_used"))
+    if searches is None and search_calls:
+        searches = search_calls
+    usage = Usage(
+        input_tokens=_int(raw.get("input_tokens")),
+        output_tokens=_int(raw.get("output_tokens")),
+        total_tokens=_int(raw.get("total_tokens")),
+        search_requests=searches,
+    )
+    return usage if usage != Usage() else None
+
+
+# --------------------------------------------------------------------------- running
+
+
+async def run_stream(
+    ctx: ProviderContext,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: Mapping[str, Any],
+    parser: ResponsesParser,
+    describe_error: _http.ErrorDescriber,
+) -> AsyncIterator[SearchEvent]:
+    """POST ``body`` and yield the parser's events as the SSE stream arrives, then its closing events.
+
+    A 2xx JSON body (a server that ignored ``stream: true``) is parsed as one whole response.
+
+    Raises:
+        ProviderError: HTTP errors (``describe_error`` wording; 401/403 the seed message),
+            ``error``/``response.failed`` events, ``protocol`` when the stream ends before its
+            final event, and :meth:`ResponsesParser.failure` (after the closing events).
+    """
+    events = _http.stream_sse(
+        ctx, "POST", url, headers=headers, json_body=dict(body), describe_error=describe_error, json_fallback=True
+    )
+    async with aclosing(events) as payloads:
+        async for name, payload in payloads:
+            for event in parser.feed(name, payload):
+                yield event
+            if parser.completed:
+                break
+    for event in parser.finish():
+        yield event
+    failure = parser.failure()
+    if failure is not None:
+        raise failure
+
+
+async def run_whole(
+    ctx: ProviderContext,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: Mapping[str, Any],
+    parser: ResponsesParser,
+    describe_error: _http.ErrorDescriber,
+) -> tuple[list[SearchEvent], Any]:
+    """POST ``body`` (``stream: false``) and return the parser's events for the whole response and
+    the parsed body (the closing events are left to the caller: call ``parser.finish()``)."""
+    payload, _response = await _http.request_json(
+        ctx, "POST", url, headers=headers, json_body=dict(body), describe_error=describe_error
+    )
+    return parser.whole(payload), payload

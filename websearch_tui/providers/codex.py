@@ -1,0 +1,126 @@
+"""Codex: the ChatGPT Codex backend's Responses stream, using an existing Codex CLI login.
+
+Upstream endpoint: ``POST {base_url}/codex/responses`` (default ``https://chatgpt.com/backend-api``),
+``Authorization: Bearer <ChatGPT access token>``, ``chatgpt-account-id``, ``OpenAI-Beta:
+responses=experimental``, SSE only. Login: ``$CODEX_HOME/auth.json`` of the Codex CLI
+(https://github.com/openai/codex, read by :mod:`websearch_tui.providers._codex_auth`, never written).
+Wire reference: PROVIDERS.md §2.21 (event shapes as §2.20).
+
+The token goes only to the default ChatGPT host, or to a configured ``base_url`` when
+``[providers.codex] trust_base_url = true``. ``web_search`` is forced; a completion without any
+search call is a failure (502). No count, ``max_tokens`` or ``temperature`` (noted when set).
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any
+
+from websearch_tui import __version__
+from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.models import Note, SearchEvent, SearchRequest
+from websearch_tui.providers import _codex_auth, _http, _prompt, _responses
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/codex/responses"
+DEFAULT_MODEL = "gpt-5.1-codex-mini"
+CONTEXT_SIZES = ("low", "medium", "high")
+ORIGINATOR = "websearch_tui"
+AUTH_MODE = "oauth"
+REFRESH_HINT = "Your ChatGPT login may have expired: run any `codex` command (or `codex login`) to refresh it."
+
+describe_error = _responses.http_error_describer("Codex API error")
+"""``"Codex API error (<status>): <message>"`` for non-2xx replies (401/403: see :func:`stream`)."""
+
+
+def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
+    """The ``POST /codex/responses`` body (PROVIDERS.md §2.21) and notes about ignored inputs.
+
+    Shape: ``{"model", "stream": true, "store": false, "instructions", "input": [{"type": "message",
+    "role": "user", "content": [input_text]}], "tools": [{"type": "web_search",
+    "search_context_size": "high"}], "tool_choice": {"type": "web_search"}, "include":
+    ["web_search_call.action.sources"], "parallel_tool_calls": true}``.
+    """
+    notes: list[str] = []
+    size = ctx.option("search_context_size", "high")
+    if not isinstance(size, str) or size.lower() not in CONTEXT_SIZES:
+        notes.append(f"Codex search_context_size {size!r} is not one of {', '.join(CONTEXT_SIZES)}; used high.")
+        size = "high"
+    if request.max_tokens is not None or request.temperature is not None:
+        notes.append("Codex: max_tokens and temperature are not accepted by the Codex backend; ignored.")
+    body = {
+        "model": ctx.model() or DEFAULT_MODEL,
+        "stream": True,
+        "store": False,
+        "instructions": _prompt.SYSTEM_PROMPT,
+        "input": [_responses.user_input(request, item_type=True)],
+        "tools": [{"type": "web_search", "search_context_size": size.lower()}],
+        "tool_choice": {"type": "web_search"},
+        "include": ["web_search_call.action.sources"],
+        "parallel_tool_calls": True,
+    }
+    return body, notes
+
+
+def _os() -> str:
+    return platform.system().lower() or "unknown"
+
+
+def build_headers(login: _codex_auth.CodexLogin) -> dict[str, str]:
+    """Request headers: bearer token, account id (when known), beta flag, originator, UA, SSE accept."""
+    headers = {
+        "Authorization": f"Bearer {login.access_token}",
+        "OpenAI-Beta": "responses=experimental",
+        "originator": ORIGINATOR,
+        "User-Agent": f"websearch-tui/{__version__} ({_os()}; {platform.machine() or 'unknown'})",
+        "Accept": "text/event-stream",
+        "Content-Type": "application/json",
+    }
+    if login.account_id:
+        headers["chatgpt-account-id"] = login.account_id
+    return headers
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one Codex web search with the stored ChatGPT login and yield its events.
+
+    Events as :func:`websearch_tui.providers.openai.stream` (``auth_mode="oauth"``); markdown links
+    in the answer become citations when the backend sent no annotations.
+
+    Raises:
+        ProviderError: ``config`` without a usable login file or for an untrusted ``base_url``;
+            ``auth`` for an expired token or 401/403 (with a refresh hint); other HTTP errors as
+            ``Codex API error (<s>): <body>``; stream errors in any of the three nestings as
+            ``Codex error (<code>): <message>``; ``server`` (502) "Codex returned a completion
+            without running web search"; ``protocol`` when the stream ends early.
+    """
+    url = _http.join_url(ctx.base_url(), PATH)
+    if not _codex_auth.endpoint_allowed(url, ctx.spec.default_base_url, ctx.option(_codex_auth.TRUST_OPTION) is True):
+        raise _codex_auth.refuse_endpoint(url)
+    login = _codex_auth.read_login()
+    body, notes = build_body(request, ctx)
+    for note in notes:
+        yield Note(note)
+    parser = _responses.ResponsesParser(
+        provider_id=ctx.spec.id,
+        label=ctx.spec.label,
+        requested_model=body["model"],
+        max_results=request.max_results,
+        auth_mode=AUTH_MODE,
+        require_search=True,
+    )
+    events = _responses.run_stream(
+        ctx, url, headers=build_headers(login), body=body, parser=parser, describe_error=describe_error
+    )
+    try:
+        async with aclosing(events) as running:
+            async for event in running:
+                yield event
+    except ProviderError as error:
+        if error.kind is ErrorKind.AUTH and error.status in (401, 403):
+            raise ProviderError(
+                error.provider, error.kind, f"{error.message} {REFRESH_HINT}", status=error.status
+            ) from None
+        raise

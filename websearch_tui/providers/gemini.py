@@ -1,0 +1,407 @@
+"""Gemini Developer API with Google Search grounding, streamed over SSE.
+
+Upstream endpoint: ``POST {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse`` (default
+``https://generativelanguage.googleapis.com``), header ``x-goog-api-key: <key>`` (never in the URL).
+Docs: https://ai.google.dev/gemini-api/docs/google-search and
+https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent.
+Wire reference: PROVIDERS.md §2.19 (prompt §1.5, errors §1.11, retries §1.12, SSE §1.9).
+
+Every event is one ``GenerateContentResponse``; Gemini frames events with ``\\r\\n\\r\\n`` and simply
+closes the stream after the chunk that carries ``finishReason``. Early chunks carry an empty
+``groundingMetadata``; the last one carries ``webSearchQueries``, ``groundingChunks`` and
+``groundingSupports``. The chunk ``uri``s are mostly ``vertexaisearch.cloud.google.com/grounding-api-redirect/...``
+links: once the answer has streamed they are resolved (``HEAD``, redirects not followed, see
+:mod:`._grounding`) and the sources and citations are sent again with the real URLs.
+
+Count and recency have no native parameter (Gemini's own time-range filter is not honoured): both go
+into the §1.5 prompt and the sources are sliced locally, keeping every cited one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import quote
+
+from websearch_tui.core.errors import (
+    ErrorKind,
+    ProviderError,
+    auth_failed_message,
+    excerpt,
+    kind_for_status,
+)
+from websearch_tui.core.models import (
+    AnswerDelta,
+    Citation,
+    CitationsFound,
+    Metadata,
+    Note,
+    SearchEvent,
+    SearchQueries,
+    SearchRequest,
+    Source,
+    SourcesFound,
+    Usage,
+)
+from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
+from websearch_tui.providers import _grounding, _http, _parse
+from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/v1beta/models/{model}:streamGenerateContent"
+DEFAULT_MODEL = "gemini-2.5-flash"
+AUTH_MODE = "api_key"
+PREFIX = "Gemini API error"
+EMPTY_MESSAGE = "Gemini API returned an empty grounded response"
+NO_SEARCH_NOTE = "Gemini answered without running a Google Search; the answer is not grounded in web sources."
+MAX_TOKENS_NOTE = "Gemini stopped at the max_tokens limit; the answer is cut short."
+INVALID_KEY_MARKERS = ("API key not valid", "API_KEY_INVALID")
+RESOLVE_MARGIN = 0.5
+"""Seconds of the provider deadline left unused by redirect resolution (the engine's own deadline
+must not fire while the resolved sources are being sent)."""
+
+
+def build_body(request: SearchRequest) -> dict[str, Any]:
+    """The JSON body: ``{"contents": [user prompt], "tools": [{"google_search": {}}],
+    "systemInstruction": {...}}`` plus ``generationConfig`` (``maxOutputTokens`` / ``temperature``)
+    only when the request sets one of them."""
+    body: dict[str, Any] = {
+        "contents": [{"role": "user", "parts": [{"text": user_prompt(request)}]}],
+        "tools": [{"google_search": {}}],
+        "systemInstruction": {"parts": [{"text": SYSTEM_PROMPT}]},
+    }
+    config: dict[str, Any] = {}
+    if request.max_tokens is not None:
+        config["maxOutputTokens"] = request.max_tokens
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
+    if config:
+        body["generationConfig"] = config
+    return body
+
+
+def stream_url(base_url: str, model: str) -> str:
+    """``{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`` (a ``models/`` prefix on the
+    configured model name is tolerated)."""
+    name = model.removeprefix("models/")
+    return _http.join_url(base_url, PATH.format(model=quote(name, safe="-._~"))) + "?alt=sse"
+
+
+def _google_error(parsed: Any) -> tuple[int | None, str, str]:
+    """``(code, STATUS, message)`` of Google's ``{"error": {"code", "status", "message"}}`` envelope."""
+    error = _parse.as_dict(_parse.as_dict(parsed).get("error"))
+    code = error.get("code")
+    number = code if isinstance(code, int) and not isinstance(code, bool) else None
+    status = plain_text(error.get("status"), collapse=True) or ""
+    message = _parse.find_message(error, ("message",)) or ""
+    return number, status, message
+
+
+def describe_error(status: int, text: str, parsed: Any) -> str:
+    """``"Gemini API error (<status> <STATUS>): <message>"`` from Google's error envelope, else a
+    redacted excerpt of the body. 401/403 never reach it (they get the seed auth message)."""
+    _, google_status, message = _google_error(parsed)
+    head = f"{status} {google_status}".strip()
+    return f"{PREFIX} ({head}): {excerpt(message or text, 500) or 'no details'}"
+
+
+def _reclassify(error: ProviderError, label: str) -> ProviderError:
+    """A 400 saying the API key is not valid is an ``auth`` failure (seed message), not ``bad_request``."""
+    if error.status == 400 and any(marker in error.message for marker in INVALID_KEY_MARKERS):
+        return ProviderError(error.provider, ErrorKind.AUTH, auth_failed_message(label, 400), status=400)
+    return error
+
+
+@dataclass(frozen=True)
+class _ChunkRef:
+    """One grounding chunk: its usable URL (``None`` when ``uri`` is not http(s)) and title."""
+
+    url: str | None
+    title: str
+
+
+@dataclass
+class StreamParser:
+    """Turns ``GenerateContentResponse`` payloads into events, remembering the grounding seen so far.
+
+    ``feed(payload)`` returns the events one payload adds: an ``AnswerDelta`` per text part
+    (``thought`` parts skipped), ``Metadata`` when the model or response id first appears or
+    changes, and, when a chunk carries grounding, ``SourcesFound``/``CitationsFound``
+    (``replace=True`` snapshots) and ``SearchQueries`` for new queries. ``finished`` turns true on
+    the chunk with a ``finishReason``. :meth:`finish` gives the closing ``Metadata`` (last usage)
+    and notes; :meth:`resolved` re-sends sources and citations with resolved redirect links.
+
+    Raises (from ``feed``):
+        ProviderError: an ``{"error": ...}`` payload inside the stream (kind from its code), or a
+            prompt blocked by safety filters (``bad_request``).
+    """
+
+    requested_model: str
+    max_results: int
+    provider_id: str = "gemini"
+    model: str | None = None
+    request_id: str | None = None
+    usage: Usage | None = None
+    finished: bool = False
+    finish_reason: str | None = None
+    has_text: bool = False
+    grounded: bool = False
+    sources: list[Source] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+    _source_keys: set[str] = field(default_factory=set)
+    _citation_keys: set[tuple[str, str | None]] = field(default_factory=set)
+    _sent_sources: tuple[Source, ...] = ()
+    _meta_sent: bool = False
+
+    def feed(self, payload: Any) -> list[SearchEvent]:
+        """Events for one payload (a response dict, a ``{"response": ...}`` wrapper or a list of them)."""
+        if isinstance(payload, list):
+            return [event for item in payload for event in self.feed(item)]
+        payload = _unwrap(payload)
+        if not payload:
+            return []
+        self._raise_stream_error(payload)
+        events: list[SearchEvent] = [*self._metadata(payload)]
+        candidates = _parse.as_list(payload.get("candidates"))
+        candidate = _parse.as_dict(candidates[0]) if candidates else {}
+        if not candidate:
+            self._raise_blocked(payload)
+        for text in _part_texts(candidate):
+            self.has_text = True
+            events.append(AnswerDelta(text))
+        events.extend(self._grounding(_parse.as_dict(candidate.get("groundingMetadata"))))
+        usage = _usage(payload.get("usageMetadata"))
+        if usage is not None:
+            self.usage = usage
+        reason = candidate.get("finishReason")
+        if isinstance(reason, str) and reason and reason != "FINISH_REASON_UNSPECIFIED":
+            self.finished, self.finish_reason = True, reason
+        return events
+
+    def finish(self) -> list[SearchEvent]:
+        """The closing ``Metadata`` (model, id, last usage with the number of searches) and notes."""
+        usage = self.usage
+        if self.queries:
+            usage = replace(usage or Usage(), search_requests=len(self.queries))
+        events: list[SearchEvent] = [
+            Metadata(
+                model=self.model or self.requested_model, request_id=self.request_id, usage=usage, auth_mode=AUTH_MODE
+            )
+        ]
+        if self.finish_reason == "MAX_TOKENS":
+            events.append(Note(MAX_TOKENS_NOTE))
+        elif self.finish_reason not in (None, "STOP"):
+            events.append(
+                Note(f"Gemini stopped early (finishReason {self.finish_reason}); the answer may be incomplete.")
+            )
+        if not self.grounded:
+            events.append(Note(NO_SEARCH_NOTE))
+        return events
+
+    def redirect_links(self) -> list[str]:
+        """Every source and citation URL that is a grounding redirect link, in order."""
+        urls = [s.url for s in self.sources] + [c.url for c in self.citations]
+        return [url for url in dict.fromkeys(urls) if _grounding.is_redirect_link(url)]
+
+    def resolved(self, mapping: dict[str, str]) -> list[SearchEvent]:
+        """``SourcesFound``/``CitationsFound`` (replace) with redirect links swapped for the URLs in
+        ``mapping``; titles are kept (a title that was the redirect link becomes the real URL)."""
+        if not mapping:
+            return []
+
+        def swap(url: str, title: str) -> tuple[str, str]:
+            target = mapping.get(url, url)
+            return target, (target if title == url else title)
+
+        sources = []
+        for source in self.sources:
+            url, title = swap(source.url, source.title)
+            sources.append(replace(source, url=url, title=title))
+        citations = []
+        for citation in self.citations:
+            url, title = swap(citation.url, citation.title)
+            citations.append(replace(citation, url=url, title=title))
+        self.sources, self.citations = sources, citations
+        self._sent_sources = self._selected()
+        return [SourcesFound(self._sent_sources, replace=True), CitationsFound(tuple(citations), replace=True)]
+
+    def _selected(self) -> tuple[Source, ...]:
+        return _grounding.select_sources(self.sources, [c.url for c in self.citations], self.max_results)
+
+    def _raise_stream_error(self, payload: dict[str, Any]) -> None:
+        if not payload.get("error") or payload.get("candidates"):
+            return
+        code, status, message = _google_error(payload)
+        kind = kind_for_status(code, message) if code is not None and code >= 400 else ErrorKind.SERVER
+        head = " ".join(str(x) for x in (code, status) if x) or "in stream"
+        text = excerpt(message or str(payload.get("error")), 500)
+        raise ProviderError(self.provider_id, kind, f"{PREFIX} ({head}): {text}", status=code)
+
+    def _raise_blocked(self, payload: dict[str, Any]) -> None:
+        feedback = _parse.as_dict(payload.get("promptFeedback"))
+        reason = plain_text(feedback.get("blockReason"), collapse=True)
+        if reason:
+            detail = plain_text(feedback.get("blockReasonMessage"), collapse=True)
+            message = f"Gemini blocked the prompt ({reason})" + (f": {detail}" if detail else ".")
+            raise ProviderError(self.provider_id, ErrorKind.BAD_REQUEST, message)
+
+    def _metadata(self, payload: dict[str, Any]) -> list[SearchEvent]:
+        model = plain_text(payload.get("modelVersion"), collapse=True)
+        request_id = plain_text(payload.get("responseId"), collapse=True)
+        changed = False
+        if model and model != self.model:
+            self.model, changed = model, True
+        if request_id and request_id != self.request_id:
+            self.request_id, changed = request_id, True
+        if not changed and self._meta_sent:
+            return []
+        self._meta_sent = True
+        return [Metadata(model=self.model or self.requested_model, request_id=self.request_id, auth_mode=AUTH_MODE)]
+
+    def _grounding(self, metadata: dict[str, Any]) -> list[SearchEvent]:
+        """Events for one response's ``groundingMetadata`` (supports index into its own chunks)."""
+        if not metadata:
+            return []
+        refs = [_chunk_ref(chunk) for chunk in _parse.as_list(metadata.get("groundingChunks"))]
+        queries = [q for q in _parse.text_list(metadata.get("webSearchQueries")) if q not in self.queries]
+        if refs or queries:
+            self.grounded = True
+        new_citations = False
+        for ref in refs:
+            if ref.url and canonical_url(ref.url) not in self._source_keys:
+                self._source_keys.add(canonical_url(ref.url))
+                self.sources.append(Source(url=ref.url, title=ref.title or ref.url))
+        for support in _parse.as_list(metadata.get("groundingSupports")):
+            for citation in _support_citations(_parse.as_dict(support), refs):
+                key = (citation.url, citation.cited_text)
+                if key not in self._citation_keys:
+                    self._citation_keys.add(key)
+                    self.citations.append(citation)
+                    new_citations = True
+        events: list[SearchEvent] = []
+        selected = self._selected()
+        if selected != self._sent_sources:
+            self._sent_sources = selected
+            events.append(SourcesFound(selected, replace=True))
+        if new_citations:
+            events.append(CitationsFound(tuple(self.citations), replace=True))
+        if queries:
+            self.queries.extend(queries)
+            events.append(SearchQueries(tuple(queries)))
+        return events
+
+
+def _unwrap(payload: Any) -> dict[str, Any]:
+    """The response dict, unwrapping the Cloud Code ``{"response": {...}}`` shape defensively."""
+    payload = _parse.as_dict(payload)
+    inner = payload.get("response")
+    if isinstance(inner, dict) and "candidates" not in payload and "error" not in payload:
+        return inner
+    return payload
+
+
+def _part_texts(candidate: dict[str, Any]) -> list[str]:
+    """The sanitized, non-empty ``text`` of each answer part, skipping ``thought`` parts."""
+    texts = []
+    for part in _parse.as_list(_parse.as_dict(candidate.get("content")).get("parts")):
+        if not isinstance(part, dict) or part.get("thought") is True:
+            continue
+        text = sanitize(part.get("text")) if isinstance(part.get("text"), str) else ""
+        if text:
+            texts.append(text)
+    return texts
+
+
+def _chunk_ref(chunk: Any) -> _ChunkRef:
+    """A grounding chunk of kind ``web`` or ``retrievedContext``: its http(s) URL (else ``None``) and
+    title (``title``, else ``domain``, else the URL)."""
+    chunk = _parse.as_dict(chunk)
+    body = _parse.as_dict(chunk.get("web") or chunk.get("retrievedContext"))
+    url = safe_url(body.get("uri"))
+    title = plain_text(body.get("title"), collapse=True) or plain_text(body.get("domain"), collapse=True)
+    return _ChunkRef(url=url, title=title or url or "")
+
+
+def _support_citations(support: dict[str, Any], refs: list[_ChunkRef]) -> list[Citation]:
+    """One citation per usable chunk index of a ``groundingSupports`` entry, ``cited_text`` = the
+    segment text. Indices out of range and chunks without an http(s) URL give nothing."""
+    segment = _parse.as_dict(support.get("segment"))
+    cited = plain_text(segment.get("text"))
+    citations = []
+    for index in _parse.as_list(support.get("groundingChunkIndices")):
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(refs):
+            continue
+        ref = refs[index]
+        if ref.url:
+            citations.append(Citation(url=ref.url, title=ref.title or ref.url, cited_text=cited))
+    return citations
+
+
+def _usage(raw: Any) -> Usage | None:
+    """``usageMetadata``: prompt -> input, candidates -> output, total -> total tokens."""
+    if not isinstance(raw, dict):
+        return None
+
+    def number(name: str) -> int | None:
+        value = raw.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    usage = Usage(
+        input_tokens=number("promptTokenCount"),
+        output_tokens=number("candidatesTokenCount"),
+        total_tokens=number("totalTokenCount"),
+    )
+    return usage if usage != Usage() else None
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one grounded Gemini search and yield its events as they arrive.
+
+    Yields ``Metadata`` (model, response id), one ``AnswerDelta`` per text part, then with the last
+    chunk ``SourcesFound``/``CitationsFound`` (replace) and ``SearchQueries``; after the stream the
+    closing ``Metadata`` (usage, ``search_requests`` = number of queries) and, once redirect links
+    are resolved, ``SourcesFound``/``CitationsFound`` (replace) with the real URLs. A ``Note`` flags
+    an answer produced without any Google Search, or cut short.
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401/403, or 400 "API key not valid"),
+            ``rate_limit`` (429 with ``RetryInfo``, retried with its delay), ``quota`` (429 without a
+            hint), ``bad_request`` (400, or a blocked prompt), ``not_found`` (unknown model),
+            ``server``, ``timeout``, ``network``; ``protocol`` when the stream ends before the chunk
+            with ``finishReason``; ``empty`` (status 502) when nothing was answered or found. A
+            failure after the first event comes after the events already yielded.
+    """
+    key = ctx.require_api_key()
+    model = ctx.model() or DEFAULT_MODEL
+    url = stream_url(ctx.base_url(), model)
+    headers = {"x-goog-api-key": key, "Accept": "text/event-stream"}
+    parser = StreamParser(requested_model=model, max_results=request.max_results, provider_id=ctx.spec.id)
+    events = _http.stream_sse(
+        ctx,
+        "POST",
+        url,
+        headers=headers,
+        json_body=build_body(request),
+        describe_error=describe_error,
+        json_fallback=True,
+    )
+    try:
+        async with aclosing(events) as payloads:
+            async for _name, payload in payloads:
+                for event in parser.feed(payload):
+                    yield event
+    except ProviderError as exc:
+        raise _reclassify(exc, ctx.spec.label) from None
+    if not parser.finished:
+        raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} stream ended before it finished")
+    for event in parser.finish():
+        yield event
+    if not parser.has_text and not parser.sources:
+        raise ProviderError(ctx.spec.id, ErrorKind.EMPTY, EMPTY_MESSAGE, status=502)
+    deadline = ctx.deadline - RESOLVE_MARGIN
+    mapping = await _grounding.resolve_redirects(ctx.client, parser.redirect_links(), deadline=deadline)
+    for event in parser.resolved(mapping):
+        yield event

@@ -1,0 +1,111 @@
+"""Grok: the xAI Responses API with the server-side ``web_search`` and/or ``x_search`` tools, streamed.
+
+Upstream endpoint: ``POST {base_url}/v1/responses`` (default ``https://api.x.ai``),
+``Authorization: Bearer <key>``, ``stream: true``.
+Docs: https://docs.x.ai/docs/guides/tools/search-tools and https://docs.x.ai/docs/api-reference.
+Wire reference: PROVIDERS.md §2.23 (OpenAI-style events, §2.20).
+
+Option ``search_mode`` = ``"web"`` (default) | ``"x"`` | ``"both"`` picks the tools and the prompt
+scope. A recency becomes the prompt's date window and, for ``x_search``, ``from_date``/``to_date``.
+The retired Live Search option (``search_parameters``) is never sent; its HTTP 410 is reported as
+a ``deprecated`` error. Search calls carry a JSON-string ``arguments``; citations carry only a URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websearch_tui.core.errors import excerpt
+from websearch_tui.core.models import Note, SearchEvent, SearchRequest
+from websearch_tui.providers import _http, _parse, _prompt, _responses
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/v1/responses"
+DEFAULT_MODEL = "grok-4-fast-reasoning"
+SEARCH_MODES = ("web", "x", "both")
+LIVE_SEARCH_RETIRED = (
+    "xAI retired the Live Search API (410); Grok here uses the Responses API with web_search/x_search. "
+    "Upstream said: {message}"
+)
+
+_describe = _responses.http_error_describer("Grok API error")
+
+
+def describe_error(status: int, text: str, parsed: Any) -> str:
+    """``"Grok API error (<status>): <message>"`` (OpenAI-style or string ``error``); 410 (Live Search
+    retired) gets :data:`LIVE_SEARCH_RETIRED`."""
+    if status == 410:
+        message = _parse.find_message(parsed, ("error", "message")) if parsed is not None else None
+        return LIVE_SEARCH_RETIRED.format(message=excerpt(message or text, 300) or "no details")
+    return _describe(status, text, parsed)
+
+
+def search_mode(ctx: ProviderContext) -> tuple[str, list[str]]:
+    """The configured ``search_mode`` (``web`` when unset) and a note when it was invalid."""
+    mode = ctx.option("search_mode", "web")
+    if isinstance(mode, str) and mode.lower() in SEARCH_MODES:
+        return mode.lower(), []
+    return "web", [f"Grok search_mode {mode!r} is not one of {', '.join(SEARCH_MODES)}; used web."]
+
+
+def build_tools(request: SearchRequest, mode: str) -> list[dict[str, Any]]:
+    """``web_search`` and/or ``x_search`` (with ``from_date``/``to_date`` for a recency)."""
+    tools: list[dict[str, Any]] = []
+    if mode in ("web", "both"):
+        tools.append({"type": "web_search"})
+    if mode in ("x", "both"):
+        x_search: dict[str, Any] = {"type": "x_search"}
+        if request.recency:
+            start, end = _prompt.date_window(request.recency)
+            x_search.update(from_date=start.isoformat(), to_date=end.isoformat())
+        tools.append(x_search)
+    return tools
+
+
+def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
+    """The ``POST /v1/responses`` body and notes.
+
+    Shape: ``{"model", "input": [system message, user message (content string, scoped prompt)],
+    "tools": [...], "stream": true}`` plus ``max_output_tokens`` / ``temperature`` when the request
+    sets them (and the model accepts temperature).
+    """
+    mode, notes = search_mode(ctx)
+    model = ctx.model() or DEFAULT_MODEL
+    body: dict[str, Any] = {
+        "model": model,
+        "input": [_responses.system_input(typed=False), _responses.user_input(request, typed=False, scope=mode)],
+        "tools": build_tools(request, mode),
+        "stream": True,
+    }
+    sampling, sampling_notes = _responses.sampling_fields(request, model, ctx.spec.label, temperature_ok=True)
+    body.update(sampling)
+    return body, notes + sampling_notes
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one Grok search and yield its events as they arrive.
+
+    Yields ``AnswerDelta`` per text delta, ``SearchQueries`` from each search call's ``arguments``,
+    ``CitationsFound`` per ``url_citation`` (title = URL), ``SourcesFound`` (the cited URLs),
+    ``Metadata`` (model, id, usage with ``num_server_side_tools_used`` as searches) and a ``Note``
+    when no search ran.
+
+    Raises:
+        ProviderError: ``config`` without a key; ``deprecated`` for the Live Search 410; ``auth``,
+            ``rate_limit``, ``quota``, ``bad_request``, ``server`` as ``Grok API error (<s>): <msg>``;
+            stream errors after the partial events; ``protocol`` when the stream ends early.
+    """
+    key = ctx.require_api_key()
+    body, notes = build_body(request, ctx)
+    for note in notes:
+        yield Note(note)
+    parser = _responses.ResponsesParser(
+        provider_id=ctx.spec.id, label=ctx.spec.label, requested_model=body["model"], max_results=request.max_results
+    )
+    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
+    url = _http.join_url(ctx.base_url(), PATH)
+    async for event in _responses.run_stream(
+        ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error
+    ):
+        yield event

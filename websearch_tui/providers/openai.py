@@ -1,0 +1,90 @@
+"""OpenAI: the Responses API with the hosted ``web_search`` tool, streamed over SSE.
+
+Upstream endpoint: ``POST {base_url}/v1/responses`` (default ``https://api.openai.com``),
+``Authorization: Bearer <key>``, ``stream: true``.
+Docs: https://platform.openai.com/docs/api-reference/responses/create and
+https://platform.openai.com/docs/guides/tools-web-search.
+Wire reference: PROVIDERS.md §2.20 (prompt §1.5, errors §1.11, SSE §1.9).
+
+The tool is forced (``tool_choice: {"type": "web_search"}``) and ``include`` asks for the pages each
+search returned; an answer that still comes without any ``web_search_call`` gets a Note. Parsing
+is shared with Codex, Grok and ARK in :mod:`websearch_tui.providers._responses`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websearch_tui.core.models import Note, SearchEvent, SearchRequest
+from websearch_tui.providers import _http, _prompt, _responses
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/v1/responses"
+DEFAULT_MODEL = "gpt-5-mini"
+CONTEXT_SIZES = ("low", "medium", "high")
+
+describe_error = _responses.http_error_describer("OpenAI API error")
+"""``"OpenAI API error (<status>): <error.message>"``; 401/403 get the seed auth message."""
+
+
+def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
+    """The ``POST /v1/responses`` body and user-visible notes about it.
+
+    Shape: ``{"model", "stream": true, "store": false, "instructions": <system prompt>,
+    "input": [user message with an input_text part], "tools": [{"type": "web_search",
+    "search_context_size"}], "tool_choice": {"type": "web_search"}, "include":
+    ["web_search_call.action.sources"]}`` plus ``max_output_tokens`` when the request sets
+    ``max_tokens`` and ``temperature`` when it sets one and the model accepts it.
+    """
+    model = ctx.model() or DEFAULT_MODEL
+    notes: list[str] = []
+    size = ctx.option("search_context_size", "medium")
+    if not isinstance(size, str) or size.lower() not in CONTEXT_SIZES:
+        notes.append(f"OpenAI search_context_size {size!r} is not one of {', '.join(CONTEXT_SIZES)}; used medium.")
+        size = "medium"
+    body: dict[str, Any] = {
+        "model": model,
+        "stream": True,
+        "store": False,
+        "instructions": _prompt.SYSTEM_PROMPT,
+        "input": [_responses.user_input(request)],
+        "tools": [{"type": "web_search", "search_context_size": size.lower()}],
+        "tool_choice": {"type": "web_search"},
+        "include": ["web_search_call.action.sources"],
+    }
+    sampling, sampling_notes = _responses.sampling_fields(
+        request, model, ctx.spec.label, temperature_ok=_responses.accepts_temperature(model)
+    )
+    body.update(sampling)
+    return body, notes + sampling_notes
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one OpenAI web search and yield its events as they arrive.
+
+    Yields ``AnswerDelta`` per text delta, ``SearchQueries`` and ``SourcesFound`` (replace; capped at
+    ``max_results`` but keeping every cited source) as each search call completes,
+    ``CitationsFound`` per ``url_citation`` annotation (``utm_source=openai`` removed), ``Metadata``
+    (model, response id, usage with ``tool_usage.web_search.num_requests``, ``auth_mode="api_key"``)
+    and a ``Note`` when the model answered without searching.
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401/403), ``quota`` (``insufficient_quota``),
+            ``rate_limit``, ``bad_request``, ``server`` with ``OpenAI API error (<s>): <msg>``; an
+            ``error``/``response.failed`` event as ``OpenAI error (<code>): <msg>`` after the partial
+            events; ``protocol`` "OpenAI stream ended before it finished".
+    """
+    key = ctx.require_api_key()
+    body, notes = build_body(request, ctx)
+    for note in notes:
+        yield Note(note)
+    parser = _responses.ResponsesParser(
+        provider_id=ctx.spec.id, label=ctx.spec.label, requested_model=body["model"], max_results=request.max_results
+    )
+    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
+    url = _http.join_url(ctx.base_url(), PATH)
+    async for event in _responses.run_stream(
+        ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error
+    ):
+        yield event

@@ -1,0 +1,386 @@
+"""Zhipu GLM chat completions with the built-in ``web_search`` tool, streamed over SSE.
+
+Upstream endpoint: ``POST {base_url}/api/paas/v4/chat/completions`` (default ``https://open.bigmodel.cn``;
+Z.AI international ``https://api.z.ai``), header ``Authorization: Bearer <key>``, ``stream: true``.
+Docs: https://docs.bigmodel.cn/cn/guide/tools/web-search and https://docs.z.ai/guides/tools/web-search.
+Wire reference: PROVIDERS.md §2.15 (row mapping and error codes §2.14, prompt §1.5, SSE §1.9).
+
+The tool is the nested ``{"type": "web_search", "web_search": {...}}`` object with the raw query as
+``search_query`` (so the model cannot rewrite it), ``count`` from the request (1-50) and the native
+``search_recency_filter``; the §1.5 prompt carries the date window and source cap as well.
+
+Search results arrive as a top-level ``web_search`` array on a chunk and/or in a
+``choices[].delta.tool_calls[]`` entry of ``type: "web_search"`` (``search_intent`` -> queries,
+``search_result`` -> sources, ``search_recommend`` -> related questions). Mistyped fields in those
+entries are skipped, never fatal. Citations come from the ``ref_N`` markers in the answer
+(``[Source: ref_1]``, ``[来源：ref_1]``; a bare ``[N]`` when the answer has no ``ref_N`` marker at
+all), matched to the result whose ``refer`` is ``ref_N``, in first-appearance order.
+
+Errors can come as ``{"error": {"code", "message"}}`` with HTTP 200 (as the whole body or as a
+stream event); the business code decides the kind (:mod:`._zhipu`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any
+
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
+from websearch_tui.core.models import (
+    AnswerDelta,
+    Citation,
+    CitationsFound,
+    Metadata,
+    Note,
+    RelatedQuestions,
+    SearchEvent,
+    SearchQueries,
+    SearchRequest,
+    Source,
+    SourcesFound,
+    Usage,
+)
+from websearch_tui.core.text import canonical_url, plain_text, sanitize
+from websearch_tui.providers import _grounding, _http, _parse
+from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
+from websearch_tui.providers._zhipu import RECENCY_FILTERS, code_kind, error_envelope, parse_results
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.zhipu_web_search import with_code_kind
+
+PATH = "/api/paas/v4/chat/completions"
+DEFAULT_MODEL = "glm-5.3-flash"
+DEFAULT_ENGINE = "search_pro"
+DEFAULT_CONTENT_SIZE = "medium"
+DEFAULT_COUNT = 10
+MAX_COUNT = 50
+MAX_TEMPERATURE = 1.0
+AUTH_MODE = "api_key"
+PREFIX = "Zhipu Chat Search API error"
+NO_SEARCH_NOTE = "Zhipu Chat Search returned no web_search results; the answer's web search was not confirmed."
+LENGTH_NOTE = "Zhipu Chat Search stopped at the max_tokens limit; the answer is cut short."
+SENSITIVE_NOTE = "Zhipu Chat Search stopped: the answer was blocked by content moderation (finish_reason sensitive)."
+
+_REF = re.compile(r"(?<![A-Za-z0-9_])ref_(\d{1,4})(?!\d)")
+_BARE = re.compile(r"\[(\d{1,3})\]")
+
+
+def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
+    """The JSON body and any user-visible notes about it.
+
+    Shape: ``{"model", "messages": [system, user=<§1.5 prompt>], "tools": [{"type": "web_search",
+    "web_search": {"enable", "search_engine", "search_query", "search_result", "require_search",
+    "result_sequence", "count", "content_size"[, "search_recency_filter"]}}], "stream": true}`` plus
+    ``max_tokens`` / ``temperature`` (capped at 1.0, GLM's maximum) only when the request sets them.
+    """
+    notes: list[str] = []
+    tool: dict[str, Any] = {
+        "enable": True,
+        "search_engine": str(ctx.option("search_engine") or DEFAULT_ENGINE),
+        "search_query": request.query,
+        "search_result": True,
+        "require_search": True,
+        "result_sequence": "after",
+        "count": _parse.clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT),
+        "content_size": DEFAULT_CONTENT_SIZE,
+    }
+    if request.recency:
+        tool["search_recency_filter"] = RECENCY_FILTERS[request.recency]
+    body: dict[str, Any] = {
+        "model": ctx.model() or DEFAULT_MODEL,
+        "messages": [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": user_prompt(request)},
+        ],
+        "tools": [{"type": "web_search", "web_search": tool}],
+        "stream": True,
+    }
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = min(float(request.temperature), MAX_TEMPERATURE)
+        if request.temperature > MAX_TEMPERATURE:
+            notes.append(f"Zhipu Chat Search accepts temperature up to {MAX_TEMPERATURE:g}; sent {MAX_TEMPERATURE:g}.")
+    return body, notes
+
+
+def error_describer(codes: list[str]) -> _http.ErrorDescriber:
+    """An ``_http`` describer for non-2xx replies: ``Zhipu Chat Search API error (<status>, code
+    <code>): <message>`` (``(<status>): <excerpt>`` without an envelope). Each envelope code seen is
+    appended to ``codes`` so the kind can be corrected afterwards (``with_code_kind``)."""
+
+    def describe(status: int, text: str, parsed: Any) -> str:
+        envelope = error_envelope(parsed)
+        if envelope is None:
+            return f"{PREFIX} ({status}): {excerpt(plain_text(text, collapse=True) or '', 500) or 'no details'}"
+        code, message = envelope
+        codes.append(code)
+        return f"{PREFIX} ({status}{f', code {code}' if code else ''}): {message}"
+
+    return describe
+
+
+def envelope_error(provider_id: str, code: str, message: str) -> ProviderError:
+    """``Zhipu Chat Search API error (code <code>): <message>`` for an envelope sent with HTTP 200."""
+    shown = f"code {code}" if code else "no code"
+    return ProviderError(provider_id, code_kind(code, message), f"{PREFIX} ({shown}): {message}")
+
+
+def cited_refs(answer: str) -> list[str]:
+    """``ref_N`` markers of ``answer`` in first-appearance order (``ref_1``, ...), de-duplicated.
+
+    When the answer has no ``ref_N`` marker at all, bare ``[N]`` markers are read as ``ref_N``.
+    """
+    found = [f"ref_{int(n)}" for n in _REF.findall(answer)]
+    if not found:
+        found = [f"ref_{int(n)}" for n in _BARE.findall(answer)]
+    return list(dict.fromkeys(found))
+
+
+@dataclass
+class ChunkParser:
+    """Turns chat-completion chunks (or one whole completion) into events.
+
+    ``feed(payload)`` returns what one payload adds: ``Metadata`` when the model or id first appears
+    or changes, an ``AnswerDelta`` for its text, ``SourcesFound`` (replace: results sliced to
+    ``max_results`` plus every cited one) and ``CitationsFound`` (replace) when they change,
+    ``SearchQueries`` for new search intents and ``RelatedQuestions`` for recommendations.
+    ``finished`` turns true on a choice with a ``finish_reason``; :meth:`finish` gives the closing
+    ``Metadata`` (last usage) and notes.
+
+    Raises (from ``feed``):
+        ProviderError: an error envelope (kind from its business code), or ``finish_reason``
+            ``network_error`` (``server``).
+    """
+
+    requested_model: str
+    max_results: int
+    provider_id: str = "zhipu_chat_search"
+    model: str | None = None
+    request_id: str | None = None
+    usage: Usage | None = None
+    finished: bool = False
+    finish_reason: str | None = None
+    answer: str = ""
+    sources: list[Source] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+    _by_ref: dict[str, Source] = field(default_factory=dict)
+    _source_keys: set[str] = field(default_factory=set)
+    _related: tuple[str, ...] = ()
+    _sent_sources: tuple[Source, ...] = ()
+    _sent_citations: tuple[Citation, ...] = ()
+    _meta_sent: bool = False
+    _searched: bool = False
+
+    def feed(self, payload: Any) -> list[SearchEvent]:
+        """Events for one payload (a dict); anything else gives no events."""
+        if not isinstance(payload, dict):
+            return []
+        envelope = error_envelope(payload) if not payload.get("choices") else None
+        if envelope is not None:
+            raise envelope_error(self.provider_id, *envelope)
+        events: list[SearchEvent] = [*self._metadata(payload)]
+        choices = _parse.as_list(payload.get("choices"))
+        choice = _parse.as_dict(choices[0]) if choices else {}
+        body = _parse.as_dict(choice.get("delta")) or _parse.as_dict(choice.get("message"))
+        content = body.get("content")
+        text = sanitize(content) if isinstance(content, str) else ""
+        if text:
+            self.answer += text
+            events.append(AnswerDelta(text))
+        grounding = self._grounding(payload, body)
+        events.extend(grounding)
+        usage = _usage(payload.get("usage"))
+        if usage is not None:
+            self.usage = usage
+        reason = choice.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            self.finished, self.finish_reason = True, reason
+            if reason == "network_error":
+                raise ProviderError(
+                    self.provider_id,
+                    ErrorKind.SERVER,
+                    f"{PREFIX}: the model stopped with a network error; retry later.",
+                )
+        return events
+
+    def finish(self) -> list[SearchEvent]:
+        """The closing ``Metadata`` (usage; ``search_requests`` = 1 when the search returned data) and notes."""
+        usage = self.usage
+        if self._searched:
+            usage = Usage(
+                input_tokens=usage.input_tokens if usage else None,
+                output_tokens=usage.output_tokens if usage else None,
+                total_tokens=usage.total_tokens if usage else None,
+                search_requests=1,
+            )
+        events: list[SearchEvent] = [
+            Metadata(
+                model=self.model or self.requested_model, request_id=self.request_id, usage=usage, auth_mode=AUTH_MODE
+            )
+        ]
+        if self.finish_reason == "length":
+            events.append(Note(LENGTH_NOTE))
+        if self.finish_reason == "sensitive":
+            events.append(Note(SENSITIVE_NOTE))
+        if not self.sources:
+            events.append(Note(NO_SEARCH_NOTE))
+        return events
+
+    def _metadata(self, payload: dict[str, Any]) -> list[SearchEvent]:
+        model = plain_text(payload.get("model"), collapse=True)
+        request_id = plain_text(payload.get("request_id"), collapse=True) or plain_text(
+            payload.get("id"), collapse=True
+        )
+        changed = False
+        if model and model != self.model:
+            self.model, changed = model, True
+        if request_id and request_id != self.request_id:
+            self.request_id, changed = request_id, True
+        if not changed and self._meta_sent:
+            return []
+        self._meta_sent = True
+        return [Metadata(model=self.model or self.requested_model, request_id=self.request_id, auth_mode=AUTH_MODE)]
+
+    def _grounding(self, payload: dict[str, Any], body: dict[str, Any]) -> list[SearchEvent]:
+        """Search data of one payload (top-level ``web_search``, ``tool_calls`` web_search entries)
+        and the citation/source snapshots they (or new answer text) change."""
+        events: list[SearchEvent] = []
+        self._add_rows(payload.get("web_search"))
+        new_queries: list[str] = []
+        for call in _parse.as_list(body.get("tool_calls")):
+            search = _parse.as_dict(_parse.as_dict(call).get("web_search"))
+            if not search:
+                continue
+            self._add_rows(search.get("search_result"))
+            new_queries += [
+                q for q in _intent_queries(search.get("search_intent")) if q not in self.queries + new_queries
+            ]
+            related = tuple(_recommendations(search.get("search_recommend")))
+            if related and related != self._related:
+                self._related = related
+                events.append(RelatedQuestions(related))
+        if new_queries:
+            self._searched = True
+            self.queries += new_queries
+            events.append(SearchQueries(tuple(new_queries)))
+        citations = self._citations()
+        if citations != self._sent_citations:
+            self._sent_citations = citations
+            events.append(CitationsFound(citations, replace=True))
+        selected = _grounding.select_sources(self.sources, [c.url for c in citations], self.max_results)
+        if selected != self._sent_sources:
+            self._sent_sources = selected
+            events.insert(0, SourcesFound(selected, replace=True))
+        return events
+
+    def _add_rows(self, rows: Any) -> None:
+        """Remember each usable result row as a source (de-duplicated) and by its ``refer`` id."""
+        for row in _parse.as_list(rows):
+            if not isinstance(row, dict):
+                continue
+            parsed = parse_results([row])
+            if not parsed:
+                continue
+            source = parsed[0]
+            self._searched = True
+            key = canonical_url(source.url)
+            if key not in self._source_keys:
+                self._source_keys.add(key)
+                self.sources.append(source)
+            refer = plain_text(row.get("refer"), collapse=True)
+            if refer and refer not in self._by_ref:
+                self._by_ref[refer] = source
+
+    def _citations(self) -> tuple[Citation, ...]:
+        return tuple(
+            Citation(url=self._by_ref[ref].url, title=self._by_ref[ref].title)
+            for ref in cited_refs(self.answer)
+            if ref in self._by_ref
+        )
+
+
+def _items(value: Any) -> list[Any]:
+    """A list as is, a single object as a one-item list, anything else as ``[]``."""
+    return value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+
+
+def _intent_queries(value: Any) -> Iterable[str]:
+    """``search_intent`` entries ``{query, intent, keywords}`` -> their keywords (else query)."""
+    for item in _items(value):
+        entry = _parse.as_dict(item)
+        text = plain_text(entry.get("keywords"), collapse=True) or plain_text(entry.get("query"), collapse=True)
+        if text:
+            yield text
+
+
+def _recommendations(value: Any) -> Iterable[str]:
+    """``search_recommend`` entries ``{query}`` (or bare strings) -> follow-up questions."""
+    seen: set[str] = set()
+    for item in _items(value):
+        text = plain_text(item.get("query") if isinstance(item, dict) else item, collapse=True)
+        if text and text not in seen:
+            seen.add(text)
+            yield text
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+
+    def number(name: str) -> int | None:
+        value = raw.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    usage = Usage(
+        input_tokens=number("prompt_tokens"),
+        output_tokens=number("completion_tokens"),
+        total_tokens=number("total_tokens"),
+    )
+    return usage if usage != Usage() else None
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+    """Run one Zhipu GLM chat with web search and yield its events as they arrive.
+
+    Yields ``Metadata``, ``AnswerDelta`` per token, ``SourcesFound``/``CitationsFound`` (replace)
+    as results and ``ref_N`` markers appear, ``SearchQueries`` (search intents), ``RelatedQuestions``
+    (recommendations), the closing ``Metadata`` with usage, and ``Note`` for an unconfirmed search,
+    a cut-short or moderated answer, or a capped temperature. A server that ignores ``stream: true``
+    and answers one JSON completion is read the same way.
+
+    Raises:
+        ProviderError: ``config`` without a key; ``auth`` (401/403 seed message, codes 1000-1004),
+            ``rate_limit`` (429, codes 1302/1303/1701), ``quota`` (code 1113), ``bad_request`` (400,
+            code 1214), ``server``, ``timeout``, ``network`` — also for an error envelope sent with
+            HTTP 200; ``protocol`` when the stream ends before a ``finish_reason``. A failure after
+            the first event comes after the events already yielded.
+    """
+    key = ctx.require_api_key()
+    body, notes = build_body(request, ctx)
+    for note in notes:
+        yield Note(note)
+    codes: list[str] = []
+    parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
+    events = _http.stream_sse(
+        ctx,
+        "POST",
+        _http.join_url(ctx.base_url(), PATH),
+        headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
+        json_body=body,
+        describe_error=error_describer(codes),
+        json_fallback=True,
+    )
+    try:
+        async with aclosing(events) as payloads:
+            async for _name, payload in payloads:
+                for event in parser.feed(payload):
+                    yield event
+    except ProviderError as exc:
+        raise with_code_kind(exc, codes) from None
+    if not parser.finished:
+        raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} stream ended before it finished")
+    for event in parser.finish():
+        yield event
