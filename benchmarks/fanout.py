@@ -1,4 +1,4 @@
-"""Fan-out cost: seven providers, each delayed by the fake server, searched at once.
+"""Fan-out cost: every provider (24 with their fakes), each delayed by the fake server, searched at once.
 
 Prints the wall time of one ``compare`` search and its ratio to the per-provider delay
 (about 1.0 means the search costs the slowest provider, not the sum). Not a pass/fail test.
@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer  # noqa: E402
+from tests.fake_providers.routes import plugins  # noqa: E402
 from websearch_tui.config import build_engine, load_config  # noqa: E402
 from websearch_tui.core.models import SearchRequest  # noqa: E402
 
@@ -38,14 +39,15 @@ def delay_search_calls(server: FakeServer, delay: float) -> None:
 
     def delayed(inner):
         async def handler(request: FakeRequest) -> FakeResponse:
-            if not request.path.endswith("/mcp") or b'"tools/call"' in request.body:
+            if not request.path.endswith("/mcp") or b'"tools/call"' in request.body:  # not MCP handshakes
                 await asyncio.sleep(delay)
             response = inner(request) if callable(inner) else inner
             return await response if asyncio.iscoroutine(response) else response
 
         return handler
 
-    for method, path in SEARCH_ROUTES.values():
+    routes = {**SEARCH_ROUTES, **{pid: module.SEARCH_ROUTE for pid, module in plugins().items()}}
+    for method, path in routes.values():
         server.set(method, path, delayed(server.handler(method, path)))
 
 
