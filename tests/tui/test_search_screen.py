@@ -418,49 +418,68 @@ async def test_ctrl_c_quits_while_searching(make_app, fake_streams):
     assert not [w for w in app.workers if not w.is_finished]
 
 
-async def long_answer_with_sources(request, ctx):
-    yield SourcesFound(tuple(Source(f"https://s{i}.example/", f"Source {i}", "snippet " * 8) for i in range(8)))
-    for i in range(800):
-        await asyncio.sleep(0.015)
-        yield AnswerDelta(f"Paragraph {i} of the answer.\n\n")
+def answer_in_bursts(bursts: list[asyncio.Event]):
+    """Sources first, then 30 paragraphs per burst; each burst waits for its event (then hangs)."""
+
+    async def stream(request, ctx):
+        yield SourcesFound(tuple(Source(f"https://s{i}.example/", f"Source {i}", "snippet " * 8) for i in range(8)))
+        paragraph = 0
+        for gate in bursts:
+            await gate.wait()
+            for _ in range(30):
+                yield AnswerDelta(f"Paragraph {paragraph} of the answer.\n\n")
+                paragraph += 1
+        await asyncio.Event().wait()
+
+    return stream
 
 
-def answer_bottom_visible(p: ProviderPane) -> bool:
-    body = p.body
-    box = p.query_one(".answer-box")
-    bottom = box.virtual_region.y + p.answer_markdown.virtual_region.bottom
-    # one flush of text may have landed since the last follow: allow a few lines of slack
-    return body.scroll_y <= bottom <= body.scroll_y + body.scrollable_content_region.height + 6
+def answer_bottom(p: ProviderPane) -> int:
+    """Line of the answer's end inside the pane body."""
+    return p.query_one(".answer-box").virtual_region.y + p.answer_markdown.virtual_region.bottom
+
+
+async def settle(pilot, p: ProviderPane, target: int) -> None:
+    """Wait until the pane's answer has reached ``target`` characters and a follow has run."""
+    for _ in range(200):
+        await pilot.pause(0.05)
+        if p.answer_markdown is not None and len(p.answer_markdown.source) >= target:
+            break
+    await pilot.pause(0.3)  # a few flush ticks: the follow runs after the refresh
 
 
 async def test_pane_follows_the_answer_not_the_sources(make_app, fake_streams):
-    fake_streams["ddgs"] = long_answer_with_sources
+    bursts = [asyncio.Event(), asyncio.Event()]
+    fake_streams["ddgs"] = answer_in_bursts(bursts)
     app = make_app(("ddgs",))
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "long answer")
         p = pane(app, "ddgs")
-        for _ in range(100):  # until the answer has outgrown the pane
-            await pilot.pause(0.05)
-            if p.body.scroll_y > 3:
-                break
-        assert p.status == "streaming"
-        assert p.body.scroll_y > 3  # the view moved with the answer
-        assert answer_bottom_visible(p), (p.body.scroll_y, p.body.max_scroll_y, p._following, p._follow_y)
-        assert p.body.scroll_y < p.body.max_scroll_y  # the sources below the answer are not where it sits
+        for burst, target in zip(bursts, (800, 1700), strict=True):
+            burst.set()
+            await settle(pilot, p, target)
+            body = p.body
+            assert p.status == "streaming"
+            assert body.scroll_y > 0  # the answer outgrew the pane and the view moved with it
+            bottom = answer_bottom(p)
+            assert body.scroll_y <= bottom <= body.scroll_y + body.scrollable_content_region.height
+            assert body.scroll_y < body.max_scroll_y  # not stuck at the sources below the answer
 
 
 async def test_scrolling_up_stops_following(make_app, fake_streams):
-    fake_streams["ddgs"] = long_answer_with_sources
+    bursts = [asyncio.Event(), asyncio.Event()]
+    fake_streams["ddgs"] = answer_in_bursts(bursts)
     app = make_app(("ddgs",))
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "long answer")
         p = pane(app, "ddgs")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if p.body.scroll_y > 3:
-                break
+        bursts[0].set()
+        await settle(pilot, p, 800)
+        assert p.body.scroll_y > 0
         p.body.scroll_to(y=0, animate=False, immediate=True)
-        await pilot.pause(0.3)
+        await pilot.pause(0.1)
+        bursts[1].set()
+        await settle(pilot, p, 1700)
         assert p.status == "streaming" and p.body.scroll_y == 0
 
 
