@@ -278,3 +278,40 @@ async def test_max_retries_caps_the_attempts(sleeps: list[float]) -> None:
     with pytest.raises(ProviderError):
         await request_json(make_ctx("brave", down), "GET", "https://x.example", max_retries=1)
     assert len(calls) == 2 and sleeps == [1.0]
+
+
+async def test_a_post_that_may_have_reached_the_server_is_not_resent(sleeps: list[float]) -> None:
+    calls: list[str] = []
+
+    def slow(request: httpx.Request) -> httpx.Response:
+        calls.append(request.method)
+        raise httpx.ReadTimeout("no answer yet", request=request)
+
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("ark", slow), "POST", "https://x.example/api/v3/responses", json_body={})
+    assert info.value.kind is ErrorKind.TIMEOUT
+    assert calls == ["POST"] and sleeps == []  # a paid model call is not billed twice
+
+
+async def test_a_post_that_never_connected_is_retried(sleeps: list[float]) -> None:
+    calls: list[str] = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        calls.append(request.method)
+        raise httpx.ConnectError("refused", request=request)
+
+    with pytest.raises(ProviderError):
+        await request_json(make_ctx("ark", refuse), "POST", "https://x.example", json_body={})
+    assert len(calls) == 4 and sleeps == [1.0, 2.0, 4.0]
+
+
+async def test_http_errors_can_be_final(sleeps: list[float]) -> None:
+    calls: list[int] = []
+
+    def busy(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(503, text="busy")
+
+    with pytest.raises(ProviderError):
+        await request_json(make_ctx("perplexity_search", busy), "POST", "https://x.example", retry_http_errors=False)
+    assert len(calls) == 1 and sleeps == []

@@ -184,3 +184,16 @@ async def test_fake_variants(variant: str) -> None:
         assert variant in ("fail_midway", "unauthorized", "rate_limit", "server_error")
     else:
         assert response.answer
+
+
+async def test_a_failed_continuation_keeps_the_first_answer() -> None:
+    replies = iter([httpx.Response(200, json=ark_body("Short.", rid="resp-1")), httpx.Response(400, text="boom")])
+    recorder, events, response = await run(
+        "ark",
+        lambda request: next(replies),
+        settings=ProviderSettings(options={"continuation": True}),
+        credentials=CREDS,
+    )
+    assert len(recorder.requests) == 2  # the billed continuation is not resent either
+    assert response.answer == "Short."
+    assert any("continuation failed" in note for note in response.notes)

@@ -555,7 +555,11 @@ async def test_error_text_never_contains_the_key() -> None:
 
 def test_is_redirect_link() -> None:
     assert _grounding.is_redirect_link(REDIRECT + "AUZ")
-    assert _grounding.is_redirect_link("http://127.0.0.1:5/gemini/grounding-api-redirect/x")
+    fake = "http://127.0.0.1:5/gemini/grounding-api-redirect/x"
+    assert not _grounding.is_redirect_link(fake)  # an upstream-named host is never contacted ...
+    assert _grounding.is_redirect_link(fake, trusted_hosts=("127.0.0.1",))  # ... unless it is our endpoint
+    assert not _grounding.is_redirect_link("http://vertexaisearch.cloud.google.com/grounding-api-redirect/x")
+    assert not _grounding.is_redirect_link("https://10.0.0.1/grounding-api-redirect/x")
     assert not _grounding.is_redirect_link("https://example.com/?u=/grounding-api-redirect/")
     assert not _grounding.is_redirect_link("a1b2c3")
     assert not _grounding.is_redirect_link(None)

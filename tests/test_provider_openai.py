@@ -156,7 +156,7 @@ async def fake_server_run(
                 client=client,
                 settings=ProviderSettings(base_url=base_url, options={**table, **options}),
                 credentials=credentials,
-                deadline=time.monotonic() + 20,
+                deadline=time.monotonic() + 60,
             )
             _, response = await collect(provider, request or SearchRequest("python asyncio", max_results=2), ctx)
         assert not server.errors, server.errors
@@ -592,3 +592,25 @@ async def test_fake_variants(variant: str) -> None:
     else:
         assert response.answer
         assert ("without searching" in " ".join(response.notes)) == (variant == "no_search")
+
+
+async def test_deltas_without_item_id_and_a_final_item_with_one_do_not_repeat_the_answer() -> None:
+    import json as _json
+
+    from tests.helpers import collect as _collect
+    from tests.helpers import make_ctx as _make_ctx
+
+    message = {"type": "message", "id": "msg_1", "content": [{"type": "output_text", "text": "Hello", "annotations": []}]}
+    events = [
+        {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": "Hello"},
+        {"type": "response.output_item.done", "output_index": 0, "item": message},
+        {"type": "response.completed", "response": {"id": "r", "model": "m", "output": [message]}},
+    ]
+    body = "".join(f"event: {e['type']}\ndata: {_json.dumps(e)}\n\n" for e in events).encode()
+    ctx = _make_ctx(
+        "openai",
+        lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}),
+        credentials={"api_key": "openai-key-1234"},
+    )
+    _, response = await _collect("openai", SearchRequest("q"), ctx)
+    assert response.answer == "Hello"

@@ -33,15 +33,25 @@ MAX_CONCURRENCY = 4
 """How many ``HEAD`` requests run at once."""
 
 
-def is_redirect_link(url: str | None, marker: str = REDIRECT_MARKER) -> bool:
-    """True when ``url`` is an http(s) URL whose path contains ``marker``."""
+REDIRECT_HOST = "vertexaisearch.cloud.google.com"
+"""The only host Gemini's grounding redirects live on; ``HEAD`` goes nowhere else by default."""
+
+
+def is_redirect_link(url: str | None, trusted_hosts: Iterable[str] = (), marker: str = REDIRECT_MARKER) -> bool:
+    """True when ``url`` is a grounding redirect we may ``HEAD``: ``https://`` on
+    :data:`REDIRECT_HOST`, or any http(s) URL on one of ``trusted_hosts`` (the configured endpoint's
+    host: a proxy or the loopback fake), with ``marker`` in its path. The URL comes from upstream
+    text, so any other host (a private address, say) is never contacted."""
     clean = safe_url(url)
     if clean is None:
         return False
     try:
-        return marker in urlsplit(clean).path
+        parts = urlsplit(clean)
     except ValueError:
         return False
+    host = (parts.hostname or "").lower()
+    allowed = (parts.scheme == "https" and host == REDIRECT_HOST) or host in {h.lower() for h in trusted_hosts}
+    return allowed and marker in parts.path
 
 
 async def resolve_redirects(

@@ -19,6 +19,7 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -70,9 +71,13 @@ def join_url(base: str, path: str) -> str:
     return base + path
 
 
-def _timeout(ctx: ProviderContext) -> httpx.Timeout:
+def _timeout(ctx: ProviderContext, read_timeout: float | None = None) -> httpx.Timeout:
     remaining = max(0.1, ctx.remaining())
-    return httpx.Timeout(min(REQUEST_TIMEOUT, remaining), connect=min(CONNECT_TIMEOUT, remaining))
+    return httpx.Timeout(min(read_timeout or REQUEST_TIMEOUT, remaining), connect=min(CONNECT_TIMEOUT, remaining))
+
+
+NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+"""Transport failures that happen before a request reaches the server (safe to resend a POST)."""
 
 
 async def request_json(
@@ -87,10 +92,16 @@ async def request_json(
     describe_error: ErrorDescriber | None = None,
     describe_auth: bool = False,
     max_retries: int = MAX_RETRIES,
+    retry_http_errors: bool = True,
+    read_timeout: float | None = None,
 ) -> tuple[Any, httpx.Response]:
     """Send one request and return ``(parsed JSON, response)``; the body is already read.
 
-    Retryable failures are retried at most ``max_retries`` times (see :func:`retry_delay`).
+    Retryable failures are retried at most ``max_retries`` times (see :func:`retry_delay`). A
+    POST is never resent after a failure that may have reached the server (a read timeout, a
+    dropped response): only connection failures are retried, so a paid call is not billed twice.
+    With ``retry_http_errors=False`` an HTTP error answer is final. ``read_timeout`` (seconds,
+    default 30) bounds the wait for the response, never past the deadline.
     ``describe_error`` words non-2xx replies; 401/403 keep the seed auth message unless
     ``describe_auth`` is set (for providers whose own auth wording must be shown).
 
@@ -99,7 +110,16 @@ async def request_json(
             network, or protocol (a 2xx that is not JSON, too large, or empty).
     """
     response, body = await _send_with_retries(
-        ctx, method, url, headers, params, json_body, form, describe_error, describe_auth, max_retries
+        ctx,
+        method,
+        url,
+        headers,
+        params,
+        json_body,
+        form,
+        describe_error,
+        describe_auth,
+        _RetryPolicy(max_retries, retry_http_errors, read_timeout),
     )
     return parse_json_body(ctx, response, body), response
 
@@ -116,10 +136,21 @@ async def request_text(
     describe_error: ErrorDescriber | None = None,
     describe_auth: bool = False,
     max_retries: int = MAX_RETRIES,
+    retry_http_errors: bool = True,
+    read_timeout: float | None = None,
 ) -> tuple[str, httpx.Response]:
     """Like :func:`request_json` but returns the decoded body text (for HTML or MCP bodies)."""
     response, body = await _send_with_retries(
-        ctx, method, url, headers, params, json_body, form, describe_error, describe_auth, max_retries
+        ctx,
+        method,
+        url,
+        headers,
+        params,
+        json_body,
+        form,
+        describe_error,
+        describe_auth,
+        _RetryPolicy(max_retries, retry_http_errors, read_timeout),
     )
     return _decode(response, body), response
 
@@ -134,13 +165,19 @@ async def _send_with_retries(
     form: Mapping[str, str] | None,
     describe_error: ErrorDescriber | None,
     describe_auth: bool,
-    max_retries: int,
+    policy: _RetryPolicy,
 ) -> tuple[httpx.Response, bytes]:
     attempt = 0
     while True:
         try:
             async with ctx.client.stream(
-                method, url, headers=headers, params=params, json=json_body, data=form, timeout=_timeout(ctx)
+                method,
+                url,
+                headers=headers,
+                params=params,
+                json=json_body,
+                data=form,
+                timeout=_timeout(ctx, policy.read_timeout),
             ) as response:
                 body = await read_capped(ctx, response)
             if response.status_code >= 300:
@@ -148,11 +185,26 @@ async def _send_with_retries(
             return response, body
         except (httpx.TransportError, httpx.InvalidURL, ProviderError) as exc:
             error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
-            delay = retry_delay(ctx, error, attempt, max_retries)
+            maybe_sent = isinstance(exc, httpx.TransportError) and not isinstance(exc, NOT_SENT_ERRORS)
+            answered = isinstance(exc, ProviderError) and exc.status is not None
+            if (maybe_sent and method.upper() != "GET") or (answered and not policy.retry_http_errors):
+                # the server may have run (and billed) this POST already, or its answer is final
+                raise _give_up(error) from None
+            delay = retry_delay(ctx, error, attempt, policy.max_retries)
             if delay is None:
                 raise _give_up(error) from None
             attempt += 1
             await _sleep(delay)
+
+
+@dataclass(frozen=True)
+class _RetryPolicy:
+    """How one request may be retried: at most ``max_retries`` times; HTTP error answers only when
+    ``retry_http_errors``; ``read_timeout`` seconds to wait for the response (default 30 s)."""
+
+    max_retries: int = MAX_RETRIES
+    retry_http_errors: bool = True
+    read_timeout: float | None = None
 
 
 def retry_delay(

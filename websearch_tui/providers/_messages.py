@@ -54,7 +54,7 @@ TOOL_NAME = "web_search"  # must be exactly this (can1357/oh-my-pi#102)
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_MAX_USES = 5
 MAX_CONTINUATIONS = 3
-MIN_CONTINUE_SECONDS = 2.0
+MIN_CONTINUE_SECONDS = 12.0
 AUTH_MODE = "api_key"
 OAUTH_PREFIX = "sk-ant-oat"
 ERROR_KEYS = ("error", "message", "detail")
@@ -669,7 +669,7 @@ async def _turn(
     try:
         if not flavor.stream:
             data, _ = await _http.request_json(
-                ctx, "POST", url, headers=headers, json_body=body, describe_error=describe
+                ctx, "POST", url, headers=headers, json_body=body, describe_error=describe, read_timeout=ctx.remaining()
             )
             for event in parser.feed_message(data):
                 yield event

@@ -447,12 +447,16 @@ class ResponsesParser:
 
     def _message(self, item: dict[str, Any], output_index: Any) -> list[SearchEvent]:
         events: list[SearchEvent] = []
-        item_id = str(item.get("id") or f"#{output_index}")
+        by_id = str(item.get("id") or f"#{output_index}")
         for index, content in enumerate(_parse.as_list(item.get("content"))):
             content = _parse.as_dict(content)
             if content.get("type") not in ("output_text", "text"):
                 continue
-            key = (item_id, index)
+            # deltas may have been keyed by the item id or, without one, by the output position:
+            # reconcile with whichever already exists so the answer is never repeated
+            key = (by_id, index)
+            if key not in self._parts and (f"#{output_index}", index) in self._parts:
+                key = (f"#{output_index}", index)
             if self.join_messages:
                 events.extend(self._reconcile_part(key, content.get("text")))
             elif isinstance(content.get("text"), str) and not self._parts.get(key, _Part()).text:
@@ -701,6 +705,12 @@ async def run_whole(
     """POST ``body`` (``stream: false``) and return the parser's events for the whole response and
     the parsed body (the closing events are left to the caller: call ``parser.finish()``)."""
     payload, _response = await _http.request_json(
-        ctx, "POST", url, headers=headers, json_body=dict(body), describe_error=describe_error
+        ctx,
+        "POST",
+        url,
+        headers=headers,
+        json_body=dict(body),
+        describe_error=describe_error,
+        read_timeout=ctx.remaining(),  # a whole searched answer can take 20-30 s (ARK)
     )
     return parser.whole(payload), payload

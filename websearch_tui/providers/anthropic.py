@@ -16,6 +16,7 @@ become ``AnswerDelta`` events as they arrive, ``citations_delta`` become citatio
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
 from websearch_tui.providers import _messages
@@ -31,5 +32,6 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         ProviderError: as :func:`websearch_tui.providers._messages.run` (404 gives the seed message
             ``Anthropic web search returned 404 (model or endpoint not found).``).
     """
-    async for event in _messages.run(request, ctx, FLAVOR):
-        yield event
+    async with aclosing(_messages.run(request, ctx, FLAVOR)) as events:  # closes the HTTP stream early too
+        async for event in events:
+            yield event

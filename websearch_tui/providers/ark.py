@@ -20,7 +20,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from websearch_tui.core.errors import register_secret
+from websearch_tui.core.errors import ProviderError, register_secret
 from websearch_tui.core.models import AnswerDelta, Note, SearchEvent, SearchRequest
 from websearch_tui.providers import _http, _parse, _responses
 from websearch_tui.providers.base import ProviderContext
@@ -31,6 +31,8 @@ DEFAULT_LIMIT = 4
 MAX_LIMIT = 50
 MAX_TOOL_CALLS = 2
 SHORT_ANSWER_CHARS = 100
+MIN_CONTINUATION_SECONDS = 25.0
+"""A continuation takes 20-30 s; with less time than this left before the deadline it is not asked for."""
 CONTINUATION_PROMPT = (
     "Based on the web searches you just made, write the complete answer to the question now, citing the pages you used."
 )
@@ -113,19 +115,29 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error
     )
     short = parser.searched and len(parser.answer.strip()) < SHORT_ANSWER_CHARS and parser.request_id
-    if short and ctx.option("continuation", False) is True:
+    if short and ctx.option("continuation", False) is True and ctx.remaining() >= MIN_CONTINUATION_SECONDS:
         yield Note(
             f"ARK's first answer was short ({len(parser.answer.strip())} characters); asked for the complete "
             "answer in a second, billed call (continuation = true)."
         )
         second = continuation_body(request, parser.model or body["model"], str(parser.request_id))
-        payload, _response = await _http.request_json(
-            ctx, "POST", url, headers=headers, json_body=second, describe_error=describe_error
-        )
-        more, replaced = parser.replace_answer(payload)
-        if replaced:
-            events = [event for event in events if not isinstance(event, AnswerDelta)]
-        events = events + more
+        try:
+            payload, _response = await _http.request_json(
+                ctx,
+                "POST",
+                url,
+                headers=headers,
+                json_body=second,
+                describe_error=describe_error,
+                read_timeout=ctx.remaining(),
+            )
+        except ProviderError as error:  # keep the first answer, which is already paid for
+            events.append(Note(f"ARK's continuation failed ({error.message}); showing the first answer."))
+        else:
+            more, replaced = parser.replace_answer(payload)
+            if replaced:
+                events = [event for event in events if not isinstance(event, AnswerDelta)]
+            events = events + more
     elif short:
         events.append(
             Note("ARK's answer is short; set continuation = true in [providers.ark] to ask for a complete one.")

@@ -16,6 +16,7 @@ prompt is sent (PROVIDERS.md §2.18).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
 from websearch_tui.providers import _messages
@@ -32,5 +33,6 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``DeepSeek API error (<status>): <message>``; 404 as ``DeepSeek web search returned 404
             (model or endpoint not found).``).
     """
-    async for event in _messages.run(request, ctx, FLAVOR):
-        yield event
+    async with aclosing(_messages.run(request, ctx, FLAVOR)) as events:  # closes the HTTP stream early too
+        async for event in events:
+            yield event

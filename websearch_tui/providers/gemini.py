@@ -19,11 +19,11 @@ into the §1.5 prompt and the sources are sliced locally, keeping every cited on
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from websearch_tui.core.errors import (
     ErrorKind,
@@ -201,10 +201,11 @@ class StreamParser:
             events.append(Note(NO_SEARCH_NOTE))
         return events
 
-    def redirect_links(self) -> list[str]:
-        """Every source and citation URL that is a grounding redirect link, in order."""
+    def redirect_links(self, trusted_hosts: Iterable[str] = ()) -> list[str]:
+        """Every source and citation URL that is a grounding redirect link we may resolve, in order
+        (see :func:`_grounding.is_redirect_link`)."""
         urls = [s.url for s in self.sources] + [c.url for c in self.citations]
-        return [url for url in dict.fromkeys(urls) if _grounding.is_redirect_link(url)]
+        return [url for url in dict.fromkeys(urls) if _grounding.is_redirect_link(url, trusted_hosts)]
 
     def resolved(self, mapping: dict[str, str]) -> list[SearchEvent]:
         """``SourcesFound``/``CitationsFound`` (replace) with redirect links swapped for the URLs in
@@ -402,6 +403,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     if not parser.has_text and not parser.sources:
         raise ProviderError(ctx.spec.id, ErrorKind.EMPTY, EMPTY_MESSAGE, status=502)
     deadline = ctx.deadline - RESOLVE_MARGIN
-    mapping = await _grounding.resolve_redirects(ctx.client, parser.redirect_links(), deadline=deadline)
+    endpoint_host = urlsplit(ctx.base_url()).hostname or ""
+    links = parser.redirect_links(trusted_hosts=(endpoint_host,))
+    mapping = await _grounding.resolve_redirects(ctx.client, links, deadline=deadline)
     for event in parser.resolved(mapping):
         yield event

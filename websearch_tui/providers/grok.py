@@ -14,6 +14,7 @@ a ``deprecated`` error. Search calls carry a JSON-string ``arguments``; citation
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from websearch_tui.core.errors import excerpt
@@ -105,7 +106,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     )
     headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
     url = _http.join_url(ctx.base_url(), PATH)
-    async for event in _responses.run_stream(
-        ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error
-    ):
-        yield event
+    events = _responses.run_stream(ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error)
+    async with aclosing(events) as stream_events:  # the HTTP stream closes even if the consumer stops early
+        async for event in stream_events:
+            yield event

@@ -39,6 +39,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
         json_body=build_body(request),
         describe_error=describe_error,
+        retry_http_errors=False,  # any HTTP answer from Perplexity is final (PROVIDERS.md §1.12)
+        max_retries=1,
     )
     payload = as_dict(data)
     request_id = plain_text(payload.get("id"), collapse=True) or header(response.headers, "x-request-id")
