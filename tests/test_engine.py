@@ -337,3 +337,21 @@ async def test_engine_notes_recency_a_provider_cannot_honour(monkeypatch: pytest
     assert ddgs.response.notes == []  # DuckDuckGo filters by date natively
     result = await Engine().compare(SearchRequest(query="q", providers=("brave",)))
     assert result.outcomes[0].response.notes == []  # no recency asked, nothing to say
+
+
+async def test_a_models_list_is_used_round_robin(monkeypatch: pytest.MonkeyPatch) -> None:
+    from websearch_tui.providers.base import ProviderSettings
+
+    asked: list[str | None] = []
+
+    async def spy(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        asked.append(ctx.model())
+        yield AnswerDelta("x")
+
+    install(monkeypatch, {"perplexity": spy, "brave": spy})
+    engine = Engine(settings={"perplexity": ProviderSettings(models=("sonar-pro", "sonar"))})
+    for _ in range(3):
+        await engine.compare(request("perplexity"))
+    assert asked == ["sonar-pro", "sonar", "sonar-pro"]
+    await engine.compare(request("brave"))
+    assert asked[-1] is None  # no models configured: the provider's default applies

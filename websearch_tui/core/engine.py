@@ -12,6 +12,7 @@ Front ends observe runs through an ``on_update(provider_id, update)`` callback t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
@@ -138,6 +139,7 @@ class Engine:
         self.resolve_credentials = resolve_credentials
         self._client = client
         self._pacers: dict[str, Pacer] = {}
+        self._model_turns: dict[str, int] = {}
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -251,7 +253,7 @@ class Engine:
             ctx = ProviderContext(
                 spec=spec,
                 client=self.client,
-                settings=self.settings.get(provider_id, ProviderSettings()),
+                settings=self._next_settings(provider_id),
                 credentials=credentials,
                 deadline=started + self.timeout,
             )
@@ -298,6 +300,17 @@ class Engine:
             record(outcome)
         notify(provider_id, StatusChanged(status, error))
         return outcome
+
+    def _next_settings(self, provider_id: str) -> ProviderSettings:
+        """The provider's settings for its next run; a ``models`` list is used round-robin
+        (each run sees a different first model, which is the one it asks for)."""
+        settings = self.settings.get(provider_id, ProviderSettings())
+        if len(settings.models) < 2:
+            return settings
+        turn = self._model_turns.get(provider_id, 0)
+        self._model_turns[provider_id] = turn + 1
+        shift = turn % len(settings.models)
+        return dataclasses.replace(settings, models=settings.models[shift:] + settings.models[:shift])
 
     def _pacer(self, spec: ProviderSpec) -> Pacer:
         """The provider's pacer: config ``min_interval`` or the spec default, seconds between searches."""
