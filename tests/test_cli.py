@@ -161,3 +161,21 @@ def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> 
         "Brave Search: no API key. Set BRAVE_API_KEY or store it in the OS keyring (service websearch-tui, user brave:api_key)."
         in out.stderr
     )
+
+
+@pytest.mark.parametrize("provider_id", sorted(__import__("websearch_tui.providers", fromlist=["SPECS"]).SPECS))
+def test_every_provider_is_reachable_and_loads_alone(provider_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from websearch_tui.cli import _check_providers, build_parser
+
+    args = build_parser().parse_args(["search", "q", "-p", provider_id.upper()])
+    assert _check_providers(args.providers) == (provider_id,)  # the CLI accepts it (case-insensitively)
+    script = (
+        "import sys\n"
+        "from websearch_tui.providers import load_stream\n"
+        f"load_stream({provider_id!r})\n"
+        "mods = sorted(m for m in sys.modules if m.startswith('websearch_tui.providers.') and not m.rsplit('.', 1)[1].startswith('_'))\n"
+        "print(mods, any(m == 'textual' or m.startswith('textual.') for m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    expected = sorted(["websearch_tui.providers.base", f"websearch_tui.providers.{provider_id}"])
+    assert out.stdout.strip() == f"{expected} False", out.stderr
