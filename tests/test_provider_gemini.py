@@ -27,7 +27,7 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
-from websearch_tui.providers import _grounding, _http, get_spec, load_stream
+from websearch_tui.providers import _grounding, _http, _parse, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window
 from websearch_tui.providers.base import ProviderContext, ProviderSettings
 from websearch_tui.providers.gemini import EMPTY_MESSAGE, MAX_TOKENS_NOTE, NO_SEARCH_NOTE
@@ -567,8 +567,18 @@ def test_is_redirect_link() -> None:
 
 def test_select_sources_keeps_cited_beyond_the_limit() -> None:
     sources = [Source(f"https://s{i}.example/", f"s{i}") for i in range(5)] + [Source("https://S0.example", "dup")]
-    kept = _grounding.select_sources(sources, ["https://s4.example"], 2)
+    kept = _parse.limit_sources(sources, 2, ["https://s4.example"])
     assert [s.url for s in kept] == ["https://s0.example/", "https://s1.example/", "https://s4.example/"]
+
+
+def test_usage_from_reads_non_negative_int_counts_only() -> None:
+    raw = {"promptTokenCount": 7, "candidatesTokenCount": True, "totalTokenCount": -1}
+    assert _parse.usage_from(raw, input="promptTokenCount", output="candidatesTokenCount", total="totalTokenCount") == (
+        Usage(input_tokens=7)
+    )
+    assert _parse.usage_from({}, input="promptTokenCount", searches=2) == Usage(search_requests=2)
+    assert _parse.usage_from(None, input="promptTokenCount") is None
+    assert _parse.int_field({"a": False, "b": "3", "c": -4}, "a", "b", "c") == -4
 
 
 async def test_resolution_concurrency_is_bounded() -> None:

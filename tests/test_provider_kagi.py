@@ -387,3 +387,12 @@ async def test_fake_empty_variant() -> None:
                 "kagi", SearchRequest("q"), fake_ctx("kagi", srv, client, options={"api_version": "v0"})
             )
     assert not response.is_renderable() and not legacy.is_renderable()
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [("Kagi API error (2): Unauthorized", "Kagi API error (2): Unauthorized. Hint."), ("Denied!", "Denied! Hint.")],
+)
+def test_with_hint_appends_a_sentence_and_keeps_kind_status_and_retry_after(message: str, expected: str) -> None:
+    error = ProviderError("kagi", ErrorKind.AUTH, message, status=401, retry_after=2.0).with_hint("Hint.")
+    assert (error.message, error.kind, error.status, error.retry_after) == (expected, ErrorKind.AUTH, 401, 2.0)

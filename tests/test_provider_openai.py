@@ -600,7 +600,11 @@ async def test_deltas_without_item_id_and_a_final_item_with_one_do_not_repeat_th
     from tests.helpers import collect as _collect
     from tests.helpers import make_ctx as _make_ctx
 
-    message = {"type": "message", "id": "msg_1", "content": [{"type": "output_text", "text": "Hello", "annotations": []}]}
+    message = {
+        "type": "message",
+        "id": "msg_1",
+        "content": [{"type": "output_text", "text": "Hello", "annotations": []}],
+    }
     events = [
         {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": "Hello"},
         {"type": "response.output_item.done", "output_index": 0, "item": message},

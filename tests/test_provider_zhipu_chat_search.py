@@ -28,7 +28,13 @@ from websearch_tui.core.models import (
 from websearch_tui.providers import _http, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window
 from websearch_tui.providers.base import ProviderContext, ProviderSettings
-from websearch_tui.providers.zhipu_chat_search import LENGTH_NOTE, NO_SEARCH_NOTE, SENSITIVE_NOTE, cited_refs
+from websearch_tui.providers.zhipu_chat_search import (
+    LENGTH_NOTE,
+    NO_SEARCH_NOTE,
+    SENSITIVE_NOTE,
+    RefScanner,
+    cited_refs,
+)
 
 PID = "zhipu_chat_search"
 KEY = "zhipu-chat-test-key-123456"
@@ -246,6 +252,25 @@ async def test_marker_split_across_deltas_and_results_after_the_answer() -> None
     _, events, result = await run(sse_reply(data))
     assert [c.url for c in result.citations] == ["https://site2.example/page"]  # ref_9 has no result: no link
     assert len([e for e in events if isinstance(e, CitationsFound)]) == 1
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7])
+def test_ref_scanner_reads_growing_text_like_a_full_rescan(size: int) -> None:
+    answer = "Intro [2] x. Fact [Source: ref_12] and ref_1, xref_3, [来源：ref_4]; ref_12345 [1] ref_1 end ref_7"
+    scanner, text = RefScanner(), ""
+    for start in range(0, len(answer), size):
+        text += answer[start : start + size]
+        scanner.scan(text)
+        assert scanner.refs() == cited_refs(text), text
+    assert scanner.refs() == ["ref_12", "ref_1", "ref_4", "ref_7"]
+
+
+def test_ref_scanner_replaces_a_marker_that_grew_in_the_next_chunk() -> None:
+    scanner = RefScanner()
+    scanner.scan("see ref_1")
+    assert scanner.refs() == ["ref_1"]  # provisional: more digits may follow
+    scanner.scan("see ref_12 and [3]")
+    assert scanner.refs() == ["ref_12"]
 
 
 async def test_bare_numeric_markers_are_read_when_there_is_no_ref_marker() -> None:

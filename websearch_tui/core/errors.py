@@ -71,6 +71,15 @@ class ProviderError(Exception):
         """True for rate limits, server errors, timeouts and network errors."""
         return self.kind in RETRYABLE_KINDS
 
+    def with_hint(self, text: str) -> ProviderError:
+        """A copy of this error (same provider, kind, status and retry_after) whose message ends
+        with the sentence ``text``; a message without closing punctuation gets a ``.`` first."""
+        base = self.message.rstrip()
+        separator = " " if base.endswith((".", "!", "?")) else ". "
+        return ProviderError(
+            self.provider, self.kind, f"{base}{separator}{text}", status=self.status, retry_after=self.retry_after
+        )
+
     def to_dict(self) -> dict[str, object]:
         """JSON-ready ``{"kind", "message", "status"}``."""
         return {"kind": self.kind.value, "message": self.message, "status": self.status}

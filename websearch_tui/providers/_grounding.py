@@ -6,21 +6,20 @@
   concurrency, and never past the provider deadline. A link that cannot be resolved is simply
   absent from the result (the caller keeps the redirect link and its title).
 - :func:`is_redirect_link` recognises such links by their path marker.
-- :func:`select_sources` caps a source list at ``limit`` while keeping every cited source
-  (PROVIDERS.md §1.3: citations are never truncated, so what they point at stays listed).
+
+(Capping the sources while keeping every cited one is :func:`._parse.limit_sources`.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from websearch_tui.core.models import Source
-from websearch_tui.core.text import canonical_url, safe_url
+from websearch_tui.core.text import safe_url
 
 REDIRECT_MARKER = "/grounding-api-redirect/"
 """Path segment of Gemini's grounding redirect links (on vertexaisearch.cloud.google.com, or on a
@@ -109,19 +108,3 @@ async def _head_location(client: httpx.AsyncClient, url: str, timeout: float) ->
         return safe_url(urljoin(url, location.strip()))
     except ValueError:
         return None
-
-
-def select_sources(sources: Sequence[Source], cited_urls: Collection[str], limit: int) -> tuple[Source, ...]:
-    """``sources`` de-duplicated by canonical URL, cut to the first ``limit``, plus every later one
-    whose URL is in ``cited_urls`` (compared canonically), in provider order."""
-    cited = {canonical_url(url) for url in cited_urls if url}
-    seen: set[str] = set()
-    kept: list[Source] = []
-    for source in sources:
-        key = canonical_url(source.url)
-        if key in seen:
-            continue
-        seen.add(key)
-        if len(seen) <= limit or key in cited:
-            kept.append(source)
-    return tuple(kept)

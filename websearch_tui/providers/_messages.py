@@ -40,7 +40,6 @@ from websearch_tui.core.models import (
     SearchRequest,
     Source,
     SourcesFound,
-    Usage,
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
 from websearch_tui.providers import _http, _parse
@@ -228,17 +227,12 @@ def stream_error(provider: str, label: str, payload: dict[str, Any]) -> Provider
 # --------------------------------------------------------------------------- parsing
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _usage_fields(raw: Any) -> dict[str, int]:
     """``input_tokens``, ``output_tokens`` and ``server_tool_use.web_search_requests`` present in ``raw``."""
-    raw = _parse.as_dict(raw)
     found = {
-        "input_tokens": _int(raw.get("input_tokens")),
-        "output_tokens": _int(raw.get("output_tokens")),
-        "search_requests": _int(_parse.as_dict(raw.get("server_tool_use")).get("web_search_requests")),
+        "input_tokens": _parse.int_field(raw, "input_tokens"),
+        "output_tokens": _parse.int_field(raw, "output_tokens"),
+        "search_requests": _parse.int_field(_parse.as_dict(raw).get("server_tool_use"), "web_search_requests"),
     }
     return {name: value for name, value in found.items() if value is not None}
 
@@ -393,15 +387,14 @@ class MessageParser:
         if not self.searched and self._answer_tail:
             events.extend(self._note(f"{self.label} answered without searching the web."))
         total = self._usage_total
-        usage = None
-        if total:
-            both = ("input_tokens", "output_tokens")
-            usage = Usage(
-                input_tokens=total.get("input_tokens"),
-                output_tokens=total.get("output_tokens"),
-                total_tokens=sum(total[n] for n in both) if all(n in total for n in both) else None,
-                search_requests=total.get("search_requests"),
-            )
+        both = ("input_tokens", "output_tokens")
+        usage = _parse.usage_from(
+            total,
+            input="input_tokens",
+            output="output_tokens",
+            total=sum(total[n] for n in both) if all(n in total for n in both) else None,
+            searches="search_requests",
+        )
         events.append(
             Metadata(
                 model=self.model or self.requested_model,
@@ -470,7 +463,7 @@ class MessageParser:
 
     def _block_start(self, payload: dict[str, Any]) -> list[SearchEvent]:
         block = payload.get("content_block")
-        index = _int(payload.get("index"))
+        index = _parse.int_field(payload, "index")
         if not isinstance(block, dict):
             return []
         block = copy.deepcopy(block)
@@ -498,7 +491,7 @@ class MessageParser:
         return []
 
     def _block_delta(self, payload: dict[str, Any]) -> list[SearchEvent]:
-        index = _int(payload.get("index"))
+        index = _parse.int_field(payload, "index")
         delta = _parse.as_dict(payload.get("delta"))
         block = self._blocks.get(index if index is not None else -1)
         kind = delta.get("type")
@@ -521,7 +514,7 @@ class MessageParser:
         return []
 
     def _block_stop(self, payload: dict[str, Any]) -> list[SearchEvent]:
-        index = _int(payload.get("index"))
+        index = _parse.int_field(payload, "index")
         block = self._blocks.get(index if index is not None else -1)
         if block is None or block.get("type") != "server_tool_use":
             return []
@@ -596,9 +589,7 @@ class MessageParser:
         return self._source_update()
 
     def _source_update(self) -> list[SearchEvent]:
-        selected = tuple(
-            s for i, s in enumerate(self._results) if i < self.max_results or canonical_url(s.url) in self._cited
-        )
+        selected = _parse.limit_sources(self._results, self.max_results, self._cited)
         if selected == self._sent_sources:
             return []
         self._sent_sources = selected

@@ -9,7 +9,10 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
 - :func:`clamp_count` applies the count rule of §1.3;
 - :func:`start_date` gives the ``YYYY-MM-DD`` lower bound of a recency window (§1.4);
 - :func:`find_message` / :func:`api_error_describer` turn provider error bodies into messages;
-- :func:`text_list` / :func:`join_texts` clean lists of strings (suggestions, excerpts, warnings).
+- :func:`text_list` / :func:`join_texts` clean lists of strings (suggestions, excerpts, warnings);
+- :func:`limit_sources` cuts a source list to the result limit, keeping every cited source;
+- :func:`int_field` / :func:`usage_from` read counts and token usage;
+- :func:`choice_option` validates a string option against its allowed values.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from websearch_tui.core.errors import excerpt
-from websearch_tui.core.models import Source
+from websearch_tui.core.models import Source, Usage
 from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize, truncate
 
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
@@ -162,8 +165,11 @@ def join_texts(parts: Iterable[object], separator: str) -> str | None:
     return separator.join(seen) if seen else None
 
 
-def limit_sources(sources: Sequence[Source], max_results: int) -> tuple[Source, ...]:
-    """The first ``max_results`` sources, de-duplicated by canonical URL in provider order."""
+def limit_sources(sources: Sequence[Source], max_results: int, cited_urls: Iterable[str] = ()) -> tuple[Source, ...]:
+    """``sources`` de-duplicated by canonical URL (provider order), cut to the first ``max_results``,
+    plus every later one whose URL is in ``cited_urls`` (compared canonically): PROVIDERS.md §1.3,
+    citations are never truncated, so what they point at stays listed."""
+    cited = {canonical_url(url) for url in cited_urls if url}
     seen: set[str] = set()
     kept: list[Source] = []
     for source in sources:
@@ -171,10 +177,68 @@ def limit_sources(sources: Sequence[Source], max_results: int) -> tuple[Source, 
         if key in seen:
             continue
         seen.add(key)
-        kept.append(source)
-        if len(kept) >= max_results:
+        if len(seen) <= max_results or key in cited:
+            kept.append(source)
+        elif not cited:
             break
     return tuple(kept)
+
+
+def int_field(mapping: object, *names: str, minimum: int | None = None) -> int | None:
+    """The first value of ``mapping`` among ``names`` that is an ``int`` (booleans are not) and, when
+    ``minimum`` is given, at least ``minimum``; ``None`` when there is none (or ``mapping`` is not a
+    dict)."""
+    row = as_dict(mapping)
+    for name in names:
+        value = row.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and (minimum is None or value >= minimum):
+            return value
+    return None
+
+
+UsageField = str | int | None
+"""How :func:`usage_from` gets one count: a key of the raw usage object, a count already read
+elsewhere (an ``int``, e.g. from a nested object), or ``None``."""
+
+
+def usage_from(
+    raw: object,
+    *,
+    input: UsageField = None,  # noqa: A002 - mirrors Usage.input_tokens
+    output: UsageField = None,
+    total: UsageField = None,
+    searches: UsageField = None,
+) -> Usage | None:
+    """A :class:`Usage` from a provider usage object, or ``None`` when no count is known.
+
+    Each count is read with :func:`int_field` (non-negative ints only) when given as a key, taken as
+    is when given as an ``int``; ``raw`` that is not a dict reads as ``{}``.
+    """
+
+    def count(spec: UsageField) -> int | None:
+        if isinstance(spec, str):
+            return int_field(raw, spec, minimum=0)
+        return spec if isinstance(spec, int) and not isinstance(spec, bool) else None
+
+    usage = Usage(
+        input_tokens=count(input),
+        output_tokens=count(output),
+        total_tokens=count(total),
+        search_requests=count(searches),
+    )
+    return usage if usage != Usage() else None
+
+
+def choice_option(value: object, choices: Sequence[str], default: str, name: str) -> tuple[str, list[str]]:
+    """``(choice, notes)`` for a string option that must be one of ``choices`` (case-insensitive).
+
+    A valid value gives itself lower-cased and no note; anything else gives ``default`` and the note
+    ``"<name> <value!r> is not one of <a, b, c>; used <default>."`` (``name`` such as
+    ``"OpenAI search_context_size"``).
+    """
+    if isinstance(value, str) and value.lower() in choices:
+        return value.lower(), []
+    return default, [f"{name} {value!r} is not one of {', '.join(choices)}; used {default}."]
 
 
 def as_dict(value: object) -> dict[str, Any]:

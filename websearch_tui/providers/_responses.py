@@ -9,10 +9,12 @@ Streamed, the same facts arrive as ``response.*`` events (§2.20 "Streaming").
 
 This module holds everything the four providers share:
 
-- request pieces: :func:`user_input`, :func:`system_input`, :func:`accepts_temperature`;
+- request pieces: :func:`user_input`, :func:`system_input`, :func:`accepts_temperature`,
+  :func:`search_context_size`;
 - :class:`ResponsesParser`: turns stream events (or one whole response) into our events;
-- :func:`run_stream` (the SSE loop with the "ended before it finished" rule) and
-  :func:`run_whole` (one JSON response);
+- :func:`run_stream` (the SSE loop with the "ended before it finished" rule),
+  :func:`stream_search` (notes + a fresh parser + :func:`run_stream`, the whole ``stream`` of a
+  provider) and :func:`run_whole` (one JSON response);
 - error wording: :func:`http_error_describer`, :func:`stream_error`.
 """
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +43,8 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
-from websearch_tui.providers import _grounding, _http, _parse, _prompt
+from websearch_tui.providers import _http, _parse, _prompt
+from websearch_tui.providers._stream import MetadataTracker, ended_early
 from websearch_tui.providers.base import ProviderContext
 
 CITED_TEXT_CHARS = 300
@@ -50,6 +53,8 @@ CITED_TEXT_CHARS = 300
 MESSAGE_SEPARATOR = "\n\n"
 """Between the texts of several ``message`` items / ``output_text`` parts."""
 
+CONTEXT_SIZES = ("low", "medium", "high")
+"""Allowed values of the hosted ``web_search`` tool's ``search_context_size``."""
 PAGE_ACTIONS = ("open_page", "find_in_page")
 FINAL_EVENTS = ("response.completed", "response.done", "response.incomplete")
 TRACKING_PARAMS = {("utm_source", "openai")}
@@ -83,6 +88,13 @@ def system_input(*, typed: bool = True) -> dict:
     """The system prompt as a ``system`` input message (for APIs without ``instructions``)."""
     content: Any = [{"type": "input_text", "text": _prompt.SYSTEM_PROMPT}] if typed else _prompt.SYSTEM_PROMPT
     return {"role": "system", "content": content}
+
+
+def search_context_size(ctx: ProviderContext, name: str, default: str) -> tuple[str, list[str]]:
+    """The ``search_context_size`` option (``default`` when unset) and a note when it is not one of
+    :data:`CONTEXT_SIZES` (then ``default`` is used): ``"<name> search_context_size ... used <default>."``."""
+    value = ctx.option("search_context_size", default)
+    return _parse.choice_option(value, CONTEXT_SIZES, default, f"{name} search_context_size")
 
 
 def accepts_temperature(model: str) -> bool:
@@ -171,10 +183,6 @@ def _trim_url(url: str) -> str:
     while url.endswith(")") and url.count(")") > url.count("("):
         url = url[:-1].rstrip(".,;:!?'\"*_~")
     return url
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 # --------------------------------------------------------------------------- errors
@@ -272,8 +280,6 @@ class ResponsesParser:
     auth_mode: str = "api_key"
     join_messages: bool = True
     require_search: bool = False
-    model: str | None = None
-    request_id: str | None = None
     usage: Usage | None = None
     searched: bool = False
     completed: bool = False
@@ -287,9 +293,22 @@ class ResponsesParser:
     _queries: list[str] = field(default_factory=list)
     _search_calls: int = 0
     _seen_calls: set[str] = field(default_factory=set)
-    _meta_sent: bool = False
+    _meta: MetadataTracker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._meta = MetadataTracker(self.requested_model, self.auth_mode)
 
     # ---- public
+
+    @property
+    def model(self) -> str | None:
+        """The model the stream reported, if any."""
+        return self._meta.model
+
+    @property
+    def request_id(self) -> str | None:
+        """The response id the stream reported, if any."""
+        return self._meta.request_id
 
     @property
     def answer(self) -> str:
@@ -310,7 +329,8 @@ class ResponsesParser:
         if kind == "response.output_text.delta":
             return self._delta(_part_key(payload), payload.get("delta"))
         if kind == "response.output_text.annotation.added":
-            return self._annotations(_part_key(payload), [payload.get("annotation")], payload.get("annotation_index"))
+            index = _parse.int_field(payload, "annotation_index", minimum=0)
+            return self._annotations(_part_key(payload), [payload.get("annotation")], index)
         if kind == "response.output_text.done":
             return self._reconcile_part(_part_key(payload), payload.get("text"))
         if kind.startswith("response.web_search_call.") or kind.startswith("response.x_search_call."):
@@ -349,7 +369,7 @@ class ResponsesParser:
         After the returned events, call :meth:`failure` (Codex without a search).
         """
         if not self.completed:
-            raise ProviderError(self.provider_id, ErrorKind.PROTOCOL, f"{self.label} stream ended before it finished")
+            raise ended_early(self.provider_id, self.label)
         events: list[SearchEvent] = []
         if not self._citations:
             events.extend(self._citations_from_links())
@@ -468,10 +488,9 @@ class ResponsesParser:
 
     # ---- citations and sources
 
-    def _annotations(self, key: tuple[str, int], annotations: list[Any], first_index: Any) -> list[SearchEvent]:
+    def _annotations(self, key: tuple[str, int], annotations: list[Any], first_index: int | None) -> list[SearchEvent]:
         part = self._parts.setdefault(key, _Part())
-        base = _int(first_index)
-        base = part.annotations if base is None else base
+        base = part.annotations if first_index is None else first_index
         citations: list[Citation] = []
         for offset, annotation in enumerate(annotations):
             index = base + offset
@@ -532,7 +551,7 @@ class ResponsesParser:
             )
 
     def _sources_event(self) -> list[SearchEvent]:
-        selection = _grounding.select_sources(self._candidates, [c.url for c in self._citations], self.max_results)
+        selection = _parse.limit_sources(self._candidates, self.max_results, [c.url for c in self._citations])
         if selection == self._selection:
             return []
         self._selection = selection
@@ -541,19 +560,7 @@ class ResponsesParser:
     # ---- metadata and the final response
 
     def _metadata(self, response: dict[str, Any]) -> list[SearchEvent]:
-        model = plain_text(response.get("model"), collapse=True)
-        request_id = plain_text(response.get("id"), collapse=True)
-        changed = False
-        if model and model != self.model:
-            self.model, changed = model, True
-        if request_id and request_id != self.request_id:
-            self.request_id, changed = request_id, True
-        if not changed and self._meta_sent:
-            return []
-        self._meta_sent = True
-        return [
-            Metadata(model=self.model or self.requested_model, request_id=self.request_id, auth_mode=self.auth_mode)
-        ]
+        return self._meta.update(response.get("model"), response.get("id"))
 
     def _final(self, response: dict[str, Any]) -> list[SearchEvent]:
         """Reconcile with the complete response: items, text and annotations not seen streamed, usage."""
@@ -578,18 +585,13 @@ class ResponsesParser:
         return events
 
     def _final_metadata(self) -> Metadata:
-        return Metadata(
-            model=self.model or self.requested_model,
-            request_id=self.request_id,
-            usage=self.usage,
-            auth_mode=self.auth_mode,
-        )
+        return self._meta.metadata(self.usage)
 
 
 def _part_key(payload: Mapping[str, Any]) -> tuple[str, int]:
     item_id = payload.get("item_id")
     key = str(item_id) if item_id else f"#{payload.get('output_index')}"
-    return key, _int(payload.get("content_index")) or 0
+    return key, _parse.int_field(payload, "content_index", minimum=0) or 0
 
 
 def _texts(values: Iterable[object]) -> list[str]:
@@ -640,20 +642,14 @@ def _last_message_text(output: list[dict[str, Any]]) -> str:
 def _usage(response: dict[str, Any], search_calls: int) -> Usage | None:
     """Tokens from ``usage``; searches from ``tool_usage.web_search.num_requests`` (OpenAI), else
     ``usage.num_server_side_tools_used`` (xAI), else the number of search calls seen."""
-    raw = _parse.as_dict(response.get("usage"))
-    tool_usage = _parse.as_dict(_parse.as_dict(response.get("tool_usage")).get("web_search"))
-    searches = _int(tool_usage.get("num_requests"))
+    raw = response.get("usage")
+    tool_usage = _parse.as_dict(response.get("tool_usage")).get("web_search")
+    searches = _parse.int_field(tool_usage, "num_requests", minimum=0)
     if searches is None:
-        searches = _int(raw.get("num_server_side_tools_used"))
+        searches = _parse.int_field(raw, "num_server_side_tools_used", minimum=0)
     if searches is None and search_calls:
         searches = search_calls
-    usage = Usage(
-        input_tokens=_int(raw.get("input_tokens")),
-        output_tokens=_int(raw.get("output_tokens")),
-        total_tokens=_int(raw.get("total_tokens")),
-        search_requests=searches,
-    )
-    return usage if usage != Usage() else None
+    return _parse.usage_from(raw, input="input_tokens", output="output_tokens", total="total_tokens", searches=searches)
 
 
 # --------------------------------------------------------------------------- running
@@ -691,6 +687,63 @@ async def run_stream(
     failure = parser.failure()
     if failure is not None:
         raise failure
+
+
+async def stream_search(
+    request: SearchRequest,
+    ctx: ProviderContext,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: Mapping[str, Any],
+    notes: Iterable[str],
+    describe_error: _http.ErrorDescriber,
+    **parser_options: Any,
+) -> AsyncIterator[SearchEvent]:
+    """A Responses provider's whole ``stream``: ``Note`` per note, then :func:`run_stream` with a
+    fresh :class:`ResponsesParser` for ``ctx.spec`` (``parser_options`` such as ``auth_mode`` or
+    ``require_search`` go to the parser). The HTTP stream closes even if the consumer stops early.
+
+    Raises:
+        ProviderError: as :func:`run_stream`.
+    """
+    for note in notes:
+        yield Note(note)
+    parser = ResponsesParser(
+        provider_id=ctx.spec.id,
+        label=ctx.spec.label,
+        requested_model=body["model"],
+        max_results=request.max_results,
+        **parser_options,
+    )
+    events = run_stream(ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error)
+    async with aclosing(events) as stream_events:
+        async for event in stream_events:
+            yield event
+
+
+async def api_key_stream(
+    request: SearchRequest,
+    ctx: ProviderContext,
+    path: str,
+    build_body: Callable[[SearchRequest, ProviderContext], tuple[dict[str, Any], list[str]]],
+    describe_error: _http.ErrorDescriber,
+) -> AsyncIterator[SearchEvent]:
+    """The whole ``stream`` of an API-key Responses provider (OpenAI, Grok): the key as
+    ``Authorization: Bearer``, ``build_body(request, ctx) -> (body, notes)`` POSTed to ``path`` under
+    the configured base URL, then :func:`stream_search`.
+
+    Raises:
+        ProviderError: ``config`` without a key; otherwise as :func:`run_stream`.
+    """
+    key = ctx.require_api_key()
+    body, notes = build_body(request, ctx)
+    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
+    url = _http.join_url(ctx.base_url(), path)
+    events = stream_search(request, ctx, url, headers=headers, body=body, notes=notes, describe_error=describe_error)
+    async with aclosing(events) as stream_events:
+        async for event in stream_events:
+            yield event
 
 
 async def run_whole(

@@ -1,8 +1,11 @@
-"""What the Zhipu (BigModel) family shares: Zhipu Web Search (REST) and Z.AI Web Search Prime (MCP).
+"""What the Zhipu (BigModel) family shares: Zhipu Web Search (REST), Zhipu Chat Search and Z.AI Web
+Search Prime (MCP).
 
 - :data:`RECENCY_FILTERS`: our recency -> ``search_recency_filter``;
 - :data:`CODE_KINDS` / :func:`code_kind`: business error codes -> :class:`ErrorKind`;
 - :func:`error_envelope`: the ``{"error": {"code", "message"}}`` body (sent even with HTTP 200);
+- :func:`error_describer` / :func:`with_code_kind` / :func:`envelope_error`: the wording and kind
+  of those errors, with or without an HTTP error status;
 - :func:`parse_results`: result rows -> :class:`Source` (PROVIDERS.md §2.14, §2.16).
 """
 
@@ -10,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from websearch_tui.core.errors import ErrorKind, excerpt, kind_for_status, mentions_quota
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
 from websearch_tui.core.models import Source
-from websearch_tui.core.text import safe_url
+from websearch_tui.core.text import plain_text, safe_url
+from websearch_tui.providers._http import ErrorDescriber
 from websearch_tui.providers._parse import as_dict, code_text, find_message, sources_from
 
 RECENCY_FILTERS = {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
@@ -53,6 +57,38 @@ def error_envelope(parsed: Any) -> tuple[str, str] | None:
         return None
     message = find_message(error, ("message", "msg", "error_message")) or "no message"
     return code_text(as_dict(error).get("code")) or "", excerpt(message, 500)
+
+
+def error_describer(prefix: str, codes: list[str]) -> ErrorDescriber:
+    """An ``_http`` describer for non-2xx replies: ``<prefix> (<status>, code <code>): <message>``
+    (``<prefix> (<status>): <excerpt>`` without an envelope). Each envelope code it sees is appended
+    to ``codes`` so :func:`with_code_kind` can correct the kind afterwards."""
+
+    def describe(status: int, text: str, parsed: Any) -> str:
+        envelope = error_envelope(parsed)
+        if envelope is None:
+            return f"{prefix} ({status}): {excerpt(plain_text(text, collapse=True) or '', 500) or 'no details'}"
+        code, message = envelope
+        codes.append(code)
+        return f"{prefix} ({status}{f', code {code}' if code else ''}): {message}"
+
+    return describe
+
+
+def with_code_kind(error: ProviderError, codes: list[str]) -> ProviderError:
+    """``error`` with its kind taken from the last business code seen (BigModel sends code 1113,
+    no balance, with HTTP 429: that is ``quota``, not ``rate_limit``); 401/403 stay ``auth``."""
+    kind = CODE_KINDS.get(codes[-1]) if codes else None
+    if kind is None or kind is error.kind or error.kind is ErrorKind.AUTH or kind is ErrorKind.EMPTY:
+        return error
+    return ProviderError(error.provider, kind, error.message, status=error.status, retry_after=error.retry_after)
+
+
+def envelope_error(provider_id: str, prefix: str, code: str, message: str) -> ProviderError:
+    """``<prefix> (code <code>): <message>`` (``no code`` when absent) for an error envelope that
+    came with HTTP 200; the kind from :func:`code_kind`."""
+    shown = f"code {code}" if code else "no code"
+    return ProviderError(provider_id, code_kind(code, message), f"{prefix} ({shown}): {message}")
 
 
 def parse_results(rows: object) -> list[Source]:

@@ -20,13 +20,12 @@ from typing import Any
 
 from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import Note, SearchEvent, SearchRequest
+from websearch_tui.core.models import SearchEvent, SearchRequest
 from websearch_tui.providers import _codex_auth, _http, _prompt, _responses
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/codex/responses"
 DEFAULT_MODEL = "gpt-5.1-codex-mini"
-CONTEXT_SIZES = ("low", "medium", "high")
 ORIGINATOR = "websearch_tui"
 AUTH_MODE = "oauth"
 REFRESH_HINT = "Your ChatGPT login may have expired: run any `codex` command (or `codex login`) to refresh it."
@@ -43,11 +42,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     "search_context_size": "high"}], "tool_choice": {"type": "web_search"}, "include":
     ["web_search_call.action.sources"], "parallel_tool_calls": true}``.
     """
-    notes: list[str] = []
-    size = ctx.option("search_context_size", "high")
-    if not isinstance(size, str) or size.lower() not in CONTEXT_SIZES:
-        notes.append(f"Codex search_context_size {size!r} is not one of {', '.join(CONTEXT_SIZES)}; used high.")
-        size = "high"
+    size, notes = _responses.search_context_size(ctx, "Codex", "high")
     if request.max_tokens is not None or request.temperature is not None:
         notes.append("Codex: max_tokens and temperature are not accepted by the Codex backend; ignored.")
     body = {
@@ -56,7 +51,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
         "store": False,
         "instructions": _prompt.SYSTEM_PROMPT,
         "input": [_responses.user_input(request, item_type=True)],
-        "tools": [{"type": "web_search", "search_context_size": size.lower()}],
+        "tools": [{"type": "web_search", "search_context_size": size}],
         "tool_choice": {"type": "web_search"},
         "include": ["web_search_call.action.sources"],
         "parallel_tool_calls": True,
@@ -101,18 +96,16 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         raise _codex_auth.refuse_endpoint(url)
     login = _codex_auth.read_login()
     body, notes = build_body(request, ctx)
-    for note in notes:
-        yield Note(note)
-    parser = _responses.ResponsesParser(
-        provider_id=ctx.spec.id,
-        label=ctx.spec.label,
-        requested_model=body["model"],
-        max_results=request.max_results,
+    events = _responses.stream_search(
+        request,
+        ctx,
+        url,
+        headers=build_headers(login),
+        body=body,
+        notes=notes,
+        describe_error=describe_error,
         auth_mode=AUTH_MODE,
         require_search=True,
-    )
-    events = _responses.run_stream(
-        ctx, url, headers=build_headers(login), body=body, parser=parser, describe_error=describe_error
     )
     try:
         async with aclosing(events) as running:
@@ -120,7 +113,5 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
                 yield event
     except ProviderError as error:
         if error.kind is ErrorKind.AUTH and error.status in (401, 403):
-            raise ProviderError(
-                error.provider, error.kind, f"{error.message} {REFRESH_HINT}", status=error.status
-            ) from None
+            raise error.with_hint(REFRESH_HINT) from None
         raise

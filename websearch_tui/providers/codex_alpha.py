@@ -32,11 +32,11 @@ from websearch_tui.providers._http import USER_AGENT, join_url, request_json
 from websearch_tui.providers._parse import (
     answer_text,
     api_error_describer,
-    as_dict,
     find_message,
     header,
     limit_sources,
     sources_from,
+    usage_from,
 )
 from websearch_tui.providers.base import ProviderContext
 
@@ -147,10 +147,4 @@ def parse_results(results: Any) -> list[Source]:
 
 def parse_usage(value: Any) -> Usage | None:
     """``usage`` with ``input_tokens``/``output_tokens``/``total_tokens`` (ints), else ``None``."""
-    usage = as_dict(value)
-    counts = {
-        name: usage[name]
-        for name in ("input_tokens", "output_tokens", "total_tokens")
-        if isinstance(usage.get(name), int) and not isinstance(usage.get(name), bool)
-    }
-    return Usage(**counts) if counts else None
+    return usage_from(value, input="input_tokens", output="output_tokens", total="total_tokens")

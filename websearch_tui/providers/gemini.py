@@ -36,7 +36,6 @@ from websearch_tui.core.models import (
     AnswerDelta,
     Citation,
     CitationsFound,
-    Metadata,
     Note,
     SearchEvent,
     SearchQueries,
@@ -48,6 +47,7 @@ from websearch_tui.core.models import (
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
 from websearch_tui.providers import _grounding, _http, _parse
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
+from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1beta/models/{model}:streamGenerateContent"
@@ -92,8 +92,7 @@ def stream_url(base_url: str, model: str) -> str:
 def _google_error(parsed: Any) -> tuple[int | None, str, str]:
     """``(code, STATUS, message)`` of Google's ``{"error": {"code", "status", "message"}}`` envelope."""
     error = _parse.as_dict(_parse.as_dict(parsed).get("error"))
-    code = error.get("code")
-    number = code if isinstance(code, int) and not isinstance(code, bool) else None
+    number = _parse.int_field(error, "code")
     status = plain_text(error.get("status"), collapse=True) or ""
     message = _parse.find_message(error, ("message",)) or ""
     return number, status, message
@@ -141,8 +140,6 @@ class StreamParser:
     requested_model: str
     max_results: int
     provider_id: str = "gemini"
-    model: str | None = None
-    request_id: str | None = None
     usage: Usage | None = None
     finished: bool = False
     finish_reason: str | None = None
@@ -154,7 +151,10 @@ class StreamParser:
     _source_keys: set[str] = field(default_factory=set)
     _citation_keys: set[tuple[str, str | None]] = field(default_factory=set)
     _sent_sources: tuple[Source, ...] = ()
-    _meta_sent: bool = False
+    _meta: MetadataTracker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
 
     def feed(self, payload: Any) -> list[SearchEvent]:
         """Events for one payload (a response dict, a ``{"response": ...}`` wrapper or a list of them)."""
@@ -164,7 +164,7 @@ class StreamParser:
         if not payload:
             return []
         self._raise_stream_error(payload)
-        events: list[SearchEvent] = [*self._metadata(payload)]
+        events: list[SearchEvent] = [*self._meta.update(payload.get("modelVersion"), payload.get("responseId"))]
         candidates = _parse.as_list(payload.get("candidates"))
         candidate = _parse.as_dict(candidates[0]) if candidates else {}
         if not candidate:
@@ -186,11 +186,7 @@ class StreamParser:
         usage = self.usage
         if self.queries:
             usage = replace(usage or Usage(), search_requests=len(self.queries))
-        events: list[SearchEvent] = [
-            Metadata(
-                model=self.model or self.requested_model, request_id=self.request_id, usage=usage, auth_mode=AUTH_MODE
-            )
-        ]
+        events: list[SearchEvent] = [self._meta.metadata(usage)]
         if self.finish_reason == "MAX_TOKENS":
             events.append(Note(MAX_TOKENS_NOTE))
         elif self.finish_reason not in (None, "STOP"):
@@ -230,7 +226,7 @@ class StreamParser:
         return [SourcesFound(self._sent_sources, replace=True), CitationsFound(tuple(citations), replace=True)]
 
     def _selected(self) -> tuple[Source, ...]:
-        return _grounding.select_sources(self.sources, [c.url for c in self.citations], self.max_results)
+        return _parse.limit_sources(self.sources, self.max_results, [c.url for c in self.citations])
 
     def _raise_stream_error(self, payload: dict[str, Any]) -> None:
         if not payload.get("error") or payload.get("candidates"):
@@ -248,19 +244,6 @@ class StreamParser:
             detail = plain_text(feedback.get("blockReasonMessage"), collapse=True)
             message = f"Gemini blocked the prompt ({reason})" + (f": {detail}" if detail else ".")
             raise ProviderError(self.provider_id, ErrorKind.BAD_REQUEST, message)
-
-    def _metadata(self, payload: dict[str, Any]) -> list[SearchEvent]:
-        model = plain_text(payload.get("modelVersion"), collapse=True)
-        request_id = plain_text(payload.get("responseId"), collapse=True)
-        changed = False
-        if model and model != self.model:
-            self.model, changed = model, True
-        if request_id and request_id != self.request_id:
-            self.request_id, changed = request_id, True
-        if not changed and self._meta_sent:
-            return []
-        self._meta_sent = True
-        return [Metadata(model=self.model or self.requested_model, request_id=self.request_id, auth_mode=AUTH_MODE)]
 
     def _grounding(self, metadata: dict[str, Any]) -> list[SearchEvent]:
         """Events for one response's ``groundingMetadata`` (supports index into its own chunks)."""
@@ -343,19 +326,7 @@ def _support_citations(support: dict[str, Any], refs: list[_ChunkRef]) -> list[C
 
 def _usage(raw: Any) -> Usage | None:
     """``usageMetadata``: prompt -> input, candidates -> output, total -> total tokens."""
-    if not isinstance(raw, dict):
-        return None
-
-    def number(name: str) -> int | None:
-        value = raw.get(name)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    usage = Usage(
-        input_tokens=number("promptTokenCount"),
-        output_tokens=number("candidatesTokenCount"),
-        total_tokens=number("totalTokenCount"),
-    )
-    return usage if usage != Usage() else None
+    return _parse.usage_from(raw, input="promptTokenCount", output="candidatesTokenCount", total="totalTokenCount")
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -380,26 +351,20 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     url = stream_url(ctx.base_url(), model)
     headers = {"x-goog-api-key": key, "Accept": "text/event-stream"}
     parser = StreamParser(requested_model=model, max_results=request.max_results, provider_id=ctx.spec.id)
-    events = _http.stream_sse(
+    events = feed_stream(
         ctx,
-        "POST",
         url,
         headers=headers,
-        json_body=build_body(request),
+        body=build_body(request),
         describe_error=describe_error,
-        json_fallback=True,
+        feed=parser.feed,
+        finished=lambda: parser.finished,
+        closing=parser.finish,
+        on_error=lambda exc: _reclassify(exc, ctx.spec.label),
     )
-    try:
-        async with aclosing(events) as payloads:
-            async for _name, payload in payloads:
-                for event in parser.feed(payload):
-                    yield event
-    except ProviderError as exc:
-        raise _reclassify(exc, ctx.spec.label) from None
-    if not parser.finished:
-        raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} stream ended before it finished")
-    for event in parser.finish():
-        yield event
+    async with aclosing(events) as running:
+        async for event in running:
+            yield event
     if not parser.has_text and not parser.sources:
         raise ProviderError(ctx.spec.id, ErrorKind.EMPTY, EMPTY_MESSAGE, status=502)
     deadline = ctx.deadline - RESOLVE_MARGIN

@@ -18,8 +18,8 @@ from contextlib import aclosing
 from typing import Any
 
 from websearch_tui.core.errors import excerpt
-from websearch_tui.core.models import Note, SearchEvent, SearchRequest
-from websearch_tui.providers import _http, _parse, _prompt, _responses
+from websearch_tui.core.models import SearchEvent, SearchRequest
+from websearch_tui.providers import _parse, _prompt, _responses
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/responses"
@@ -44,10 +44,7 @@ def describe_error(status: int, text: str, parsed: Any) -> str:
 
 def search_mode(ctx: ProviderContext) -> tuple[str, list[str]]:
     """The configured ``search_mode`` (``web`` when unset) and a note when it was invalid."""
-    mode = ctx.option("search_mode", "web")
-    if isinstance(mode, str) and mode.lower() in SEARCH_MODES:
-        return mode.lower(), []
-    return "web", [f"Grok search_mode {mode!r} is not one of {', '.join(SEARCH_MODES)}; used web."]
+    return _parse.choice_option(ctx.option("search_mode", "web"), SEARCH_MODES, "web", "Grok search_mode")
 
 
 def build_tools(request: SearchRequest, mode: str) -> list[dict[str, Any]]:
@@ -97,16 +94,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``rate_limit``, ``quota``, ``bad_request``, ``server`` as ``Grok API error (<s>): <msg>``;
             stream errors after the partial events; ``protocol`` when the stream ends early.
     """
-    key = ctx.require_api_key()
-    body, notes = build_body(request, ctx)
-    for note in notes:
-        yield Note(note)
-    parser = _responses.ResponsesParser(
-        provider_id=ctx.spec.id, label=ctx.spec.label, requested_model=body["model"], max_results=request.max_results
-    )
-    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
-    url = _http.join_url(ctx.base_url(), PATH)
-    events = _responses.run_stream(ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error)
+    events = _responses.api_key_stream(request, ctx, PATH, build_body, describe_error)
     async with aclosing(events) as stream_events:  # the HTTP stream closes even if the consumer stops early
         async for event in stream_events:
             yield event

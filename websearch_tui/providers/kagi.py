@@ -162,18 +162,11 @@ class EnvelopeDescriber:
     def refine(self, error: ProviderError) -> ProviderError:
         """``error`` with the kind implied by the envelope codes and, for auth, the key-version hint."""
         kind = next((CODE_KINDS[c] for c in self.codes if c in STATUS_OVERRIDES), error.kind)
-        if kind is ErrorKind.AUTH:
-            message = with_key_hint(error.message, self.version)
-        elif kind is error.kind:
-            return error
-        else:
-            message = error.message
-        return ProviderError(error.provider, kind, message, status=error.status, retry_after=error.retry_after)
-
-
-def with_key_hint(message: str, version: str) -> str:
-    """``message`` followed by the sentence about v0/v1 key types."""
-    return f"{message.rstrip('. ')}. {KEY_HINTS[version]}"
+        if kind is not error.kind:
+            error = ProviderError(
+                error.provider, kind, error.message, status=error.status, retry_after=error.retry_after
+            )
+        return error.with_hint(KEY_HINTS[self.version]) if kind is ErrorKind.AUTH else error
 
 
 def envelope_errors(body: Any) -> list[dict[str, Any]]:
@@ -210,9 +203,8 @@ def raise_for_envelope(ctx: ProviderContext, body: Any, version: str) -> None:
     message = describe_envelope(errors, 200)
     kinds = [CODE_KINDS[item["code"]] for item in errors if item.get("code") in CODE_KINDS]
     kind = kinds[0] if kinds else (ErrorKind.QUOTA if mentions_quota(message) else ErrorKind.SERVER)
-    if kind is ErrorKind.AUTH:
-        message = with_key_hint(message, version)
-    raise ProviderError(ctx.spec.id, kind, message, status=200)
+    error = ProviderError(ctx.spec.id, kind, message, status=200)
+    raise error.with_hint(KEY_HINTS[version]) if kind is ErrorKind.AUTH else error
 
 
 def parse_body(ctx: ProviderContext, body: Any) -> tuple[list[Source], list[str], str | None]:

@@ -77,11 +77,7 @@ def build_body(request: SearchRequest) -> dict[str, Any]:
 
 def with_key_hint(error: ProviderError) -> ProviderError:
     """``error`` unchanged, or for ``auth`` the same error with :data:`KEY_HINT` appended."""
-    if error.kind is not ErrorKind.AUTH:
-        return error
-    return ProviderError(
-        error.provider, error.kind, f"{error.message} {KEY_HINT}", status=error.status, retry_after=error.retry_after
-    )
+    return error.with_hint(KEY_HINT) if error.kind is ErrorKind.AUTH else error
 
 
 def parse_results(data: Any) -> list[Source]:

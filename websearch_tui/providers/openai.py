@@ -17,13 +17,12 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-from websearch_tui.core.models import Note, SearchEvent, SearchRequest
-from websearch_tui.providers import _http, _prompt, _responses
+from websearch_tui.core.models import SearchEvent, SearchRequest
+from websearch_tui.providers import _prompt, _responses
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/responses"
 DEFAULT_MODEL = "gpt-5-mini"
-CONTEXT_SIZES = ("low", "medium", "high")
 
 describe_error = _responses.http_error_describer("OpenAI API error")
 """``"OpenAI API error (<status>): <error.message>"``; 401/403 get the seed auth message."""
@@ -39,18 +38,14 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     ``max_tokens`` and ``temperature`` when it sets one and the model accepts it.
     """
     model = ctx.model() or DEFAULT_MODEL
-    notes: list[str] = []
-    size = ctx.option("search_context_size", "medium")
-    if not isinstance(size, str) or size.lower() not in CONTEXT_SIZES:
-        notes.append(f"OpenAI search_context_size {size!r} is not one of {', '.join(CONTEXT_SIZES)}; used medium.")
-        size = "medium"
+    size, notes = _responses.search_context_size(ctx, "OpenAI", "medium")
     body: dict[str, Any] = {
         "model": model,
         "stream": True,
         "store": False,
         "instructions": _prompt.SYSTEM_PROMPT,
         "input": [_responses.user_input(request)],
-        "tools": [{"type": "web_search", "search_context_size": size.lower()}],
+        "tools": [{"type": "web_search", "search_context_size": size}],
         "tool_choice": {"type": "web_search"},
         "include": ["web_search_call.action.sources"],
     }
@@ -76,16 +71,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``error``/``response.failed`` event as ``OpenAI error (<code>): <msg>`` after the partial
             events; ``protocol`` "OpenAI stream ended before it finished".
     """
-    key = ctx.require_api_key()
-    body, notes = build_body(request, ctx)
-    for note in notes:
-        yield Note(note)
-    parser = _responses.ResponsesParser(
-        provider_id=ctx.spec.id, label=ctx.spec.label, requested_model=body["model"], max_results=request.max_results
-    )
-    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
-    url = _http.join_url(ctx.base_url(), PATH)
-    events = _responses.run_stream(ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error)
+    events = _responses.api_key_stream(request, ctx, PATH, build_body, describe_error)
     async with aclosing(events) as stream_events:  # the HTTP stream closes even if the consumer stops early
         async for event in stream_events:
             yield event

@@ -28,7 +28,6 @@ from websearch_tui.core.models import (
     AnswerDelta,
     Citation,
     CitationsFound,
-    Metadata,
     Note,
     RelatedQuestions,
     SearchEvent,
@@ -40,7 +39,9 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
 from websearch_tui.providers import _http, _parse
+from websearch_tui.providers._perplexity import ERROR_KEYS, describe_error
 from websearch_tui.providers._prompt import SYSTEM_PROMPT
+from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/chat/completions"
@@ -59,11 +60,9 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     "web_search_options": {"search_context_size"}}`` plus ``search_recency_filter``,
     ``max_tokens`` and ``temperature`` only when the request sets them.
     """
-    notes: list[str] = []
-    size = ctx.option("search_context_size", "medium")
-    if not isinstance(size, str) or size.lower() not in CONTEXT_SIZES:
-        notes.append(f"Perplexity search_context_size {size!r} is not one of {', '.join(CONTEXT_SIZES)}; used medium.")
-        size = "medium"
+    size, notes = _parse.choice_option(
+        ctx.option("search_context_size", "medium"), CONTEXT_SIZES, "medium", "Perplexity search_context_size"
+    )
     body: dict[str, Any] = {
         "model": ctx.model() or DEFAULT_MODEL,
         "messages": [
@@ -74,7 +73,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
         "stream_options": {"include_usage": True},
         "num_search_results": request.num_search_results or DEFAULT_NUM_SEARCH_RESULTS,
         "return_related_questions": True,
-        "web_search_options": {"search_context_size": size.lower()},
+        "web_search_options": {"search_context_size": size},
     }
     if request.recency:
         body["search_recency_filter"] = request.recency
@@ -83,16 +82,6 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     if request.temperature is not None:
         body["temperature"] = request.temperature
     return body, notes
-
-
-ERROR_KEYS = ("error", "message", "detail", "type", "code")
-
-describe_error = _parse.api_error_describer(
-    "Perplexity API error", lambda parsed: _parse.find_message(parsed, ERROR_KEYS)
-)
-"""``"Perplexity API error (<status>): <message>"`` for a non-2xx response: ``error.message`` of an
-OpenAI-style ``{"error": {"message", "type", "code"}}`` body, else a redacted excerpt of the body.
-401/403 never reach it (they get the seed auth message)."""
 
 
 @dataclass
@@ -113,8 +102,6 @@ class ChunkParser:
     max_results: int
     provider_id: str = "perplexity"
     usage: Usage | None = None
-    model: str | None = None
-    request_id: str | None = None
     _raw_citations: Any = None
     _raw_results: Any = None
     _raw_related: Any = None
@@ -124,7 +111,10 @@ class ChunkParser:
     _related: tuple[str, ...] | None = None
     _queries: tuple[str, ...] = ()
     _notes: set[str] = field(default_factory=set)
-    _meta_sent: bool = False
+    _meta: MetadataTracker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
 
     def feed(self, payload: Any) -> list[SearchEvent]:
         """Events for one chunk payload (a dict); anything else gives no events."""
@@ -132,7 +122,7 @@ class ChunkParser:
             return []
         self._raise_stream_error(payload)
         events: list[SearchEvent] = []
-        events.extend(self._metadata(payload))
+        events.extend(self._meta.update(payload.get("model"), payload.get("id")))
         choice = _first_choice(payload)
         text = _content_text(choice)
         if text:
@@ -161,14 +151,7 @@ class ChunkParser:
 
     def finish(self) -> list[SearchEvent]:
         """The closing ``Metadata`` with the last usage seen (and model/id/auth_mode)."""
-        return [
-            Metadata(
-                model=self.model or self.requested_model,
-                request_id=self.request_id,
-                usage=self.usage,
-                auth_mode=AUTH_MODE,
-            )
-        ]
+        return [self._meta.metadata(self.usage)]
 
     def _note(self, text: str) -> list[SearchEvent]:
         if text in self._notes:
@@ -180,26 +163,12 @@ class ChunkParser:
         error = payload.get("error")
         if error and not payload.get("choices"):
             message = _parse.find_message(payload, ERROR_KEYS) or "unknown error"
-            status = error.get("code") if isinstance(error, dict) else None
-            status = status if isinstance(status, int) and not isinstance(status, bool) else None
+            status = _parse.int_field(error, "code")
             kind = ErrorKind.BAD_REQUEST if status is not None and 400 <= status < 500 else ErrorKind.SERVER
             shown = f"({status})" if status is not None else "in stream"
             raise ProviderError(
                 self.provider_id, kind, f"Perplexity API error {shown}: {excerpt(message, 500)}", status=status
             )
-
-    def _metadata(self, payload: dict[str, Any]) -> list[SearchEvent]:
-        model = plain_text(payload.get("model"), collapse=True)
-        request_id = plain_text(payload.get("id"), collapse=True)
-        changed = False
-        if model and model != self.model:
-            self.model, changed = model, True
-        if request_id and request_id != self.request_id:
-            self.request_id, changed = request_id, True
-        if not changed and self._meta_sent:
-            return []
-        self._meta_sent = True
-        return [Metadata(model=self.model or self.requested_model, request_id=self.request_id, auth_mode=AUTH_MODE)]
 
     def _grounding(self, payload: dict[str, Any]) -> list[SearchEvent]:
         raw_citations = payload.get("citations")
@@ -215,7 +184,9 @@ class ChunkParser:
         self._raw_citations, self._raw_results = raw_citations, raw_results
         results = _results(raw_results)
         citations = _citations(raw_citations, results)
-        sources = _select_sources(results, citations, self.max_results)
+        sources = _parse.limit_sources(
+            results or _citation_sources(citations), self.max_results, [c.url for c in citations]
+        )
         events: list[SearchEvent] = []
         if raw_citations is not None and citations != self._citations:
             self._citations = citations
@@ -288,19 +259,10 @@ def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
     return tuple(citations)
 
 
-def _select_sources(results: tuple[Source, ...], citations: tuple[Citation, ...], limit: int) -> tuple[Source, ...]:
-    """``search_results`` (or one source per citation URL) cut to ``limit``, keeping every cited one."""
-    if not results:
-        fallback: list[Source] = []
-        seen: set[str] = set()
-        for citation in citations:
-            key = canonical_url(citation.url)
-            if citation.url and key not in seen:
-                seen.add(key)
-                fallback.append(Source(url=citation.url, title=citation.title))
-        results = tuple(fallback)
-    cited = {canonical_url(c.url) for c in citations if c.url}
-    return tuple(s for i, s in enumerate(results) if i < limit or canonical_url(s.url) in cited)
+def _citation_sources(citations: tuple[Citation, ...]) -> list[Source]:
+    """One source per usable citation URL (the fallback when there are no ``search_results``;
+    :func:`_parse.limit_sources` removes repeats)."""
+    return [Source(url=c.url, title=c.title) for c in citations if c.url]
 
 
 def _search_keywords(steps: Any) -> Iterable[str]:
@@ -314,20 +276,10 @@ def _search_keywords(steps: Any) -> Iterable[str]:
 
 
 def _usage(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-
-    def number(name: str) -> int | None:
-        value = raw.get(name)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    usage = Usage(
-        input_tokens=number("prompt_tokens"),
-        output_tokens=number("completion_tokens"),
-        total_tokens=number("total_tokens"),
-        search_requests=number("num_search_queries"),
+    """``usage``: prompt -> input, completion -> output, total tokens, ``num_search_queries``."""
+    return _parse.usage_from(
+        raw, input="prompt_tokens", output="completion_tokens", total="total_tokens", searches="num_search_queries"
     )
-    return usage if usage != Usage() else None
 
 
 def _is_done(payload: Any) -> bool:
@@ -355,22 +307,18 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     url = _http.join_url(ctx.base_url(), PATH)
     headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
     parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
-    events = _http.stream_sse(
+    events = feed_stream(
         ctx,
-        "POST",
         url,
         headers=headers,
-        json_body=body,
+        body=body,
         describe_error=describe_error,
+        feed=parser.feed,
+        done=_is_done,
+        closing=parser.finish,
         retry_http_errors=False,
         max_retries=1,
-        json_fallback=True,
     )
-    async with aclosing(events) as payloads:
-        async for _name, payload in payloads:
-            for event in parser.feed(payload):
-                yield event
-            if _is_done(payload):
-                break
-    for event in parser.finish():
-        yield event
+    async with aclosing(events) as running:
+        async for event in running:
+            yield event

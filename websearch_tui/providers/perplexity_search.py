@@ -14,8 +14,8 @@ from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Sour
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import as_dict, clamp_count, header, limit_sources, sources_from
+from websearch_tui.providers._perplexity import describe_error
 from websearch_tui.providers.base import ProviderContext
-from websearch_tui.providers.perplexity import describe_error
 
 PATH = "/search"
 DEFAULT_COUNT = 10

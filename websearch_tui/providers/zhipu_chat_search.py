@@ -25,15 +25,14 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Iterable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
+from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
     Citation,
     CitationsFound,
-    Metadata,
     Note,
     RelatedQuestions,
     SearchEvent,
@@ -44,11 +43,10 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import canonical_url, plain_text, sanitize
-from websearch_tui.providers import _grounding, _http, _parse
+from websearch_tui.providers import _http, _parse, _zhipu
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
-from websearch_tui.providers._zhipu import RECENCY_FILTERS, code_kind, error_envelope, parse_results
+from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
-from websearch_tui.providers.zhipu_web_search import with_code_kind
 
 PATH = "/api/paas/v4/chat/completions"
 DEFAULT_MODEL = "glm-5.3-flash"
@@ -65,6 +63,9 @@ SENSITIVE_NOTE = "Zhipu Chat Search stopped: the answer was blocked by content m
 
 _REF = re.compile(r"(?<![A-Za-z0-9_])ref_(\d{1,4})(?!\d)")
 _BARE = re.compile(r"\[(\d{1,3})\]")
+MARKER_OVERLAP = 16
+"""Characters of already-scanned answer text scanned again with each new chunk, so a marker split
+across chunks (``ref_`` + ``12``) is still found; longer than any marker (``[Source: ref_1234]``)."""
 
 
 def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
@@ -87,7 +88,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
         "content_size": DEFAULT_CONTENT_SIZE,
     }
     if request.recency:
-        tool["search_recency_filter"] = RECENCY_FILTERS[request.recency]
+        tool["search_recency_filter"] = _zhipu.RECENCY_FILTERS[request.recency]
     body: dict[str, Any] = {
         "model": ctx.model() or DEFAULT_MODEL,
         "messages": [
@@ -106,37 +107,64 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     return body, notes
 
 
-def error_describer(codes: list[str]) -> _http.ErrorDescriber:
-    """An ``_http`` describer for non-2xx replies: ``Zhipu Chat Search API error (<status>, code
-    <code>): <message>`` (``(<status>): <excerpt>`` without an envelope). Each envelope code seen is
-    appended to ``codes`` so the kind can be corrected afterwards (``with_code_kind``)."""
-
-    def describe(status: int, text: str, parsed: Any) -> str:
-        envelope = error_envelope(parsed)
-        if envelope is None:
-            return f"{PREFIX} ({status}): {excerpt(plain_text(text, collapse=True) or '', 500) or 'no details'}"
-        code, message = envelope
-        codes.append(code)
-        return f"{PREFIX} ({status}{f', code {code}' if code else ''}): {message}"
-
-    return describe
-
-
-def envelope_error(provider_id: str, code: str, message: str) -> ProviderError:
-    """``Zhipu Chat Search API error (code <code>): <message>`` for an envelope sent with HTTP 200."""
-    shown = f"code {code}" if code else "no code"
-    return ProviderError(provider_id, code_kind(code, message), f"{PREFIX} ({shown}): {message}")
-
-
 def cited_refs(answer: str) -> list[str]:
     """``ref_N`` markers of ``answer`` in first-appearance order (``ref_1``, ...), de-duplicated.
 
     When the answer has no ``ref_N`` marker at all, bare ``[N]`` markers are read as ``ref_N``.
     """
-    found = [f"ref_{int(n)}" for n in _REF.findall(answer)]
-    if not found:
-        found = [f"ref_{int(n)}" for n in _BARE.findall(answer)]
-    return list(dict.fromkeys(found))
+    scanner = RefScanner()
+    scanner.scan(answer)
+    return scanner.refs()
+
+
+@dataclass
+class _Markers:
+    """The refs one marker pattern found in a growing text, in first-appearance order."""
+
+    pattern: re.Pattern[str]
+    stable: dict[str, None] = field(default_factory=dict)
+    tail: list[str] = field(default_factory=list)
+    resume: int = 0
+    scanned: int = 0
+
+    def scan(self, text: str) -> None:
+        """Scan ``text`` from the last stable match's end, or from :data:`MARKER_OVERLAP` characters
+        before the previous end of the text when that is later. A match ending at the end of
+        ``text`` may still grow (``ref_1`` -> ``ref_12``): it is only kept in ``tail`` until a later
+        scan finds it again."""
+        start = max(self.resume, self.scanned - MARKER_OVERLAP)
+        self.scanned = len(text)
+        self.tail = []
+        for match in self.pattern.finditer(text, start):
+            ref = f"ref_{int(match.group(1))}"
+            if match.end() < len(text):
+                self.stable.setdefault(ref, None)
+                self.resume = match.end()
+            else:
+                self.tail.append(ref)
+
+    def refs(self) -> list[str]:
+        """Stable refs then provisional ones (repeats included; the caller de-duplicates)."""
+        return [*self.stable, *self.tail]
+
+
+@dataclass
+class RefScanner:
+    """:func:`cited_refs` of a growing answer, scanning only the new text (plus
+    :data:`MARKER_OVERLAP` characters before it, for markers split across chunks) on each call,
+    instead of the whole answer."""
+
+    _refs: _Markers = field(default_factory=lambda: _Markers(_REF))
+    _bare: _Markers = field(default_factory=lambda: _Markers(_BARE))
+
+    def scan(self, text: str) -> None:
+        """Read the markers of ``text``: the whole answer so far (it only ever grows)."""
+        self._refs.scan(text)
+        self._bare.scan(text)
+
+    def refs(self) -> list[str]:
+        """The cited refs so far, equal to :func:`cited_refs` of the whole text."""
+        return list(dict.fromkeys(self._refs.refs() or self._bare.refs()))
 
 
 @dataclass
@@ -158,8 +186,6 @@ class ChunkParser:
     requested_model: str
     max_results: int
     provider_id: str = "zhipu_chat_search"
-    model: str | None = None
-    request_id: str | None = None
     usage: Usage | None = None
     finished: bool = False
     finish_reason: str | None = None
@@ -171,17 +197,22 @@ class ChunkParser:
     _related: tuple[str, ...] = ()
     _sent_sources: tuple[Source, ...] = ()
     _sent_citations: tuple[Citation, ...] = ()
-    _meta_sent: bool = False
     _searched: bool = False
+    _meta: MetadataTracker = field(init=False)
+    _refs: RefScanner = field(default_factory=RefScanner)
+
+    def __post_init__(self) -> None:
+        self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
 
     def feed(self, payload: Any) -> list[SearchEvent]:
         """Events for one payload (a dict); anything else gives no events."""
         if not isinstance(payload, dict):
             return []
-        envelope = error_envelope(payload) if not payload.get("choices") else None
+        envelope = _zhipu.error_envelope(payload) if not payload.get("choices") else None
         if envelope is not None:
-            raise envelope_error(self.provider_id, *envelope)
-        events: list[SearchEvent] = [*self._metadata(payload)]
+            raise _zhipu.envelope_error(self.provider_id, PREFIX, *envelope)
+        request_id = plain_text(payload.get("request_id"), collapse=True) or payload.get("id")
+        events: list[SearchEvent] = [*self._meta.update(payload.get("model"), request_id)]
         choices = _parse.as_list(payload.get("choices"))
         choice = _parse.as_dict(choices[0]) if choices else {}
         body = _parse.as_dict(choice.get("delta")) or _parse.as_dict(choice.get("message"))
@@ -189,6 +220,7 @@ class ChunkParser:
         text = sanitize(content) if isinstance(content, str) else ""
         if text:
             self.answer += text
+            self._refs.scan(self.answer)
             events.append(AnswerDelta(text))
         grounding = self._grounding(payload, body)
         events.extend(grounding)
@@ -210,17 +242,8 @@ class ChunkParser:
         """The closing ``Metadata`` (usage; ``search_requests`` = 1 when the search returned data) and notes."""
         usage = self.usage
         if self._searched:
-            usage = Usage(
-                input_tokens=usage.input_tokens if usage else None,
-                output_tokens=usage.output_tokens if usage else None,
-                total_tokens=usage.total_tokens if usage else None,
-                search_requests=1,
-            )
-        events: list[SearchEvent] = [
-            Metadata(
-                model=self.model or self.requested_model, request_id=self.request_id, usage=usage, auth_mode=AUTH_MODE
-            )
-        ]
+            usage = replace(usage or Usage(), search_requests=1)
+        events: list[SearchEvent] = [self._meta.metadata(usage)]
         if self.finish_reason == "length":
             events.append(Note(LENGTH_NOTE))
         if self.finish_reason == "sensitive":
@@ -228,21 +251,6 @@ class ChunkParser:
         if not self.sources:
             events.append(Note(NO_SEARCH_NOTE))
         return events
-
-    def _metadata(self, payload: dict[str, Any]) -> list[SearchEvent]:
-        model = plain_text(payload.get("model"), collapse=True)
-        request_id = plain_text(payload.get("request_id"), collapse=True) or plain_text(
-            payload.get("id"), collapse=True
-        )
-        changed = False
-        if model and model != self.model:
-            self.model, changed = model, True
-        if request_id and request_id != self.request_id:
-            self.request_id, changed = request_id, True
-        if not changed and self._meta_sent:
-            return []
-        self._meta_sent = True
-        return [Metadata(model=self.model or self.requested_model, request_id=self.request_id, auth_mode=AUTH_MODE)]
 
     def _grounding(self, payload: dict[str, Any], body: dict[str, Any]) -> list[SearchEvent]:
         """Search data of one payload (top-level ``web_search``, ``tool_calls`` web_search entries)
@@ -270,7 +278,7 @@ class ChunkParser:
         if citations != self._sent_citations:
             self._sent_citations = citations
             events.append(CitationsFound(citations, replace=True))
-        selected = _grounding.select_sources(self.sources, [c.url for c in citations], self.max_results)
+        selected = _parse.limit_sources(self.sources, self.max_results, [c.url for c in citations])
         if selected != self._sent_sources:
             self._sent_sources = selected
             events.insert(0, SourcesFound(selected, replace=True))
@@ -281,7 +289,7 @@ class ChunkParser:
         for row in _parse.as_list(rows):
             if not isinstance(row, dict):
                 continue
-            parsed = parse_results([row])
+            parsed = _zhipu.parse_results([row])
             if not parsed:
                 continue
             source = parsed[0]
@@ -297,7 +305,7 @@ class ChunkParser:
     def _citations(self) -> tuple[Citation, ...]:
         return tuple(
             Citation(url=self._by_ref[ref].url, title=self._by_ref[ref].title)
-            for ref in cited_refs(self.answer)
+            for ref in self._refs.refs()
             if ref in self._by_ref
         )
 
@@ -327,19 +335,8 @@ def _recommendations(value: Any) -> Iterable[str]:
 
 
 def _usage(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-
-    def number(name: str) -> int | None:
-        value = raw.get(name)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    usage = Usage(
-        input_tokens=number("prompt_tokens"),
-        output_tokens=number("completion_tokens"),
-        total_tokens=number("total_tokens"),
-    )
-    return usage if usage != Usage() else None
+    """``usage``: prompt -> input, completion -> output, total tokens."""
+    return _parse.usage_from(raw, input="prompt_tokens", output="completion_tokens", total="total_tokens")
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -364,23 +361,17 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         yield Note(note)
     codes: list[str] = []
     parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
-    events = _http.stream_sse(
+    events = feed_stream(
         ctx,
-        "POST",
         _http.join_url(ctx.base_url(), PATH),
         headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
-        json_body=body,
-        describe_error=error_describer(codes),
-        json_fallback=True,
+        body=body,
+        describe_error=_zhipu.error_describer(PREFIX, codes),
+        feed=parser.feed,
+        finished=lambda: parser.finished,
+        closing=parser.finish,
+        on_error=lambda exc: _zhipu.with_code_kind(exc, codes),
     )
-    try:
-        async with aclosing(events) as payloads:
-            async for _name, payload in payloads:
-                for event in parser.feed(payload):
-                    yield event
-    except ProviderError as exc:
-        raise with_code_kind(exc, codes) from None
-    if not parser.finished:
-        raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} stream ended before it finished")
-    for event in parser.finish():
-        yield event
+    async with aclosing(events) as running:
+        async for event in running:
+            yield event

@@ -21,12 +21,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
+from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import ErrorDescriber, join_url, request_json
+from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import as_dict, as_list, clamp_count, header, limit_sources, text_list
-from websearch_tui.providers._zhipu import CODE_KINDS, RECENCY_FILTERS, code_kind, error_envelope, parse_results
+from websearch_tui.providers._zhipu import (
+    CODE_KINDS,
+    RECENCY_FILTERS,
+    envelope_error,
+    error_describer,
+    error_envelope,
+    parse_results,
+    with_code_kind,
+)
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/api/paas/v4/web_search"
@@ -57,14 +65,14 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             join_url(ctx.base_url(), PATH),
             headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
             json_body=build_body(request, ctx),
-            describe_error=error_describer(codes),
+            describe_error=error_describer(PREFIX, codes),
         )
     except ProviderError as exc:
         raise with_code_kind(exc, codes) from None
     payload = as_dict(data)
     envelope = error_envelope(data)
     if envelope is not None and CODE_KINDS.get(envelope[0]) is not ErrorKind.EMPTY:
-        raise envelope_error(ctx, *envelope)
+        raise envelope_error(ctx.spec.id, PREFIX, *envelope)
     if envelope is None and not isinstance(payload.get("search_result"), list):
         raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Zhipu Web Search returned a body without search_result.")
     request_id = plain_text(payload.get("request_id") or payload.get("id"), collapse=True)
@@ -95,34 +103,3 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> dict[str, Any]:
     if request.recency:
         body["search_recency_filter"] = RECENCY_FILTERS[request.recency]
     return body
-
-
-def envelope_error(ctx: ProviderContext, code: str, message: str) -> ProviderError:
-    """``Zhipu Web Search API error (code <code>): <message>`` for an error envelope that came with 200."""
-    shown = f"code {code}" if code else "no code"
-    return ProviderError(ctx.spec.id, code_kind(code, message), f"{PREFIX} ({shown}): {message}")
-
-
-def error_describer(codes: list[str]) -> ErrorDescriber:
-    """An ``_http`` describer for non-2xx replies: ``Zhipu Web Search API error (<status>, code
-    <code>): <message>`` (``(<status>): <excerpt>`` without an envelope). Each envelope code it sees
-    is appended to ``codes`` so :func:`with_code_kind` can correct the kind afterwards."""
-
-    def describe(status: int, text: str, parsed: Any) -> str:
-        envelope = error_envelope(parsed)
-        if envelope is None:
-            return f"{PREFIX} ({status}): {excerpt(plain_text(text, collapse=True) or '', 500) or 'no details'}"
-        code, message = envelope
-        codes.append(code)
-        return f"{PREFIX} ({status}{f', code {code}' if code else ''}): {message}"
-
-    return describe
-
-
-def with_code_kind(error: ProviderError, codes: list[str]) -> ProviderError:
-    """``error`` with its kind taken from the last business code seen (BigModel sends code 1113,
-    no balance, with HTTP 429: that is ``quota``, not ``rate_limit``); 401/403 stay ``auth``."""
-    kind = CODE_KINDS.get(codes[-1]) if codes else None
-    if kind is None or kind is error.kind or error.kind is ErrorKind.AUTH or kind is ErrorKind.EMPTY:
-        return error
-    return ProviderError(error.provider, kind, error.message, status=error.status, retry_after=error.retry_after)
