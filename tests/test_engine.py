@@ -355,3 +355,16 @@ async def test_a_models_list_is_used_round_robin(monkeypatch: pytest.MonkeyPatch
     assert asked == ["sonar-pro", "sonar", "sonar-pro"]
     await engine.compare(request("brave"))
     assert asked[-1] is None  # no models configured: the provider's default applies
+
+
+async def test_prompt_only_recency_and_kept_cited_sources_are_noted(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def cites_three(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        yield SourcesFound(tuple(Source(f"https://s{i}.example/", f"S{i}") for i in range(3)))
+        yield AnswerDelta("answer [1][2][3]")
+
+    install(monkeypatch, {"anthropic": cites_three})
+    result = await Engine().compare(SearchRequest(query="q", providers=("anthropic",), recency="week", max_results=1))
+    assert result.outcomes[0].response.notes == [
+        "Anthropic is asked in the prompt to use only the past week; it has no date filter, so older pages may still be cited.",
+        "Kept 3 sources (limit 1) because the answer cites them.",
+    ]

@@ -210,10 +210,9 @@ def _providers(args: argparse.Namespace) -> int:
                 "id": spec.id,
                 "label": spec.label,
                 "kind": KIND_LABELS[spec.kind],
-                "key": "none" if not spec.credentials else ("optional" if spec.keyless else "required"),
+                "key": _key_need(spec),
                 "status": credentials.provider_status(spec, settings, values),
-                "key_source": ", ".join(s.describe() for s in sources if s.where)
-                or ("-" if spec.keyless else "not set"),
+                "key_source": _key_source(spec, sources),
                 "key_env_vars": list(spec.key_env_vars),
                 "default": spec.id in config.search.providers,
             }
@@ -230,6 +229,24 @@ def _providers(args: argparse.Namespace) -> int:
     for row in table:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     return 0
+
+
+def _key_need(spec) -> str:  # ProviderSpec -> str
+    """``"login"`` (an existing login, Codex), ``"none"``, ``"optional"`` or ``"required"``."""
+    if spec.login:
+        return "login"
+    if not spec.credentials:
+        return "none"
+    return "optional" if spec.keyless else "required"
+
+
+def _key_source(spec, sources) -> str:  # (ProviderSpec, [CredentialSource]) -> str
+    """Where a provider's credentials come from, for the ``providers`` table (never a value)."""
+    if spec.login:
+        from websearch_tui import credentials
+
+        return "login file" if credentials.login_state(spec).ready else "no login"
+    return ", ".join(s.describe() for s in sources if s.where) or ("-" if spec.keyless else "not set")
 
 
 def _tui(args: argparse.Namespace) -> int:

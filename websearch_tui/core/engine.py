@@ -258,10 +258,10 @@ class Engine:
                 deadline=started + self.timeout,
             )
             await self._pacer(spec).wait(ctx)
-            if request.recency and not spec.capabilities.recency:
-                note = Note(recency_ignored_message(spec.label))
-                builder.apply(note)
-                notify(provider_id, EventReceived(note))
+            recency_note = _recency_note(request, spec)
+            if recency_note is not None:
+                builder.apply(recency_note)
+                notify(provider_id, EventReceived(recency_note))
             async for event in load_stream(provider_id)(request, ctx):
                 if not first_event:
                     first_event.append(time.monotonic())
@@ -289,6 +289,11 @@ class Engine:
             error = ProviderError(
                 provider_id, ErrorKind.PROTOCOL, f"Unexpected error in {spec.label}: {type(exc).__name__}: {exc}"
             )
+        kept = len(builder.response.sources)
+        if kept > request.max_results:
+            kept_note = Note(f"Kept {kept} sources (limit {request.max_results}) because the answer cites them.")
+            builder.apply(kept_note)
+            notify(provider_id, EventReceived(kept_note))
         if error is None and not builder.response.is_renderable() and empty_is_failure:
             error = ProviderError(provider_id, ErrorKind.EMPTY, empty_message(spec.label), status=204)
         if error is not None:
@@ -340,6 +345,20 @@ class Engine:
 def recency_ignored_message(label: str) -> str:
     """The note for a provider that cannot filter by date when a recency was asked for."""
     return f"Recency is not supported by {label}; results are not filtered by date."
+
+
+def _recency_note(request: SearchRequest, spec: ProviderSpec) -> Note | None:
+    """What to tell the user, before any result, about how this provider applies the recency."""
+    if not request.recency:
+        return None
+    if not spec.capabilities.recency:
+        return Note(recency_ignored_message(spec.label))
+    if spec.capabilities.recency_in_prompt:
+        return Note(
+            f"{spec.label} is asked in the prompt to use only the past {request.recency}; "
+            "it has no date filter, so older pages may still be cited."
+        )
+    return None
 
 
 def _guarded(on_update: OnUpdate | None) -> OnUpdate:

@@ -197,7 +197,9 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.anthropic.com",
             default_model="claude-haiku-4-5",
             options={"max_uses": int},
-            capabilities=Capabilities(recency=True, answer=True, citations=True, queries=True, streams=True),
+            capabilities=Capabilities(
+                recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
+            ),
         ),
         ProviderSpec(
             id="deepseek",
@@ -208,7 +210,7 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.deepseek.com/anthropic",
             default_model="deepseek-v4-flash",
             options={"max_uses": int},
-            capabilities=Capabilities(recency=True, answer=True, citations=True, queries=True),
+            capabilities=Capabilities(recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True),
         ),
         ProviderSpec(
             id="gemini",
@@ -218,7 +220,9 @@ SPECS: dict[str, ProviderSpec] = {
             credentials=(CredentialSpec(_KEY, ("GEMINI_API_KEY",)),),
             default_base_url="https://generativelanguage.googleapis.com",
             default_model="gemini-2.5-flash",
-            capabilities=Capabilities(recency=True, answer=True, citations=True, queries=True, streams=True),
+            capabilities=Capabilities(
+                recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
+            ),
         ),
         ProviderSpec(
             id="openai",
@@ -229,7 +233,9 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.openai.com",
             default_model="gpt-5-mini",
             options={"search_context_size": str},
-            capabilities=Capabilities(recency=True, answer=True, citations=True, queries=True, streams=True),
+            capabilities=Capabilities(
+                recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
+            ),
         ),
         ProviderSpec(
             id="codex",
@@ -240,7 +246,9 @@ SPECS: dict[str, ProviderSpec] = {
             default_model="gpt-5.1-codex-mini",
             options={"search_context_size": str, "trust_base_url": bool},
             login="websearch_tui.providers._codex_auth:login_state",
-            capabilities=Capabilities(recency=True, answer=True, citations=True, queries=True, streams=True),
+            capabilities=Capabilities(
+                recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
+            ),
         ),
         ProviderSpec(
             id="grok",
@@ -251,7 +259,9 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.x.ai",
             default_model="grok-4-fast-reasoning",
             options={"search_mode": str},
-            capabilities=Capabilities(recency=True, answer=True, citations=True, queries=True, streams=True),
+            capabilities=Capabilities(
+                recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
+            ),
         ),
         ProviderSpec(
             id="ark",
@@ -262,7 +272,7 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://ark.cn-beijing.volces.com",
             default_model="doubao-seed-2-1-turbo-260628",
             options={"continuation": bool},
-            capabilities=Capabilities(recency=True, count=True, answer=True, citations=True),
+            capabilities=Capabilities(recency=True, recency_in_prompt=True, count=True, answer=True, citations=True),
         ),
         ProviderSpec(
             id="zhipu_chat_search",

@@ -36,9 +36,14 @@ class CredentialSpec:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a provider honours or returns, shown before sending and in ``providers``."""
+    """What a provider honours or returns, shown before sending and in ``providers``.
+
+    ``recency_in_prompt``: the date window is only asked for in the model's prompt (no native
+    filter), so older pages can still be cited; the engine says so in a note.
+    """
 
     recency: bool = False
+    recency_in_prompt: bool = False
     count: bool = False
     answer: bool = False
     citations: bool = False

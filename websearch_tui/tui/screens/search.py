@@ -188,9 +188,16 @@ class SearchScreen(Screen[None]):
         if not isinstance(recency, str) or recency == "any":
             self.set_hint(IDLE_HINT)
             return
-        ignoring = [spec.label for spec in self.selected_specs() if not spec.capabilities.recency]
+        specs = self.selected_specs()
+        ignoring = [spec.label for spec in specs if not spec.capabilities.recency]
+        prompting = [spec.label for spec in specs if spec.capabilities.recency_in_prompt]
+        parts = []
         if ignoring:
-            self.set_hint(f"Recency '{recency}' is ignored by {', '.join(ignoring)} (results are not date-filtered).")
+            parts.append(f"ignored by {', '.join(ignoring)}")
+        if prompting:
+            parts.append(f"only asked in the prompt by {', '.join(prompting)}")
+        if parts:
+            self.set_hint(f"Recency '{recency}' is {'; '.join(parts)} (results are not date-filtered).")
         else:
             self.set_hint(f"Recency '{recency}' applies to every selected provider.")
 
