@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .fake_zhipu_web_search import checked_body, error_response  # noqa: F401 - error_response is part of the plugin contract
 from .server import FakeRequest, FakeResponse, load_data, split_at, sse_frames, sse_response, utf8_split_offsets
 
 KEY = "fake-zhipu_chat_search-key"
@@ -42,12 +43,6 @@ ENVELOPES = {
 """Variant -> ``(HTTP status, code, message)`` of an error envelope answered instead of a completion."""
 
 VARIANTS = ("default", "split", "fail_midway", "error_event", "no_final", "json", "no_search", *ENVELOPES)
-_STATUS_CODES = {400: "1214", 401: "1000", 403: "1000", 429: "1302", 500: "500", 503: "1305"}
-
-
-def error_response(status: int, message: str) -> FakeResponse:
-    """Zhipu's error body ``{"error": {"code": "<business code>", "message": ...}}`` at ``status``."""
-    return FakeResponse(status, body={"error": {"code": _STATUS_CODES.get(status, str(status)), "message": message}})
 
 
 def config(base_url: str) -> dict[str, Any]:
@@ -71,15 +66,9 @@ def chat_handler(variant: str = "default") -> Any:
     """A handler validating auth and the body like the real API, then answering ``variant``."""
 
     def handler(request: FakeRequest) -> FakeResponse:
-        if request.bearer() != KEY:
-            return error_response(401, "Authentication failed: the API key is invalid or has expired.")
-        try:
-            body = request.json()
-        except ValueError:
-            body = None
-        problem = _invalid(body)
-        if problem:
-            return error_response(400, problem)
+        body, refused = checked_body(request, KEY, _invalid)
+        if refused is not None:
+            return refused
         if variant in ENVELOPES:
             status, code, message = ENVELOPES[variant]
             return FakeResponse(status, body={"error": {"code": code, "message": message}})

@@ -37,6 +37,21 @@ def error_response(status: int, message: str) -> FakeResponse:
     return FakeResponse(status, body={"error": {"code": _STATUS_CODES.get(status, str(status)), "message": message}})
 
 
+def checked_body(request: FakeRequest, key: str, invalid: Any) -> tuple[Any, FakeResponse | None]:
+    """``(json body, None)`` for an authorised, valid request, else ``(None, error response)``.
+
+    ``invalid(body)`` returns a problem description or ``None`` (shared by both Zhipu fakes).
+    """
+    if request.bearer() != key:
+        return None, error_response(401, "Authentication failed: the API key is invalid or has expired.")
+    try:
+        body = request.json()
+    except ValueError:
+        body = None
+    problem = invalid(body)
+    return (None, error_response(400, problem)) if problem else (body, None)
+
+
 def config(base_url: str) -> dict[str, Any]:
     """The ``[providers.zhipu_web_search]`` table for a fake at ``base_url``."""
     return {"base_url": f"{base_url}/zhipu_web_search"}
@@ -58,15 +73,9 @@ def search_handler(variant: str = "default") -> Any:
     """A handler validating auth and the body like the real API, then answering ``variant``."""
 
     def handler(request: FakeRequest) -> FakeResponse:
-        if request.bearer() != KEY:
-            return error_response(401, "Authentication failed: the API key is invalid or has expired.")
-        try:
-            body = request.json()
-        except ValueError:
-            body = None
-        problem = _invalid(body)
-        if problem:
-            return error_response(400, problem)
+        body, refused = checked_body(request, KEY, _invalid)
+        if refused is not None:
+            return refused
         if variant in ENVELOPES:
             code, message = ENVELOPES[variant]
             return FakeResponse(200, body={"error": {"code": code, "message": message}})
