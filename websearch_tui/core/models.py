@@ -223,20 +223,30 @@ class SearchResponse:
 class ResponseBuilder:
     """The reducer: folds :data:`SearchEvent` values into one :class:`SearchResponse`.
 
-    ``apply`` is cheap enough to call per token; ``response`` is always the current state.
+    ``apply`` is O(1) per token (answer text is joined only when ``response`` is read);
+    ``response`` is always the current state.
     """
 
     def __init__(self, provider: str) -> None:
-        self.response = SearchResponse(provider=provider)
+        self._response = SearchResponse(provider=provider)
         self._parts: list[str] = []
+        self._joined = 0
         self._source_index: dict[str, int] = {}
+
+    @property
+    def response(self) -> SearchResponse:
+        """The response so far (the streamed answer joined on read, not per token)."""
+        if self._joined != len(self._parts):
+            self._parts = ["".join(self._parts)]
+            self._joined = 1
+            self._response.answer = self._parts[0]
+        return self._response
 
     def apply(self, event: SearchEvent) -> None:
         """Fold one event into the response."""
-        r = self.response
+        r = self._response
         if isinstance(event, AnswerDelta):
             self._parts.append(event.text)
-            r.answer = "".join(self._parts)
         elif isinstance(event, SourcesFound):
             if event.replace:
                 r.sources = []
@@ -262,10 +272,10 @@ class ResponseBuilder:
         key = canonical_url(source.url)
         index = self._source_index.get(key)
         if index is None:
-            self._source_index[key] = len(self.response.sources)
-            self.response.sources.append(source)
+            self._source_index[key] = len(self._response.sources)
+            self._response.sources.append(source)
             return
-        kept = self.response.sources[index]
+        kept = self._response.sources[index]
         filled = replace(
             kept,
             title=kept.title if kept.title != kept.url else source.title,
@@ -274,7 +284,7 @@ class ResponseBuilder:
             age_seconds=kept.age_seconds if kept.age_seconds is not None else source.age_seconds,
             author=kept.author or source.author,
         )
-        self.response.sources[index] = filled
+        self._response.sources[index] = filled
 
 
 def _unique(items: Any) -> list[str]:
