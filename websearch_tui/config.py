@@ -8,6 +8,7 @@ message names the file, the key and what is wrong; keys are never stored in this
 Schema (see ``config.example.toml``)::
 
     [search]  providers, mode, max_results, recency, timeout
+    [ui]  theme
     [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
 """
 
@@ -62,11 +63,19 @@ class SearchSettings:
 
 
 @dataclass(frozen=True)
+class UiSettings:
+    """The ``[ui]`` table: ``theme`` is a Textual theme name (``None``: Textual's default)."""
+
+    theme: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """Validated settings; ``path`` is the file they came from (which may not exist)."""
 
     path: Path | None = None
     search: SearchSettings = SearchSettings()
+    ui: UiSettings = UiSettings()
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
 
     def settings_for(self, provider_id: str) -> ProviderSettings:
@@ -126,10 +135,11 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         ConfigError: as :func:`load_config`.
     """
     where = str(file) if file else "config"
-    _reject_unknown(where, "", data, ("search", "providers"))
+    _reject_unknown(where, "", data, ("search", "ui", "providers"))
     search_table = _table(where, "search", data.get("search", {}))
     providers_table = _table(where, "providers", data.get("providers", {}))
     search = _parse_search(where, search_table)
+    ui = _parse_ui(where, _table(where, "ui", data.get("ui", {})))
     providers: dict[str, ProviderSettings] = {}
     for provider_id, table in providers_table.items():
         if provider_id not in SPECS:
@@ -137,7 +147,7 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
                 f"{where}: [providers.{provider_id}] is not a known provider{_suggest(provider_id, SPECS)}"
             )
         providers[provider_id] = _parse_provider(where, provider_id, _table(where, f"providers.{provider_id}", table))
-    return Config(path=file, search=search, providers=providers)
+    return Config(path=file, search=search, ui=ui, providers=providers)
 
 
 def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
@@ -168,6 +178,14 @@ def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
     return SearchSettings(tuple(dict.fromkeys(providers)), mode, max_results, recency or None, float(timeout))
 
 
+def _parse_ui(where: str, table: Mapping[str, Any]) -> UiSettings:
+    _reject_unknown(where, "ui", table, ("theme",))
+    theme = table.get("theme", "")
+    if not isinstance(theme, str):
+        raise ConfigError(f"{where}: [ui] theme must be a theme name (a string), got {theme!r}")
+    return UiSettings(theme=theme.strip() or None)
+
+
 def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> ProviderSettings:
     spec = SPECS[provider_id]
     allowed: dict[str, type] = {**_COMMON_PROVIDER_KEYS, **spec.options}
@@ -179,6 +197,10 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
         ok = isinstance(value, accepted) and not (expected in (int, float) and isinstance(value, bool))
         if not ok:
             raise ConfigError(f"{where}: {section} {key} must be {_type_name(expected)}, got {value!r}")
+    for key, choices in spec.option_choices.items():
+        value = table.get(key)
+        if isinstance(value, str) and value.strip().lower() not in choices:
+            raise ConfigError(f"{where}: {section} {key} must be one of {', '.join(choices)}, got {value!r}")
     for key in ("base_url", "mcp_url"):
         if key in table and not _is_http_url(table[key]):
             raise ConfigError(

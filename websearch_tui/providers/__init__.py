@@ -11,6 +11,7 @@ import importlib
 from websearch_tui.providers.base import Capabilities, CredentialSpec, ProviderSpec, StreamFunction
 
 _KEY = "api_key"
+_CONTEXT_SIZES = ("low", "medium", "high")
 
 SPECS: dict[str, ProviderSpec] = {
     spec.id: spec
@@ -22,6 +23,7 @@ SPECS: dict[str, ProviderSpec] = {
             module="websearch_tui.providers.ddgs",
             keyless=True,
             options={"region": str, "safesearch": str, "backend": str},
+            option_choices={"safesearch": ("on", "moderate", "off")},
             capabilities=Capabilities(recency=True, count=True),
         ),
         ProviderSpec(
@@ -55,6 +57,7 @@ SPECS: dict[str, ProviderSpec] = {
             credentials=(CredentialSpec(_KEY, ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY")),),
             default_base_url="https://api.search.brave.com",
             options={"country": str, "search_lang": str, "safesearch": str},
+            option_choices={"safesearch": ("off", "moderate", "strict")},
             capabilities=Capabilities(recency=True, count=True),
             default_min_interval=1.0,
         ),
@@ -66,6 +69,7 @@ SPECS: dict[str, ProviderSpec] = {
             credentials=(CredentialSpec(_KEY, ("TAVILY_API_KEY",)),),
             default_base_url="https://api.tavily.com",
             options={"search_depth": str, "include_answer": str},
+            option_choices={"search_depth": ("basic", "advanced"), "include_answer": ("basic", "advanced", "none")},
             capabilities=Capabilities(recency=True, count=True, answer=True, related=True),
         ),
         ProviderSpec(
@@ -92,6 +96,7 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.perplexity.ai",
             default_model="sonar-pro",
             options={"search_context_size": str},
+            option_choices={"search_context_size": _CONTEXT_SIZES},
             capabilities=Capabilities(
                 recency=True, count=True, answer=True, citations=True, related=True, queries=True, streams=True
             ),
@@ -132,6 +137,7 @@ SPECS: dict[str, ProviderSpec] = {
             credentials=(CredentialSpec(_KEY, ("KAGI_API_KEY",)),),
             default_base_url="https://kagi.com",
             options={"api_version": str},
+            option_choices={"api_version": ("v1", "v0")},
             capabilities=Capabilities(recency=True, count=True, answer=True, related=True),
         ),
         ProviderSpec(
@@ -160,6 +166,7 @@ SPECS: dict[str, ProviderSpec] = {
             credentials=(CredentialSpec(_KEY, ("ZHIPU_WEB_SEARCH_API_KEY",)),),
             default_base_url="https://open.bigmodel.cn",
             options={"search_engine": str, "content_size": str, "search_intent": bool},
+            option_choices={"content_size": ("medium", "high")},
             capabilities=Capabilities(recency=True, count=True, queries=True),
         ),
         ProviderSpec(
@@ -170,6 +177,7 @@ SPECS: dict[str, ProviderSpec] = {
             credentials=(CredentialSpec(_KEY, ("ZAI_API_KEY",)),),
             default_mcp_url="https://api.z.ai/api/mcp/web_search_prime/mcp",
             options={"content_size": str},
+            option_choices={"content_size": ("medium", "high")},
             capabilities=Capabilities(recency=True, count=True),
             default_min_interval=1.0,
         ),
@@ -182,6 +190,7 @@ SPECS: dict[str, ProviderSpec] = {
             needs_base_url=True,
             default_model="gpt-5.6-luna",
             options={"search_context_size": str},
+            option_choices={"search_context_size": _CONTEXT_SIZES},
             capabilities=Capabilities(answer=True),
         ),
         ProviderSpec(
@@ -233,6 +242,7 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.openai.com",
             default_model="gpt-5-mini",
             options={"search_context_size": str},
+            option_choices={"search_context_size": _CONTEXT_SIZES},
             capabilities=Capabilities(
                 recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
             ),
@@ -245,6 +255,7 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://chatgpt.com/backend-api",
             default_model="gpt-5.1-codex-mini",
             options={"search_context_size": str, "trust_base_url": bool},
+            option_choices={"search_context_size": _CONTEXT_SIZES},
             login="websearch_tui.providers._codex_auth:login_state",
             capabilities=Capabilities(
                 recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
@@ -259,6 +270,7 @@ SPECS: dict[str, ProviderSpec] = {
             default_base_url="https://api.x.ai",
             default_model="grok-4-fast-reasoning",
             options={"search_mode": str},
+            option_choices={"search_mode": ("web", "x", "both")},
             capabilities=Capabilities(
                 recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
             ),

@@ -65,6 +65,9 @@ class ProviderSpec:
         keyless: runs without any credential (possibly on a keyless endpoint).
         default_base_url / default_mcp_url: endpoints used when config does not override them.
         options: provider-specific config keys and their Python types (validated on load).
+        option_choices: the allowed values of string options that take one of a fixed set
+            (``{"search_mode": ("web", "x", "both")}``); checked case-insensitively on load and
+            offered as a choice in the settings screen.
         capabilities: see :class:`Capabilities`.
         needs_base_url: cannot run until ``base_url`` is configured (SearXNG).
         default_model: model used when config names none (model-native providers).
@@ -83,6 +86,7 @@ class ProviderSpec:
     default_base_url: str | None = None
     default_mcp_url: str | None = None
     options: Mapping[str, type] = field(default_factory=dict)
+    option_choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     capabilities: Capabilities = Capabilities()
     needs_base_url: bool = False
     default_model: str | None = None

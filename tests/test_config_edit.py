@@ -1,0 +1,217 @@
+"""ConfigEditor: key-by-key edits that keep every comment and untouched line, atomic saves,
+validation at the field, and detection of edits made to the file by somebody else."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from websearch_tui.config import ConfigError, load_config
+from websearch_tui.config_edit import ConfigChangedOnDisk, ConfigEditor
+
+UNUSUAL = """\
+# My websearch-tui setup   (hand written)
+
+[search]
+providers = [ "ddgs" ,  "exa",   # keyless first
+    "brave" ]
+mode="compare"          # side by side
+timeout   =   45.0      # seconds
+max_results = 7
+
+# ---- providers ----
+[providers.brave]   # the fast one
+enabled = true      # keep on
+base_url = 'https://api.search.brave.com'
+
+[providers.grok]
+search_mode = "web"   # web | x | both
+"""
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines()
+
+
+@pytest.fixture
+def config_file(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(UNUSUAL, encoding="utf-8")
+    return path
+
+
+def test_untouched_document_saves_byte_for_byte(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.save()
+    assert config_file.read_text(encoding="utf-8") == UNUSUAL
+
+
+def test_edits_change_only_their_lines_and_keep_comments(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("providers.brave", "enabled", False)
+    editor.set("search", "timeout", 30)
+    editor.set("providers.grok", "search_mode", "both")
+    assert editor.dirty
+    config = editor.save()
+    assert not editor.dirty
+
+    after = _lines(config_file.read_text(encoding="utf-8"))
+    before = _lines(UNUSUAL)
+    assert len(after) == len(before)
+    changed = [(old, new) for old, new in zip(before, after, strict=True) if old != new]
+    assert changed == [
+        ("timeout   =   45.0      # seconds", "timeout   =   30      # seconds"),
+        ("enabled = true      # keep on", "enabled = false      # keep on"),
+        ('search_mode = "web"   # web | x | both', 'search_mode = "both"   # web | x | both'),
+    ]
+    assert config.providers["brave"].enabled is False
+    assert config.search.timeout == 30
+    assert load_config(config_file).providers["grok"].options["search_mode"] == "both"
+
+
+def test_setting_the_same_value_is_not_an_edit(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "max_results", 7)
+    editor.set("providers.brave", "base_url", "https://api.search.brave.com")
+    assert not editor.dirty
+
+
+def test_new_tables_and_keys_are_appended_and_existing_text_kept(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("providers.searxng", "base_url", "http://localhost:8888")
+    editor.set("ui", "theme", "nord")
+    editor.set("providers.brave", "min_interval", 2)
+    editor.save()
+    text = config_file.read_text(encoding="utf-8")
+    for line in _lines(UNUSUAL):
+        assert line in text
+    config = load_config(config_file)
+    assert config.providers["searxng"].base_url == "http://localhost:8888"
+    assert config.ui.theme == "nord"
+    assert config.providers["brave"].min_interval == 2
+
+
+def test_empty_value_removes_the_key_so_the_default_applies(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "timeout", "")
+    editor.set("providers.brave", "base_url", None)
+    assert editor.get("search", "timeout") is None
+    editor.save()
+    text = config_file.read_text(encoding="utf-8")
+    assert "timeout" not in text and "base_url" not in text
+    assert "# side by side" in text and "# keep on" in text
+    assert load_config(config_file).search.timeout == 60
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "value", "reason"),
+    [
+        ("search", "timeout", 0, "timeout must be a number of seconds from 1 to 600"),
+        ("search", "mode", "fastest", "mode must be one of"),
+        ("search", "providers", ["brave", "bravo"], "unknown provider 'bravo'"),
+        ("providers.brave", "base_url", "ftp://x", "must be an http(s) URL"),
+        ("providers.brave", "enabled", "yes", "enabled must be true or false"),
+        ("providers.grok", "search_mode", "everything", "search_mode must be one of web, x, both"),
+        ("providers.brave", "min_interval", -1, "min_interval must be from 0 to 3600"),
+        ("providers.nope", "enabled", True, "not a known provider"),
+        ("ui", "theme", 3, "theme must be a theme name"),
+        ("weird", "x", 1, "unknown settings table"),
+    ],
+)
+def test_invalid_values_are_refused_with_the_reason_and_change_nothing(config_file, table, key, value, reason):
+    editor = ConfigEditor.load(config_file)
+    assert reason in editor.check(table, key, value)
+    with pytest.raises(ConfigError, match=reason.replace("(", r"\(").replace(")", r"\)")):
+        editor.set(table, key, value)
+    assert not editor.dirty
+    assert editor.text() == UNUSUAL
+
+
+def test_external_edit_is_detected_and_nothing_is_written(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "max_results", 3)
+    external = UNUSUAL.replace("mode=\"compare\"", "mode=\"auto\"")
+    config_file.write_text(external, encoding="utf-8")
+    assert editor.changed_on_disk()
+    with pytest.raises(ConfigChangedOnDisk, match="changed on disk"):
+        editor.save()
+    assert config_file.read_text(encoding="utf-8") == external
+    assert editor.dirty  # the user's edit is still pending
+
+
+def test_rebase_keeps_both_the_external_edit_and_the_pending_ones(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "max_results", 3)
+    config_file.write_text(UNUSUAL.replace('mode="compare"', 'mode="auto"'), encoding="utf-8")
+    assert editor.rebase() == []
+    config = editor.save()
+    assert config.search.mode == "auto"
+    assert config.search.max_results == 3
+    assert "# keyless first" in config_file.read_text(encoding="utf-8")
+
+
+def test_overwrite_replaces_an_externally_changed_file(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "max_results", 3)
+    config_file.write_text(UNUSUAL + "\n# added elsewhere\n", encoding="utf-8")
+    editor.save(overwrite=True)
+    assert "added elsewhere" not in config_file.read_text(encoding="utf-8")
+    assert not editor.changed_on_disk()
+
+
+def test_a_deleted_file_counts_as_changed(config_file):
+    editor = ConfigEditor.load(config_file)
+    config_file.unlink()
+    assert editor.changed_on_disk()
+
+
+def test_missing_file_is_created_with_its_directory_and_private_mode(tmp_path):
+    path = tmp_path / "new" / "dir" / "config.toml"
+    editor = ConfigEditor.load(path)
+    assert editor.text() == ""
+    assert not editor.changed_on_disk()
+    editor.set("providers.brave", "enabled", False)
+    editor.save()
+    assert load_config(path).providers["brave"].enabled is False
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_save_keeps_the_file_mode_and_leaves_no_temp_file(config_file):
+    os.chmod(config_file, 0o640)
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "max_results", 5)
+    editor.save()
+    assert stat.S_IMODE(config_file.stat().st_mode) == 0o640
+    assert [p.name for p in config_file.parent.iterdir()] == ["config.toml"]
+
+
+def test_a_failed_write_changes_nothing_and_names_the_file(config_file, monkeypatch):
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "max_results", 5)
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(ConfigError, match="cannot write the file"):
+        editor.save()
+    assert config_file.read_text(encoding="utf-8") == UNUSUAL
+    assert [p.name for p in config_file.parent.iterdir()] == ["config.toml"]
+    assert editor.dirty
+
+
+def test_invalid_toml_is_a_config_error(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[search\nmode = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        ConfigEditor.load(path)
+
+
+def test_save_refuses_a_document_made_invalid_by_hand(config_file):
+    config_file.write_text(UNUSUAL.replace("max_results = 7", "max_results = 700"), encoding="utf-8")
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "mode", "auto")
+    with pytest.raises(ConfigError, match="max_results"):
+        editor.save()

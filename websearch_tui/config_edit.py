@@ -1,0 +1,228 @@
+"""Editing ``config.toml`` in place: the user's comments, order and formatting survive every save.
+
+:class:`ConfigEditor` holds the file as a tomlkit document. :meth:`ConfigEditor.set` validates one
+value with the same rules as loading (:func:`websearch_tui.config.parse_config`) and changes only
+that key; :meth:`ConfigEditor.save` writes the whole document atomically (temp file + rename) after
+checking that nobody changed the file since it was read. When somebody did, nothing is written
+and :meth:`ConfigEditor.rebase` reloads the file and replays this session's edits on top of it,
+so neither the external edit nor the user's changes are lost. Keys never go in this file.
+
+Tables are named ``"search"``, ``"ui"`` or ``"providers.<id>"``. All methods that touch the file
+block on disk I/O; the TUI calls them from a thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from websearch_tui.config import Config, ConfigError, parse_config
+
+_TABLES = ("search", "ui")
+
+
+class ConfigChangedOnDisk(ConfigError):
+    """The config file changed on disk since it was loaded; nothing was written."""
+
+
+@dataclass(frozen=True)
+class _Edit:
+    table: str
+    key: str
+    value: Any
+
+
+class ConfigEditor:
+    """A loaded ``config.toml`` that can be changed key by key and saved without losing comments.
+
+    Create it with :meth:`load`. ``path`` is the file; ``dirty`` is True while there are unsaved
+    edits.
+    """
+
+    def __init__(self, path: Path, text: str, fingerprint: str | None) -> None:
+        self.path = path
+        self._fingerprint = fingerprint
+        self._edits: list[_Edit] = []
+        try:
+            self._doc = tomlkit.parse(text)
+        except TOMLKitError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> ConfigEditor:
+        """Read ``path`` (a missing file is an empty document).
+
+        Raises:
+            ConfigError: the file cannot be read or is not valid TOML.
+        """
+        file = Path(path)
+        data = _read(file)
+        return cls(file, data.decode("utf-8") if data is not None else "", _fingerprint(data))
+
+    @property
+    def dirty(self) -> bool:
+        """True when there are edits that have not been saved."""
+        return bool(self._edits)
+
+    def text(self) -> str:
+        """The document as it would be written now."""
+        return tomlkit.dumps(self._doc)
+
+    def get(self, table: str, key: str) -> Any:
+        """The plain value of ``key`` in ``table`` (``"search"``, ``"ui"``, ``"providers.<id>"``), or ``None``."""
+        container = self._find(table)
+        if container is None or key not in container:
+            return None
+        value = container[key]
+        return value.unwrap() if hasattr(value, "unwrap") else value
+
+    def check(self, table: str, key: str, value: Any) -> str | None:
+        """The one-line reason ``value`` is refused for ``table.key``, or ``None`` when it is valid.
+
+        ``None`` and ``""`` are always valid: they remove the key (its default applies).
+        """
+        if _is_unset(value):
+            return None
+        section, _, provider_id = table.partition(".")
+        if section == "providers" and provider_id:
+            trial: dict[str, Any] = {"providers": {provider_id: {key: value}}}
+        elif table in _TABLES:
+            trial = {table: {key: value}}
+        else:
+            return f"unknown settings table {table!r}"
+        try:
+            parse_config(trial)
+        except ConfigError as exc:
+            return str(exc).removeprefix("config: ")
+        return None
+
+    def set(self, table: str, key: str, value: Any) -> None:
+        """Set ``table.key`` to ``value``; ``None`` or ``""`` removes the key. Only this key's text changes.
+
+        Raises:
+            ConfigError: the value is refused (the message is the reason); nothing changed.
+        """
+        reason = self.check(table, key, value)
+        if reason is not None:
+            raise ConfigError(reason)
+        if self.get(table, key) == (None if _is_unset(value) else value):
+            return
+        self._apply(table, key, value)
+        self._edits.append(_Edit(table, key, value))
+
+    def changed_on_disk(self) -> bool:
+        """True when the file on disk differs from what was loaded (or last saved). Blocks on disk I/O."""
+        try:
+            return _fingerprint(_read(self.path)) != self._fingerprint
+        except ConfigError:
+            return True
+
+    def save(self, *, overwrite: bool = False) -> Config:
+        """Validate the document and write it atomically; returns the new :class:`Config`.
+
+        An existing file keeps its permission bits; a new one is created readable only by the
+        user (0600), and its directory is created when missing.
+
+        Raises:
+            ConfigChangedOnDisk: the file changed since it was loaded and ``overwrite`` is False.
+            ConfigError: the document is not valid (e.g. an invalid value typed in the file), or
+                the file cannot be written (the message names the path and the OS error).
+        """
+        if not overwrite and self.changed_on_disk():
+            raise ConfigChangedOnDisk(
+                f"{self.path}: the file changed on disk since it was opened; nothing was written. "
+                "Reload to keep both your changes and the file's, or overwrite the file."
+            )
+        text = self.text()
+        config = parse_config(tomlkit.parse(text).unwrap(), self.path)
+        data = text.encode("utf-8")
+        _write_atomic(self.path, data)
+        self._fingerprint = _fingerprint(data)
+        self._edits.clear()
+        return config
+
+    def rebase(self) -> list[str]:
+        """Reload the file from disk and replay this session's unsaved edits on top of it.
+
+        Returns the reasons of edits that no longer apply (normally none); the others stay
+        pending, so a following :meth:`save` keeps the external change and the user's changes.
+
+        Raises:
+            ConfigError: the file on disk can no longer be read or parsed (the edits are kept).
+        """
+        fresh = ConfigEditor.load(self.path)
+        edits, refused = self._edits, []
+        self._doc, self._fingerprint, self._edits = fresh._doc, fresh._fingerprint, []
+        for edit in edits:
+            try:
+                self.set(edit.table, edit.key, edit.value)
+            except ConfigError as exc:
+                refused.append(f"{edit.table}.{edit.key}: {exc}")
+        return refused
+
+    def _find(self, table: str) -> Any:
+        container: Any = self._doc
+        for part in table.split("."):
+            if not hasattr(container, "get") or part not in container:
+                return None
+            container = container[part]
+        return container
+
+    def _apply(self, table: str, key: str, value: Any) -> None:
+        if _is_unset(value):
+            container = self._find(table)
+            if container is not None and key in container:
+                del container[key]
+            return
+        container: Any = self._doc
+        parts = table.split(".")
+        for depth, part in enumerate(parts):
+            if part not in container:
+                container[part] = tomlkit.table(is_super_table=depth < len(parts) - 1)
+            container = container[part]
+        container[key] = value
+
+
+def _is_unset(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+
+
+def _fingerprint(data: bytes | None) -> str | None:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temp file beside ``path``, flush it to disk, then rename it over ``path``."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o777 if path.exists() else None
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if mode is not None:
+                os.chmod(temp, mode)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write the file ({exc.strerror or exc}); nothing was changed") from None
