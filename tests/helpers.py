@@ -58,10 +58,7 @@ def fake_ctx(
 def missing_key_message(provider_id: str) -> str:
     """The seed message for a provider run without its API key."""
     spec = get_spec(provider_id)
-    return (
-        f"{spec.label}: no API key. Set {spec.key_env_vars[0]} or store it in the OS keyring "
-        f"(service websearch-tui, user {provider_id}:api_key)."
-    )
+    return f"{spec.label}: no API key. Set {spec.key_env_vars[0]} or add the key in Settings."
 
 
 def auth_failed(provider_id: str, status: int = 401) -> str:

@@ -158,7 +158,7 @@ def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> 
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert out.stdout.strip() == "1 ['websearch_tui.providers.base', 'websearch_tui.providers.brave'] False", out.stderr
     assert (
-        "Brave Search: no API key. Set BRAVE_API_KEY or store it in the OS keyring (service websearch-tui, user brave:api_key)."
+        "Brave Search: no API key. Set BRAVE_API_KEY or add the key in Settings."
         in out.stderr
     )
 

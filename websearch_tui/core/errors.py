@@ -122,14 +122,9 @@ def auth_failed_message(label: str, status: int) -> str:
     return f"{label} authorization failed ({status}). Check API key or base URL."
 
 
-def missing_key_message(label: str, env_var: str, keyring_user: str) -> str:
-    """``"<Label>: no API key. Set <ENV_VAR> or store it in the OS keyring (...)."``.
-
-    (The seed says "or add the key in Settings"; that screen does not exist yet, so the message
-    names the keyring entry the app reads instead.)
-    """
-    keyring_entry = f"service websearch-tui, user {keyring_user}"
-    return f"{label}: no API key. Set {env_var} or store it in the OS keyring ({keyring_entry})."
+def missing_key_message(label: str, env_var: str) -> str:
+    """The seed message ``"<Label>: no API key. Set <ENV_VAR> or add the key in Settings."``."""
+    return f"{label}: no API key. Set {env_var} or add the key in Settings."
 
 
 NO_PROVIDER_MESSAGE = "No web search provider configured."

@@ -145,8 +145,7 @@ class ProviderContext:
         key = self.api_key
         if not key:
             env = self.spec.key_env_vars[0] if self.spec.key_env_vars else "the provider's key"
-            user = f"{self.spec.id}:{self.spec.credentials[0].name}" if self.spec.credentials else self.spec.id
-            raise ProviderError(self.spec.id, ErrorKind.CONFIG, missing_key_message(self.spec.label, env, user))
+            raise ProviderError(self.spec.id, ErrorKind.CONFIG, missing_key_message(self.spec.label, env))
         return key
 
     def base_url(self) -> str:
