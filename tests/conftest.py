@@ -43,6 +43,7 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKey
     previous = keyring.get_keyring()
     keyring.set_keyring(backend)
     monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(tmp_path / "no-keys.toml"))  # never the user's key file
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     for spec in SPECS.values():
         for credential in spec.credentials:

@@ -157,10 +157,7 @@ def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> 
     }
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert out.stdout.strip() == "1 ['websearch_tui.providers.base', 'websearch_tui.providers.brave'] False", out.stderr
-    assert (
-        "Brave Search: no API key. Set BRAVE_API_KEY or add the key in Settings."
-        in out.stderr
-    )
+    assert "Brave Search: no API key. Set BRAVE_API_KEY or add the key in Settings." in out.stderr
 
 
 @pytest.mark.parametrize("provider_id", sorted(__import__("websearch_tui.providers", fromlist=["SPECS"]).SPECS))
@@ -179,3 +176,304 @@ def test_every_provider_is_reachable_and_loads_alone(provider_id: str, capsys: p
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     expected = sorted(["websearch_tui.providers.base", f"websearch_tui.providers.{provider_id}"])
     assert out.stdout.strip() == f"{expected} False", out.stderr
+
+
+# --- keys -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def key_file(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """The unencrypted key file path for this test."""
+    path = tmp_path / "keys.toml"
+    monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(path))
+    return path
+
+
+def stdin_lines(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """Make stdin a pipe (not a TTY) that holds ``text``."""
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+
+
+def test_keys_set_reads_one_line_from_stdin_into_the_keyring(
+    monkeypatch: pytest.MonkeyPatch, memory_keyring, key_file, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stdin_lines(monkeypatch, "  brave-cli-secret-1  \nsecond line is not read\n")
+    assert main(["keys", "set", "BRAVE"]) == 0
+    assert memory_keyring.entries == {("websearch-tui", "brave:api_key"): "brave-cli-secret-1"}
+    captured = capsys.readouterr()
+    assert captured.out == "Stored brave api_key in the OS keyring (conftest MemoryKeyring).\n"
+    assert captured.err == ""
+    assert not key_file.exists()
+
+
+def test_keys_set_prompts_without_echo_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, memory_keyring, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import getpass
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+        def readline(self) -> str:  # pragma: no cover - must not be used on a terminal
+            raise AssertionError("read the key with echo")
+
+    prompts: list[str] = []
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    monkeypatch.setattr(getpass, "getpass", lambda prompt: prompts.append(prompt) or "searx-token-2")
+    assert main(["keys", "set", "searxng", "--credential", "token"]) == 0
+    assert prompts == ["SearXNG token: "]
+    assert memory_keyring.entries == {("websearch-tui", "searxng:token"): "searx-token-2"}
+    assert "searx-token-2" not in capsys.readouterr().out
+
+
+def test_keys_set_warns_that_the_env_var_wins(
+    monkeypatch: pytest.MonkeyPatch, memory_keyring, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "from-env-3")
+    stdin_lines(monkeypatch, "brave-cli-secret-3\n")
+    assert main(["keys", "set", "brave"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "websearch-tui: warning: BRAVE_SEARCH_API_KEY is set in the environment and is used instead of the stored key.\n"
+    )
+
+
+@pytest.mark.parametrize("text", ["", "\n", "   \n"], ids=["eof", "empty-line", "blank"])
+def test_keys_set_refuses_an_empty_key(
+    text: str, monkeypatch: pytest.MonkeyPatch, memory_keyring, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stdin_lines(monkeypatch, text)
+    assert main(["keys", "set", "brave"]) == 2
+    assert capsys.readouterr().err == "websearch-tui: error: no api_key given for brave; nothing was stored\n"
+    assert memory_keyring.entries == {}
+
+
+def test_keys_set_without_a_keyring_explains_and_needs_file_to_confirm(
+    monkeypatch: pytest.MonkeyPatch, key_file, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import keyring.backends.fail
+
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    stdin_lines(monkeypatch, "tavily-cli-secret-4\n")
+    assert main(["keys", "set", "tavily"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("websearch-tui: error: No usable OS keyring was found (backend: fail Keyring)")
+    assert "export TAVILY_API_KEY" in captured.err and "run the command again with --file" in captured.err
+    assert captured.err.count("\n") == 1
+    assert sys.stdin.read() == "tavily-cli-secret-4\n"  # refused before the key was even read
+    assert not key_file.exists()
+
+    stdin_lines(monkeypatch, "tavily-cli-secret-4\n")
+    assert main(["keys", "set", "tavily", "--file"]) == 0
+    assert capsys.readouterr().out == (
+        f"Stored tavily api_key in the key file {key_file} (NOT ENCRYPTED; readable only by you).\n"
+    )
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    assert 'api_key = "tavily-cli-secret-4"' in key_file.read_text()
+
+
+def test_keys_set_control_characters_exit_1(
+    monkeypatch: pytest.MonkeyPatch, memory_keyring, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stdin_lines(monkeypatch, "abc\x1b[2Jdef\n")
+    assert main(["keys", "set", "brave"]) == 1
+    assert "contains control characters" in capsys.readouterr().err
+    assert memory_keyring.entries == {}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["keys", "set", "bravee"], "unknown provider 'bravee' (did you mean 'brave'?)"),
+        (
+            ["keys", "delete", "searxng", "--credential", "pasword"],
+            "searxng has no credential 'pasword' (did you mean 'password'?); its credentials: token, username, password",
+        ),
+        (["keys", "set", "ddgs"], "ddgs needs no key"),
+        (["keys", "set", "codex"], "codex uses your existing Codex login, not a stored key"),
+        (["keys"], "the following arguments are required: {set,delete,list}"),
+        (["config"], "the following arguments are required: {path,show,validate}"),
+    ],
+)
+def test_keys_and_config_argument_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"websearch-tui: error: {message}\n"
+
+
+def test_keys_delete_removes_from_keyring_and_file(
+    monkeypatch: pytest.MonkeyPatch, memory_keyring, key_file, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory_keyring.set_password("websearch-tui", "brave:api_key", "brave-cli-secret-5")
+    key_file.write_text('[brave]\napi_key = "brave-old-secret-5"\n')
+    key_file.chmod(0o600)
+    monkeypatch.setenv("BRAVE_API_KEY", "from-env-5")
+    assert main(["keys", "delete", "brave"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "Deleted brave api_key from the OS keyring and the key file.\n"
+    assert "BRAVE_API_KEY is still set in the environment, so the provider keeps using it" in captured.err
+    assert memory_keyring.entries == {} and not key_file.exists()
+    assert main(["keys", "delete", "brave"]) == 0
+    assert capsys.readouterr().out == "No stored api_key for brave; nothing was deleted.\n"
+
+
+def test_keys_delete_on_a_locked_keyring_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    import keyring
+    from keyring.backend import KeyringBackend
+    from keyring.errors import KeyringLocked
+
+    class Locked(KeyringBackend):
+        priority = 5  # type: ignore[assignment]
+
+        def get_password(self, service: str, username: str) -> str | None:
+            raise KeyringLocked("locked")
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            raise KeyringLocked("locked")
+
+        def delete_password(self, service: str, username: str) -> None:
+            raise KeyringLocked("locked")
+
+    keyring.set_keyring(Locked())
+    assert main(["keys", "delete", "brave"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("websearch-tui: error: Brave Search: could not read the key because the OS keyring is locked")
+    assert err.count("\n") == 1
+
+
+def test_keys_list_shows_where_never_the_value(
+    monkeypatch: pytest.MonkeyPatch, memory_keyring, key_file, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PPLX_API_KEY", "pplx-cli-secret-6")
+    memory_keyring.set_password("websearch-tui", "tavily:api_key", "tavily-cli-secret-6")
+    key_file.write_text('[searxng]\npassword = "searx-cli-secret-6"\n')
+    key_file.chmod(0o600)
+    assert main(["keys", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "secret-6" not in out
+    lines = out.splitlines()
+    assert lines[0].split() == ["PROVIDER", "CREDENTIAL", "STORED"]
+    rows = {tuple(line.split(None, 2)[:2]): line.split(None, 2)[2] for line in lines[1:] if line and ":" not in line}
+    assert rows[("perplexity", "api_key")] == rows[("perplexity_search", "api_key")] == "env PPLX_API_KEY"
+    assert rows[("tavily", "api_key")] == "keyring"
+    assert rows[("searxng", "password")] == "key file (not encrypted)"
+    assert rows[("searxng", "username")] == rows[("brave", "api_key")] == "not set"
+    assert ("ddgs", "api_key") not in rows and not any(provider == "codex" for provider, _ in rows)
+    assert lines[-2:] == ["Keyring: conftest MemoryKeyring", f"Key file: {key_file} (NOT ENCRYPTED)"]
+
+
+def test_keys_list_without_a_keyring_says_why(key_file, capsys: pytest.CaptureFixture[str]) -> None:
+    import keyring.backends.fail
+
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    key_file.write_text('[brave]\napi_key = "brave-cli-secret-7"\n')
+    key_file.chmod(0o644)
+    assert main(["keys", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "Keyring: not usable. No usable OS keyring was found (backend: fail Keyring)" in out
+    assert "`websearch-tui keys set PROVIDER --file` confirms the key file" in out
+    assert f"Key file: The key file {key_file} is accessible to other users (mode 0644)" in out
+    assert "brave-cli-secret-7" not in out
+
+
+# --- config -----------------------------------------------------------------------------------
+
+
+def test_config_path_reports_the_file_and_whether_it_exists(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    default = os.environ["WEBSEARCH_TUI_CONFIG"]
+    assert main(["config", "path"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"{default}\n"
+    assert captured.err == "does not exist; the defaults apply (set by $WEBSEARCH_TUI_CONFIG)\n"
+    path = tmp_path / "mine.toml"
+    path.write_text("")
+    assert main(["config", "path", "--config", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (f"{path}\n", "exists (set by --config)\n")
+
+
+def test_config_show_prints_effective_settings_without_secrets(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, memory_keyring, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tomlkit
+
+    from websearch_tui.providers import SPECS
+
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[search]\nmode = "auto"\nrecency = "week"\n\n'
+        '[providers.brave]\nenabled = false\ncountry = "DE"\n\n'
+        '[providers.searxng]\nbase_url = "https://bob:hunter2-cli-8@searx.example/?token=tok-cli-8&lang=en"\n'
+    )
+    monkeypatch.setenv("BRAVE_API_KEY", "brave-cli-secret-8")
+    memory_keyring.set_password("websearch-tui", "tavily:api_key", "tavily-cli-secret-8")
+    assert main(["config", "show", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    for secret in ("brave-cli-secret-8", "tavily-cli-secret-8", "hunter2-cli-8", "tok-cli-8"):
+        assert secret not in out
+    document = tomlkit.parse(out).unwrap()
+    assert document["search"] == {
+        "providers": ["ddgs", "exa", "parallel"],
+        "mode": "auto",
+        "max_results": 10,
+        "recency": "week",
+        "timeout": 60.0,
+        "max_body_mib": 8.0,
+    }
+    assert document["ui"] == {"theme": ""}
+    assert set(document["providers"]) == set(SPECS)
+    assert document["providers"]["brave"] == {
+        "enabled": False,
+        "base_url": "https://api.search.brave.com",
+        "min_interval": 1.0,
+        "country": "DE",
+    }
+    assert document["providers"]["searxng"]["base_url"] == "https://bob:***@searx.example/?token=***&lang=en"
+    assert document["providers"]["openai"]["model"] == "gpt-5-mini"
+    assert document["providers"]["exa"]["mcp_url"] == "https://mcp.exa.ai/mcp"
+
+
+def test_config_validate(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[search]\nmode = "auto"\n')
+    assert main(["config", "validate", "--config", str(path)]) == 0
+    assert capsys.readouterr().out == f"OK: {path}\n"
+    path.write_text("[search]\nprovders = []\n")
+    assert main(["config", "validate", "--config", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"websearch-tui: error: {path}: unknown key 'provders' in [search] (did you mean 'providers'?)\n"
+    )
+    assert main(["config", "validate", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert "missing.toml: file not found" in capsys.readouterr().err
+
+
+def test_config_validate_without_a_file_uses_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    assert main(["config", "validate"]) == 0
+    assert capsys.readouterr().out == f"OK: {os.environ['WEBSEARCH_TUI_CONFIG']} (does not exist; the defaults apply)\n"
+
+
+def test_keys_and_config_never_import_textual(tmp_path) -> None:
+    script = (
+        "import sys\n"
+        "from websearch_tui.cli import main\n"
+        "codes = [main(['keys', 'list']), main(['config', 'show']), main(['config', 'validate'])]\n"
+        "print(codes, any(m == 'textual' or m.startswith('textual.') for m in sys.modules))\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
+        "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+    }
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "[0, 0, 0] False", out.stderr

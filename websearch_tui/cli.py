@@ -1,7 +1,9 @@
-"""Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``--version``.
+"""Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``keys``, ``config``,
+``--version``.
 
 Exit codes: 0 success (``search``: at least one provider returned content), 1 every provider
-failed, 2 bad arguments or an unusable config file (one line on stderr), 130 interrupted.
+failed or a key could not be stored or deleted, 2 bad arguments or an unusable config file (one
+line on stderr), 130 interrupted.
 
 Only the TUI path imports Textual; ``search -p X`` imports only provider ``X``.
 """
@@ -68,7 +70,37 @@ def build_parser() -> argparse.ArgumentParser:
 
     tui = commands.add_parser("tui", help="open the terminal UI (the default)")
     tui.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+    _add_keys_parser(commands)
+    _add_config_parser(commands)
     return parser
+
+
+def _add_keys_parser(commands: argparse._SubParsersAction) -> None:
+    keys = commands.add_parser("keys", help="store, delete and list API keys (OS keyring)")
+    actions = keys.add_subparsers(dest="keys_command", metavar="{set,delete,list}", required=True)
+    store = actions.add_parser("set", help="store a key in the OS keyring (prompted, or one line on stdin)")
+    store.add_argument("provider", help="provider id")
+    store.add_argument("--credential", metavar="NAME", help="which credential (default: the provider's API key)")
+    store.add_argument(
+        "--file", action="store_true", help="when no OS keyring is usable, store it in the unencrypted key file"
+    )
+    delete = actions.add_parser("delete", help="delete a stored key (keyring and key file)")
+    delete.add_argument("provider", help="provider id")
+    delete.add_argument("--credential", metavar="NAME", help="which credential (default: the provider's API key)")
+    actions.add_parser("list", help="where each provider credential comes from (never the value)")
+
+
+def _add_config_parser(commands: argparse._SubParsersAction) -> None:
+    config = commands.add_parser("config", help="show where the config file is, its effective settings, or check it")
+    actions = config.add_subparsers(dest="config_command", metavar="{path,show,validate}", required=True)
+    for name, text in (
+        ("path", "print the config file path in use and whether it exists"),
+        ("show", "print the effective settings as TOML, defaults included (never keys)"),
+        ("validate", "check the config file: OK, or the first problem (exit 2)"),
+    ):
+        actions.add_parser(name, help=text).add_argument(
+            "--config", metavar="PATH", default=argparse.SUPPRESS, help="config file"
+        )
 
 
 def _max_results(value: str) -> int:
@@ -94,6 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _search(args)
         if args.command == "providers":
             return _providers(args)
+        if args.command == "keys":
+            return _keys(args)
+        if args.command == "config":
+            return _config(args)
         return _tui(args)
     except UsageError as exc:
         return _fail(str(exc), 2)
@@ -221,13 +257,13 @@ def _providers(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     header = ("PROVIDER", "LABEL", "KIND", "KEY", "STATUS", "KEY FROM", "DEFAULT")
-    table = [header] + [
-        (r["id"], r["label"], r["kind"], r["key"], r["status"], r["key_source"], "yes" if r["default"] else "")
-        for r in rows
-    ]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for row in table:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    _print_table(
+        [header]
+        + [
+            (r["id"], r["label"], r["kind"], r["key"], r["status"], r["key_source"], "yes" if r["default"] else "")
+            for r in rows
+        ]
+    )
     return 0
 
 
@@ -254,3 +290,225 @@ def _tui(args: argparse.Namespace) -> int:
     from websearch_tui.tui.app import run_tui
 
     return run_tui(config)
+
+
+# --- keys -------------------------------------------------------------------------------------
+
+
+def _keys(args: argparse.Namespace) -> int:
+    from websearch_tui import credentials
+
+    if args.keys_command == "list":
+        return _keys_list()
+    spec, credential = _credential_of(args.provider, args.credential)
+    try:
+        if args.keys_command == "set":
+            return _keys_set(spec, credential, allow_file=args.file)
+        return _keys_delete(spec, credential)
+    except credentials.KeyStoreError as exc:
+        return _fail(str(exc), 1)
+
+
+def _credential_of(provider_id: str, name: str | None):  # -> (ProviderSpec, CredentialSpec)
+    """The provider and credential named on the command line (default: its first, the API key).
+
+    Raises :class:`UsageError` (with a did-you-mean) for an unknown provider or credential, or a
+    provider that takes no key.
+    """
+    from websearch_tui.providers import SPECS
+
+    spec = SPECS[_check_providers([provider_id])[0]]
+    if spec.login:
+        raise UsageError(f"{spec.id} uses your existing {spec.label} login, not a stored key")
+    if not spec.credentials:
+        raise UsageError(f"{spec.id} needs no key")
+    names = [c.name for c in spec.credentials]
+    if name is None:
+        return spec, spec.credentials[0]
+    if name not in names:
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UsageError(f"{spec.id} has no credential {name!r}{hint}; its credentials: {', '.join(names)}")
+    return spec, spec.credentials[names.index(name)]
+
+
+def _keys_set(spec, credential, *, allow_file: bool) -> int:  # (ProviderSpec, CredentialSpec) -> exit code
+    """``keys set``: read the value (no echo on a TTY), store it, and say where it went."""
+    from websearch_tui import credentials
+
+    if not allow_file:
+        info = credentials.backend_info()
+        if not info.usable:  # say so before asking for the key
+            message = credentials.no_keyring_message(_first(credential.env_vars), f"backend: {info.name}")
+            return _fail(f"{message} {_FILE_HINT}", 1)
+    value = _read_secret(f"{spec.label} {credential.name}: ").strip()
+    if not value:
+        raise UsageError(f"no {credential.name} given for {spec.id}; nothing was stored")
+    try:
+        where = credentials.store_secret(spec.id, credential.name, value, allow_file=allow_file)
+    except credentials.NoKeyringError as exc:
+        return _fail(f"{exc} {_FILE_HINT}", 1)
+    if where == "file":
+        path = credentials.key_file_path()
+        print(f"Stored {spec.id} {credential.name} in the key file {path} (NOT ENCRYPTED; readable only by you).")
+    else:
+        print(f"Stored {spec.id} {credential.name} in the OS keyring ({credentials.backend_info().name}).")
+    _warn_env(credential, "is set in the environment and is used instead of the stored key")
+    return 0
+
+
+_FILE_HINT = "To store it in that file anyway, run the command again with --file."
+
+
+def _first(names: Sequence[str]) -> str | None:
+    return names[0] if names else None
+
+
+def _read_secret(prompt: str) -> str:
+    """The secret: typed without echo when stdin is a terminal, else the first line of stdin."""
+    stdin = sys.stdin
+    if stdin is not None and stdin.isatty():
+        import getpass
+
+        try:
+            return getpass.getpass(prompt)
+        except EOFError:
+            return ""
+    return stdin.readline() if stdin is not None else ""
+
+
+def _warn_env(credential, text: str) -> None:  # CredentialSpec
+    """Warn on stderr when one of the credential's env vars is set (it wins over stored keys)."""
+    for name in credential.env_vars:
+        if os.environ.get(name, "").strip():
+            print(f"{PROG}: warning: {name} {text}.", file=sys.stderr)
+            return
+
+
+def _keys_delete(spec, credential) -> int:  # (ProviderSpec, CredentialSpec) -> exit code
+    """``keys delete``: remove the stored credential from the keyring and the key file."""
+    from websearch_tui import credentials
+
+    removed = credentials.delete_secret(spec.id, credential.name)
+    if removed:
+        places = " and ".join({"keyring": "the OS keyring", "file": "the key file"}[where] for where in removed)
+        print(f"Deleted {spec.id} {credential.name} from {places}.")
+    else:
+        print(f"No stored {credential.name} for {spec.id}; nothing was deleted.")
+    _warn_env(credential, "is still set in the environment, so the provider keeps using it")
+    return 0
+
+
+def _keys_list() -> int:
+    """``keys list``: provider, credential, where it is stored; then the keyring backend in use."""
+    from websearch_tui import credentials
+    from websearch_tui.providers import SPECS
+
+    rows = [("PROVIDER", "CREDENTIAL", "STORED")]
+    for spec in SPECS.values():
+        rows += [(spec.id, s.name, s.describe()) for s in credentials.credential_sources(spec)]
+    _print_table(rows)
+    info = credentials.backend_info()
+    print()
+    if info.usable:
+        print(f"Keyring: {info.name}")
+    else:
+        print(f"Keyring: not usable. {info.message} (`{PROG} keys set PROVIDER --file` confirms the key file.)")
+    path = credentials.key_file_path()
+    problem = credentials.key_file_problem()
+    if problem:
+        print(f"Key file: {problem}")
+    elif path.exists():
+        print(f"Key file: {path} (NOT ENCRYPTED)")
+    return 0
+
+
+def _print_table(rows: Sequence[Sequence[str]]) -> None:
+    """Left-aligned columns two spaces apart; the first row is the header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+# --- config -----------------------------------------------------------------------------------
+
+
+def _config(args: argparse.Namespace) -> int:
+    from websearch_tui.config import CONFIG_ENV, config_path
+
+    if args.config_command == "path":
+        path = config_path(args.config)
+        origin = "--config" if args.config else f"${CONFIG_ENV}" if os.environ.get(CONFIG_ENV, "").strip() else None
+        state = "exists" if path.exists() else "does not exist; the defaults apply"
+        print(path)
+        print(f"{state}{f' (set by {origin})' if origin else ''}", file=sys.stderr)
+        return 0
+    config = _load_config(args)
+    if args.config_command == "show":
+        print(_effective_toml(config), end="")
+        return 0
+    exists = config.path is not None and config.path.exists()
+    print(f"OK: {config.path}" + ("" if exists else " (does not exist; the defaults apply)"))
+    return 0
+
+
+def _effective_toml(config) -> str:  # Config -> str
+    """The effective settings as TOML: every ``[search]`` key and, per provider, its enabled state,
+    endpoints, model and pacing with defaults filled in, plus the options set in the file.
+
+    Keys never live in the config; URL passwords and secret-looking query values are masked anyway.
+    """
+    import tomlkit
+
+    from websearch_tui.providers import SPECS
+
+    document = tomlkit.document()
+    document.add(tomlkit.comment(f"effective settings from {config.path} (defaults filled in; keys are never shown)"))
+    search = config.search
+    document["search"] = {
+        "providers": list(search.providers),
+        "mode": search.mode,
+        "max_results": search.max_results,
+        "recency": search.recency or "",
+        "timeout": search.timeout,
+        "max_body_mib": search.max_body_mib,
+    }
+    document["ui"] = {"theme": config.ui.theme or ""}
+    providers = tomlkit.table(is_super_table=True)
+    for spec in SPECS.values():
+        providers[spec.id] = _provider_table(spec, config.settings_for(spec.id))
+    document["providers"] = providers
+    return tomlkit.dumps(document)
+
+
+def _provider_table(spec, settings) -> dict[str, object]:  # (ProviderSpec, ProviderSettings)
+    """One provider's effective ``[providers.<id>]`` table (``None`` values left out)."""
+    table = {
+        "enabled": settings.enabled is not False,
+        "base_url": _mask_url(settings.base_url or spec.default_base_url),
+        "mcp_url": _mask_url(settings.mcp_url or spec.default_mcp_url),
+        "model": (settings.models[0] if settings.models else None) or settings.model or spec.default_model,
+        "models": list(settings.models) or None,
+        "min_interval": settings.min_interval if settings.min_interval is not None else spec.default_min_interval,
+        **settings.options,
+    }
+    return {key: value for key, value in table.items() if value is not None}
+
+
+_SECRET_PARAM = ("key", "token", "secret", "password", "auth", "signature")
+
+
+def _mask_url(url: str | None) -> str | None:
+    """``url`` with a user-info password and secret-looking query values replaced by ``***``."""
+    if not url:
+        return None
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password:
+        parts = parts._replace(netloc=f"{parts.username}:***@{parts.netloc.rpartition('@')[2]}")
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if any(word in name.lower() for name, _ in pairs for word in _SECRET_PARAM):
+        masked = [(k, "***" if any(word in k.lower() for word in _SECRET_PARAM) else v) for k, v in pairs]
+        parts = parts._replace(query=urlencode(masked, safe="*"))
+    return urlunsplit(parts)

@@ -1,10 +1,16 @@
-"""Credential lookup: environment variables first, then the OS keyring (read only here).
+"""Credentials: lookup (environment, then the OS keyring, then the key file) and storage.
 
-Each provider credential is looked up in the env vars its spec lists (first non-empty wins),
-then in the OS keyring under service ``websearch-tui`` and username ``<provider id>:<name>``
-(``brave:api_key``). A keyring without a usable backend (headless Linux) or a locked one is
-not an error: the credential is simply not found. Every value found is registered with
-:func:`websearch_tui.core.errors.register_secret` so it is redacted from all messages.
+Each provider credential is looked up in the env vars its spec lists (first non-empty wins), then
+in the OS keyring under service ``websearch-tui`` and username ``<provider id>:<name>``
+(``brave:api_key``), then in the unencrypted key file (:func:`key_file_path`), which exists only
+when the user explicitly chose it on a machine without a usable keyring. A missing, locked or
+broken keyring never fails a lookup: the credential is simply not found there. Every secret value
+found or stored is registered with :func:`websearch_tui.core.errors.register_secret`, so it is
+redacted from every message, log and export.
+
+Storage (:func:`store_secret`, :func:`delete_secret`) goes to the OS keyring through the
+``keyring`` library; keys never go in ``config.toml``. Without a usable keyring backend,
+:class:`NoKeyringError` explains the options; the key file is written only with ``allow_file=True``.
 
 All functions here may block on the keyring (D-Bus); the TUI calls them off the event loop.
 """
@@ -13,33 +19,304 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
 
-from websearch_tui.core.errors import register_secret
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from websearch_tui.core.errors import redact, register_secret
+from websearch_tui.core.text import has_control_chars
 from websearch_tui.providers.base import CredentialSpec, ProviderSettings, ProviderSpec
 
 KEYRING_SERVICE = "websearch-tui"
+KEY_FILE_ENV = "WEBSEARCH_TUI_KEY_FILE"
+KEY_FILE_HEADER = """\
+websearch-tui API keys. THIS FILE IS NOT ENCRYPTED: anyone who can read it can use these keys.
+It exists because no OS keyring was usable and you confirmed storing keys here (mode 0600).
+To move a key into an OS keyring once one works (gnome-keyring, KeePassXC, macOS Keychain,
+Windows Credential Locker), run `websearch-tui keys set <provider>` again: the key is stored in
+the keyring and removed from this file. Environment variables (BRAVE_API_KEY, ...) win over both."""
+WHERE_LABELS = {"keyring": "keyring", "file": "key file (not encrypted)"}
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_warned: set[str] = set()  # key file problems already logged
+
+
+class KeyStoreError(Exception):
+    """Storing, reading or deleting a key failed; ``str()`` is one plain-words line naming the
+    provider and what the user can do. It never contains a secret."""
+
+
+class NoKeyringError(KeyStoreError):
+    """There is no usable OS keyring backend; ``str()`` explains the options in plain words."""
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """The keyring backend in use: ``usable``, its display ``name`` (``"SecretService Keyring"``)
+    and ``message`` (``""`` when usable, else the plain-words explanation of :class:`NoKeyringError`)."""
+
+    usable: bool
+    name: str
+    message: str
 
 
 @dataclass(frozen=True)
 class CredentialSource:
-    """Where a credential was found, never its value: ``where`` is ``"env"``, ``"keyring"`` or ``None``."""
+    """Where a credential was found, never its value.
+
+    ``where`` is ``"env"``, ``"keyring"``, ``"file"`` or ``None`` (not set); ``env_var`` names the
+    variable when ``where == "env"``.
+    """
 
     name: str
     where: str | None
     env_var: str | None = None
 
     def describe(self) -> str:
-        """``"env BRAVE_API_KEY"``, ``"keyring"`` or ``"not set"``."""
+        """``"env BRAVE_API_KEY"``, ``"keyring"``, ``"key file (not encrypted)"`` or ``"not set"``."""
         if self.where == "env":
             return f"env {self.env_var}"
-        return self.where or "not set"
+        return WHERE_LABELS.get(self.where or "", "not set")
 
 
 def keyring_username(provider_id: str, credential: str) -> str:
     """The keyring username for a provider credential: ``"<provider id>:<credential>"``."""
     return f"{provider_id}:{credential}"
+
+
+# --- the keyring backend -------------------------------------------------------------------
+
+
+def no_keyring_message(env_var: str | None = None, detail: str = "") -> str:
+    """The plain-words explanation of a missing keyring backend and the ways around it.
+
+    ``env_var`` names the provider's variable (else a generic hint); ``detail`` is the backend's
+    own reason, appended in parentheses.
+    """
+    env = (
+        f"export {env_var} in your shell"
+        if env_var
+        else "export the provider's environment variable (`websearch-tui providers` lists the names)"
+    )
+    reason = f" ({detail})" if detail else ""
+    return (
+        f"No usable OS keyring was found{reason}, so keys cannot be stored securely. Either {env}; "
+        "or install and start a Secret Service such as "
+        "gnome-keyring or KeePassXC, or another keyring backend; or, after explicit confirmation, keep the "
+        f"key in the unencrypted key file {key_file_path()}."
+    )
+
+
+def backend_info() -> BackendInfo:
+    """Describe the keyring backend that ``keyring.get_keyring()`` selected; never raises.
+
+    A backend is usable when its priority is at least 1: the ``fail`` and ``null`` backends, a
+    chainer with nothing to chain and plain-text backends are not; a backend whose priority
+    raises (D-Bus unreachable) is not either, and its reason becomes part of ``message``.
+    """
+    try:
+        import keyring
+
+        backend = keyring.get_keyring()
+        name = _backend_name(backend)
+    except Exception as exc:  # a broken keyring installation
+        return BackendInfo(False, "none", no_keyring_message(detail=_reason(exc)))
+    try:
+        priority = backend.priority
+    except Exception as exc:  # e.g. SecretService without a session bus
+        return BackendInfo(False, name, no_keyring_message(detail=f"{name}: {_reason(exc)}"))
+    if priority < 1:
+        return BackendInfo(False, name, no_keyring_message(detail=f"backend: {name}"))
+    return BackendInfo(True, name, "")
+
+
+def _backend_name(backend: Any) -> str:
+    """The display name of a backend; a chainer is named after the backends it chains."""
+    chained = getattr(backend, "backends", None)
+    if chained:
+        return " + ".join(str(b.name) for b in chained)
+    return str(getattr(backend, "name", type(backend).__name__))
+
+
+def _reason(exc: BaseException) -> str:
+    """A short, redacted one-line reason from an exception (type name when it has no text)."""
+    text = " ".join(redact(str(exc)).split())[:200]
+    return text or type(exc).__name__
+
+
+def _keyring_call(spec: ProviderSpec, item: CredentialSpec, action: str, call: Callable[[], _T]) -> _T:
+    """Run a keyring ``call`` for credential ``item`` of ``spec`` and turn every failure into
+    :class:`KeyStoreError` in plain words.
+
+    ``action`` completes "could not ... the key" (``"store"``, ``"read"``, ``"delete"``).
+    Raises :class:`NoKeyringError` when the library reports no backend.
+    """
+    from keyring import errors
+
+    try:
+        return call()
+    except errors.NoKeyringError as exc:
+        raise NoKeyringError(no_keyring_message(_env_hint(spec, item), _reason(exc))) from None
+    except errors.KeyringLocked:
+        raise KeyStoreError(
+            f"{spec.label}: could not {action} the key because the OS keyring is locked; unlock it (log in to the "
+            "desktop session or run `gnome-keyring-daemon --unlock`) and try again."
+        ) from None
+    except PermissionError:
+        raise KeyStoreError(
+            f"{spec.label}: could not {action} the key: the OS keyring denied access; allow websearch-tui in your "
+            "keyring's access settings and try again."
+        ) from None
+    except Exception as exc:  # InitError, PasswordSetError, D-Bus and OS errors
+        raise KeyStoreError(
+            f"{spec.label}: could not {action} the key in the OS keyring ({_reason(exc)}); check that the keyring "
+            f"service is running and unlocked, or use the environment variable {_env_hint(spec, item)}."
+        ) from None
+
+
+def _env_hint(spec: ProviderSpec, item: CredentialSpec) -> str:
+    """The env var to suggest for a credential (its first one)."""
+    return item.env_vars[0] if item.env_vars else f"of {spec.id}"
+
+
+# --- the key file ---------------------------------------------------------------------------
+
+
+def key_file_path() -> Path:
+    """The unencrypted fallback key file: ``$WEBSEARCH_TUI_KEY_FILE``, else ``keys.toml`` in the
+    platformdirs user config dir (``~/.config/websearch-tui/keys.toml`` on Linux)."""
+    env = os.environ.get(KEY_FILE_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("websearch-tui", appauthor=False)) / "keys.toml"
+
+
+def _read_key_file() -> tomlkit.TOMLDocument | None:
+    """The key file as a TOML document, ``None`` when it does not exist.
+
+    Raises:
+        KeyStoreError: the file is readable by other users or not owned by this user (it is not
+            read at all), cannot be read, or is not valid TOML.
+    """
+    path = key_file_path()
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise KeyStoreError(f"Cannot read the key file {path} ({exc.strerror}).") from None
+    with os.fdopen(fd, "rb") as file:
+        _check_private(path, os.fstat(fd))
+        data = file.read()
+    try:
+        return tomlkit.parse(data.decode("utf-8"))
+    except (UnicodeDecodeError, TOMLKitError) as exc:
+        where = f" (line {exc.line})" if hasattr(exc, "line") else ""
+        raise KeyStoreError(f"The key file {path} is not valid TOML{where}; fix or delete it.") from None
+
+
+def _check_private(path: Path, stat: os.stat_result) -> None:
+    """Refuse a key file that other users can read or write, or that another user owns (POSIX only)."""
+    if os.name != "posix":
+        return
+    if stat.st_mode & 0o077:
+        raise KeyStoreError(
+            f"The key file {path} is accessible to other users (mode {stat.st_mode & 0o777:04o}), so it was "
+            f"ignored; run `chmod 600 {path}` if you trust its contents, or delete it."
+        )
+    if stat.st_uid != os.getuid():
+        raise KeyStoreError(f"The key file {path} belongs to another user, so it was ignored; delete it.")
+
+
+def _write_key_file(document: tomlkit.TOMLDocument) -> None:
+    """Replace the key file atomically (temp file created 0600, then ``os.replace``).
+
+    An empty document deletes the file. Raises :class:`KeyStoreError` when it cannot be written.
+    """
+    path = key_file_path()
+    try:
+        if not any(True for _ in _entries(document)):
+            path.unlink(missing_ok=True)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                file.write(tomlkit.dumps(document))
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise KeyStoreError(f"Cannot write the key file {path} ({exc.strerror or exc}).") from None
+
+
+def _new_key_file() -> tomlkit.TOMLDocument:
+    document = tomlkit.document()
+    for line in KEY_FILE_HEADER.splitlines():
+        document.add(tomlkit.comment(line))
+    document.add(tomlkit.nl())
+    return document
+
+
+def _entries(document: tomlkit.TOMLDocument) -> Iterator[tuple[str, str, Any]]:
+    """``(provider id, credential, value)`` for every entry of a key file document."""
+    for provider_id, table in document.items():
+        if isinstance(table, dict):
+            for name, value in table.items():
+                yield provider_id, name, value
+
+
+def _file_value(document: tomlkit.TOMLDocument | None, provider_id: str, name: str) -> str | None:
+    table = document.get(provider_id) if document is not None else None
+    value = table.get(name) if isinstance(table, dict) else None
+    if not isinstance(value, str):
+        return None
+    return str(value).strip() or None
+
+
+def key_file_problem() -> str | None:
+    """Why the key file is being ignored (wrong mode, owner or syntax), or ``None`` when it is absent
+    or fine. Blocking file read; never raises."""
+    try:
+        _read_key_file()
+    except KeyStoreError as exc:
+        return str(exc)
+    return None
+
+
+def _remove_from_file(provider_id: str, name: str) -> bool:
+    """Delete one entry from the key file; True when it was there. Raises :class:`KeyStoreError`."""
+    document = _read_key_file()
+    table = document.get(provider_id) if document is not None else None
+    if document is None or not isinstance(table, dict) or name not in table:
+        return False
+    del table[name]
+    if not table:
+        del document[provider_id]
+    _write_key_file(document)
+    return True
+
+
+def _store_in_file(provider_id: str, name: str, value: str) -> None:
+    document = _read_key_file() or _new_key_file()
+    if provider_id not in document:
+        document.add(provider_id, tomlkit.table())
+    document[provider_id][name] = value  # type: ignore[index]
+    _write_key_file(document)
+
+
+# --- lookup -----------------------------------------------------------------------------------
 
 
 def _from_env(credential: CredentialSpec) -> tuple[str, str] | None:
@@ -51,51 +328,167 @@ def _from_env(credential: CredentialSpec) -> tuple[str, str] | None:
 
 
 def _from_keyring(provider_id: str, credential: CredentialSpec) -> str | None:
+    """The keyring value, or ``None`` when absent or when the keyring cannot be used (logged)."""
     try:
         import keyring
-        from keyring.errors import KeyringError
-    except ImportError:  # pragma: no cover - keyring is a dependency
-        return None
-    try:
+
         value = keyring.get_password(KEYRING_SERVICE, keyring_username(provider_id, credential.name))
-    except KeyringError as exc:  # no backend, locked, denied: the key is just not available
+    except Exception as exc:  # no backend, locked, denied, D-Bus down: the key is just not available
         log.debug("keyring unavailable for %s: %s", provider_id, type(exc).__name__)
         return None
-    except Exception as exc:  # a broken backend must not stop a search
-        log.debug("keyring backend failed for %s: %s", provider_id, type(exc).__name__)
-        return None
     return value.strip() if value and value.strip() else None
+
+
+def _key_file_for_lookup() -> tomlkit.TOMLDocument | None:
+    """The key file for a lookup: an unusable file is skipped with a warning, logged once per reason."""
+    try:
+        return _read_key_file()
+    except KeyStoreError as exc:
+        if str(exc) not in _warned:
+            _warned.add(str(exc))
+            log.warning("%s", exc)
+        return None
+
+
+def _find(spec: ProviderSpec) -> list[tuple[CredentialSource, str | None]]:
+    """Each credential of ``spec`` with its source and value (env, then keyring, then key file)."""
+    found: list[tuple[CredentialSource, str | None]] = []
+    document: tomlkit.TOMLDocument | None = None
+    document_read = False
+    for credential in spec.credentials:
+        from_env = _from_env(credential)
+        if from_env:
+            found.append((CredentialSource(credential.name, "env", from_env[0]), from_env[1]))
+            continue
+        value = _from_keyring(spec.id, credential)
+        if value:
+            found.append((CredentialSource(credential.name, "keyring"), value))
+            continue
+        if not document_read:
+            document, document_read = _key_file_for_lookup(), True
+        value = _file_value(document, spec.id, credential.name)
+        found.append((CredentialSource(credential.name, "file" if value else None), value))
+    for credential, (_, value) in zip(spec.credentials, found, strict=True):
+        if credential.secret:
+            register_secret(value)
+    return found
 
 
 def lookup(spec: ProviderSpec) -> tuple[dict[str, str], list[CredentialSource]]:
     """Find every credential of ``spec``: ``({name: value}, [CredentialSource])``.
 
-    Values are registered for redaction. Blocks on the keyring.
+    Order: env vars, OS keyring, key file. Values are registered for redaction. Never raises for
+    a missing, locked or broken keyring or an unusable key file. Blocks on the keyring.
     """
-    values: dict[str, str] = {}
-    sources: list[CredentialSource] = []
-    for credential in spec.credentials:
-        found = _from_env(credential)
-        if found:
-            env_var, value = found
-            values[credential.name] = value
-            sources.append(CredentialSource(credential.name, "env", env_var))
-            continue
-        value = _from_keyring(spec.id, credential)
-        if value:
-            values[credential.name] = value
-            sources.append(CredentialSource(credential.name, "keyring"))
-        else:
-            sources.append(CredentialSource(credential.name, None))
-    for credential in spec.credentials:
-        if credential.secret:
-            register_secret(values.get(credential.name))
-    return values, sources
+    found = _find(spec)
+    values = {source.name: value for source, value in found if value}
+    return values, [source for source, _ in found]
+
+
+def credential_sources(spec: ProviderSpec) -> list[CredentialSource]:
+    """Where each credential of ``spec`` comes from (as :func:`lookup`, without the values)."""
+    return [source for source, _ in _find(spec)]
 
 
 def resolve(spec: ProviderSpec) -> dict[str, str]:
     """The credential values of ``spec`` by name (only those found). Blocks on the keyring."""
     return lookup(spec)[0]
+
+
+# --- storage --------------------------------------------------------------------------------
+
+
+def _credential_spec(provider_id: str, credential: str) -> tuple[ProviderSpec, CredentialSpec]:
+    """The specs of a provider credential; :class:`KeyStoreError` for an unknown one."""
+    from websearch_tui.providers import SPECS
+
+    spec = SPECS.get(provider_id)
+    if spec is None:
+        raise KeyStoreError(f"Unknown provider {provider_id!r}; no key was stored or deleted.")
+    for item in spec.credentials:
+        if item.name == credential:
+            return spec, item
+    names = ", ".join(c.name for c in spec.credentials) or "none"
+    raise KeyStoreError(f"{spec.label} has no credential {credential!r} (its credentials: {names}).")
+
+
+def store_secret(provider_id: str, credential: str, value: str, *, allow_file: bool = False) -> str:
+    """Store a provider credential; returns ``"keyring"`` or ``"file"``.
+
+    The value is stripped and registered for redaction first. It goes to the OS keyring (and any
+    old copy in the key file is then removed). Without a usable keyring it goes to the key file
+    (0600, atomic) only when ``allow_file`` is true, i.e. the user explicitly confirmed.
+    ``config.toml`` is never written.
+
+    Raises:
+        NoKeyringError: no usable keyring backend and ``allow_file`` is false.
+        KeyStoreError: unknown provider or credential, an empty value or one with control
+            characters, a locked or denying keyring, or an unwritable key file.
+    """
+    spec, item = _credential_spec(provider_id, credential)
+    value = (value or "").strip()
+    if not value:
+        raise KeyStoreError(f"{spec.label}: the {credential} is empty; nothing was stored.")
+    if has_control_chars(value):
+        raise KeyStoreError(
+            f"{spec.label}: the {credential} contains control characters (a pasted line break or terminal "
+            "escape?); nothing was stored."
+        )
+    if item.secret:
+        register_secret(value)
+    info = backend_info()
+    if info.usable:
+        import keyring
+
+        username = keyring_username(provider_id, credential)
+        try:
+            _keyring_call(spec, item, "store", lambda: keyring.set_password(KEYRING_SERVICE, username, value))
+        except NoKeyringError:
+            if not allow_file:
+                raise
+        else:
+            _drop_file_copy(provider_id, credential)
+            return "keyring"
+    elif not allow_file:
+        raise NoKeyringError(no_keyring_message(_env_hint(spec, item), f"backend: {info.name}"))
+    _store_in_file(provider_id, credential, value)
+    return "file"
+
+
+def _drop_file_copy(provider_id: str, credential: str) -> None:
+    """After a keyring store, remove the older plain-text copy; a failure is only logged."""
+    try:
+        if _remove_from_file(provider_id, credential):
+            log.info("moved %s:%s from the key file to the keyring", provider_id, credential)
+    except KeyStoreError as exc:
+        log.warning("%s", exc)
+
+
+def delete_secret(provider_id: str, credential: str) -> list[str]:
+    """Remove a stored credential from the OS keyring and the key file.
+
+    Returns where it was removed from: ``["keyring"]``, ``["file"]``, both, or ``[]`` when nothing
+    was stored. Environment variables are not touched.
+
+    Raises:
+        KeyStoreError: unknown provider or credential, a locked or denying keyring, or an unusable
+            key file.
+    """
+    spec, item = _credential_spec(provider_id, credential)
+    removed = []
+    if backend_info().usable:
+        import keyring
+
+        username = keyring_username(provider_id, credential)
+        if _keyring_call(spec, item, "read", lambda: keyring.get_password(KEYRING_SERVICE, username)) is not None:
+            _keyring_call(spec, item, "delete", lambda: keyring.delete_password(KEYRING_SERVICE, username))
+            removed.append("keyring")
+    if _remove_from_file(provider_id, credential):
+        removed.append("file")
+    return removed
+
+
+# --- provider readiness ---------------------------------------------------------------------
 
 
 def login_state(spec: ProviderSpec):  # -> object with .ready and .reason
