@@ -58,3 +58,28 @@ def test_narrow_uses_tabs(snap_compare, make_app, fake_streams):
 
     app = make_app(("ddgs", "exa", "parallel"), clock=frozen)
     assert snap_compare(app, terminal_size=(70, 30), run_before=run)
+
+
+def test_settings_screen(snap_compare, make_app, fake_streams, memory_keyring, monkeypatch):
+    """The settings screen on Brave's form, with its key in the (in-memory) keyring."""
+    monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", "/nonexistent/websearch-tui/config.toml")  # read-only, fixed title
+    memory_keyring.set_password("websearch-tui", "brave:api_key", "snapshot-brave-key")
+
+    async def run(pilot) -> None:
+        await _no_blink(pilot)
+        await pilot.press("f3")
+        await _settled(pilot)
+        nav = pilot.app.screen.nav
+        nav.highlighted = nav.get_option_index("brave")
+        await _settled(pilot)
+
+    app = make_app(("ddgs", "exa"), clock=frozen)
+    assert snap_compare(app, terminal_size=(130, 40), run_before=run)
+
+
+async def _settled(pilot) -> None:
+    """Wait for every worker (file and keyring reads in threads) to finish."""
+    await pilot.pause()
+    while any(not worker.is_finished for worker in pilot.app.workers):
+        await pilot.pause(0.02)
+    await pilot.pause()

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from textual.app import App
+from textual import on
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from websearch_tui.core.engine import Engine
-from websearch_tui.tui.screens.search import SearchScreen, StatusResolver
+from websearch_tui.providers import SPECS
+from websearch_tui.tui.screens.search import SearchScreen, StatusResolver, default_selection
+from websearch_tui.tui.screens.settings import SettingsScreen
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
@@ -35,6 +38,7 @@ class WebSearchApp(App[int]):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Cancel searches and quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit-ctrl-c", tooltip="Quit"),
+        Binding("f3", "open_settings", "Settings", id="settings", tooltip="Keys, endpoints, models and defaults"),
     ]
 
     def __init__(
@@ -54,6 +58,59 @@ class WebSearchApp(App[int]):
     def get_default_screen(self) -> Screen[None]:
         """The search screen is the app's base screen."""
         return SearchScreen(self.config, self.engine, status_resolver=self.status_resolver, clock=self.clock)
+
+    def on_mount(self) -> None:
+        """Use the configured theme (an unknown name keeps Textual's default)."""
+        self._apply_theme(self.config)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands plus "Settings"."""
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide "Settings" while the settings screen is open."""
+        if action == "open_settings" and any(isinstance(screen, SettingsScreen) for screen in self.screen_stack):
+            return False
+        return True
+
+    def action_open_settings(self) -> None:
+        """Open the settings screen (once; pressing F3 on it does nothing)."""
+        if not self.check_action("open_settings", ()):
+            return
+        from websearch_tui.config import config_path
+
+        self.push_screen(SettingsScreen(self.config, self.config.path or config_path()))
+
+    @on(SettingsScreen.Saved)
+    def _on_settings_saved(self, event: SettingsScreen.Saved) -> None:
+        self.apply_config(event.config)
+
+    @on(SettingsScreen.KeysChanged)
+    def _on_keys_changed(self) -> None:
+        self._search_screens(lambda screen: screen.refresh_statuses())
+
+    def apply_config(self, config: Config) -> None:
+        """Use ``config`` from now on: engine settings, default selection, timeout, theme, main screen."""
+        self.config = config
+        self.engine.settings = {pid: config.settings_for(pid) for pid in SPECS}
+        self.engine.default_providers = tuple(default_selection(config))
+        self.engine.timeout = config.search.timeout
+        self.engine.max_body_bytes = int(config.search.max_body_mib * 1024 * 1024)
+        self._apply_theme(config)
+        self._search_screens(lambda screen: screen.apply_config(config))
+
+    def _apply_theme(self, config: Config) -> None:
+        theme = config.ui.theme
+        if theme and theme in self.available_themes and theme != self.theme:
+            self.theme = theme
+
+    def _search_screens(self, action: Callable[[SearchScreen], object]) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, SearchScreen):
+                action(screen)
 
     async def action_quit(self) -> None:
         """Cancel every worker, then exit with status 0."""

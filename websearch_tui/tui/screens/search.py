@@ -105,8 +105,7 @@ class SearchScreen(Screen[None]):
             )
         yield Static(IDLE_HINT, id="hint", markup=False)
         with Horizontal(id="main"):
-            known = [pid for pid in search.providers if pid in SPECS]
-            yield ProviderSelector(list(SPECS.values()), known, id="providers")
+            yield ProviderSelector(list(SPECS.values()), default_selection(self.config), id="providers")
             yield PaneArea(self.engine, clock=self.clock, id="panes")
         yield Footer()
 
@@ -142,16 +141,42 @@ class SearchScreen(Screen[None]):
         """Show a short plain-text hint under the search bar."""
         self.query_one("#hint", Static).update(text)
 
-    @work(group="status", exit_on_error=False, description="provider readiness")
+    def refresh_statuses(self) -> None:
+        """Resolve every provider's readiness again (after a key was stored or deleted)."""
+        self._load_statuses()
+
+    def apply_config(self, config: Config) -> None:
+        """Use newly saved settings: a changed default selection or control default replaces the
+        current one, newly disabled providers are unselected, and readiness is resolved again."""
+        old, new = self.config.search, config.search
+        self.config = config
+        selector = self.selector
+        if new.providers != old.providers:
+            selector.deselect_all()
+            for pid in default_selection(config):
+                selector.select(pid)
+        for pid in list(selector.selected):
+            if not config.is_enabled(pid):
+                selector.deselect(pid)
+        if new.mode != old.mode:
+            self.query_one("#mode", Select).value = new.mode
+        if new.recency != old.recency:
+            self.query_one("#recency", Select).value = new.recency or "any"
+        if new.max_results != old.max_results:
+            self.query_one("#count", Select).value = min(max(new.max_results, 1), MAX_RESULTS_LIMIT)
+        self._load_statuses()
+
+    @work(group="status", exclusive=True, exit_on_error=False, description="provider readiness")
     async def _load_statuses(self) -> None:
         resolver = self.status_resolver or _default_status_resolver
         specs = list(SPECS.values())
+        config = self.config
 
         def resolve_all() -> dict[str, str]:
             statuses = {}
             for spec in specs:
                 try:
-                    statuses[spec.id] = resolver(spec, self.config.settings_for(spec.id))
+                    statuses[spec.id] = resolver(spec, config.settings_for(spec.id))
                 except Exception:  # readiness is informative only; never block the UI on it
                     statuses[spec.id] = "unknown"
             return statuses
@@ -357,6 +382,11 @@ class SearchScreen(Screen[None]):
     def action_focus_query(self) -> None:
         """Focus the query box."""
         self.query_input.focus()
+
+
+def default_selection(config: Config) -> list[str]:
+    """The providers selected on start: the configured default selection minus disabled providers."""
+    return [pid for pid in config.search.providers if pid in SPECS and config.is_enabled(pid)]
 
 
 def _default_status_resolver(spec: ProviderSpec, settings: ProviderSettings) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -24,8 +25,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Markdown, Static
 
-from websearch_tui.core.engine import Engine, EventReceived, RunUpdate, StatusChanged
+from websearch_tui.core.engine import Engine, EventReceived, Retrying, RunUpdate, StatusChanged
 from websearch_tui.core.errors import ProviderError
+from websearch_tui.core.formatting import dropped_sources_text
 from websearch_tui.core.models import AnswerDelta, ResponseBuilder, SearchRequest, SearchResponse
 from websearch_tui.core.text import sanitize
 from websearch_tui.providers.base import ProviderSpec
@@ -130,6 +132,8 @@ class ProviderPane(Vertical):
         self._error: ProviderError | None = None
         self._started: float | None = None
         self._ended: float | None = None
+        self._retry: Retrying | None = None
+        self._retry_until = 0.0
         self._following = False
         self._follow_y: float | None = None
         self.border_title = Content(spec.label)
@@ -228,6 +232,7 @@ class ProviderPane(Vertical):
         self._builder = ResponseBuilder(self.spec.id)
         self._error = None
         self._started = self._ended = None
+        self._retry = None
         self._status = "queued"
         self._render_sections()
         self._refresh_status()
@@ -250,10 +255,17 @@ class ProviderPane(Vertical):
                 await buffer.close(flush=token == self._token)
 
     def feed(self, token: int, provider_id: str, update: RunUpdate) -> None:
-        """Apply one engine update (``on_update`` signature plus the run token)."""
+        """Apply one engine update (``on_update`` signature plus the run token).
+
+        A :class:`Retrying` wait shows "retrying in Ns (reason)", counting down, until the next
+        status change (the engine re-sends the running status when the retry goes out).
+        """
         if token != self._token or self._status in FINAL:
             return
-        if isinstance(update, StatusChanged):
+        if isinstance(update, Retrying):
+            self._retry, self._retry_until = update, self._clock() + update.delay
+            self._refresh_status()
+        elif isinstance(update, StatusChanged):
             self._set_status(update.status.value, update.error)
         elif isinstance(update, EventReceived):
             event = update.event
@@ -281,6 +293,7 @@ class ProviderPane(Vertical):
         if status in ("running", "streaming") and self._started is None:
             self._started = now
         self._status = status
+        self._retry = None
         if status in FINAL:
             self._ended = now if self._started is not None else None
             self._error = error
@@ -311,15 +324,28 @@ class ProviderPane(Vertical):
         frame = int(self._clock() / FLUSH_SECONDS / 2) if self._status in ACTIVE else 0
         self.set_class(self._status == "failed", "-failed")
         self.set_class(self._status in ACTIVE, "-active")
+        retry = self._retry
+        retry_in = max(0, math.ceil(self._retry_until - self._clock())) if retry is not None else None
         self.query_one(StatusLine).show(
-            PaneStatus(self._status, elapsed, len(self.response.sources), self._error, frame)
+            PaneStatus(
+                self._status,
+                elapsed,
+                len(self.response.sources),
+                self._error,
+                frame,
+                retry_in,
+                retry.reason if retry is not None else "",
+            )
         )
 
     def _render_sections(self) -> None:
         r = self.response
         notes = self.query_one(".notes", Static)
-        notes.update(Content("\n").join(Content.assemble(("⚠ ", "$text-warning"), plain(n)) for n in r.notes))
-        notes.display = bool(r.notes)
+        lines = [Content.assemble(("⚠ ", "$text-warning"), plain(n)) for n in r.notes]
+        if r.dropped_sources:
+            lines.append(Content.assemble(("⚠ ", "$text-warning"), dropped_sources_text(r.dropped_sources)))
+        notes.update(Content("\n").join(lines))
+        notes.display = bool(lines)
         self.query_one(".sources-title", Static).display = bool(r.sources)
         self.query_one(SourceList).set_sources(r.sources)
         self.query_one(".citations-title", Static).display = bool(r.citations)

@@ -30,14 +30,18 @@ STATUS_STYLES = {
 }
 
 
+def status_tag(status: str | None) -> tuple[str, str]:
+    """The short status text and its style (``None``: an ellipsis while readiness loads)."""
+    if status is None:
+        return "…", "dim"
+    return clean(SHORT_STATUS.get(status, status), one_line=True, limit=12), STATUS_STYLES.get(status, "dim")
+
+
 def selector_prompt(spec: ProviderSpec, status: str | None) -> Content:
     """``Label  kind  status`` as plain content (status ``None`` shows an ellipsis while it loads)."""
     label = Content(spec.label.ljust(LABEL_WIDTH) + " ")
     kind = (KIND_TAGS.get(spec.kind, spec.kind).ljust(6), "dim")
-    if status is None:
-        return Content.assemble(label, kind, ("…", "dim"))
-    text = clean(SHORT_STATUS.get(status, status), one_line=True, limit=12)
-    return Content.assemble(label, kind, (text, STATUS_STYLES.get(status, "dim")))
+    return Content.assemble(label, kind, status_tag(status))
 
 
 class ProviderSelector(SelectionList[str]):

@@ -1,4 +1,4 @@
-"""The one-line (wrapping) status of a provider pane: spinner, elapsed time, sources or error."""
+"""The one-line (wrapping) status of a provider pane: spinner, elapsed time, sources, a retry wait or error."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ class PaneStatus:
 
     ``status`` is a :class:`~websearch_tui.core.engine.RunStatus` value or ``"idle"`` /
     ``"skipped"`` (auto mode: the chain stopped before this provider); ``elapsed`` is seconds.
+    ``retry_in`` (whole seconds left) and ``retry_reason`` (``"429"``, ``"timeout"``, ...) are set
+    while a running provider waits to resend a request.
     """
 
     status: str = "idle"
@@ -28,6 +30,8 @@ class PaneStatus:
     sources: int = 0
     error: ProviderError | None = None
     frame: int = 0
+    retry_in: int | None = None
+    retry_reason: str = ""
 
 
 def _count(n: int, word: str) -> str:
@@ -45,10 +49,13 @@ def render_status(state: PaneStatus) -> Content:
         return Content.styled("… queued", "dim")
     if status in ("running", "streaming"):
         word = "searching" if status == "running" else "streaming"
+        waiting = state.retry_in is not None
+        if waiting:
+            word = f"retrying in {state.retry_in}s ({clean(state.retry_reason, one_line=True, limit=20)})"
         parts = [f"{spin} {word}", elapsed]
         if state.sources:
             parts.append(_count(state.sources, "source"))
-        return Content.styled(" · ".join(p for p in parts if p), "$text-accent")
+        return Content.styled(" · ".join(p for p in parts if p), "$text-warning" if waiting else "$text-accent")
     if status == "done":
         parts = ["✓ done", elapsed, _count(state.sources, "source")]
         return Content.styled(" · ".join(p for p in parts if p), "$text-success")

@@ -1,0 +1,582 @@
+"""Pilot tests of the settings screen: keys in the (in-memory) keyring, config.toml edits through
+ConfigEditor, the Test action against the loopback fake server, and the no-keyring path."""
+
+from __future__ import annotations
+
+import re
+import stat
+from pathlib import Path
+
+import keyring
+import pytest
+from keyring.backends.fail import Keyring as FailKeyring
+from textual.widgets import Input, Select, Switch
+
+from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
+from websearch_tui.config import load_config
+from websearch_tui.core.engine import Engine
+from websearch_tui.providers import SPECS
+from websearch_tui.providers.base import CredentialSpec
+from websearch_tui.tui.app import WebSearchApp
+from websearch_tui.tui.screens.search import SearchScreen
+from websearch_tui.tui.screens.settings import SettingsScreen
+from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
+from websearch_tui.tui.widgets.settings_fields import (
+    FLOAT,
+    INT,
+    LIST,
+    FieldSpec,
+    basic_auth_problem,
+    credential_problem,
+    format_value,
+    parse_text,
+    provider_fields,
+)
+from websearch_tui.tui.widgets.settings_form import KeyRow, ProviderForm, SettingRow
+
+BRAVE_ENTRY = ("websearch-tui", "brave:api_key")
+BRAVE_SEARCH = ("GET", "/brave/res/v1/web/search")
+COMMENTED = """\
+# my websearch-tui settings
+[search]
+providers = ["ddgs", "exa"]  # the two I use
+# seconds
+timeout = 30
+
+[providers.brave]
+# a proxy in front of Brave
+base_url = "https://proxy.example/brave"
+"""
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    """A commented config.toml in a temporary folder."""
+    path = tmp_path / "config.toml"
+    path.write_text(COMMENTED, encoding="utf-8")
+    return path
+
+
+def make_settings_app(path: Path) -> WebSearchApp:
+    """The real app over ``path``, resolving readiness from env, the keyring and the key file."""
+    from websearch_tui import credentials
+
+    config = load_config(path)
+    engine = Engine(default_providers=config.search.providers, resolve_credentials=credentials.resolve)
+    return WebSearchApp(config, engine)
+
+
+async def settle(pilot, rounds: int = 400) -> None:
+    """Wait until every worker (statuses, key sources, saves, tests) has finished, or one waits for
+    the user's answer in a dialog."""
+    for _ in range(rounds):
+        await pilot.pause(0.02)
+        if isinstance(pilot.app.screen, ChoiceDialog) or all(worker.is_finished for worker in pilot.app.workers):
+            break
+    await pilot.pause()
+
+
+async def open_settings(pilot) -> SettingsScreen:
+    """Press F3 and wait for the settings screen to load."""
+    await settle(pilot)
+    await pilot.press("f3")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SettingsScreen)
+    return screen
+
+
+async def go_to(pilot, screen: SettingsScreen, entry: str) -> None:
+    """Show the form of ``entry`` (a provider id or "general") as if chosen in the list."""
+    nav = screen.nav
+    nav.highlighted = nav.get_option_index(entry)
+    await settle(pilot)
+    assert screen.switcher.current == f"form-{entry}"
+
+
+def key_row(screen: SettingsScreen, provider_id: str, name: str = "api_key") -> KeyRow:
+    """The credential row of a provider form."""
+    return screen.query_one(f"#key-{provider_id}-{name}", KeyRow)
+
+
+def text_of(widget) -> str:
+    """The plain text a Static shows."""
+    return widget.visual.plain
+
+
+def source_text(row: KeyRow) -> str:
+    """The row's "Source: …" line."""
+    return text_of(row.query_one(".key-source"))
+
+
+async def type_key(pilot, row: KeyRow, value: str) -> None:
+    """Type ``value`` in the row's masked input and press Enter (stores it, like Save key)."""
+    row.input.focus()
+    row.input.value = value
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def search_screen(app: WebSearchApp) -> SearchScreen:
+    """The main screen at the bottom of the stack."""
+    screen = app.screen_stack[0]
+    assert isinstance(screen, SearchScreen)
+    return screen
+
+
+# --- opening and closing ------------------------------------------------------------------
+
+
+async def test_opens_with_f3_and_escape_closes(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        assert screen.switcher.current == "form-general"
+        assert screen.nav.get_option("general") is not None
+        await pilot.press("f3")  # already open: nothing stacks up
+        assert len(app.screen_stack) == 2
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+
+
+async def test_opens_from_the_command_palette(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"settings")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, SettingsScreen)
+
+
+async def test_list_groups_providers_by_kind_with_status(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        ids = [option.id for option in screen.nav.options]
+        assert ids[:2] == ["general", "group-conventional"]
+        assert ids.index("group-conventional") < ids.index("brave") < ids.index("group-agent")
+        assert ids.index("group-agent") < ids.index("tavily") < ids.index("group-model") < ids.index("grok")
+        assert screen.nav.get_option("group-agent").disabled
+        prompts = {pid: str(screen.nav.get_option(pid).prompt) for pid in ("ddgs", "brave", "searxng")}
+        assert prompts["ddgs"].endswith("keyless")
+        assert prompts["brave"].endswith("needs key")
+        assert prompts["searxng"].endswith("needs URL")
+
+
+async def test_escape_with_unsaved_changes_asks_and_discard_keeps_the_file(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#f-search-timeout", Input).value = "45"
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog) and app.screen.id == "unsaved-dialog"
+        await pilot.click("#choice-stay")
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.click("#choice-discard")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+    assert config_file.read_text(encoding="utf-8") == COMMENTED
+
+
+async def test_save_and_close_from_the_question(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("down", "enter")  # DuckDuckGo's form, focus on its first field
+        await settle(pilot)
+        assert screen.switcher.current == "form-ddgs"
+        assert app.focused is screen.query_one("#f-providers-ddgs-enabled", Switch)
+        await pilot.press("space")  # switch DuckDuckGo off
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.click("#choice-save")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        assert search_screen(app).selector.statuses["ddgs"] == "disabled"
+    assert config_file.read_text(encoding="utf-8") == COMMENTED + "\n[providers.ddgs]\nenabled = false\n"
+
+
+# --- keys -----------------------------------------------------------------------------------
+
+
+async def test_saving_a_key_stores_it_in_the_keyring_and_the_main_screen_shows_ready(config_file, memory_keyring):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        assert search_screen(app).selector.statuses["brave"] == "missing key"
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        row = key_row(screen, "brave")
+        assert source_text(row) == "Source: not set"
+        await type_key(pilot, row, "  brave-key-0123456789  ")
+        assert memory_keyring.entries[BRAVE_ENTRY] == "brave-key-0123456789"
+        assert source_text(row) == "Source: keyring"
+        assert row.input.value == ""
+        assert "Stored the API key in the OS keyring" in text_of(
+            screen.provider_form("brave").query_one(".keys-status")
+        )
+        assert str(screen.nav.get_option("brave").prompt).endswith("ready")
+        assert search_screen(app).selector.statuses["brave"] == "ready"  # without a restart
+        assert "brave-key-0123456789" not in config_file.read_text(encoding="utf-8")
+
+        await pilot.click(row.query_one(".key-delete"))
+        await pilot.pause()
+        assert app.screen.id == "delete-dialog"
+        await pilot.click("#choice-delete")
+        await settle(pilot)
+        assert BRAVE_ENTRY not in memory_keyring.entries
+        assert source_text(row) == "Source: not set"
+        assert search_screen(app).selector.statuses["brave"] == "missing key"
+
+
+async def test_env_key_is_shown_and_cannot_be_overwritten(config_file, memory_keyring, monkeypatch):
+    monkeypatch.setenv("BRAVE_API_KEY", "env-brave-key-42")
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        row = key_row(screen, "brave")
+        assert source_text(row) == "Source: env BRAVE_API_KEY"
+        assert row.input.disabled
+        assert row.query_one(".key-delete").disabled
+        note = text_of(row.query_one(".key-note"))
+        assert "BRAVE_API_KEY takes precedence" in note and "Unset it" in note
+        screen.save_keys(screen.provider_form("brave"))
+        await settle(pilot)
+        assert memory_keyring.entries == {}
+        assert "env-brave-key-42" not in app.export_screenshot()
+
+
+async def test_typed_key_never_reaches_the_screen_or_the_config_file(config_file, memory_keyring):
+    secret = "sk-typed-SECRET-987654"
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        row = key_row(screen, "brave")
+        row.input.value = secret
+        assert app.engine._pacer(SPECS["brave"]).interval == 1.0
+        screen.query_one("#f-providers-brave-min_interval", Input).value = "2"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.engine._pacer(SPECS["brave"]).interval == 2  # pacing applies without a restart
+        assert secret not in app.export_screenshot()
+        assert "•" * len(secret) in app.export_screenshot()
+        await pilot.press("escape")  # the typed key is not stored: closing asks about it
+        await pilot.pause()
+        assert app.screen.id == "unsaved-dialog"
+        assert "API key of Brave Search" in text_of(app.screen.query_one(".dialog-body"))
+        assert secret not in app.export_screenshot()
+    assert memory_keyring.entries == {}
+    text = config_file.read_text(encoding="utf-8")
+    assert "min_interval = 2" in text and secret not in text
+
+
+async def test_searxng_basic_auth_is_checked_at_the_field(config_file, memory_keyring):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "searxng")
+        username = key_row(screen, "searxng", "username")
+        assert not username.input.password  # a user name is not a secret
+        assert key_row(screen, "searxng", "password").input.password
+        username.input.value = "ann:admin"
+        await pilot.pause()
+        assert username.has_class("-invalid")
+        assert "must not contain ':'" in source_text(username)
+        username.input.value = "ann"
+        await pilot.pause()
+        assert not username.has_class("-invalid")
+        await type_key(pilot, username, "ann")
+        status = text_of(screen.provider_form("searxng").query_one(".keys-status"))
+        assert "needs both a username and a password" in status
+        assert memory_keyring.entries == {}
+        key_row(screen, "searxng", "password").input.value = "pw-123456"
+        await type_key(pilot, username, "ann")
+        assert memory_keyring.entries[("websearch-tui", "searxng:username")] == "ann"
+        assert memory_keyring.entries[("websearch-tui", "searxng:password")] == "pw-123456"
+        await pilot.click(username.query_one(".key-delete"))  # a Basic pair is deleted together
+        await pilot.pause()
+        await pilot.click("#choice-delete")
+        await settle(pilot)
+        assert memory_keyring.entries == {}
+
+
+async def test_without_a_keyring_the_key_file_needs_confirmation(config_file, tmp_path, monkeypatch):
+    key_file = tmp_path / "keys" / "keys.toml"
+    monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(key_file))
+    keyring.set_keyring(FailKeyring())
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        banner = text_of(screen.query_one("#keystore"))
+        assert banner.startswith("No usable OS keyring was found") and str(key_file) in banner
+        await go_to(pilot, screen, "brave")
+        row = key_row(screen, "brave")
+        await type_key(pilot, row, "file-key-123456")
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog) and dialog.id == "key-file-dialog"
+        assert text_of(dialog.query_one(".dialog-title")) == "Store keys in an unencrypted file readable only by you?"
+        assert str(key_file) in text_of(dialog.query_one(".dialog-body"))
+        await pilot.click("#choice-cancel")
+        await settle(pilot)
+        assert not key_file.exists()
+        assert "declined" in text_of(screen.provider_form("brave").query_one(".keys-status"))
+
+        await type_key(pilot, row, "file-key-123456")
+        await pilot.click("#choice-file")
+        await settle(pilot)
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+        assert 'api_key = "file-key-123456"' in key_file.read_text(encoding="utf-8")
+        assert source_text(row) == "Source: key file (not encrypted)"
+        assert search_screen(app).selector.statuses["brave"] == "ready"
+        assert "file-key-123456" not in config_file.read_text(encoding="utf-8")
+
+
+# --- the Test action ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_server():
+    with FakeServer() as server:
+        yield server
+
+
+def brave_accepting(server: FakeServer, good_key: str):
+    """Brave's search route, answering 401 unless the subscription token is ``good_key``."""
+    default = server.handler(*BRAVE_SEARCH)
+
+    def handler(request: FakeRequest):
+        if request.header("x-subscription-token") != good_key:
+            return error_response("/brave", 401)
+        return default(request)
+
+    return handler
+
+
+async def test_test_action_against_the_fake_server(tmp_path, fake_server, memory_keyring):
+    path = tmp_path / "config.toml"
+    path.write_text(f'[providers.brave]\nbase_url = "{fake_server.url("brave")}"\n', encoding="utf-8")
+    good = FAKE_KEYS["BRAVE_API_KEY"]
+    fake_server.set(*BRAVE_SEARCH, brave_accepting(fake_server, good))
+    app = make_settings_app(path)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        form = screen.provider_form("brave")
+        result = form.query_one(".test-result")
+
+        key_row(screen, "brave").input.value = "wrong-key-0000"
+        await pilot.click("#test-brave")
+        await settle(pilot)
+        assert text_of(result).startswith("Failed (auth): ")
+        assert "authorization failed (401)" in text_of(result)
+        assert "wrong-key-0000" not in app.export_screenshot()
+
+        key_row(screen, "brave").input.value = good
+        await pilot.click("#test-brave")
+        await settle(pilot)
+        assert re.fullmatch(r"OK \d+\.\d\d s · \d+ sources?", text_of(result)), text_of(result)
+        assert fake_server.last_request(BRAVE_SEARCH[1]).query["q"] == "test"
+        assert memory_keyring.entries == {}  # tested, never stored
+        assert key_row(screen, "brave").input.value == good
+
+
+async def test_test_action_uses_pending_settings(tmp_path, fake_server, memory_keyring):
+    path = tmp_path / "config.toml"
+    path.write_text("", encoding="utf-8")
+    memory_keyring.set_password(*BRAVE_ENTRY, FAKE_KEYS["BRAVE_API_KEY"])
+    app = make_settings_app(path)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        screen.query_one("#f-providers-brave-base_url", Input).value = fake_server.url("brave")
+        await pilot.pause()
+        await pilot.click("#test-brave")
+        await settle(pilot)
+        assert text_of(screen.provider_form("brave").query_one(".test-result")).startswith("OK ")
+    assert path.read_text(encoding="utf-8") == ""  # tested, not saved
+
+
+# --- config edits ---------------------------------------------------------------------------
+
+
+async def test_invalid_base_url_is_refused_at_the_field(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        field = screen.query_one("#f-providers-brave-base_url", Input)
+        field.focus()
+        field.value = ""
+        await pilot.press(*"ftp://quux")  # typed: "q" goes into the field, it does not close the screen
+        await pilot.pause()
+        assert app.screen is screen and field.value == "ftp://quux"
+        row = next(node for node in field.ancestors if isinstance(node, SettingRow))
+        assert row.has_class("-invalid")
+        assert "Base URL must be an http(s) URL" in text_of(row.query_one(".setting-help"))
+        assert screen.editor.get("providers.brave", "base_url") != "ftp://quux"  # never in the document
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert config_file.read_text(encoding="utf-8") == COMMENTED
+        field.value = "https://other.example"
+        await pilot.pause()
+        assert not row.has_class("-invalid")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert config_file.read_text(encoding="utf-8") == COMMENTED.replace(
+        "https://proxy.example/brave", "https://other.example"
+    )
+
+
+async def test_save_keeps_comments_and_changes_only_the_edited_line(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#f-search-timeout", Input).value = "45"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.engine.timeout == 45
+        assert app.config.search.timeout == 45
+    assert config_file.read_text(encoding="utf-8") == COMMENTED.replace("timeout = 30\n", "timeout = 45\n")
+
+
+async def test_disabling_a_provider_updates_the_main_screen(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        assert search_screen(app).selector.selected == ["ddgs", "exa"]
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "exa")
+        screen.query_one("#f-providers-exa-enabled", Switch).value = False
+        await pilot.pause()
+        assert "unsaved changes" in text_of(screen.query_one("#settings-title"))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert str(screen.nav.get_option("exa").prompt).endswith("disabled")
+        assert app.engine.default_providers == ("ddgs",)
+        await pilot.press("escape")
+        await settle(pilot)
+        main = search_screen(app)
+        assert app.screen is main
+        assert main.selector.selected == ["ddgs"]
+        assert main.selector.statuses["exa"] == "disabled"
+        assert [pane.provider_id for pane in main.pane_area.panes] == ["ddgs"]
+    assert "[providers.exa]\nenabled = false\n" in config_file.read_text(encoding="utf-8")
+
+
+async def test_general_settings_are_saved_and_applied(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#f-search-mode", Select).value = "auto"
+        screen.query_one("#f-search-max_results", Input).value = "7"
+        screen.query_one("#f-ui-theme", Select).value = "textual-light"
+        providers = screen.query_one("#f-search-providers")
+        providers.select("brave")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.theme == "textual-light"
+        assert app.engine.default_providers == ("ddgs", "exa", "brave")
+        await pilot.press("escape")
+        await settle(pilot)
+        main = search_screen(app)
+        assert main.query_one("#mode", Select).value == "auto"
+        assert main.query_one("#count", Select).value == 7
+        assert main.selector.selected == ["ddgs", "exa", "brave"]
+    config = load_config(config_file)
+    assert (config.search.mode, config.search.max_results, config.ui.theme) == ("auto", 7, "textual-light")
+    assert config.search.providers == ("ddgs", "exa", "brave")
+    assert "# the two I use" in config_file.read_text(encoding="utf-8")
+
+
+async def test_external_edit_is_detected_and_nothing_is_lost(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#f-search-timeout", Input).value = "45"
+        await pilot.pause()
+        external = COMMENTED.replace("[providers.brave]\n", '[providers.brave]\ncountry = "DE"  # added elsewhere\n')
+        config_file.write_text(external, encoding="utf-8")
+
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen.id == "changed-dialog"
+        await pilot.click("#choice-cancel")
+        await settle(pilot)
+        assert config_file.read_text(encoding="utf-8") == external
+        assert screen.unsaved_config
+
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.click("#choice-merge")
+        await settle(pilot)
+        assert not screen.unsaved_config
+        assert screen.switcher.current == "form-general"
+        assert screen.query_one("#f-search-timeout", Input).value == "45"
+    assert config_file.read_text(encoding="utf-8") == external.replace("timeout = 30\n", "timeout = 45\n")
+
+
+async def test_grok_search_mode_is_a_choice(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "grok")
+        select = screen.query_one("#f-providers-grok-search_mode", Select)
+        assert [value for _, value in select._options if value is not Select.NULL] == ["web", "x", "both"]
+        select.value = "x"
+        await pilot.pause()
+        assert screen.editor.get("providers.grok", "search_mode") == "x"
+        assert isinstance(screen.provider_form("grok"), ProviderForm)
+
+
+# --- the field model ------------------------------------------------------------------------
+
+
+def test_parse_and_format_values():
+    count = FieldSpec("search", "max_results", "Results", INT)
+    timeout = FieldSpec("search", "timeout", "Timeout", FLOAT)
+    models = FieldSpec("providers.openai", "models", "Models", LIST)
+    assert parse_text(count, " 7 ") == 7
+    assert parse_text(count, "") is None
+    with pytest.raises(ValueError, match="Results must be a whole number"):
+        parse_text(count, "seven")
+    assert parse_text(timeout, "2.5") == 2.5
+    assert parse_text(timeout, "30") == 30 and isinstance(parse_text(timeout, "30.0"), int)
+    assert parse_text(models, "a, b,,c ") == ["a", "b", "c"]
+    assert format_value(["a", "b"]) == "a, b"
+    assert format_value(1.5) == "1.5" and format_value(None) == ""
+
+
+def test_provider_fields_cover_the_spec():
+    keys = [field.key for field in provider_fields(SPECS["searxng"])]
+    assert keys[:2] == ["enabled", "base_url"]
+    assert {"categories", "language", "engines", "safesearch", "min_interval"} <= set(keys)
+    grok = {field.key: field for field in provider_fields(SPECS["grok"])}
+    assert [value for _, value in grok["search_mode"].choices] == ["web", "x", "both"]
+    assert grok["model"].placeholder == SPECS["grok"].default_model
+
+
+def test_credential_rules():
+    username = CredentialSpec("username", secret=False)
+    password = CredentialSpec("password")
+    assert credential_problem(username, "ann") is None
+    assert "':'" in credential_problem(username, "ann:x")
+    assert "control characters" in credential_problem(password, "pw\x1b[31m")
+    assert credential_problem(password, "p:w") is None
+    assert basic_auth_problem(set(), {"username": "ann"}) is not None
+    assert basic_auth_problem({"password"}, {"username": "ann"}) is None
+    assert basic_auth_problem(set(), {"token": "t"}) is None

@@ -1,0 +1,217 @@
+"""What the settings screen edits: one :class:`FieldSpec` per config key, and text <-> value conversion.
+
+The fields mirror ``config.toml`` (see :mod:`websearch_tui.config`): the ``[search]`` and ``[ui]``
+tables, and one ``[providers.<id>]`` table per provider with ``enabled``, ``base_url``,
+``mcp_url``, ``model``/``models``, ``min_interval`` (pacing) and the provider's own options
+(:attr:`ProviderSpec.options`, choices from :attr:`ProviderSpec.option_choices`). This module
+holds no widgets, so it is cheap to import and test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from websearch_tui.core.models import MAX_RESULTS_LIMIT, RECENCIES
+from websearch_tui.core.text import has_control_chars
+from websearch_tui.providers.base import CredentialSpec, ProviderSpec
+
+TEXT, INT, FLOAT, LIST, BOOL, SWITCH, CHOICE = "text", "int", "float", "list", "bool", "switch", "choice"
+"""Field kinds: typed text (str, whole number, number, comma-separated list), a tri-state boolean
+(default / on / off), an on/off switch, and a choice from fixed values."""
+
+KIND_GROUPS = (
+    ("conventional", "Conventional search"),
+    ("agent", "Agent search APIs"),
+    ("model", "Model-native answers"),
+)
+"""Provider kinds in list order, with the heading shown above each group."""
+
+BASIC_AUTH = ("username", "password")
+"""Credential names that form an HTTP Basic pair (RFC 7617): both are stored, or neither."""
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One editable config key.
+
+    Attributes:
+        table: ``"search"``, ``"ui"`` or ``"providers.<id>"``.
+        key: the key inside the table.
+        label: what the form calls it.
+        kind: one of the field kinds above.
+        choices: ``(label, value)`` pairs of a ``choice`` field (the blank choice means "default").
+        placeholder: shown in an empty text field (usually the default that applies).
+        help: one line under the field.
+    """
+
+    table: str
+    key: str
+    label: str
+    kind: str = TEXT
+    choices: tuple[tuple[str, Any], ...] = ()
+    placeholder: str = ""
+    help: str = ""
+
+    @property
+    def ident(self) -> str:
+        """A widget id for the field's control: ``f-providers-brave-base_url``."""
+        return "f-" + f"{self.table}-{self.key}".replace(".", "-")
+
+
+def parse_text(field: FieldSpec, text: str) -> Any:
+    """The config value typed as ``text`` in ``field`` (``None``: empty, the default applies).
+
+    Raises:
+        ValueError: the text is not a value of the field's type (the message says what is expected).
+    """
+    text = text.strip()
+    if not text:
+        return None
+    if field.kind == INT:
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{field.label} must be a whole number, got {text!r}") from None
+    if field.kind == FLOAT:
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"{field.label} must be a number, got {text!r}") from None
+        return int(value) if value.is_integer() else value
+    if field.kind == LIST:
+        return [part.strip() for part in text.split(",") if part.strip()] or None
+    return text
+
+
+def format_value(value: Any) -> str:
+    """The text a field shows for a config ``value`` (``None``: empty; lists comma-separated)."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def general_fields(themes: Sequence[str]) -> list[FieldSpec]:
+    """The ``[search]`` and ``[ui]`` fields (``search.providers`` is edited as a checklist, not here).
+
+    ``themes`` are the Textual theme names the app offers.
+    """
+    return [
+        FieldSpec(
+            "search",
+            "mode",
+            "Mode",
+            CHOICE,
+            (("compare: all providers side by side", "compare"), ("auto: the first provider that answers", "auto")),
+            placeholder="default (compare)",
+        ),
+        FieldSpec(
+            "search",
+            "max_results",
+            "Results per provider",
+            INT,
+            placeholder="10",
+            help=f"1 to {MAX_RESULTS_LIMIT}",
+        ),
+        FieldSpec(
+            "search",
+            "recency",
+            "Recency",
+            CHOICE,
+            tuple((f"past {name}", name) for name in RECENCIES),
+            placeholder="any time",
+        ),
+        FieldSpec("search", "timeout", "Timeout", FLOAT, placeholder="60", help="seconds per provider, 1 to 600"),
+        FieldSpec(
+            "search",
+            "max_body_mib",
+            "Largest response",
+            FLOAT,
+            placeholder="8",
+            help="MiB read from one provider before it is stopped, 1 to 1024",
+        ),
+        FieldSpec("ui", "theme", "Theme", CHOICE, tuple((name, name) for name in themes), placeholder="default"),
+    ]
+
+
+def provider_fields(spec: ProviderSpec) -> list[FieldSpec]:
+    """The ``[providers.<id>]`` fields of ``spec``, in form order: switch, endpoints, model, options, pacing."""
+    table = f"providers.{spec.id}"
+    fields = [FieldSpec(table, "enabled", "Enabled", SWITCH, help="off: never searched, even when selected")]
+    if spec.needs_base_url:
+        fields.append(
+            FieldSpec(
+                table, "base_url", "Endpoint", placeholder="required, e.g. http://localhost:8888", help="base URL"
+            )
+        )
+    else:
+        fields.append(FieldSpec(table, "base_url", "Base URL", placeholder=spec.default_base_url or "default"))
+    if spec.default_mcp_url:
+        fields.append(FieldSpec(table, "mcp_url", "MCP URL", placeholder=spec.default_mcp_url, help="keyless endpoint"))
+    if spec.default_model or spec.kind == "model":
+        fields.append(FieldSpec(table, "model", "Model", placeholder=spec.default_model or "default"))
+        fields.append(
+            FieldSpec(table, "models", "Models", LIST, placeholder="a, b", help="comma-separated, used in turn")
+        )
+    fields += [_option_field(spec, key, kind) for key, kind in spec.options.items()]
+    fields.append(
+        FieldSpec(
+            table,
+            "min_interval",
+            "Pacing",
+            FLOAT,
+            placeholder=f"{spec.default_min_interval:g}",
+            help="seconds between two searches, 0 to 3600",
+        )
+    )
+    return fields
+
+
+def _option_field(spec: ProviderSpec, key: str, kind: type) -> FieldSpec:
+    table = f"providers.{spec.id}"
+    label = key.replace("_", " ").capitalize()
+    choices = spec.option_choices.get(key)
+    if choices:
+        return FieldSpec(table, key, label, CHOICE, tuple((choice, choice) for choice in choices), "default")
+    if kind is bool:
+        return FieldSpec(table, key, label, BOOL, (("on", True), ("off", False)), "default")
+    kinds = {int: INT, float: FLOAT, list: LIST}
+    return FieldSpec(table, key, label, kinds.get(kind, TEXT), placeholder="default")
+
+
+def credential_label(credential: CredentialSpec) -> str:
+    """``"API key"`` for the usual key, else the credential's name (``"Token"``, ``"Username"``)."""
+    return "API key" if credential.name == "api_key" else credential.name.replace("_", " ").capitalize()
+
+
+def credential_problem(credential: CredentialSpec, value: str) -> str | None:
+    """Why ``value`` cannot be stored for ``credential`` (``None`` when it can).
+
+    Keys and passwords must not hold control characters (they end up in HTTP headers); a Basic
+    auth username must not contain ``:`` either (RFC 7617 joins ``user:password``).
+    """
+    label = credential_label(credential)
+    if has_control_chars(value.strip()):
+        return f"{label} must not contain control characters"
+    if credential.name == "username" and ":" in value:
+        return "Username must not contain ':' (Basic auth joins username:password)"
+    return None
+
+
+def basic_auth_problem(stored: set[str], typed: dict[str, str]) -> str | None:
+    """Why storing ``typed`` would leave half a Basic auth pair (``None``: both or neither).
+
+    ``stored`` are the credential names that have a value now, ``typed`` the values about to be
+    stored by name.
+    """
+    after = stored | {name for name, value in typed.items() if value}
+    present = [name for name in BASIC_AUTH if name in after]
+    if len(present) == 1:
+        missing = next(name for name in BASIC_AUTH if name not in after)
+        return f"Basic auth needs both a username and a password; the {missing} is missing"
+    return None
