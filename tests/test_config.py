@@ -85,6 +85,13 @@ models = ["sonar", "sonar-pro"]
     engine = build_engine(config)
     assert engine.default_providers == ("perplexity",)  # disabled providers leave the default selection
     assert engine.timeout == 12.5
+    assert engine.max_body_bytes == 8 * 1024 * 1024  # [search] max_body_mib default
+
+
+def test_max_body_mib_reaches_the_engine(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[search]\nmax_body_mib = 1.5\n"))
+    assert config.search.max_body_mib == 1.5
+    assert build_engine(config).max_body_bytes == 1536 * 1024
 
 
 @pytest.mark.parametrize(
@@ -98,6 +105,9 @@ models = ["sonar", "sonar-pro"]
         ("[search]\nmode = 'fast'\n", "[search] mode must be one of compare, auto, got 'fast'"),
         ("[search]\nrecency = 'hour'\n", "[search] recency must be"),
         ("[search]\ntimeout = 0\n", "[search] timeout must be a number of seconds from 1 to 600, got 0"),
+        ("[search]\nmax_body_mib = 0.5\n", "[search] max_body_mib must be a number of MiB from 1 to 1024, got 0.5"),
+        ("[search]\nmax_body_mib = 2048\n", "[search] max_body_mib must be a number of MiB from 1 to 1024, got 2048"),
+        ("[search]\nmax_body_mib = '8'\n", "[search] max_body_mib must be a number of MiB from 1 to 1024, got '8'"),
         ("[providers.bravee]\n", "[providers.bravee] is not a known provider (did you mean 'brave'?)"),
         ("[providers.brave]\nenabled = 'yes'\n", "[providers.brave] enabled must be true or false, got 'yes'"),
         ("[providers.brave]\nbase_url = 'ftp://x'\n", "[providers.brave] base_url must be an http(s) URL"),

@@ -132,7 +132,7 @@ def test_invalid_values_are_refused_with_the_reason_and_change_nothing(config_fi
 def test_external_edit_is_detected_and_nothing_is_written(config_file):
     editor = ConfigEditor.load(config_file)
     editor.set("search", "max_results", 3)
-    external = UNUSUAL.replace("mode=\"compare\"", "mode=\"auto\"")
+    external = UNUSUAL.replace('mode="compare"', 'mode="auto"')
     config_file.write_text(external, encoding="utf-8")
     assert editor.changed_on_disk()
     with pytest.raises(ConfigChangedOnDisk, match="changed on disk"):

@@ -11,6 +11,7 @@ from websearch_tui.core.errors import (
     ProviderError,
     all_failed_message,
     auth_failed_message,
+    credential_origin,
     kind_for_status,
     redact,
     register_secret,
@@ -104,6 +105,14 @@ def test_renderable_rules() -> None:
     assert builder.response.is_renderable()
 
 
+def test_citations_without_a_url_are_not_content() -> None:
+    builder = ResponseBuilder("x")
+    builder.apply(CitationsFound((Citation(url="", title="[1]"),)))
+    assert not builder.response.is_renderable()
+    builder.apply(CitationsFound((Citation(url="https://a.example/", title="A"),)))
+    assert builder.response.is_renderable()
+
+
 @pytest.mark.parametrize(
     ("status", "body", "hint", "kind"),
     [
@@ -194,6 +203,8 @@ def test_canonical_url() -> None:
         ("2 weeks ago", 14 * 86400),
         ("1 month ago", 30 * 86400),
         ("2030-01-01", 0),
+        ("2026-12-01T09:00:00+09:00", 0),  # a date ahead of the clock (time zones, skew) is clamped to 0
+        ("Tue, 01 Dec 2026 00:00:00 GMT", 0),
         ("N/A", None),
         ("", None),
         ("someday", None),
@@ -211,3 +222,31 @@ def test_format_age_and_truncate() -> None:
     assert format_age(14 * 86400) == "2w ago"
     assert format_age(425 * 86400) == "14mo ago"
     assert truncate("abcdef", 4) == "abc\u2026" and truncate("abc", 3) == "abc"
+
+
+def test_reducer_counts_dropped_sources_and_a_snapshot_replaces_the_count() -> None:
+    builder = ResponseBuilder("perplexity")
+    builder.apply(SourcesFound((Source("https://a.example", "A"),), dropped=2))
+    builder.apply(SourcesFound((), dropped=1))
+    assert builder.response.dropped_sources == 3 and len(builder.response.sources) == 1
+    builder.apply(SourcesFound((Source("https://b.example", "B"),), replace=True, dropped=1))
+    assert builder.response.dropped_sources == 1 and [s.url for s in builder.response.sources] == ["https://b.example"]
+    assert builder.response.to_dict()["dropped_sources"] == 1
+    fresh = ResponseBuilder("x")
+    fresh.apply(SourcesFound((), dropped=4))
+    assert fresh.response.dropped_sources == 4 and not fresh.response.is_renderable()  # a count is not content
+
+
+@pytest.mark.parametrize(
+    ("where", "env_var", "origin"),
+    [
+        ("env", "BRAVE_API_KEY", "env BRAVE_API_KEY"),
+        ("keyring", None, "the OS keyring (service websearch-tui, user brave:api_key)"),
+        ("file", None, "the key file"),
+        ("env", None, None),
+        (None, None, None),
+        ("somewhere", None, None),
+    ],
+)
+def test_credential_origin_wording(where: str | None, env_var: str | None, origin: str | None) -> None:
+    assert credential_origin(where, "brave:api_key", env_var) == origin

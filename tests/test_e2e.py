@@ -127,7 +127,9 @@ async def test_one_broken_provider_leaves_the_others_untouched(fake_server: Fake
     finally:
         await engine.aclose()
     brave, tavily, perplexity = result.outcomes
-    assert brave.error.message == "Brave Search authorization failed (401). Check API key or base URL."
+    assert brave.error.message == (
+        "Brave Search authorization failed (401). Check API key or base URL. The key came from env BRAVE_API_KEY."
+    )
     assert tavily.error.kind.value == "protocol" and "text/html instead of JSON" in tavily.error.message
     assert perplexity.status is RunStatus.DONE
     assert "fake-brave-key" not in brave.error.message
@@ -195,7 +197,8 @@ def test_cli_all_failed_exit_1(fake_server: FakeServer, fake_config: Path) -> No
     out = run_cli(["search", QUERY, "-p", "brave", "--format", "llm"], fake_config)
     assert out.returncode == 1
     assert out.stdout == (
-        "# Brave Search (brave)\nError: Brave Search authorization failed (401). Check API key or base URL.\n"
+        "# Brave Search (brave)\nError: Brave Search authorization failed (401). Check API key or base URL. "
+        "The key came from env BRAVE_API_KEY.\n"
     )
     assert "Brave Search authorization failed (401). Check API key or base URL." in out.stderr
     assert "Traceback" not in out.stderr

@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import random
 from collections.abc import AsyncIterator, Callable
 
+import httpx
 import pytest
 
 from websearch_tui.core import engine as engine_module
-from websearch_tui.core.engine import Engine, EventReceived, RunStatus, StatusChanged
+from websearch_tui.core.engine import (
+    Engine,
+    EventReceived,
+    Retrying,
+    RunStatus,
+    SearchResult,
+    StatusChanged,
+    lookup_resolver,
+)
 from websearch_tui.core.errors import NO_PROVIDER_MESSAGE, ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
-from websearch_tui.providers.base import Capabilities, ProviderContext
+from websearch_tui.credentials import CredentialSource
+from websearch_tui.providers import _http
+from websearch_tui.providers.base import Capabilities, ProviderContext, ProviderSpec
 
 Fake = Callable[[SearchRequest, ProviderContext], AsyncIterator[object]]
 
@@ -137,6 +149,24 @@ async def test_cancel_stops_every_run_and_leaves_no_task(monkeypatch: pytest.Mon
     assert not any(isinstance(u, StatusChanged) and u.status is RunStatus.FAILED for _, u in updates)
     await asyncio.sleep(0)
     assert asyncio.all_tasks() - before == set()
+
+
+async def test_a_cancel_before_any_run_started_still_reports_every_provider_cancelled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    closed: list[str] = []
+    install(monkeypatch, {pid: hanging(closed) for pid in ("brave", "tavily", "exa")})
+    updates: list[tuple[str, object]] = []
+    result = SearchResult(request=request("brave", "tavily", "exa"), mode="compare")
+    task = asyncio.create_task(Engine().compare(result.request, lambda p, u: updates.append((p, u)), result))
+    await asyncio.sleep(0)  # compare has created its runs; none of them has started
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert updates == [(pid, StatusChanged(RunStatus.CANCELLED)) for pid in ("brave", "tavily", "exa")]
+    assert [(o.provider, o.status) for o in result.outcomes] == [
+        (pid, RunStatus.CANCELLED) for pid in ("brave", "tavily", "exa")
+    ]
 
 
 async def test_status_updates_and_timing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -368,3 +398,160 @@ async def test_prompt_only_recency_and_kept_cited_sources_are_noted(monkeypatch:
         "Anthropic is asked in the prompt to use only the past week; it has no date filter, so older pages may still be cited.",
         "Kept 3 sources (limit 1) because the answer cites them.",
     ]
+
+
+# --- retries, credential sources, body cap, dropped sources ----------------------------------
+
+
+def http_engine(handler: Callable[[httpx.Request], httpx.Response], **kwargs: object) -> Engine:
+    """An engine whose shared client answers every request with ``handler`` (no network)."""
+    return Engine(client=httpx.AsyncClient(transport=httpx.MockTransport(handler)), **kwargs)
+
+
+async def brave_json(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+    """A provider that makes one JSON request through the shared HTTP layer."""
+    data, _ = await _http.request_json(ctx, "GET", "https://brave.example/s")
+    yield AnswerDelta(data["answer"])
+
+
+async def test_retry_waits_reach_observers_then_the_run_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
+    updates: list[object] = []
+
+    async def no_wait(delay: float) -> None:
+        updates.append(("slept", delay))
+
+    monkeypatch.setattr(_http, "_sleep", no_wait)
+    install(monkeypatch, {"brave": brave_json})
+    replies = iter([httpx.Response(429, headers={"Retry-After": "1"}), httpx.Response(200, json={"answer": "ok"})])
+    engine = http_engine(lambda r: next(replies))
+    outcome = await engine.run_provider("brave", request("brave"), lambda pid, update: updates.append(update))
+    assert outcome.status is RunStatus.DONE
+    assert updates[:4] == [
+        StatusChanged(RunStatus.RUNNING),
+        Retrying(2.0, "429", 1),
+        ("slept", 2.0),
+        StatusChanged(RunStatus.RUNNING),  # the retry is sent: back to the normal running status
+    ]
+
+
+async def test_a_retry_after_the_first_event_resumes_as_streaming(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_http, "_sleep", lambda delay: asyncio.sleep(0))
+    monkeypatch.setattr(_http, "_random", random.Random(1))
+
+    async def two_requests(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        yield AnswerDelta("first ")
+        async for item in brave_json(req, ctx):
+            yield item
+
+    install(monkeypatch, {"brave": two_requests})
+    replies = iter([httpx.Response(503), httpx.Response(200, json={"answer": "second"})])
+    updates: list[object] = []
+    await http_engine(lambda r: next(replies)).run_provider("brave", request("brave"), lambda p, u: updates.append(u))
+    waits = [u for u in updates if isinstance(u, Retrying)]
+    assert len(waits) == 1 and waits[0].reason == "503" and 0.5 <= waits[0].delay <= 1.0
+    assert updates[updates.index(waits[0]) + 1] == StatusChanged(RunStatus.STREAMING)
+
+
+def lookup_from(records: list[CredentialSource], values: dict[str, str]) -> Callable[[ProviderSpec], object]:
+    """A ``credentials.lookup`` stand-in that reports fixed values and sources."""
+    return lambda spec: (values, records)
+
+
+@pytest.mark.parametrize(
+    ("record", "sentence"),
+    [
+        (CredentialSource("api_key", "env", "BRAVE_API_KEY"), "The key came from env BRAVE_API_KEY."),
+        (
+            CredentialSource("api_key", "keyring"),
+            "The key came from the OS keyring (service websearch-tui, user brave:api_key).",
+        ),
+        (CredentialSource("api_key", "file"), "The key came from the key file."),
+    ],
+)
+async def test_auth_failure_names_where_the_key_came_from(
+    monkeypatch: pytest.MonkeyPatch, record: CredentialSource, sentence: str
+) -> None:
+    install(monkeypatch, {"brave": brave_json})
+    resolver = lookup_resolver(lookup_from([record], {"api_key": "k-1234"}))
+    engine = http_engine(lambda r: httpx.Response(401, json={"error": "nope"}), resolve_credentials=resolver)
+    outcome = await engine.run_provider("brave", request("brave"))
+    assert outcome.error.kind is ErrorKind.AUTH
+    assert outcome.error.message == f"Brave Search authorization failed (401). Check API key or base URL. {sentence}"
+
+
+async def test_auth_failure_from_the_real_lookup(monkeypatch: pytest.MonkeyPatch, memory_keyring) -> None:
+    from websearch_tui import credentials
+
+    memory_keyring.set_password("websearch-tui", "brave:api_key", "kr-secret-1")
+    install(monkeypatch, {"brave": brave_json})
+    engine = http_engine(lambda r: httpx.Response(403), resolve_credentials=lookup_resolver(credentials.lookup))
+    message = (await engine.run_provider("brave", request("brave"))).error.message
+    assert message.endswith(
+        "authorization failed (403). Check API key or base URL. "
+        "The key came from the OS keyring (service websearch-tui, user brave:api_key)."
+    )
+    monkeypatch.setenv("BRAVE_API_KEY", "env-secret-1")  # env wins over the keyring
+    message = (await engine.run_provider("brave", request("brave"))).error.message
+    assert message.endswith("The key came from env BRAVE_API_KEY.") and "env-secret-1" not in message
+
+
+async def test_no_source_sentence_without_a_key_or_for_other_failures(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"brave": brave_json})
+    found = lookup_resolver(lookup_from([CredentialSource("api_key", "env", "BRAVE_API_KEY")], {"api_key": "k-99"}))
+    absent = lookup_resolver(lookup_from([CredentialSource("api_key", None)], {}))
+
+    def plain(spec: ProviderSpec) -> dict[str, str]:  # the older resolver shape: values only
+        return {"api_key": "k-99"}
+
+    for resolver, status in ((absent, 401), (plain, 401), (found, 400)):
+        engine = http_engine(lambda r, s=status: httpx.Response(s, text="no"), resolve_credentials=resolver)
+        message = (await engine.run_provider("brave", request("brave"))).error.message
+        assert "came from" not in message
+
+
+async def test_context_gets_the_body_cap_and_credential_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[ProviderContext] = []
+
+    async def spy(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        seen.append(ctx)
+        yield AnswerDelta("x")
+
+    install(monkeypatch, {"brave": spy})
+    resolver = lookup_resolver(lookup_from([CredentialSource("api_key", "env", "BRAVE_API_KEY")], {"api_key": "k-1"}))
+    await Engine(max_body_bytes=3 * 1024 * 1024, resolve_credentials=resolver).compare(request("brave"))
+    assert seen[0].max_body_bytes == 3 * 1024 * 1024
+    assert seen[0].credentials == {"api_key": "k-1"}
+    assert seen[0].credential_sources == {"api_key": "env BRAVE_API_KEY"}
+
+
+async def test_dropped_sources_are_summed_on_the_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
+    from websearch_tui.providers._parse import limit_sources, sources_from
+
+    async def rows(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        for page in ([{"u": "https://a.example"}, {"u": None}], [{"u": "javascript:x"}, {"t": "no url"}]):
+            parsed = sources_from(page, url="u", title="t", snippet=None)
+            yield SourcesFound(limit_sources(parsed, req.max_results))
+
+    install(monkeypatch, {"brave": rows})
+    outcome = (await Engine().compare(request("brave"))).outcomes[0]
+    assert [s.url for s in outcome.response.sources] == ["https://a.example"]
+    assert outcome.response.dropped_sources == 3
+
+
+@pytest.mark.parametrize(
+    ("rows", "status", "kept"),
+    [
+        ([{"url": "https://a.example", "title": "A"}, {"title": "no link"}], RunStatus.DONE, 1),
+        ([{"title": "no link"}, {"url": "mailto:x@y.example"}], RunStatus.EMPTY, 0),  # all dropped: still counted
+    ],
+)
+async def test_a_real_provider_reports_rows_without_a_url(
+    rows: list[dict[str, str]], status: RunStatus, kept: int
+) -> None:
+    engine = http_engine(
+        lambda r: httpx.Response(200, json={"web": {"results": rows}}),
+        resolve_credentials=lambda spec: {"api_key": "k-brave-1"},
+    )
+    outcome = (await engine.compare(request("brave"))).outcomes[0]
+    assert outcome.status is status and len(outcome.response.sources) == kept
+    assert outcome.response.dropped_sources == len(rows) - kept

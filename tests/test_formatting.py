@@ -158,3 +158,24 @@ def test_text_and_markdown_show_auto_failures_partial_answers_and_no_raw_html() 
     assert "<script>" not in markdown and "&lt;script&gt;" in markdown
     assert "<img" not in markdown and "&lt;b&gt;T&lt;/b&gt; &amp; co" in markdown
     assert to_llm_document(result).startswith("# Perplexity (perplexity)\nok")  # the seed shows the winner only
+
+
+def test_dropped_sources_are_reported_in_every_format() -> None:
+    response = seed_response()
+    response.dropped_sources = 2
+    result = SearchResult(
+        request=SearchRequest(query="q", providers=("perplexity",)),
+        mode="compare",
+        outcomes=[ProviderOutcome("perplexity", RunStatus.DONE, response, None, 10, 5)],
+    )
+    line = "Note: 2 results without a usable URL were dropped."
+    assert to_text(result).split("\n")[1] == line
+    markdown = to_markdown(result).split("\n")
+    at = markdown.index(f"> {line}")
+    assert markdown[at + 1] == ""  # the quote ends before the answer
+    assert to_json_document(result)["results"][0]["response"]["dropped_sources"] == 2
+    assert to_llm_text(response) == SEED_EXAMPLE  # the seed format is left as the seed has it
+    response.dropped_sources = 1
+    assert "Note: 1 result without a usable URL was dropped." in to_text(result)
+    response.dropped_sources = 0
+    assert "usable URL" not in to_text(result) + to_markdown(result)

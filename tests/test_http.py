@@ -1,7 +1,11 @@
-"""Shared HTTP layer: URL joining, retry hints and policy, body checks, SSE response checks."""
+"""Shared HTTP layer: URL joining, retry hints and policy (jitter, reporting), body caps, SSE checks, the client pool."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import random
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
@@ -15,15 +19,23 @@ from websearch_tui.providers import _http
 from websearch_tui.providers._http import join_url, request_json, request_text, retry_hint, stream_sse
 
 
+class TopOfRange(random.Random):
+    """A random source whose ``uniform(a, b)`` is always ``b``: backoff waits become exactly 1, 2, 4 s."""
+
+    def uniform(self, a: float, b: float) -> float:
+        return b
+
+
 @pytest.fixture
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Record retry waits instead of sleeping."""
+    """Record retry waits instead of sleeping; jitter pinned to the top of its range."""
     waits: list[float] = []
 
     async def fake_sleep(delay: float) -> None:
         waits.append(delay)
 
     monkeypatch.setattr(_http, "_sleep", fake_sleep)
+    monkeypatch.setattr(_http, "_random", TopOfRange())
     return waits
 
 
@@ -146,11 +158,50 @@ async def test_bad_bodies_are_protocol_errors(response: httpx.Response, fragment
     assert fragment in info.value.message
 
 
-async def test_body_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_http, "MAX_BODY_BYTES", 1024)
-    ctx = make_ctx("brave", lambda r: httpx.Response(200, json={"x": "y" * 5000}))
-    with pytest.raises(ProviderError, match="larger than"):
+CAP_MESSAGE = "larger than 0.5 MiB; stopped reading. Raise [search] max_body_mib in config.toml to accept more."
+
+
+async def test_body_cap_comes_from_the_context_and_names_the_config_key() -> None:
+    cap = 512 * 1024
+    ctx = make_ctx("brave", lambda r: httpx.Response(200, json={"x": "y" * cap}))
+    ctx.max_body_bytes = cap
+    with pytest.raises(ProviderError) as info:
         await request_json(ctx, "GET", "https://x.example")
+    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.message == f"Brave Search response is {CAP_MESSAGE}"
+    ctx.max_body_bytes = 2 * cap  # the same body fits under a larger cap
+    data, _ = await request_json(ctx, "GET", "https://x.example")
+    assert len(data["x"]) == cap
+
+
+async def test_stream_cap_comes_from_the_context(sleeps: list[float]) -> None:
+    event = b"data: " + json.dumps({"t": "z" * 1000}).encode() + b"\n\n"
+    ctx = make_ctx(
+        "perplexity",
+        lambda r: httpx.Response(200, content=event * 600, headers={"content-type": "text/event-stream"}),
+    )
+    ctx.max_body_bytes = 512 * 1024
+    seen = 0
+    with pytest.raises(ProviderError) as info:
+        async for _ in stream_sse(ctx, "POST", "https://x.example"):
+            seen += 1
+    assert info.value.message == f"Perplexity stream is {CAP_MESSAGE}"
+    assert 0 < seen < 600 and sleeps == []
+
+
+def test_error_excerpts_stay_capped() -> None:
+    from websearch_tui.core.errors import ERROR_EXCERPT_CHARS, excerpt
+
+    assert len(excerpt("e" * (10 * ERROR_EXCERPT_CHARS))) == ERROR_EXCERPT_CHARS
+    assert len(excerpt("e" * 5000, 500)) == 500
+
+
+async def test_api_error_excerpt_is_capped_whatever_the_body_size(sleeps: list[float]) -> None:
+    ctx = make_ctx("brave", lambda r: httpx.Response(400, text="x" * 100_000))
+    ctx.max_body_bytes = 4 * 1024 * 1024
+    with pytest.raises(ProviderError) as info:
+        await request_json(ctx, "GET", "https://x.example")
+    assert len(info.value.message) < 600
 
 
 async def test_network_and_timeout_errors(sleeps: list[float]) -> None:
@@ -198,6 +249,47 @@ async def test_stream_sse_parses_crlf_and_skips_done(sleeps: list[float]) -> Non
     )
     items = [item async for item in stream_sse(ctx, "POST", "https://x.example")]
     assert items == [("a", {"n": 1}), ("message", {"n": 2})]
+
+
+async def test_stream_of_only_non_json_events_is_a_protocol_error(sleeps: list[float]) -> None:
+    body = b"data: <html>oops</html>\n\ndata: {broken\n\n"
+    ctx = make_ctx(
+        "perplexity", lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+    )
+    with pytest.raises(ProviderError) as info:
+        async for _ in stream_sse(ctx, "POST", "https://x.example"):
+            pass
+    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.message == "Perplexity sent 2 stream event(s) that were not JSON: oops"
+
+
+async def test_an_empty_body_message_has_no_dangling_excerpt(sleeps: list[float]) -> None:
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", lambda r: httpx.Response(200, content=b"")), "GET", "https://x.example")
+    assert info.value.message == "Brave Search returned an empty body (HTTP 200)"
+
+
+async def test_an_html_error_page_is_quoted_as_readable_text(sleeps: list[float]) -> None:
+    page = (
+        "<!DOCTYPE html>\n<html><head><title>Access denied</title><style>h1{color:red}</style>"
+        "<script>track('<b>x</b>')</script></head><body><h1>Blocked &amp; logged</h1></body></html>"
+    )
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", lambda r: httpx.Response(200, html=page)), "GET", "https://x.example")
+    assert info.value.message.endswith("instead of JSON (HTTP 200): Access denied Blocked & logged")
+
+
+async def test_a_connection_closed_mid_body_is_worded_plainly(sleeps: list[float]) -> None:
+    def hang_up(request: httpx.Request) -> httpx.Response:
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete message body", request=request)
+
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", hang_up), "GET", "https://x.example")
+    assert info.value.kind is ErrorKind.NETWORK
+    assert info.value.message == (
+        "Brave Search network error: the connection closed before the response was complete. "
+        "Check the connection or base URL."
+    )
 
 
 def test_retry_hint_order_and_body_text() -> None:
@@ -315,3 +407,156 @@ async def test_http_errors_can_be_final(sleeps: list[float]) -> None:
     with pytest.raises(ProviderError):
         await request_json(make_ctx("perplexity_search", busy), "POST", "https://x.example", retry_http_errors=False)
     assert len(calls) == 1 and sleeps == []
+
+
+# --- backoff jitter ------------------------------------------------------------------------
+
+
+async def failing_waits(monkeypatch: pytest.MonkeyPatch, seed: int, timeout: float = 30.0) -> list[float]:
+    """The waits of one request that always gets 503, with the jitter seeded (each wait moves the
+    deadline closer, as the time it takes would)."""
+    waits: list[float] = []
+    ctx = make_ctx("brave", lambda r: httpx.Response(503, text="busy"), timeout=timeout)
+
+    async def record(delay: float) -> None:
+        waits.append(delay)
+        ctx.deadline -= delay
+
+    monkeypatch.setattr(_http, "_sleep", record)
+    monkeypatch.setattr(_http, "_random", random.Random(seed))
+    with pytest.raises(ProviderError):
+        await request_json(ctx, "GET", "https://x.example")
+    return waits
+
+
+async def test_backoff_without_a_hint_is_jittered_exponential(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = [await failing_waits(monkeypatch, seed) for seed in range(20)]
+    for waits in runs:
+        assert len(waits) == 3
+        for attempt, wait in enumerate(waits):
+            assert 0.5 * 2**attempt <= wait <= 2**attempt
+    assert len({tuple(waits) for waits in runs}) == len(runs)  # clients failing together spread out
+    assert await failing_waits(monkeypatch, 7) == await failing_waits(monkeypatch, 7)  # the seed decides
+
+
+async def test_jittered_backoff_never_waits_past_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    for seed in range(20):
+        waits = await failing_waits(monkeypatch, seed, timeout=2.5)
+        assert sum(waits) < 2.5 and 1 <= len(waits) <= 2  # a wait that would end past the deadline is not made
+
+
+def test_server_hint_is_not_jittered() -> None:
+    ctx = make_ctx("brave")
+    error = ProviderError("brave", ErrorKind.RATE_LIMIT, "slow down", status=429, retry_after=2.0)
+    assert {_http.retry_delay(ctx, error, attempt) for attempt in range(3)} == {3.0}
+
+
+# --- retry reporting -----------------------------------------------------------------------
+
+
+class RetryLog:
+    """Records, in order, what the HTTP layer reports and when it sleeps."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.entries: list[tuple[object, ...]] = []
+
+        async def sleep(delay: float) -> None:
+            self.entries.append(("sleep", delay))
+
+        monkeypatch.setattr(_http, "_sleep", sleep)
+        monkeypatch.setattr(_http, "_random", TopOfRange())
+
+    def attach(self, ctx):
+        ctx.report_retry = lambda delay, reason, attempt: self.entries.append(("retry", delay, reason, attempt))
+        ctx.report_resend = lambda: self.entries.append(("resend",))
+        return ctx
+
+
+async def test_request_reports_each_wait_then_the_resend(monkeypatch: pytest.MonkeyPatch) -> None:
+    log = RetryLog(monkeypatch)
+    replies = iter(
+        [httpx.Response(503), httpx.Response(429, headers={"Retry-After": "2"}), httpx.Response(200, json={})]
+    )
+    ctx = log.attach(make_ctx("brave", lambda r: next(replies)))
+    await request_json(ctx, "GET", "https://x.example")
+    assert log.entries == [
+        ("retry", 1.0, "503", 1),
+        ("sleep", 1.0),
+        ("resend",),
+        ("retry", 3.0, "429", 2),
+        ("sleep", 3.0),
+        ("resend",),
+    ]
+
+
+async def test_transport_failures_are_reported_as_timeout_and_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    log = RetryLog(monkeypatch)
+    failures = iter([httpx.ReadTimeout("slow"), httpx.ConnectError("refused")])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        failure = next(failures, None)
+        if failure is not None:
+            failure.request = request
+            raise failure
+        return httpx.Response(200, content=b'data: {"n": 1}\n\n', headers={"content-type": "text/event-stream"})
+
+    ctx = log.attach(make_ctx("perplexity", handler))
+    assert [item async for item in stream_sse(ctx, "GET", "https://x.example")] == [("message", {"n": 1})]
+    reported = [entry for entry in log.entries if entry[0] == "retry"]
+    assert reported == [("retry", 1.0, "timeout", 1), ("retry", 2.0, "network", 2)]
+    assert log.entries.count(("resend",)) == 2
+
+
+async def test_mcp_calls_report_their_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    from websearch_tui.providers._mcp import call_tool
+
+    log = RetryLog(monkeypatch)
+    replies = iter([httpx.Response(502, text="bad gateway")])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        result = {"content": [{"type": "text", "text": '{"results": [1]}'}]}
+        return next(replies, None) or httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "result": result})
+
+    ctx = log.attach(make_ctx("exa", handler))
+    assert await call_tool(ctx, "https://mcp.example/mcp", "web_search_exa", {}, handshake=False) == {"results": [1]}
+    assert log.entries == [("retry", 1.0, "502", 1), ("sleep", 1.0), ("resend",)]
+
+
+async def test_nothing_is_reported_when_no_retry_happens(monkeypatch: pytest.MonkeyPatch) -> None:
+    log = RetryLog(monkeypatch)
+    ctx = log.attach(make_ctx("brave", lambda r: httpx.Response(422, json={"error": "bad"})))
+    with pytest.raises(ProviderError):
+        await request_json(ctx, "GET", "https://x.example")
+    assert log.entries == []
+
+
+# --- the shared client ----------------------------------------------------------------------
+
+
+async def test_shared_client_holds_24_requests_open_at_once() -> None:
+    """24 providers in flight together each get a connection: the server answers none of them
+    until all 24 have arrived, so a smaller pool would leave the rest queued and time out."""
+    from tests.fake_providers import FakeResponse, FakeServer
+
+    arrived: list[int] = []
+    lock = threading.Lock()
+    everyone = 24
+
+    async def barrier(request) -> FakeResponse:
+        with lock:
+            arrived.append(1)
+        while len(arrived) < everyone:
+            await asyncio.sleep(0.01)
+        return FakeResponse(200, body={"ok": True})
+
+    with FakeServer(default_routes=False) as server:
+        server.set("GET", "/wait", barrier)
+        client = _http.build_client()
+        try:
+            replies = await asyncio.wait_for(
+                asyncio.gather(*(client.get(server.url("/wait")) for _ in range(everyone))), timeout=20
+            )
+        finally:
+            await client.aclose()
+    assert [reply.json() for reply in replies] == [{"ok": True}] * everyone

@@ -165,12 +165,17 @@ async def test_note_for_an_explicit_count_and_no_filters_sent() -> None:
 
 
 @pytest.mark.parametrize(
-    "body",
-    [{}, {"output": "", "output_text": "", "results": []}, {"output": None, "results": [{"type": "media_result"}]}],
+    ("body", "dropped"),
+    [
+        ({}, 0),
+        ({"output": "", "output_text": "", "results": []}, 0),
+        ({"output": None, "results": [{"type": "media_result"}]}, 1),  # a row without a URL is counted
+    ],
 )
-async def test_empty(body: Any) -> None:
+async def test_empty(body: Any, dropped: int) -> None:
     events, response = await collect("codex_alpha", SearchRequest("q"), ctx_for(Recorder(json_response(body))))
-    assert [type(e) for e in events] == [Metadata] and not response.is_renderable()
+    assert [type(e) for e in events] == [Metadata] + [SourcesFound] * dropped and not response.is_renderable()
+    assert response.dropped_sources == dropped
 
 
 async def test_non_object_body_is_protocol() -> None:

@@ -546,7 +546,7 @@ async def test_error_text_never_contains_the_key() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("gemini", SearchRequest("q"), make_ctx("gemini", recorder, credentials=CREDS))
     assert info.value.kind is ErrorKind.SERVER
-    assert info.value.message.startswith("Gemini API error (502): <html>")
+    assert info.value.message == "Gemini API error (502): 502 Bad Gateway for key=***"
     assert KEY not in info.value.message
 
 

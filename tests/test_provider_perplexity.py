@@ -380,7 +380,7 @@ async def test_raw_error_body_is_excerpted_and_redacted() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("perplexity", SearchRequest("q"), ctx)
     assert info.value.kind is ErrorKind.SERVER
-    assert info.value.message.startswith("Perplexity API error (502): <html>")
+    assert info.value.message == "Perplexity API error (502): 502 Bad Gateway ***"
     assert KEY not in info.value.message
 
 

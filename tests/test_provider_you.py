@@ -155,7 +155,7 @@ async def test_wrong_shape_is_protocol(body: Any) -> None:
         (400, {"title": "Bad Request"}, ErrorKind.BAD_REQUEST, "You.com API error (400): Bad Request"),
         (429, {"detail": "Too many requests"}, ErrorKind.RATE_LIMIT, "You.com API error (429): Too many requests"),
         (500, {"detail": "Internal authentication error"}, ErrorKind.SERVER, None),
-        (502, "<html>Bad gateway</html>", ErrorKind.SERVER, "You.com API error (502): <html>Bad gateway</html>"),
+        (502, "<html>Bad gateway</html>", ErrorKind.SERVER, "You.com API error (502): Bad gateway"),
     ],
 )
 async def test_error_shapes(status: int, body: Any, kind: ErrorKind, message: str | None) -> None:

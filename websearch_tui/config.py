@@ -7,7 +7,7 @@ message names the file, the key and what is wrong; keys are never stored in this
 
 Schema (see ``config.example.toml``)::
 
-    [search]  providers, mode, max_results, recency, timeout
+    [search]  providers, mode, max_results, recency, timeout, max_body_mib
     [ui]  theme
     [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
 """
@@ -43,7 +43,7 @@ _COMMON_PROVIDER_KEYS = {
     "models": list,
     "min_interval": float,
 }
-_SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout")
+_SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_body_mib")
 _ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
 
 
@@ -53,13 +53,15 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """The ``[search]`` table: default selection, mode, result count, recency, per-provider timeout (s)."""
+    """The ``[search]`` table: default selection, mode, result count, recency, per-provider timeout (s),
+    and ``max_body_mib``: the largest response body or event stream read from a provider (MiB, 1-1024)."""
 
     providers: tuple[str, ...] = DEFAULT_PROVIDERS
     mode: str = "compare"
     max_results: int = 10
     recency: str | None = None
     timeout: float = 60.0
+    max_body_mib: float = 8.0
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,12 @@ def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
     timeout = table.get("timeout", defaults.timeout)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 1 <= timeout <= 600:
         raise ConfigError(f"{where}: [search] timeout must be a number of seconds from 1 to 600, got {timeout!r}")
-    return SearchSettings(tuple(dict.fromkeys(providers)), mode, max_results, recency or None, float(timeout))
+    max_body = table.get("max_body_mib", defaults.max_body_mib)
+    if isinstance(max_body, bool) or not isinstance(max_body, (int, float)) or not 1 <= max_body <= 1024:
+        raise ConfigError(f"{where}: [search] max_body_mib must be a number of MiB from 1 to 1024, got {max_body!r}")
+    return SearchSettings(
+        tuple(dict.fromkeys(providers)), mode, max_results, recency or None, float(timeout), float(max_body)
+    )
 
 
 def _parse_ui(where: str, table: Mapping[str, Any]) -> UiSettings:
@@ -257,13 +264,15 @@ def _is_http_url(value: Any) -> bool:
 
 
 def build_engine(config: Config) -> Engine:
-    """An :class:`Engine` for ``config`` that resolves credentials from env and the OS keyring."""
+    """An :class:`Engine` for ``config`` that resolves credentials (and where each came from) with
+    :func:`credentials.lookup` and caps response bodies at ``[search] max_body_mib``."""
     from websearch_tui import credentials
-    from websearch_tui.core.engine import Engine
+    from websearch_tui.core.engine import Engine, lookup_resolver
 
     return Engine(
         settings={pid: config.settings_for(pid) for pid in SPECS},
         default_providers=[pid for pid in config.search.providers if config.is_enabled(pid)],
         timeout=config.search.timeout,
-        resolve_credentials=credentials.resolve,
+        resolve_credentials=lookup_resolver(credentials.lookup),
+        max_body_bytes=int(config.search.max_body_mib * 1024 * 1024),
     )

@@ -603,6 +603,32 @@ def perplexity_chat(variant: str = "default", *, token_delay: float | None = Non
 
 # --------------------------------------------------------------------------- tables
 
+CORE_SEARCH_ROUTES = {
+    "ddgs": ("POST", "/ddgs/html/"),
+    "exa": ("POST", "/exa/mcp"),
+    "parallel": ("POST", "/parallel/mcp"),
+    "brave": ("GET", "/brave/res/v1/web/search"),
+    "tavily": ("POST", "/tavily/search"),
+    "searxng": ("GET", "/searxng/search"),
+    "perplexity": ("POST", "/perplexity/chat/completions"),
+}
+"""``(METHOD, path)`` of the request that runs a core provider's search (keyless Exa and Parallel: MCP)."""
+
+
+def search_route(provider: str) -> tuple[str, str]:
+    """``(METHOD, path)`` of the request that runs ``provider``'s search on the fake (plugins: ``SEARCH_ROUTE``)."""
+    if provider in CORE_SEARCH_ROUTES:
+        return CORE_SEARCH_ROUTES[provider]
+    return plugins()[provider].SEARCH_ROUTE
+
+
+def is_search_call(request: FakeRequest) -> bool:
+    """True for the request that runs a search: any request to a REST route, ``tools/call`` on an MCP one."""
+    if not request.path.endswith("/mcp"):
+        return True
+    message = _json_body(request)
+    return message is not None and message.get("method") == "tools/call"
+
 
 def default_routes() -> dict[tuple[str, str], Any]:
     """Fresh default handlers for every route, keyed by ``(METHOD, path)``."""

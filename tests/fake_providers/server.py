@@ -28,6 +28,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 Handler = Any  # FakeResponse | Callable[[FakeRequest], FakeResponse | Awaitable[FakeResponse]] | list[...]
 Target = str | tuple[str, str]  # provider id, "/path" (any method) or (METHOD, "/path")
+When = Callable[["FakeRequest"], bool] | None  # which requests a fault applies to (None: all)
 
 _MAX_HEADER_BYTES = 256 * 1024
 
@@ -62,6 +63,14 @@ class FakeRequest:
         """A header value by case-insensitive name."""
         return self.headers.get(name.lower(), default)
 
+    def credential(self) -> str:
+        """The credential header the request carried (``Authorization``, ``x-api-key``,
+        ``X-Subscription-Token`` or ``x-goog-api-key``, value as sent), or ``"no credential"``."""
+        for name in ("authorization", "x-api-key", "x-subscription-token", "x-goog-api-key"):
+            if value := self.header(name):
+                return value
+        return "no credential"
+
     def bearer(self) -> str | None:
         """The token of an ``Authorization: Bearer <token>`` header, or None."""
         value = self.header("authorization") or ""
@@ -80,7 +89,8 @@ class FakeResponse:
     ``content-type`` header wins. ``chunks`` replaces ``body`` with pieces written one by one, with
     a flush (and ``chunk_delay``) between them. ``delay`` waits before the status line. ``gzip``
     compresses the whole body. ``truncate_at`` announces the full length but closes the connection
-    after that many body bytes. ``chunked`` uses ``Transfer-Encoding: chunked`` (one frame per chunk).
+    after that many body bytes (as sent: compressed bytes when ``gzip``). ``chunked`` uses
+    ``Transfer-Encoding: chunked`` (one frame per chunk).
     """
 
     status: int = 200
@@ -235,13 +245,17 @@ def load_data(name: str, query: str | None = None) -> Any:
     return json.loads(text)
 
 
+def reason_phrase(status: int, default: str = "Error") -> str:
+    """The standard reason phrase of ``status`` (``"Too Many Requests"``), else ``default``."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return default
+
+
 def html_error_page(status: int, message: str | None = None) -> str:
     """A small nginx-style HTML error page for ``status``."""
-    try:
-        phrase = HTTPStatus(status).phrase
-    except ValueError:
-        phrase = "Error"
-    title = html.escape(f"{status} {phrase}")
+    title = html.escape(f"{status} {reason_phrase(status)}")
     detail = f"<p>{html.escape(message)}</p>\n" if message else ""
     return (
         f"<!DOCTYPE html>\n<html>\n<head><title>{title}</title></head>\n<body>\n"
@@ -285,8 +299,10 @@ class FakeServer:
 
     Knobs: ``delay`` (seconds before every status line), ``token_delay`` (seconds between streamed
     SSE tokens/events of the default streaming routes), :meth:`set_delay` per path prefix, and the
-    fault helpers :meth:`fail`, :meth:`html_page`, :meth:`empty`, :meth:`truncate`, :meth:`gzip`,
-    :meth:`split`, :meth:`crlf`, :meth:`cut_stream`, :meth:`use` (named variants).
+    fault helpers :meth:`fail`, :meth:`html_page`, :meth:`empty`, :meth:`hang`, :meth:`truncate`,
+    :meth:`gzip`, :meth:`split`, :meth:`crlf`, :meth:`cut_stream`, :meth:`use` (named variants). Most
+    take ``when=`` (a ``FakeRequest -> bool``) to fault only some requests of a route, e.g. only an
+    MCP ``tools/call``; :meth:`wrap` with a function of ``.faults`` rewrites payloads.
     """
 
     def __init__(
@@ -480,15 +496,31 @@ class FakeServer:
             raise KeyError(f"no route matches {target!r}")
         return keys
 
-    def wrap(self, target: Target, transform: Callable[[FakeResponse], FakeResponse]) -> None:
-        """Pass every response of the target routes through ``transform``."""
+    def wrap(self, target: Target, transform: Callable[[FakeResponse], FakeResponse], *, when: When = None) -> None:
+        """Pass every response of the target routes through ``transform`` (with ``when``: only the
+        responses to requests for which ``when(request)`` is true; the others pass unchanged)."""
         for key in self.resolve(target):
             inner = self.handler(*key)
 
             async def wrapped(request: FakeRequest, _inner: Handler = inner) -> FakeResponse:
-                return transform(await _call(_inner, request))
+                response = await _call(_inner, request)
+                return transform(response) if when is None or when(request) else response
 
             self.set(*key, wrapped)
+
+    def _answer(self, target: Target, reply: Handler, when: When) -> None:
+        """Answer ``reply`` (a FakeResponse or a handler) on the target routes; with ``when``, only to
+        the requests it accepts (the route's own handler answers the others and never sees these)."""
+        for key in self.resolve(target):
+            if when is None:
+                self.set(*key, reply)
+                continue
+            inner = self.handler(*key)
+
+            async def chosen(request: FakeRequest, _inner: Handler = inner) -> FakeResponse:
+                return await _call(reply if when(request) else _inner, request)
+
+            self.set(*key, chosen)
 
     def fail(
         self,
@@ -499,36 +531,64 @@ class FakeServer:
         headers: dict[str, str] | None = None,
         body: Any = None,
         times: int | None = None,
+        when: When = None,
+        echo_key: bool = False,
     ) -> None:
-        """Answer ``status`` with the provider's own error body (``times`` times, then the previous route)."""
+        """Answer ``status`` with the provider's own error body (``times`` times, then the previous route;
+        with ``when``, every time but only to the requests ``when`` accepts). With ``echo_key`` the
+        error message repeats the credential the request carried, as careless APIs do (to prove that
+        the client redacts it).
+
+        Raises:
+            ValueError: when ``times`` comes with ``when`` or ``echo_key``.
+        """
         from .routes import error_response
 
+        if times and (when is not None or echo_key):
+            raise ValueError("fail() takes times, or when/echo_key, not both")
         for key in self.resolve(target):
-            response = error_response(key[1], status, retry_after=retry_after)
-            if body is not None:
-                response = replace(response, body=body)
-            response.headers.update(headers or {})
-            self.set(*key, [response] * times + [self.handler(*key)] if times else response)
 
-    def html_page(self, target: Target, status: int = 200) -> None:
+            def reply(request: FakeRequest | None, _path: str = key[1]) -> FakeResponse:
+                echoed = f"{reason_phrase(status)}: rejected {request.credential()}" if request else None
+                response = error_response(_path, status, retry_after=retry_after, message=echoed)
+                if body is not None:
+                    response = replace(response, body=body)
+                response.headers.update(headers or {})
+                return response
+
+            if times:
+                self.set(*key, [reply(None)] * times + [self.handler(*key)])
+            else:
+                self._answer(key, reply if echo_key else reply(None), when)
+
+    def html_page(self, target: Target, status: int = 200, *, when: When = None) -> None:
         """Answer an HTML error page (``text/html``) with ``status`` on a JSON endpoint."""
         page = FakeResponse(status, {"Content-Type": "text/html; charset=utf-8"}, html_error_page(status))
-        for key in self.resolve(target):
-            self.set(*key, page)
+        self._answer(target, page, when)
 
-    def empty(self, target: Target, status: int = 200, content_type: str | None = "application/json") -> None:
+    def empty(
+        self, target: Target, status: int = 200, content_type: str | None = "application/json", *, when: When = None
+    ) -> None:
         """Answer ``status`` with an empty body (and the given content type, if any)."""
         headers = {"Content-Type": content_type} if content_type else {}
-        for key in self.resolve(target):
-            self.set(*key, FakeResponse(status, headers, b""))
+        self._answer(target, FakeResponse(status, headers, b""), when)
 
-    def truncate(self, target: Target, at: int | None = None) -> None:
-        """Close the connection after ``at`` body bytes (default: half) while announcing the full body."""
-        self.wrap(target, lambda r: replace(r, truncate_at=len(r.body_bytes()) // 2 if at is None else at))
+    def hang(self, target: Target, seconds: float = 30.0, *, when: When = None) -> None:
+        """Hold the target's answers ``seconds`` before the status line (a server that does not answer)."""
+        self.wrap(target, lambda r: replace(r, delay=r.delay + seconds), when=when)
 
-    def gzip(self, target: Target) -> None:
+    def truncate(self, target: Target, at: int | None = None, *, when: When = None) -> None:
+        """Close the connection after ``at`` body bytes (default: half) while announcing the full body
+        (sent uncompressed, so the cut falls where it is meant to)."""
+
+        def transform(r: FakeResponse) -> FakeResponse:
+            return replace(r, gzip=False, truncate_at=len(r.body_bytes()) // 2 if at is None else at)
+
+        self.wrap(target, transform, when=when)
+
+    def gzip(self, target: Target, *, when: When = None) -> None:
         """Send the target's bodies with ``Content-Encoding: gzip``."""
-        self.wrap(target, lambda r: replace(r, gzip=True))
+        self.wrap(target, lambda r: replace(r, gzip=True), when=when)
 
     def split(
         self,
@@ -562,17 +622,18 @@ class FakeServer:
 
         self.wrap(target, lambda r: r.with_body(convert(r.body_bytes()), [convert(p) for p in r.pieces()]))
 
-    def cut_stream(self, target: Target, after_events: int = 1) -> None:
-        """Close an SSE stream in the middle of the event that follows ``after_events`` complete events."""
+    def cut_stream(self, target: Target, after_events: int = 1, *, when: When = None) -> None:
+        """Close an SSE stream in the middle of the event that follows ``after_events`` complete events
+        (sent uncompressed, so the cut falls where it is meant to)."""
 
         def transform(response: FakeResponse) -> FakeResponse:
             data = response.body_bytes()
             bounds = [0, *sse_event_bounds(data), len(data)]
             start = bounds[min(after_events, len(bounds) - 2)]
             end = bounds[min(after_events + 1, len(bounds) - 1)]
-            return replace(response, truncate_at=start + max(1, (end - start) // 2))
+            return replace(response, gzip=False, truncate_at=start + max(1, (end - start) // 2))
 
-        self.wrap(target, transform)
+        self.wrap(target, transform, when=when)
 
     def use(self, provider: str, variant: str = "default", **options: Any) -> None:
         """Install a named variant of a provider's routes (see ``routes.VARIANTS``)."""
@@ -715,12 +776,7 @@ class FakeServer:
         if response.header("connection") is None:
             headers.append(("Connection", "keep-alive" if keep_alive else "close"))
         headers.extend(response.headers.items())
-        reason = response.reason
-        if reason is None:
-            try:
-                reason = HTTPStatus(response.status).phrase
-            except ValueError:
-                reason = "Unknown"
+        reason = response.reason if response.reason is not None else reason_phrase(response.status, "Unknown")
         head = f"HTTP/1.1 {response.status} {reason}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n"
         writer.write(head.encode("latin-1"))
         await writer.drain()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 from textual.widgets import Input, Markdown
 
@@ -548,3 +549,58 @@ async def test_provider_list_makes_room_when_panes_would_not_sit_side_by_side(ma
         await submit(pilot, "q")
         await wait_for_search(app)
         assert not app.screen.selector.has_class("-hidden")
+
+
+async def test_retry_wait_is_shown_until_the_retry_is_sent(tmp_path, monkeypatch):
+    """Over real HTTP: Brave answers 429 (Retry-After: 1) once; while the shared HTTP layer waits,
+    the pane says so, and once the retry goes out the run finishes normally."""
+    from tests.fake_providers import FAKE_KEYS, FakeServer
+    from tests.tui.conftest import fixed_status
+    from websearch_tui.config import build_engine, load_config
+    from websearch_tui.providers import _http
+    from websearch_tui.tui.app import WebSearchApp
+
+    gate = asyncio.Event()
+    waits: list[float] = []
+
+    async def held(delay: float) -> None:
+        waits.append(delay)
+        await gate.wait()
+
+    monkeypatch.setattr(_http, "_sleep", held)
+    monkeypatch.setenv("BRAVE_API_KEY", FAKE_KEYS["BRAVE_API_KEY"])
+    with FakeServer() as server:
+        server.fail("brave", 429, retry_after=1, times=1)
+        config = load_config(server.write_config(tmp_path / "config.toml", providers=["brave"]))
+        app = WebSearchApp(config, build_engine(config), status_resolver=fixed_status)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await submit(pilot, "rust release")
+            for _ in range(100):
+                if waits:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause(0.1)
+            shown = status_text(app, "brave")
+            assert waits == [2.0]  # the server's 1 s plus 1 s padding
+            assert re.search(r"retrying in [12]s \(429\)", shown), shown
+            assert pane(app, "brave").status == "running"
+            assert len(server.requests_to("/brave/res/v1/web/search")) == 1  # the retry is not sent yet
+            gate.set()
+            await wait_for_search(app, timeout=10)
+            assert pane(app, "brave").status == "done"
+            assert "retrying" not in status_text(app, "brave") and "done" in status_text(app, "brave")
+            assert len(server.requests_to("/brave/res/v1/web/search")) == 2
+
+
+async def test_dropped_results_are_noted_in_the_pane(make_app, fake_streams):
+    async def some_without_url(request, ctx):
+        yield SourcesFound((Source("https://example.com/a", "Alpha"),), dropped=2)
+
+    fake_streams["ddgs"] = some_without_url
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "anything")
+        await wait_for_search(app)
+        assert pane(app, "ddgs").status == "done"
+        notes = pane(app, "ddgs").query_one(".notes")
+        assert notes.display and "2 results without a usable URL were dropped." in notes.visual.plain

@@ -6,7 +6,7 @@ covers all of its requests, and cancelling the caller cancels the run and closes
 connections. A user cancel is always reported as a cancel, never as a provider failure.
 
 Front ends observe runs through an ``on_update(provider_id, update)`` callback that receives
-:class:`StatusChanged` and :class:`EventReceived` values on the event loop.
+:class:`StatusChanged`, :class:`EventReceived` and :class:`Retrying` values on the event loop.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol
 
 import httpx
 
@@ -26,12 +27,13 @@ from websearch_tui.core.errors import (
     ErrorKind,
     ProviderError,
     all_failed_message,
+    credential_origin,
     empty_message,
 )
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
 from websearch_tui.providers import SPECS, get_spec, load_stream
 from websearch_tui.providers._pace import Pacer
-from websearch_tui.providers.base import ProviderContext, ProviderSettings, ProviderSpec
+from websearch_tui.providers.base import DEFAULT_MAX_BODY_BYTES, ProviderContext, ProviderSettings, ProviderSpec
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +65,23 @@ class EventReceived:
     event: SearchEvent
 
 
-RunUpdate = StatusChanged | EventReceived
+@dataclass(frozen=True)
+class Retrying:
+    """The run is waiting ``delay`` seconds before resending a failed request.
+
+    ``reason`` is the HTTP status (``"429"``, ``"503"``) or ``"timeout"`` / ``"network"``; ``attempt``
+    is the retry's number (from 1). When the wait is over the run's current status (``RUNNING`` or
+    ``STREAMING``) is sent again as a :class:`StatusChanged`.
+    """
+
+    delay: float
+    reason: str
+    attempt: int
+
+
+RunUpdate = StatusChanged | EventReceived | Retrying
 OnUpdate = Callable[[str, RunUpdate], None]
-"""``on_update(provider_id, update)``: called on the event loop for every status change and event."""
+"""``on_update(provider_id, update)``: called on the event loop for every status change, event and retry wait."""
 
 
 @dataclass
@@ -106,11 +122,56 @@ class SearchResult:
         return any(outcome.ok for outcome in self.outcomes)
 
 
-CredentialResolver = Callable[[ProviderSpec], Mapping[str, str]]
+@dataclass(frozen=True)
+class ResolvedCredentials:
+    """A provider's credentials and where each came from.
+
+    ``values``: credential name -> value (only those found). ``sources``: credential name -> the
+    phrase completing "The key came from ..." (``"env BRAVE_API_KEY"``; see
+    :func:`~websearch_tui.core.errors.credential_origin`); never a value.
+    """
+
+    values: Mapping[str, str]
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+
+CredentialResolver = Callable[[ProviderSpec], Mapping[str, str] | ResolvedCredentials]
+"""Blocking ``spec -> {name: value}`` or ``spec -> ResolvedCredentials`` (when it knows the sources)."""
+
+
+class CredentialRecord(Protocol):
+    """Where one credential was found (``credentials.CredentialSource``): ``where`` is ``"env"``,
+    ``"keyring"``, ``"file"`` or ``None`` (not found); ``env_var`` is set for ``"env"``."""
+
+    name: str
+    where: str | None
+    env_var: str | None
+
+
+def lookup_resolver(
+    lookup: Callable[[ProviderSpec], tuple[Mapping[str, str], Sequence[CredentialRecord]]],
+) -> Callable[[ProviderSpec], ResolvedCredentials]:
+    """A :data:`CredentialResolver` over ``lookup`` (``credentials.lookup``: ``spec -> (values,
+    [CredentialSource])``) that also reports where each credential came from."""
+
+    def resolve(spec: ProviderSpec) -> ResolvedCredentials:
+        values, records = lookup(spec)
+        sources = {}
+        for record in records:
+            origin = credential_origin(record.where, f"{spec.id}:{record.name}", record.env_var)
+            if origin is not None:
+                sources[record.name] = origin
+        return ResolvedCredentials(values, sources)
+
+    return resolve
 
 
 def _no_credentials(spec: ProviderSpec) -> Mapping[str, str]:
     return {}
+
+
+def _resolved(found: Mapping[str, str] | ResolvedCredentials) -> ResolvedCredentials:
+    return found if isinstance(found, ResolvedCredentials) else ResolvedCredentials(found)
 
 
 class Engine:
@@ -120,8 +181,12 @@ class Engine:
         settings: ``[providers.<id>]`` tables by id (missing ids use defaults).
         default_providers: the selection used when a request names none.
         timeout: per-provider deadline in seconds.
-        resolve_credentials: blocking ``spec -> {credential name: value}``; called in a thread.
+        resolve_credentials: blocking ``spec -> {credential name: value}`` or ``spec ->``
+            :class:`ResolvedCredentials` (then a 401/403 message names where the key came from);
+            called in a thread.
         client: an ``httpx.AsyncClient`` to share (the engine builds one if omitted).
+        max_body_bytes: the most bytes of one response body or event stream a provider reads
+            (config ``[search] max_body_mib``).
     """
 
     def __init__(
@@ -132,11 +197,13 @@ class Engine:
         timeout: float = 60.0,
         resolve_credentials: CredentialResolver = _no_credentials,
         client: httpx.AsyncClient | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
         self.settings = dict(settings or {})
         self.default_providers = tuple(default_providers)
         self.timeout = timeout
         self.resolve_credentials = resolve_credentials
+        self.max_body_bytes = max_body_bytes
         self._client = client
         self._pacers: dict[str, Pacer] = {}
         self._model_turns: dict[str, int] = {}
@@ -194,7 +261,11 @@ class Engine:
             result.error = NO_PROVIDER_MESSAGE
             return result
         runs = [self.run_provider(pid, request, on_update, record=result.outcomes.append) for pid in ids]
-        result.outcomes = await _run_all(runs)
+        try:
+            result.outcomes = await _run_all(runs)
+        except asyncio.CancelledError:
+            _cancel_unstarted(ids, result, on_update)
+            raise
         if not result.ok:
             result.error = _combined_error(result.outcomes)
         return result
@@ -235,8 +306,11 @@ class Engine:
 
         With ``empty_is_failure`` (auto mode) a response without renderable content ends as
         ``FAILED`` with the seed message ``"<Label> returned no renderable search content."``.
-        An ``on_update`` callback that raises is logged and otherwise ignored. ``record`` receives
-        the final outcome, also when the run is cancelled.
+        An ``auth`` failure gets the sentence naming where the key came from, when known.
+        Unexpected exceptions become ``protocol`` failures naming the exception class (logged with
+        their traceback, redacted by the log formatter). Retry waits of the shared HTTP layer are
+        reported as :class:`Retrying`. An ``on_update`` callback that raises is logged and
+        otherwise ignored. ``record`` receives the final outcome, also when the run is cancelled.
 
         Raises:
             asyncio.CancelledError: when the caller is cancelled (after reporting ``CANCELLED``).
@@ -246,17 +320,13 @@ class Engine:
         started = time.monotonic()
         builder = ResponseBuilder(provider_id)
         first_event: list[float] = []
+        contexts: list[ProviderContext] = []  # the run's context, once its credentials are resolved
         notify(provider_id, StatusChanged(RunStatus.RUNNING))
 
         async def consume() -> None:
-            credentials = await asyncio.to_thread(self.resolve_credentials, spec)
-            ctx = ProviderContext(
-                spec=spec,
-                client=self.client,
-                settings=self._next_settings(provider_id),
-                credentials=credentials,
-                deadline=started + self.timeout,
-            )
+            credentials = _resolved(await asyncio.to_thread(self.resolve_credentials, spec))
+            ctx = self._context(spec, credentials, started + self.timeout, notify, first_event)
+            contexts.append(ctx)
             await self._pacer(spec).wait(ctx)
             recency_note = _recency_note(request, spec)
             if recency_note is not None:
@@ -283,7 +353,7 @@ class Engine:
                 provider_id, ErrorKind.TIMEOUT, f"{spec.label} did not finish within {self.timeout:g} s."
             )
         except ProviderError as exc:
-            error = exc
+            error = _with_key_origin(exc, contexts)
         except Exception as exc:  # a provider bug must never take the app down
             log.exception("unexpected error in provider %s", provider_id)
             error = ProviderError(
@@ -306,6 +376,36 @@ class Engine:
         notify(provider_id, StatusChanged(status, error))
         return outcome
 
+    def _context(
+        self,
+        spec: ProviderSpec,
+        credentials: ResolvedCredentials,
+        deadline: float,
+        notify: OnUpdate,
+        first_event: list[float],
+    ) -> ProviderContext:
+        """The context of one run: its settings, credentials, deadline and body cap; retry waits are
+        reported as :class:`Retrying`, and the resend as the run's status again (``STREAMING`` once
+        ``first_event`` holds a time, else ``RUNNING``)."""
+
+        def retrying(delay: float, reason: str, attempt: int) -> None:
+            notify(spec.id, Retrying(delay, reason, attempt))
+
+        def resent() -> None:
+            notify(spec.id, StatusChanged(RunStatus.STREAMING if first_event else RunStatus.RUNNING))
+
+        return ProviderContext(
+            spec=spec,
+            client=self.client,
+            settings=self._next_settings(spec.id),
+            credentials=credentials.values,
+            deadline=deadline,
+            credential_sources=credentials.sources,
+            max_body_bytes=self.max_body_bytes,
+            report_retry=retrying,
+            report_resend=resent,
+        )
+
     def _next_settings(self, provider_id: str) -> ProviderSettings:
         """The provider's settings for its next run; a ``models`` list is used round-robin
         (each run sees a different first model, which is the one it asks for)."""
@@ -318,12 +418,16 @@ class Engine:
         return dataclasses.replace(settings, models=settings.models[shift:] + settings.models[:shift])
 
     def _pacer(self, spec: ProviderSpec) -> Pacer:
-        """The provider's pacer: config ``min_interval`` or the spec default, seconds between searches."""
+        """The provider's pacer: config ``min_interval`` or the spec default, seconds between searches.
+
+        The interval is read on every run, so replacing ``settings`` (the settings screen) applies at once.
+        """
+        configured = self.settings.get(spec.id, ProviderSettings()).min_interval
+        interval = configured if configured is not None else spec.default_min_interval
         pacer = self._pacers.get(spec.id)
         if pacer is None:
-            configured = self.settings.get(spec.id, ProviderSettings()).min_interval
-            interval = configured if configured is not None else spec.default_min_interval
             pacer = self._pacers[spec.id] = Pacer(interval)
+        pacer.interval = interval
         return pacer
 
     @staticmethod
@@ -361,6 +465,12 @@ def _recency_note(request: SearchRequest, spec: ProviderSpec) -> Note | None:
     return None
 
 
+def _with_key_origin(error: ProviderError, contexts: list[ProviderContext]) -> ProviderError:
+    """``error`` with the sentence naming where the API key came from appended, for ``auth`` failures."""
+    origin = contexts[0].key_origin() if contexts and error.kind is ErrorKind.AUTH else None
+    return error.with_hint(origin) if origin and origin not in error.message else error
+
+
 def _guarded(on_update: OnUpdate | None) -> OnUpdate:
     """``on_update`` wrapped so that an exception in a front end's callback never breaks a run."""
     if on_update is None:
@@ -373,6 +483,18 @@ def _guarded(on_update: OnUpdate | None) -> OnUpdate:
             log.exception("on_update callback failed for %s", provider_id)
 
     return notify
+
+
+def _cancel_unstarted(ids: Sequence[str], result: SearchResult, on_update: OnUpdate | None) -> None:
+    """Record and report ``CANCELLED`` for providers whose run was cancelled before it began."""
+    notify = _guarded(on_update)
+    reported = {outcome.provider for outcome in result.outcomes}
+    for provider_id in ids:
+        if provider_id not in reported:
+            result.outcomes.append(
+                ProviderOutcome(provider_id, RunStatus.CANCELLED, SearchResponse(provider=provider_id))
+            )
+            notify(provider_id, StatusChanged(RunStatus.CANCELLED))
 
 
 async def _run_all(runs: list[Coroutine[object, object, ProviderOutcome]]) -> list[ProviderOutcome]:

@@ -8,6 +8,7 @@ secret it resolves).
 
 from __future__ import annotations
 
+import html
 import re
 import threading
 from enum import Enum
@@ -127,6 +128,22 @@ def missing_key_message(label: str, env_var: str) -> str:
     return f"{label}: no API key. Set {env_var} or add the key in Settings."
 
 
+def credential_origin(where: str | None, keyring_user: str, env_var: str | None = None) -> str | None:
+    """Where a credential was found, worded to complete "The key came from ...".
+
+    ``where`` is ``"env"`` (gives ``"env BRAVE_API_KEY"``), ``"keyring"`` (``"the OS keyring (service
+    websearch-tui, user brave:api_key)"``, ``keyring_user`` being ``"<provider id>:<credential>"``) or
+    ``"file"`` (``"the key file"``); anything else, or ``"env"`` without ``env_var``, gives ``None``.
+    """
+    if where == "env":
+        return f"env {env_var}" if env_var else None
+    if where == "keyring":
+        return f"the OS keyring (service websearch-tui, user {keyring_user})"
+    if where == "file":
+        return "the key file"
+    return None
+
+
 NO_PROVIDER_MESSAGE = "No web search provider configured."
 
 
@@ -141,8 +158,23 @@ def empty_message(label: str) -> str:
 
 
 def excerpt(body: str, limit: int = ERROR_EXCERPT_CHARS) -> str:
-    """A sanitized, redacted excerpt of an error body, at most ``limit`` characters."""
-    return truncate(redact(sanitize(body or "")).strip(), limit)
+    """A sanitized, redacted excerpt of an error body, at most ``limit`` characters.
+
+    An HTML page (a proxy's or a server's error page) is reduced to its readable text: scripts,
+    styles and tags are dropped, entities decoded and whitespace collapsed, so the page title and
+    first words show instead of ``<!DOCTYPE html> <html> <head>``.
+    """
+    body = body or ""
+    if _HTML_PAGE.match(body[:_HTML_SCAN_CHARS]):
+        page = _SCRIPT_OR_STYLE.sub(" ", body[:_HTML_SCAN_CHARS])
+        body = " ".join(html.unescape(_TAG.sub(" ", page)).split())
+    return truncate(redact(sanitize(body)).strip(), limit)
+
+
+_HTML_PAGE = re.compile(r"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|title)\b", re.IGNORECASE | re.DOTALL)
+_SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+_HTML_SCAN_CHARS = 64 * 1024
 
 
 # --- redaction ----------------------------------------------------------------------------

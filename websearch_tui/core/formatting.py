@@ -22,6 +22,13 @@ def _age_text(published_date: str | None, age: int | None) -> str:
     return format_age(age) or (published_date or "")
 
 
+def dropped_sources_text(count: int) -> str:
+    """The remark for ``count`` (>= 1) results left out for lack of a URL:
+    ``"2 results without a usable URL were dropped."``."""
+    verb = "was" if count == 1 else "were"
+    return f"{_plural(count, 'result')} without a usable URL {verb} dropped."
+
+
 def to_llm_text(response: SearchResponse) -> str:
     """One provider's response in the seed LLM text format (notes, answer, sources, citations, ...)."""
     parts: list[str] = [f"Note: {note}" for note in response.notes]
@@ -88,10 +95,14 @@ def to_llm_document(result: SearchResult) -> str:
 
 
 def to_text(result: SearchResult) -> str:
-    """A readable plain-text report: a status line per provider, then its LLM text block."""
+    """A readable plain-text report: a status line per provider, a ``Note:`` line when results
+    without a URL were dropped, then its LLM text block."""
     blocks = []
     for outcome in result.outcomes:  # auto mode too: the failures before the winner are shown
         header = f"== {_label(outcome.provider)} ({outcome.provider}): {_status_line(outcome)}"
+        dropped = outcome.response.dropped_sources
+        if dropped:
+            header += f"\nNote: {dropped_sources_text(dropped)}"
         blocks.append(f"{header}\n{to_llm_text(outcome.response)}".rstrip())  # partial content of a failure too
     return "\n\n".join(blocks)
 
@@ -113,7 +124,11 @@ def to_markdown(result: SearchResult) -> str:
     for outcome in result.outcomes:
         response = outcome.response
         lines += [f"## {_label(outcome.provider)}", "", f"*{_md_escape(_status_line(outcome))}*", ""]
-        lines += [f"> Note: {_md_escape(note)}" for note in response.notes]
+        notes = [_md_escape(note) for note in response.notes]
+        if response.dropped_sources:
+            notes.append(dropped_sources_text(response.dropped_sources))
+        if notes:  # the blank line ends the quote (an answer right after it would join the quote)
+            lines += [f"> Note: {note}" for note in notes] + [""]
         if (response.answer or "").strip():
             lines += [_md_html_escape(response.answer.strip()), ""]
         if response.sources:
@@ -141,7 +156,8 @@ def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
     """``{"provider", "status", "elapsed_ms", "first_event_ms", "response", "error"}``.
 
     ``response`` is the normalised response (also partial content of a failed stream, or ``None``
-    when nothing arrived); ``error`` is ``{"kind", "message", "status"}`` or ``None``.
+    when nothing arrived), with ``dropped_sources`` counting results left out for lack of a URL;
+    ``error`` is ``{"kind", "message", "status"}`` or ``None``.
     """
     response = outcome.response
     has_content = outcome.status is not RunStatus.FAILED or response.is_renderable()

@@ -135,10 +135,23 @@ class AnswerDelta:
 
 @dataclass(frozen=True)
 class SourcesFound:
-    """Sources; merged into the list (de-duplicated by URL), or replacing it when ``replace``."""
+    """Sources; merged into the list (de-duplicated by URL), or replacing it when ``replace``.
+
+    ``dropped`` counts the provider's result rows left out for lack of a usable URL; it is added to
+    the response's count, or replaces it when ``replace``. When not given it is read from
+    ``sources`` itself if that carries a ``dropped`` count (as the lists and tuples of the shared
+    parsers ``_parse.sources_from`` / ``_parse.limit_sources`` do), so a provider that passes its
+    parsed sources along reports its drops with no code of its own. ``sources`` is kept as a tuple.
+    """
 
     sources: tuple[Source, ...]
     replace: bool = False
+    dropped: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.dropped:
+            object.__setattr__(self, "dropped", getattr(self.sources, "dropped", 0))
+        object.__setattr__(self, "sources", tuple(self.sources))
 
 
 @dataclass(frozen=True)
@@ -189,6 +202,7 @@ class SearchResponse:
 
     ``elapsed_ms`` is the wall time of the run and ``first_event_ms`` the time until the first
     event (both milliseconds, filled in by the engine). ``notes`` are user-visible remarks.
+    ``dropped_sources`` counts result rows the provider sent without a usable URL (left out).
     """
 
     provider: str
@@ -204,13 +218,14 @@ class SearchResponse:
     notes: list[str] = field(default_factory=list)
     elapsed_ms: int | None = None
     first_event_ms: int | None = None
+    dropped_sources: int = 0
 
     def is_renderable(self) -> bool:
-        """True when there is an answer, a source, a citation, a related question or a query."""
+        """True when there is an answer, a source, a citation with a URL, a related question or a query."""
         return bool(
             (self.answer or "").strip()
             or self.sources
-            or self.citations
+            or any(citation.url for citation in self.citations)
             or any(q.strip() for q in self.related_questions)
             or any(q.strip() for q in self.search_queries)
         )
@@ -250,7 +265,9 @@ class ResponseBuilder:
         elif isinstance(event, SourcesFound):
             if event.replace:
                 r.sources = []
+                r.dropped_sources = 0
                 self._source_index = {}
+            r.dropped_sources += event.dropped
             for source in event.sources:
                 self._merge_source(source)
         elif isinstance(event, CitationsFound):

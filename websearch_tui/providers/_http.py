@@ -5,10 +5,13 @@ Providers call :func:`request_json` (one JSON request/response) or :func:`stream
 
 - bound every attempt by the provider deadline (``ctx.deadline``);
 - retry 408/429/5xx, timeouts and connection errors (at most 3 retries, honouring
-  ``retry-after-ms`` / ``Retry-After`` / ``x-ratelimit-reset*`` hints, else 1 s, 2 s, 4 s), never
-  past the deadline and never after a stream has produced an event;
-- read at most :data:`MAX_BODY_BYTES` and turn anything that is not the expected shape (HTML,
-  empty body, bad JSON) into a ``protocol`` :class:`ProviderError` with a redacted excerpt;
+  ``retry-after-ms`` / ``Retry-After`` / ``x-ratelimit-reset*`` hints, else exponential backoff with
+  jitter: 0.5-1 s, 1-2 s, 2-4 s), never past the deadline and never after a stream has produced an
+  event; each wait is announced through ``ctx.report_retry`` and its end through ``ctx.report_resend``
+  so the front end can show "retrying in 2s (429)";
+- read at most ``ctx.max_body_bytes`` (config ``[search] max_body_mib``) and turn anything that is not
+  the expected shape (HTML, empty body, bad JSON) into a ``protocol`` :class:`ProviderError` with a
+  redacted excerpt;
 - map 401/403 to the seed message ``"<Label> authorization failed (<status>). ..."``.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+import httpcore
 import httpx
 import httpx_sse
 
@@ -30,7 +35,6 @@ from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
 from websearch_tui.providers.base import ProviderContext
 
-MAX_BODY_BYTES = 8 * 1024 * 1024
 MAX_RETRIES = 3
 MAX_RETRY_DELAY = 300.0
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
@@ -38,19 +42,50 @@ REQUEST_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 10.0
 USER_AGENT = f"websearch-tui/{__version__}"
 _sleep = asyncio.sleep  # retry waits; tests replace it to run without real delays
+_random = random.Random()  # backoff jitter; tests replace or seed it for reproducible waits
+_MIB = 1024 * 1024
 
 ErrorDescriber = Callable[[int, str, Any], str]
 """``(status, body_text, parsed_json_or_None) -> message`` for a provider's non-2xx responses."""
 
 
 def build_client() -> httpx.AsyncClient:
-    """The shared client: HTTP/1.1, no redirects (keys must not follow them), pool for 24 providers."""
+    """The shared client: HTTP/1.1, no redirects (keys must not follow them), pool for 24 providers.
+
+    Its connection pool reclaims connections left behind by cancelled requests (:class:`_ReclaimingPool`).
+    """
+    limits = httpx.Limits(max_connections=48, max_keepalive_connections=24)
+    transport = httpx.AsyncHTTPTransport(limits=limits)
+    if type(transport._pool) is httpcore.AsyncConnectionPool:
+        transport._pool.__class__ = _ReclaimingPool
     return httpx.AsyncClient(
+        transport=transport,
         timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT),
-        limits=httpx.Limits(max_connections=48, max_keepalive_connections=24),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
     )
+
+
+class _ReclaimingPool(httpcore.AsyncConnectionPool):
+    """httpcore's pool, plus: a connection no pending request owns that is neither idle nor closed is
+    closed and dropped whenever the pool re-assigns connections.
+
+    Such a connection is what a request cancelled between getting a new connection and sending on it
+    leaves behind in httpcore 1.0.9 (encode/httpcore#1093): never reused, never reaped, it would hold
+    a socket and a pool slot until the process ends, so frequent cancels (Esc, a new search) would
+    exhaust the pool. Other connections are handled exactly as by httpcore.
+    """
+
+    def _assign_requests_to_connections(self) -> list[httpcore.AsyncConnectionInterface]:
+        owned = {id(request.connection) for request in self._requests if request.connection is not None}
+        orphans = [
+            connection
+            for connection in self._connections
+            if id(connection) not in owned and not (connection.is_idle() or connection.is_closed())
+        ]
+        for connection in orphans:
+            self._connections.remove(connection)
+        return [*orphans, *super()._assign_requests_to_connections()]
 
 
 def join_url(base: str, path: str) -> str:
@@ -194,7 +229,7 @@ async def _send_with_retries(
             if delay is None:
                 raise _give_up(error) from None
             attempt += 1
-            await _sleep(delay)
+            await _wait_to_retry(ctx, delay, error, attempt)
 
 
 @dataclass(frozen=True)
@@ -213,17 +248,39 @@ def retry_delay(
     """Seconds to wait before retrying ``error``, or ``None`` when it must not be retried.
 
     Retried: 408, 429 (not quota), 500, 502, 503, 504, 529, timeouts and connection errors, at most
-    ``max_retries`` times; the wait is the server's hint plus 1 s, else 1 s, 2 s, 4 s, and never
-    reaches past the deadline or beyond :data:`MAX_RETRY_DELAY`.
+    ``max_retries`` times (``attempt`` counts the retries already made, from 0); the wait is the
+    server's hint plus 1 s, else :func:`backoff_delay`, and never reaches past the deadline or beyond
+    :data:`MAX_RETRY_DELAY`. 400, 401, 403, 404, 410, 422 and other 4xx are never retried.
     """
     if not error.retryable or attempt >= max_retries:
         return None
     if error.status is not None and error.status not in RETRY_STATUSES:
         return None
-    delay = error.retry_after + 1.0 if error.retry_after is not None else float(2**attempt)
+    delay = error.retry_after + 1.0 if error.retry_after is not None else backoff_delay(attempt)
     if delay > MAX_RETRY_DELAY or delay >= ctx.remaining():
         return None
     return delay
+
+
+def backoff_delay(attempt: int) -> float:
+    """Seconds to wait before retry ``attempt + 1`` when the server gave no hint: ``2**attempt``
+    scaled by a random factor in [0.5, 1.0] (0.5-1 s, 1-2 s, 2-4 s), so clients that failed together
+    do not all come back at the same instant. Draws from the module's ``_random``."""
+    return float(2**attempt) * _random.uniform(0.5, 1.0)
+
+
+def retry_reason(error: ProviderError) -> str:
+    """Why a request is retried, as shown in "retrying in 2s (429)": the HTTP status, else the
+    error kind (``"timeout"``, ``"network"``)."""
+    return str(error.status) if error.status is not None else error.kind.value
+
+
+async def _wait_to_retry(ctx: ProviderContext, delay: float, error: ProviderError, attempt: int) -> None:
+    """Announce retry number ``attempt`` (``ctx.report_retry``), wait ``delay`` seconds, then
+    announce that the request is being sent again (``ctx.report_resend``)."""
+    ctx.report_retry(delay, retry_reason(error), attempt)
+    await _sleep(delay)
+    ctx.report_resend()
 
 
 def _give_up(error: ProviderError) -> ProviderError:
@@ -247,33 +304,51 @@ def transport_error(ctx: ProviderContext, exc: httpx.TransportError | httpx.Inva
         )
     if isinstance(exc, httpx.TimeoutException):
         return ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, f"{label} did not answer in time ({type(exc).__name__}).")
-    if isinstance(exc, httpx.ProxyError):
-        detail = "proxy error"
+    if isinstance(exc, httpx.RemoteProtocolError) and _CLOSED_EARLY.search(str(exc)):
+        detail = "the connection closed before the response was complete"
+    elif isinstance(exc, httpx.ProxyError):
+        detail = f"proxy error ({exc})"
     elif isinstance(exc, httpx.ConnectError):
-        detail = "could not connect"
+        detail = f"could not connect ({exc})"
     else:
-        detail = type(exc).__name__
+        detail = f"{type(exc).__name__} ({exc})"
     return ProviderError(
-        ctx.spec.id, ErrorKind.NETWORK, f"{label} network error: {detail} ({exc}). Check the connection or base URL."
+        ctx.spec.id, ErrorKind.NETWORK, f"{label} network error: {detail}. Check the connection or base URL."
     )
 
 
-async def read_capped(ctx: ProviderContext, response: httpx.Response, limit: int | None = None) -> bytes:
-    """Read the (decompressed) body, raising ``protocol`` past ``limit`` bytes (default :data:`MAX_BODY_BYTES`)."""
-    limit = limit or MAX_BODY_BYTES
+_CLOSED_EARLY = re.compile(r"closed connection|disconnected", re.IGNORECASE)
+"""httpx ``RemoteProtocolError`` texts that mean the server hung up mid-response."""
+
+
+async def read_capped(ctx: ProviderContext, response: httpx.Response) -> bytes:
+    """Read the (decompressed) body.
+
+    Raises:
+        ProviderError: ``protocol`` once the body passes ``ctx.max_body_bytes`` (:func:`too_large`).
+    """
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes():
         size += len(chunk)
-        if size > limit:
-            raise ProviderError(
-                ctx.spec.id,
-                ErrorKind.PROTOCOL,
-                f"{ctx.spec.label} response is larger than {limit // (1024 * 1024)} MiB; stopped reading.",
-                status=response.status_code,
-            )
+        if size > ctx.max_body_bytes:
+            raise too_large(ctx, "response", response.status_code)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def too_large(ctx: ProviderContext, what: str, status: int | None = None) -> ProviderError:
+    """The ``protocol`` error for a ``what`` ("response", "stream") past ``ctx.max_body_bytes``:
+    ``"<Label> response is larger than 8 MiB; stopped reading. Raise [search] max_body_mib in
+    config.toml to accept more."``."""
+    limit = f"{ctx.max_body_bytes / _MIB:g} MiB"
+    return ProviderError(
+        ctx.spec.id,
+        ErrorKind.PROTOCOL,
+        f"{ctx.spec.label} {what} is larger than {limit}; stopped reading. "
+        "Raise [search] max_body_mib in config.toml to accept more.",
+        status=status,
+    )
 
 
 def _decode(response: httpx.Response, body: bytes) -> str:
@@ -287,20 +362,19 @@ def parse_json_body(ctx: ProviderContext, response: httpx.Response, body: bytes)
     looks_json = text[:1] in ("{", "[")
     if not text or ("json" not in content_type and not looks_json):
         shown = content_type.split(";")[0] or "no content type"
-        what = "an empty body" if not text else f"{shown} instead of JSON"
+        what = f"an empty body (HTTP {response.status_code})"
+        if text:
+            what = f"{shown} instead of JSON (HTTP {response.status_code}): {excerpt(text, 200)}"
         raise ProviderError(
-            ctx.spec.id,
-            ErrorKind.PROTOCOL,
-            f"{ctx.spec.label} returned {what} (HTTP {response.status_code}): {excerpt(text, 200)}",
-            status=response.status_code,
+            ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} returned {what}", status=response.status_code
         )
     try:
         return json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than the decoder goes
         raise ProviderError(
             ctx.spec.id,
             ErrorKind.PROTOCOL,
-            f"{ctx.spec.label} returned malformed JSON (HTTP {response.status_code}): {exc.msg} at position {exc.pos}",
+            f"{ctx.spec.label} returned malformed JSON (HTTP {response.status_code}): {exc}",
             status=response.status_code,
         ) from None
 
@@ -321,7 +395,7 @@ def error_from_response(
     parsed: Any = None
     try:
         parsed = json.loads(text) if text.strip()[:1] in ("{", "[") else None
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = None
     hint = retry_hint(response.headers, parsed, text)
     kind = kind_for_status(status, text, has_retry_hint=hint is not None)
@@ -430,7 +504,6 @@ async def stream_sse(
     describe_error: ErrorDescriber | None = None,
     retry_http_errors: bool = True,
     max_retries: int = MAX_RETRIES,
-    limit: int | None = None,
     json_fallback: bool = False,
 ) -> AsyncIterator[tuple[str, Any]]:
     """POST/GET and yield ``(event_name, parsed JSON payload)`` per server-sent event.
@@ -443,7 +516,7 @@ async def stream_sse(
 
     Raises:
         ProviderError: as :func:`request_json`, plus ``protocol`` when the response is not
-            ``text/event-stream`` or the stream exceeds ``limit`` characters.
+            ``text/event-stream`` or the stream's data exceeds ``ctx.max_body_bytes`` characters.
     """
     attempt = 0
     while True:
@@ -454,13 +527,13 @@ async def stream_sse(
             ) as source:
                 responded = True
                 if json_fallback and _is_json_response(source.response):
-                    body = await read_capped(ctx, source.response, limit)
+                    body = await read_capped(ctx, source.response)
                     whole = parse_json_body(ctx, source.response, body)
                     attempt = max_retries
                     yield "json", whole
                     return
                 await _check_stream_response(ctx, source.response, describe_error)
-                async for item in _iter_payloads(ctx, source, limit or MAX_BODY_BYTES):
+                async for item in _iter_payloads(ctx, source):
                     attempt = max_retries  # an event was seen: never retry from here on
                     yield item
             return
@@ -470,7 +543,7 @@ async def stream_sse(
             if delay is None:
                 raise _give_up(error) from None
             attempt += 1
-            await _sleep(delay)
+            await _wait_to_retry(ctx, delay, error, attempt)
 
 
 def _is_json_response(response: httpx.Response) -> bool:
@@ -496,23 +569,28 @@ async def _check_stream_response(
         )
 
 
-async def _iter_payloads(
-    ctx: ProviderContext, source: httpx_sse.EventSource, limit: int
-) -> AsyncIterator[tuple[str, Any]]:
+async def _iter_payloads(ctx: ProviderContext, source: httpx_sse.EventSource) -> AsyncIterator[tuple[str, Any]]:
+    """Parsed JSON payloads; a stream whose every payload was not JSON raises ``protocol`` at its end."""
     size = 0
+    skipped: list[str] = []
+    parsed = False
     async for event in source.aiter_sse():
         size += len(event.data)
-        if size > limit:
-            raise ProviderError(
-                ctx.spec.id,
-                ErrorKind.PROTOCOL,
-                f"{ctx.spec.label} stream is larger than {limit // (1024 * 1024)} MiB; stopped reading.",
-            )
+        if size > ctx.max_body_bytes:
+            raise too_large(ctx, "stream")
         data = event.data.strip()
         if not data or data == "[DONE]":
             continue
         try:
             payload = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
+            skipped.append(data)
             continue
+        parsed = True
         yield event.event or "message", payload
+    if skipped and not parsed:
+        raise ProviderError(
+            ctx.spec.id,
+            ErrorKind.PROTOCOL,
+            f"{ctx.spec.label} sent {len(skipped)} stream event(s) that were not JSON: {excerpt(skipped[0], 200)}",
+        )

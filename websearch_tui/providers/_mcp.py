@@ -6,9 +6,10 @@ and by Z.AI through the session API (:func:`open_session`, :meth:`McpSession.req
 - Every request is a ``POST`` with ``Content-Type: application/json`` and
   ``Accept: application/json, text/event-stream``; request ids are fresh uuid4 strings.
 - Stateful servers get the handshake: ``initialize`` (protocol ``2025-06-18``; the reply must carry a
-  non-empty string ``result.protocolVersion``), then the ``notifications/initialized`` notification
-  (202 with an empty body or 200 are both fine), then ``tools/call`` carrying ``Mcp-Session-Id``
-  (when the server issued one) and ``MCP-Protocol-Version``. A session is remembered per shared
+  ``result.protocolVersion`` string and may issue an ``Mcp-Session-Id``, both visible ASCII since they
+  are sent back as headers), then the ``notifications/initialized`` notification (202 with an empty
+  body or 200 are both fine), then ``tools/call`` carrying ``Mcp-Session-Id`` (when the server issued
+  one) and ``MCP-Protocol-Version``. A session is remembered per shared
   client and URL, so later searches skip the handshake; a 404 on a request that carried a session
   id means the session expired and the handshake is redone once.
 - A 2xx reply holding a non-JSON-RPC ``{"success": false, "code", "msg"}`` body (Z.AI sends one)
@@ -35,7 +36,7 @@ import httpx
 from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
 from websearch_tui.providers._http import ErrorDescriber, request_text
-from websearch_tui.providers._parse import code_text, find_message
+from websearch_tui.providers._parse import as_list, code_text, find_message
 from websearch_tui.providers.base import ProviderContext
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -43,6 +44,8 @@ ACCEPT = "application/json, text/event-stream"
 CLIENT_INFO = {"name": "websearch-tui", "version": __version__}
 
 _RATE_LIMIT_TEXT = re.compile(r"rate.?limit|too many requests", re.IGNORECASE)
+_VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
+"""What the session id and protocol version may hold: they go back out as HTTP header values."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +228,7 @@ class McpSession:
         params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
         result, response = await self._rpc("initialize", params)
         version = result.get("protocolVersion") if isinstance(result, dict) else None
-        if not isinstance(version, str) or not version.strip():
+        if not isinstance(version, str) or not _VISIBLE_ASCII.fullmatch(version.strip()):
             raise ProviderError(
                 self.ctx.spec.id,
                 ErrorKind.PROTOCOL,
@@ -233,6 +236,13 @@ class McpSession:
                 status=response.status_code,
             )
         session_id = (response.headers.get("mcp-session-id") or "").strip() or None
+        if session_id is not None and not _VISIBLE_ASCII.fullmatch(session_id):
+            raise ProviderError(
+                self.ctx.spec.id,
+                ErrorKind.PROTOCOL,
+                f"{self._who} MCP session id is not visible ASCII; the server did not complete the handshake.",
+                status=response.status_code,
+            )
         state = _Session(session_id=session_id, protocol_version=version.strip())
         self.state = state
         await self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -373,7 +383,7 @@ def parse_messages(ctx: ProviderContext, text: str, content_type: str, status: i
         for data in sse_data(text):
             try:
                 payload = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested deeper than the decoder goes
                 continue
             messages.extend(payload if isinstance(payload, list) else [payload])
         if not messages:
@@ -384,6 +394,8 @@ def parse_messages(ctx: ProviderContext, text: str, content_type: str, status: i
         raise fail(f"{shown} body: {excerpt(body, 200)}")
     try:
         payload = json.loads(body)
+    except RecursionError:
+        raise fail("JSON nested too deeply") from None
     except ValueError as exc:
         raise fail(f"malformed JSON ({exc.msg} at position {exc.pos})") from None
     return payload if isinstance(payload, list) else [payload]
@@ -471,7 +483,7 @@ def extract_payload(ctx: ProviderContext, result: Any) -> Any:
         )
     texts = [
         item["text"]
-        for item in result.get("content") or ()
+        for item in as_list(result.get("content"))
         if isinstance(item, dict) and item.get("type", "text") == "text" and isinstance(item.get("text"), str)
     ]
     if result.get("isError") is True:
@@ -498,12 +510,12 @@ def decode_json_text(text: str) -> Any:
     """
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
     return value if isinstance(value, (dict, list)) else text
 

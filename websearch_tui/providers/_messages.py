@@ -367,6 +367,10 @@ class MessageParser:
 
         Empty uncited text blocks are left out (the API rejects empty text blocks) and empty
         ``citations`` fields are dropped; everything else is sent as received.
+
+        Raises:
+            ProviderError: ``protocol`` when the blocks cannot be sent back as JSON (a ``NaN`` or
+                ``Infinity`` number, a lone surrogate): the paid continuation is not sent.
         """
         self._close_turn()
         content: list[dict[str, Any]] = []
@@ -378,6 +382,12 @@ class MessageParser:
                     if not block.get("text"):
                         continue
             content.append(block)
+        try:
+            json.dumps(content, allow_nan=False, ensure_ascii=False).encode("utf-8")  # as httpx will send it
+        except ValueError:  # UnicodeEncodeError included
+            raise ProviderError(
+                self.provider, ErrorKind.PROTOCOL, f"{self.label} paused on content that cannot be sent back to resume."
+            ) from None
         return content
 
     def finish(self) -> list[SearchEvent]:
@@ -470,7 +480,7 @@ class MessageParser:
         if index is None:
             index = max(self._blocks, default=-1) + 1
         self._blocks[index] = block
-        kind = block.get("type")
+        kind = block.get("type") if isinstance(block.get("type"), str) else None
         if kind == "text":
             events = self._text(block.get("text"))
             events.extend(self._citations(_parse.as_list(block.get("citations"))))
@@ -522,7 +532,7 @@ class MessageParser:
         if raw.strip():
             try:
                 parsed = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 parsed = None
             block["input"] = parsed if isinstance(parsed, dict) else {}
         elif not isinstance(block.get("input"), dict):

@@ -4,13 +4,17 @@ Everything that turns an untrusted provider row into our types goes through here
 normalisation rules of PROVIDERS.md §1.6 live in one place:
 
 - :func:`make_source` builds a :class:`Source` from raw fields (URL checked, text cleaned, age computed)
-  or returns ``None`` for a row without a usable URL; :func:`sources_from` does it for a list of rows;
+  or returns ``None`` for a row without a usable URL; :func:`sources_from` does it for a list of rows
+  and :func:`collect_sources` for rows already built, both returning a :class:`SourceList` that counts
+  the rows dropped for lack of a URL (``SourcesFound`` picks that count up, through
+  :func:`limit_sources`, so the engine and front ends can report it);
 - :func:`first_text` / :func:`answer_text` pick and clean optional text fields;
 - :func:`clamp_count` applies the count rule of §1.3;
 - :func:`start_date` gives the ``YYYY-MM-DD`` lower bound of a recency window (§1.4);
 - :func:`find_message` / :func:`api_error_describer` turn provider error bodies into messages;
 - :func:`text_list` / :func:`join_texts` clean lists of strings (suggestions, excerpts, warnings);
-- :func:`limit_sources` cuts a source list to the result limit, keeping every cited source;
+- :func:`limit_sources` cuts a source list to the result limit, keeping every cited source (and the
+  dropped count);
 - :func:`int_field` / :func:`usage_from` read counts and token usage;
 - :func:`choice_option` validates a string option against its allowed values.
 """
@@ -27,6 +31,39 @@ from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe
 
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 """Length in days of each recency window (PROVIDERS.md §1.4: month = 30 days, year = 365)."""
+
+
+class SourceList(list[Source]):
+    """Parsed sources in provider order, plus ``dropped``: how many provider rows were left out
+    because they had no usable URL. Behaves as a plain ``list`` otherwise (appending keeps the count)."""
+
+    def __init__(self, sources: Iterable[Source] = (), dropped: int = 0) -> None:
+        super().__init__(sources)
+        self.dropped = dropped
+
+
+class SourceTuple(tuple[Source, ...]):
+    """The tuple :func:`limit_sources` returns: a plain tuple of sources that keeps the ``dropped``
+    count of the list it was cut from (so ``SourcesFound(limit_sources(parsed, n))`` reports it)."""
+
+    dropped: int
+
+    def __new__(cls, sources: Iterable[Source] = (), dropped: int = 0) -> SourceTuple:
+        made = super().__new__(cls, sources)
+        made.dropped = dropped
+        return made
+
+
+def collect_sources(candidates: Iterable[Source | None]) -> SourceList:
+    """The sources among ``candidates`` (results of :func:`make_source`), in order, each ``None``
+    counted as a dropped row."""
+    sources = SourceList()
+    for candidate in candidates:
+        if candidate is None:
+            sources.dropped += 1
+        else:
+            sources.append(candidate)
+    return sources
 
 
 def make_source(
@@ -79,22 +116,20 @@ def sources_from(
     date: Field = None,
     author: Field = None,
     snippet_limit: int | None = None,
-) -> list[Source]:
+) -> SourceList:
     """Sources from a list of provider rows, in order, via :func:`make_source`.
 
-    ``rows`` that is not a list gives ``[]``; items that are not mappings and rows without a usable
-    URL are dropped. Each field is a key (``"title"`` reads ``row.get("title")``), a function of
-    the row (for fallbacks such as ``lambda r: r.get("date") or r.get("published")``), or ``None``.
+    ``rows`` that is not a list gives an empty list; items that are not mappings and rows without a
+    usable URL are dropped, and counted in the result's ``dropped``. Each field is a key (``"title"``
+    reads ``row.get("title")``), a function of the row (for fallbacks such as
+    ``lambda r: r.get("date") or r.get("published")``), or ``None``.
     """
-    sources = []
-    for row in as_list(rows):
-        if not isinstance(row, Mapping):
-            continue
-        values = [_field(row, f) for f in (url, title, snippet, date, author)]
-        source = make_source(*values, snippet_limit=snippet_limit)
-        if source is not None:
-            sources.append(source)
-    return sources
+    return collect_sources(
+        make_source(*(_field(row, f) for f in (url, title, snippet, date, author)), snippet_limit=snippet_limit)
+        if isinstance(row, Mapping)
+        else None
+        for row in as_list(rows)
+    )
 
 
 def _field(row: Mapping[str, Any], field: Field) -> object:
@@ -165,10 +200,12 @@ def join_texts(parts: Iterable[object], separator: str) -> str | None:
     return separator.join(seen) if seen else None
 
 
-def limit_sources(sources: Sequence[Source], max_results: int, cited_urls: Iterable[str] = ()) -> tuple[Source, ...]:
+def limit_sources(sources: Sequence[Source], max_results: int, cited_urls: Iterable[str] = ()) -> SourceTuple:
     """``sources`` de-duplicated by canonical URL (provider order), cut to the first ``max_results``,
     plus every later one whose URL is in ``cited_urls`` (compared canonically): PROVIDERS.md §1.3,
-    citations are never truncated, so what they point at stays listed."""
+    citations are never truncated, so what they point at stays listed. The result keeps the
+    ``dropped`` count of ``sources`` (0 for a plain sequence); sources cut by the limit are not
+    counted as dropped."""
     cited = {canonical_url(url) for url in cited_urls if url}
     seen: set[str] = set()
     kept: list[Source] = []
@@ -181,7 +218,7 @@ def limit_sources(sources: Sequence[Source], max_results: int, cited_urls: Itera
             kept.append(source)
         elif not cited:
             break
-    return tuple(kept)
+    return SourceTuple(kept, getattr(sources, "dropped", 0))
 
 
 def int_field(mapping: object, *names: str, minimum: int | None = None) -> int | None:

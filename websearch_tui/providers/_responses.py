@@ -621,7 +621,7 @@ def _arguments(value: object) -> dict[str, Any]:
         return {}
     try:
         parsed = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return parsed if isinstance(parsed, dict) else {}
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
-from websearch_tui.core.models import Source
 from websearch_tui.core.text import plain_text, safe_url
 from websearch_tui.providers._http import ErrorDescriber
-from websearch_tui.providers._parse import as_dict, code_text, find_message, sources_from
+from websearch_tui.providers._parse import SourceList, as_dict, code_text, find_message, sources_from
 
 RECENCY_FILTERS = {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
 """Our recency -> Zhipu ``search_recency_filter`` (``noLimit`` = no filter, never sent)."""
@@ -91,7 +90,7 @@ def envelope_error(provider_id: str, prefix: str, code: str, message: str) -> Pr
     return ProviderError(provider_id, code_kind(code, message), f"{prefix} ({shown}): {message}")
 
 
-def parse_results(rows: object) -> list[Source]:
+def parse_results(rows: object) -> SourceList:
     """Sources from Zhipu / Z.AI result rows.
 
     Row: ``{title, content | summary, link | url, media, publish_date | date, icon, refer}`` ->

@@ -8,7 +8,7 @@ registry (``websearch_tui.providers``) so listing providers never imports their 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -20,6 +20,20 @@ if TYPE_CHECKING:
     from websearch_tui.core.models import SearchEvent, SearchRequest
 
 KIND_LABELS = {"conventional": "conventional", "agent": "agent search API", "model": "model-native"}
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+"""Largest response body (or event stream) read by default: 8 MiB (config ``[search] max_body_mib``)."""
+
+RetryReporter = Callable[[float, str, int], None]
+"""``report_retry(delay_s, reason, attempt)``: a retry is planned in ``delay_s`` seconds; ``reason`` is
+the HTTP status (``"429"``, ``"503"``) or ``"timeout"`` / ``"network"``; ``attempt`` counts from 1."""
+
+
+def _ignore_retry(delay_s: float, reason: str, attempt: int) -> None:
+    """The default :data:`RetryReporter`: nobody is watching."""
+
+
+def _ignore_resend() -> None:
+    """The default resend reporter: nobody is watching."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +141,14 @@ class ProviderContext:
         settings: its validated config table.
         credentials: resolved credential values by name (only those that were found).
         deadline: ``time.monotonic()`` value after which the run is over.
+        credential_sources: where each found credential came from, by name, as a phrase that
+            completes "The key came from ...": ``"env BRAVE_API_KEY"``, ``"the OS keyring (service
+            websearch-tui, user brave:api_key)"``, ``"the key file"``. Never holds a value.
+        max_body_bytes: the most bytes of one response body (or characters of one event stream)
+            the shared HTTP layer reads before failing with ``protocol``.
+        report_retry: called by the shared HTTP layer right before it waits to retry a request
+            (see :data:`RetryReporter`); ``report_resend`` once the wait is over and the request is
+            sent again. Both default to doing nothing.
     """
 
     spec: ProviderSpec
@@ -134,11 +156,23 @@ class ProviderContext:
     settings: ProviderSettings = field(default_factory=ProviderSettings)
     credentials: Mapping[str, str] = field(default_factory=dict)
     deadline: float = field(default_factory=lambda: time.monotonic() + 60.0)
+    credential_sources: Mapping[str, str] = field(default_factory=dict)
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    report_retry: RetryReporter = _ignore_retry
+    report_resend: Callable[[], None] = _ignore_resend
 
     @property
     def api_key(self) -> str | None:
         """The first credential's value, if any."""
         return self.credentials.get(self.spec.credentials[0].name) if self.spec.credentials else None
+
+    def key_origin(self) -> str | None:
+        """The sentence naming where the API key came from (``"The key came from env BRAVE_API_KEY."``),
+        or ``None`` when the provider has no key, none was found, or its source is unknown."""
+        if not self.spec.credentials or not self.api_key:
+            return None
+        where = self.credential_sources.get(self.spec.credentials[0].name)
+        return f"The key came from {where}." if where else None
 
     def require_api_key(self) -> str:
         """The API key, or raise ``ProviderError(kind=config)`` naming the env var to set."""

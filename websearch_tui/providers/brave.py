@@ -11,9 +11,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.errors import excerpt
-from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    SourceList,
     as_dict,
     as_list,
     clamp_count,
@@ -49,7 +50,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     )
     yield Metadata(request_id=header(response.headers, "x-request-id", "request-id"), auth_mode="api_key")
     sources = parse_results(data)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
@@ -71,7 +72,7 @@ def build_params(request: SearchRequest, ctx: ProviderContext) -> dict[str, str]
     return params
 
 
-def parse_results(data: Any) -> list[Source]:
+def parse_results(data: Any) -> SourceList:
     """Sources from a web-search body (``web.results[]``) or a news body (top-level ``results[]``).
 
     A 200 without a ``web`` key is zero results. Snippet = ``description`` plus de-duplicated

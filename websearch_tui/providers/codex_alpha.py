@@ -23,13 +23,13 @@ from websearch_tui.core.models import (
     Note,
     SearchEvent,
     SearchRequest,
-    Source,
     SourcesFound,
     Usage,
 )
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import USER_AGENT, join_url, request_json
 from websearch_tui.providers._parse import (
+    SourceList,
     answer_text,
     api_error_describer,
     find_message,
@@ -82,7 +82,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     for note in notes(request, ctx.spec.label):
         yield note
     sources = parse_results(payload.get("results"))
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
     answer = parse_answer(payload)
     if answer:
@@ -133,7 +133,7 @@ def parse_answer(payload: dict[str, Any]) -> str | None:
     return answer_text(payload.get("output")) or answer_text(payload.get("output_text"))
 
 
-def parse_results(results: Any) -> list[Source]:
+def parse_results(results: Any) -> SourceList:
     """Sources from rows with a ``url`` (snippet ``description|snippet|text``); other rows are dropped."""
     return sources_from(
         results,

@@ -16,8 +16,8 @@ skipped.
 
 Rate limiting (PROVIDERS.md §2.1, §1.12): HTTP 202, a 200 page with ``id="challenge-form"`` and a
 403 all mean DuckDuckGo is rate limiting this address. Requests are serialised (one at a time per
-process) and after a rate limit the endpoint cools down for :data:`COOLDOWN_SECONDS`, failing fast
-instead of hammering it.
+process), an HTTP error answer (a 429 included) is never resent, and after a rate limit the endpoint
+cools down for :data:`COOLDOWN_SECONDS`, failing fast instead of hammering it.
 """
 
 from __future__ import annotations
@@ -239,7 +239,12 @@ def build_form(request: SearchRequest, ctx: ProviderContext) -> dict[str, str]:
 async def _search_html(request: SearchRequest, ctx: ProviderContext, base_url: str, endpoint: str) -> list[Source]:
     try:
         text, response = await _http.request_text(
-            ctx, "POST", html_url(base_url), headers=BROWSER_HEADERS, form=build_form(request, ctx)
+            ctx,
+            "POST",
+            html_url(base_url),
+            headers=BROWSER_HEADERS,
+            form=build_form(request, ctx),
+            retry_http_errors=False,  # an error answer (429 above all) is final: never hammer DuckDuckGo
         )
     except ProviderError as exc:
         if exc.status == 403 or exc.kind is ErrorKind.RATE_LIMIT:

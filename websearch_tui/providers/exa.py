@@ -16,11 +16,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._mcp import call_tool, mcp_error_describer
 from websearch_tui.providers._parse import (
+    SourceList,
     api_error_describer,
     as_dict,
     as_list,
@@ -94,7 +95,7 @@ async def _rest(request: SearchRequest, ctx: ProviderContext, key: str) -> Async
     request_id = plain_text(payload.get("requestId"), collapse=True) or header(response.headers, "x-request-id")
     yield Metadata(request_id=request_id, auth_mode="api_key")
     sources = parse_results(payload.get("results"))
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
@@ -112,7 +113,7 @@ async def _mcp(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[Se
     yield Metadata(auth_mode="keyless")
     if request.recency:
         yield Note(RECENCY_IGNORED)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
@@ -130,7 +131,7 @@ def build_body(request: SearchRequest) -> dict[str, Any]:
     return body
 
 
-def parse_results(rows: object) -> list[Source]:
+def parse_results(rows: object) -> SourceList:
     """Sources from REST/MCP JSON ``results[]``; snippet = summary, else text, else highlights (≤ 500 chars)."""
     return sources_from(
         rows,
@@ -143,7 +144,7 @@ def parse_results(rows: object) -> list[Source]:
     )
 
 
-def parse_mcp_payload(ctx: ProviderContext, payload: Any) -> list[Source]:
+def parse_mcp_payload(ctx: ProviderContext, payload: Any) -> SourceList:
     """Sources from an MCP payload: ``{"results": [...]}``, a bare list, or plain-text blocks.
 
     Raises:
@@ -157,13 +158,13 @@ def parse_mcp_payload(ctx: ProviderContext, payload: Any) -> list[Source]:
     if isinstance(payload, str):
         blocks = parse_text_blocks(payload)
         if not blocks and payload.strip().lower().startswith(NO_RESULTS_TEXT):
-            return []
+            return SourceList()
         if blocks or _KEY_LINE.search(payload.strip().splitlines()[0] if payload.strip() else ""):
             return blocks
     raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Exa MCP search returned unexpected response shape.")
 
 
-def parse_text_blocks(text: str) -> list[Source]:
+def parse_text_blocks(text: str) -> SourceList:
     """Parse Exa MCP plain-text result blocks (PROVIDERS.md §2.2).
 
     Blocks are separated by a ``---`` line, or (older servers) by a blank line followed by
@@ -171,7 +172,7 @@ def parse_text_blocks(text: str) -> list[Source]:
     ``Author``; ``Highlights:`` and ``Text:`` take the rest of the block as the snippet. ``N/A``
     means missing; a block without a usable URL is skipped.
     """
-    sources = []
+    sources = SourceList()
     for block in _split_blocks(text):
         fields: dict[str, str] = {}
         body_key: str | None = None
@@ -198,7 +199,9 @@ def parse_text_blocks(text: str) -> list[Source]:
             fields.get("author"),
             snippet_limit=SNIPPET_CHARS,
         )
-        if source is not None:
+        if source is None:
+            sources.dropped += 1
+        else:
             sources.append(source)
     return sources
 

@@ -20,9 +20,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status
-from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    SourceList,
     api_error_describer,
     as_dict,
     as_list,
@@ -85,7 +86,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         return
     check_body(ctx, data)
     sources = parse_results(data)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
@@ -163,7 +164,7 @@ def check_body(ctx: ProviderContext, data: Any) -> None:
     raise ProviderError(ctx.spec.id, kind, text, status=code if 400 <= code <= 599 else None)
 
 
-def parse_results(data: Any) -> list[Source]:
+def parse_results(data: Any) -> SourceList:
     """Sources from ``data[]`` (or a bare array): ``title``, ``url``, ``description`` else ``content``.
 
     ``content`` (a whole page when the service ignores ``no-content``) is cut to

@@ -32,9 +32,11 @@ from websearch_tui.core.models import (
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    SourceList,
     as_dict,
     as_list,
     clamp_count,
+    collect_sources,
     first_text,
     limit_sources,
     make_source,
@@ -85,7 +87,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     yield Metadata(request_id=request_id(body), auth_mode="api_key")
     if version == "v0" and request.recency:
         yield Note(V0_RECENCY_IGNORED)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
     if answer:
         yield AnswerDelta(answer)
@@ -207,7 +209,7 @@ def raise_for_envelope(ctx: ProviderContext, body: Any, version: str) -> None:
     raise error.with_hint(KEY_HINTS[version]) if kind is ErrorKind.AUTH else error
 
 
-def parse_body(ctx: ProviderContext, body: Any) -> tuple[list[Source], list[str], str | None]:
+def parse_body(ctx: ProviderContext, body: Any) -> tuple[SourceList, list[str], str | None]:
     """``(sources, related, answer)`` from a v1 body (``data`` object) or a v0 body (``data`` list).
 
     Raises:
@@ -217,7 +219,7 @@ def parse_body(ctx: ProviderContext, body: Any) -> tuple[list[Source], list[str]
         raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Kagi returned JSON that is not an object.", status=200)
     data = body.get("data")
     if data is None:
-        return [], [], None
+        return SourceList(), [], None
     if isinstance(data, dict):
         return parse_v1(data)
     if isinstance(data, list):
@@ -226,14 +228,9 @@ def parse_body(ctx: ProviderContext, body: Any) -> tuple[list[Source], list[str]
     raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, message, status=200)
 
 
-def parse_v1(data: dict[str, Any]) -> tuple[list[Source], list[str], str | None]:
+def parse_v1(data: dict[str, Any]) -> tuple[SourceList, list[str], str | None]:
     """v1 ``data``: sources from search, video, news, infobox (tagged titles); related; direct answer."""
-    sources = [
-        source
-        for section, tag in SECTIONS
-        for row in as_list(data.get(section))
-        if (source := v1_source(row, tag)) is not None
-    ]
+    sources = collect_sources(v1_source(row, tag) for section, tag in SECTIONS for row in as_list(data.get(section)))
     related = text_list([related_text(row) for section in RELATED_SECTIONS for row in as_list(data.get(section))])
     return sources, related, direct_answer(data)
 
@@ -269,7 +266,7 @@ def direct_answer(data: dict[str, Any]) -> str | None:
     return plain_text(first.get("snippet")) or plain_text(first.get("title"), collapse=True)
 
 
-def parse_v0(data: list[Any]) -> tuple[list[Source], list[str], str | None]:
+def parse_v0(data: list[Any]) -> tuple[SourceList, list[str], str | None]:
     """v0 ``data``: ``t: 0`` rows are results (``published`` optional), ``t: 1`` rows carry related ``list``."""
     rows = [as_dict(row) for row in data]
     results = [row for row in rows if row.get("t") == 0]

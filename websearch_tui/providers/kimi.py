@@ -13,9 +13,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    SourceList,
     api_error_describer,
     as_dict,
     clamp_count,
@@ -61,7 +62,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         raise with_key_hint(exc) from None
     yield Metadata(request_id=header(response.headers, "x-request-id", "x-msh-request-id"), auth_mode="api_key")
     sources = parse_results(data)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
@@ -80,7 +81,7 @@ def with_key_hint(error: ProviderError) -> ProviderError:
     return error.with_hint(KEY_HINT) if error.kind is ErrorKind.AUTH else error
 
 
-def parse_results(data: Any) -> list[Source]:
+def parse_results(data: Any) -> SourceList:
     """Sources from ``search_results[]``: ``title``, ``url``, ``snippet`` else ``content``, ``date``,
     ``site_name`` as the author; every string trimmed and cleaned."""
     return sources_from(

@@ -17,11 +17,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound, Usage
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound, Usage
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._mcp import call_tool, mcp_error_describer
 from websearch_tui.providers._parse import (
+    SourceList,
     api_error_describer,
     as_dict,
     as_list,
@@ -107,7 +108,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     for warning in parse_warnings(payload.get("warnings")):
         yield Note(f"Parallel: {warning}")
     sources = parse_results(payload.get("results"))
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
@@ -141,7 +142,7 @@ def _results_payload(ctx: ProviderContext, data: Any) -> dict[str, Any]:
     raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Parallel returned a body without a results list.")
 
 
-def parse_results(rows: object) -> list[Source]:
+def parse_results(rows: object) -> SourceList:
     """Sources from ``results[]``: excerpts joined with blank lines, ``publish_date`` often ``null``."""
     return sources_from(
         rows,

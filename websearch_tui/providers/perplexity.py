@@ -92,7 +92,7 @@ class ChunkParser:
     ``CitationsFound``/``SourcesFound`` (``replace=True``) when ``citations`` or ``search_results``
     first appear or change, ``RelatedQuestions`` and ``SearchQueries`` when they change, and
     ``Metadata`` when the model or id changes. The cumulative ``usage`` is only remembered;
-    :meth:`finish` returns it (last value wins).
+    :meth:`finish` returns it (last value wins). ``chunks`` counts the payloads fed (dicts only).
 
     Raises (from ``feed``):
         ProviderError: ``server``/``bad_request`` when a streamed payload is an error object.
@@ -102,6 +102,7 @@ class ChunkParser:
     max_results: int
     provider_id: str = "perplexity"
     usage: Usage | None = None
+    chunks: int = 0
     _raw_citations: Any = None
     _raw_results: Any = None
     _raw_related: Any = None
@@ -120,6 +121,7 @@ class ChunkParser:
         """Events for one chunk payload (a dict); anything else gives no events."""
         if not isinstance(payload, dict):
             return []
+        self.chunks += 1
         self._raise_stream_error(payload)
         events: list[SearchEvent] = []
         events.extend(self._meta.update(payload.get("model"), payload.get("id")))
@@ -235,7 +237,8 @@ def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
     """One citation per ``citations[i]``, same order, same length (``[n]`` -> index ``n-1``).
 
     Title and ``cited_text`` come from the ``search_results`` entry with the same URL. An entry
-    that is not a usable http(s) URL keeps its slot (``url=""``) so later markers stay aligned.
+    that is not a usable http(s) URL keeps its slot (``url=""``) so later markers stay aligned; a
+    list in which no entry is usable gives ``()`` (there is nothing to show or align).
     """
     by_url = {canonical_url(s.url): s for s in results}
     citations: list[Citation] = []
@@ -256,7 +259,7 @@ def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
                 cited_text=match.snippet if match else None,
             )
         )
-    return tuple(citations)
+    return tuple(citations) if any(c.url for c in citations) else ()
 
 
 def _citation_sources(citations: tuple[Citation, ...]) -> list[Source]:
@@ -297,8 +300,10 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         ProviderError: ``config`` without a key; ``auth`` (401/403, seed message), ``rate_limit``,
             ``quota``, ``bad_request``, ``server`` with ``Perplexity API error (<s>): <msg>``;
             ``timeout``/``network`` (retried only before any HTTP response); ``protocol`` for a
-            body that is neither an event stream nor JSON. A failure after the first event ends the
-            stream; the events already yielded stand.
+            body that is neither an event stream nor JSON, and ``"Perplexity stream ended before it
+            finished"`` for a stream that closed without a single readable chunk (empty, or nothing
+            but malformed JSON). A failure after the first event ends the stream; the events already
+            yielded stand.
     """
     key = ctx.require_api_key()
     body, notes = build_body(request, ctx)
@@ -315,6 +320,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         describe_error=describe_error,
         feed=parser.feed,
         done=_is_done,
+        finished=lambda: parser.chunks > 0,
         closing=parser.finish,
         retry_http_errors=False,
         max_retries=1,

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
-from websearch_tui.providers._parse import as_dict, clamp_count, header, limit_sources, sources_from
+from websearch_tui.providers._parse import SourceList, as_dict, clamp_count, header, limit_sources, sources_from
 from websearch_tui.providers._perplexity import describe_error
 from websearch_tui.providers.base import ProviderContext
 
@@ -46,7 +46,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     request_id = plain_text(payload.get("id"), collapse=True) or header(response.headers, "x-request-id")
     yield Metadata(request_id=request_id, auth_mode="api_key")
     sources = parse_results(payload)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
@@ -61,7 +61,7 @@ def build_body(request: SearchRequest) -> dict[str, Any]:
     return body
 
 
-def parse_results(payload: Any) -> list[Source]:
+def parse_results(payload: Any) -> SourceList:
     """Sources from ``results[]``: ``title``, ``url``, ``snippet`` (markdown, kept whole), ``date``.
 
     ``last_updated`` is ignored; rows without an http(s) URL are dropped.

@@ -20,12 +20,12 @@ from websearch_tui.core.models import (
     RelatedQuestions,
     SearchEvent,
     SearchRequest,
-    Source,
     SourcesFound,
 )
 from websearch_tui.core.text import has_control_chars, plain_text, sanitize
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    SourceList,
     answer_text,
     api_error_describer,
     as_dict,
@@ -110,7 +110,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         yield Note("recency 'week' widened to 'month' by SearXNG (it has no one-week filter).")
     if failures:
         yield Note("Some SearXNG engines did not respond: " + "; ".join(failures))
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
     if answer:
         yield AnswerDelta(answer)
@@ -167,7 +167,7 @@ def _config(ctx: ProviderContext, message: str) -> ProviderError:
     return ProviderError(ctx.spec.id, ErrorKind.CONFIG, message)
 
 
-def parse_results(payload: dict[str, Any]) -> list[Source]:
+def parse_results(payload: dict[str, Any]) -> SourceList:
     """Sources from ``results[]`` (``number_of_results`` is unreliable and ignored)."""
     return sources_from(
         payload.get("results"),

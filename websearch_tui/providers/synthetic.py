@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.providers._http import join_url, request_json
-from websearch_tui.providers._parse import api_error_describer, as_dict, limit_sources, sources_from
+from websearch_tui.providers._parse import SourceList, api_error_describer, as_dict, limit_sources, sources_from
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v2/search"
@@ -48,10 +48,10 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             f"and results are cut to {request.max_results} locally."
         )
     sources = parse_results(data)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
-def parse_results(data: Any) -> list[Source]:
+def parse_results(data: Any) -> SourceList:
     """Sources from ``results[]``: ``title``, ``url``, ``text`` as snippet, ``published`` (age computed)."""
     return sources_from(as_dict(data).get("results"), url="url", title="title", snippet="text", date="published")

@@ -17,12 +17,12 @@ from websearch_tui.core.models import (
     RelatedQuestions,
     SearchEvent,
     SearchRequest,
-    Source,
     SourcesFound,
 )
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    SourceList,
     answer_text,
     api_error_describer,
     as_dict,
@@ -81,7 +81,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     if note:
         yield Note(note)
     sources = parse_results(payload)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
     answer = answer_text(payload.get("answer"))
     if answer:
@@ -118,7 +118,7 @@ def has_content(data: Any) -> bool:
     return bool((isinstance(answer, str) and answer.strip()) or parse_results(payload))
 
 
-def parse_results(payload: Any) -> list[Source]:
+def parse_results(payload: Any) -> SourceList:
     """Sources from ``results[]``: ``title``/``url``/``content``/``published_date``."""
     return sources_from(
         as_dict(payload).get("results"), url="url", title="title", snippet="content", date="published_date"

@@ -14,10 +14,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import join_url, request_json
 from websearch_tui.providers._parse import (
+    SourceList,
     api_error_describer,
     as_dict,
     as_list,
@@ -64,7 +65,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     check_shape(ctx, data)
     yield Metadata(request_id=request_id(payload, response.headers), auth_mode="api_key")
     sources = parse_results(payload)
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, min(body["count"], request.max_results)))
 
 
@@ -88,17 +89,18 @@ def check_shape(ctx: ProviderContext, data: Any) -> None:
         )
 
 
-def parse_results(payload: Any) -> list[Source]:
+def parse_results(payload: Any) -> SourceList:
     """Sources from ``results.web`` then ``results.news`` (duplicates are removed later by URL).
 
     Snippet = ``snippets`` joined with blank lines, else ``description``; date = ``page_age``, else
     ``published_at``, else ``date``; author = ``authors`` joined with ``", "``.
     """
     results = as_dict(as_dict(payload).get("results"))
-    return [source for section in SECTIONS for source in parse_rows(results.get(section))]
+    sections = [parse_rows(results.get(section)) for section in SECTIONS]
+    return SourceList([s for part in sections for s in part], sum(part.dropped for part in sections))
 
 
-def parse_rows(rows: Any) -> list[Source]:
+def parse_rows(rows: Any) -> SourceList:
     """The web or news rows of one section (rows without a usable URL are dropped)."""
     return sources_from(
         rows,

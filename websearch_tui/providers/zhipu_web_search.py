@@ -85,7 +85,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         if queries:
             yield SearchQueries(tuple(queries))
     sources = parse_results(payload["search_result"])
-    if sources:
+    if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
