@@ -114,6 +114,13 @@ def test_max_body_mib_reaches_the_engine(tmp_path: Path) -> None:
         ("[providers.brave]\nmodel_name = 'x'\n", "unknown key 'model_name' in [providers.brave]"),
         ("[providers.searxng]\nsafesearch = true\n", "[providers.searxng] safesearch must be a whole number"),
         ("search = 3\n", "[search] must be a table"),
+        (
+            "[providers.brave]\napi_key = 'k-123'\n",
+            "[providers.brave] api_key: keys never go in config.toml; store it with `websearch-tui keys set brave` "
+            "or the settings screen (F3) or export BRAVE_API_KEY",
+        ),
+        ("[ui]\ntheme = 3\n", "[ui] theme must be a theme name (a string), got 3"),
+        ("[providers.grok]\nsearch_mode = 'all'\n", "[providers.grok] search_mode must be one of web, x, both"),
     ],
 )
 def test_bad_files_name_file_key_and_problem(tmp_path: Path, text: str, message: str) -> None:

@@ -215,3 +215,36 @@ def test_save_refuses_a_document_made_invalid_by_hand(config_file):
     editor.set("search", "mode", "auto")
     with pytest.raises(ConfigError, match="max_results"):
         editor.save()
+
+
+def test_erasing_and_retyping_a_value_keeps_its_line_and_comment(config_file):
+    editor = ConfigEditor.load(config_file)
+    for typed in (4, "", None, 5, 50):  # what a field sends while the user replaces "45.0" with "50"
+        editor.set("search", "timeout", typed)
+    editor.set("search", "max_results", "")
+    editor.set("search", "max_results", 8)
+    editor.save()
+    after = config_file.read_text(encoding="utf-8")
+    assert after == UNUSUAL.replace("timeout   =   45.0", "timeout   =   50").replace(
+        "max_results = 7", "max_results = 8"
+    )
+
+
+def test_setting_a_key_back_to_its_loaded_value_is_no_edit(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("providers.brave", "enabled", False)
+    assert editor.dirty
+    editor.set("providers.brave", "enabled", True)
+    assert not editor.dirty
+    assert editor.text() == UNUSUAL
+
+
+def test_a_table_whose_only_new_key_was_cleared_again_is_not_written(config_file):
+    editor = ConfigEditor.load(config_file)
+    editor.set("ui", "theme", "nord")
+    editor.set("ui", "theme", "")
+    editor.set("providers.kagi", "api_version", "v0")
+    editor.set("providers.kagi", "api_version", None)
+    assert not editor.dirty
+    editor.save()
+    assert config_file.read_text(encoding="utf-8") == UNUSUAL

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -359,3 +360,30 @@ def test_keys_never_reach_config_toml(tmp_path: Path, monkeypatch: pytest.Monkey
     assert holders == ["xdg/websearch-tui/keys.toml"]
     assert b"brave-secret-0016" not in (config_home / "websearch-tui" / "keys.toml").read_bytes()
     assert os.stat(config_home / "websearch-tui" / "keys.toml").st_mode & 0o077 == 0
+
+
+class CountingLockedKeyring(RaisingKeyring):
+    """A locked keyring that counts how often it was asked (each ask is an unlock prompt on a desktop)."""
+
+    def __init__(self) -> None:
+        super().__init__(KeyringLocked("Failed to unlock the collection!"))
+        self.asked = 0
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.asked += 1
+        return super().get_password(service, username)
+
+
+def test_a_locked_keyring_is_asked_once_not_once_per_credential(memory_keyring, monkeypatch) -> None:
+    from websearch_tui import credentials
+    from websearch_tui.providers import SPECS
+
+    locked = CountingLockedKeyring()
+    keyring.set_keyring(locked)
+    sources = [credential_sources(spec) for spec in SPECS.values()]
+    assert locked.asked == 1
+    assert all(source.where is None for listed in sources for source in listed)
+    real = time.monotonic
+    monkeypatch.setattr(time, "monotonic", lambda: real() + credentials.LOCKED_PAUSE + 1)
+    credential_sources(BRAVE)
+    assert locked.asked == 2  # after the pause the keyring is asked again

@@ -109,6 +109,18 @@ async def test_basic_auth_takes_precedence_over_token() -> None:
     assert events[0] == Metadata(auth_mode="api_key")
 
 
+async def test_an_echoed_basic_auth_header_is_redacted() -> None:
+    creds = {"username": "ann", "password": "echo-me-1234"}
+    token = base64.b64encode(b"ann:echo-me-1234").decode()
+
+    def echo(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, json={"error": f"bad key: {request.headers['authorization']}"})
+
+    with pytest.raises(ProviderError) as info:
+        await collect("searxng", SearchRequest("q"), ctx_for(Recorder(echo), credentials=creds))
+    assert token not in info.value.message and "bad key: Basic ***" in info.value.message
+
+
 async def test_bearer_token() -> None:
     rec = Recorder(json_response(BODY))
     await collect("searxng", SearchRequest("q"), ctx_for(rec, credentials={"token": "tok-123"}))

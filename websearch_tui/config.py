@@ -197,6 +197,13 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
     spec = SPECS[provider_id]
     allowed: dict[str, type] = {**_COMMON_PROVIDER_KEYS, **spec.options}
     section = f"[providers.{provider_id}]"
+    for credential in spec.credentials:
+        if credential.name in table:
+            env = f" or export {credential.env_vars[0]}" if credential.env_vars else ""
+            raise ConfigError(
+                f"{where}: {section} {credential.name}: keys never go in config.toml; store it with "
+                f"`websearch-tui keys set {provider_id}` or the settings screen (F3){env}"
+            )
     _reject_unknown(where, f"providers.{provider_id}", table, tuple(allowed))
     for key, value in table.items():
         expected = allowed[key]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,28 +31,20 @@ class ConfigChangedOnDisk(ConfigError):
     """The config file changed on disk since it was loaded; nothing was written."""
 
 
-@dataclass(frozen=True)
-class _Edit:
-    table: str
-    key: str
-    value: Any
-
-
 class ConfigEditor:
     """A loaded ``config.toml`` that can be changed key by key and saved without losing comments.
 
     Create it with :meth:`load`. ``path`` is the file; ``dirty`` is True while there are unsaved
-    edits.
+    edits. Edits are kept as the net new value of each key and applied to the loaded text only
+    when the document is rendered, so erasing a value and typing it again changes that key's value
+    in place (its comment and position stay), and setting a key back to its loaded value is no edit.
     """
 
     def __init__(self, path: Path, text: str, fingerprint: str | None) -> None:
         self.path = path
+        self._base = _parse(path, text)
         self._fingerprint = fingerprint
-        self._edits: list[_Edit] = []
-        try:
-            self._doc = tomlkit.parse(text)
-        except TOMLKitError as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        self._pending: dict[tuple[str, str], Any] = {}
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ConfigEditor:
@@ -69,19 +60,20 @@ class ConfigEditor:
     @property
     def dirty(self) -> bool:
         """True when there are edits that have not been saved."""
-        return bool(self._edits)
+        return bool(self._pending)
 
     def text(self) -> str:
-        """The document as it would be written now."""
-        return tomlkit.dumps(self._doc)
+        """The document as it would be written now: the loaded text with every pending edit applied."""
+        document = _parse(self.path, self._base.as_string())
+        for (table, key), value in self._pending.items():
+            _apply(document, table, key, value)
+        return tomlkit.dumps(document)
 
     def get(self, table: str, key: str) -> Any:
         """The plain value of ``key`` in ``table`` (``"search"``, ``"ui"``, ``"providers.<id>"``), or ``None``."""
-        container = self._find(table)
-        if container is None or key not in container:
-            return None
-        value = container[key]
-        return value.unwrap() if hasattr(value, "unwrap") else value
+        if (table, key) in self._pending:
+            return self._pending[(table, key)]
+        return _lookup(self._base, table, key)
 
     def check(self, table: str, key: str, value: Any) -> str | None:
         """The one-line reason ``value`` is refused for ``table.key``, or ``None`` when it is valid.
@@ -112,10 +104,11 @@ class ConfigEditor:
         reason = self.check(table, key, value)
         if reason is not None:
             raise ConfigError(reason)
-        if self.get(table, key) == (None if _is_unset(value) else value):
-            return
-        self._apply(table, key, value)
-        self._edits.append(_Edit(table, key, value))
+        value = None if _is_unset(value) else value
+        if _lookup(self._base, table, key) == value:
+            self._pending.pop((table, key), None)
+        else:
+            self._pending[(table, key)] = value
 
     def changed_on_disk(self) -> bool:
         """True when the file on disk differs from what was loaded (or last saved). Blocks on disk I/O."""
@@ -144,12 +137,11 @@ class ConfigEditor:
         config = parse_config(tomlkit.parse(text).unwrap(), self.path)
         data = text.encode("utf-8")
         _write_atomic(self.path, data)
-        self._fingerprint = _fingerprint(data)
-        self._edits.clear()
+        self._base, self._fingerprint, self._pending = _parse(self.path, text), _fingerprint(data), {}
         return config
 
     def rebase(self) -> list[str]:
-        """Reload the file from disk and replay this session's unsaved edits on top of it.
+        """Reload the file from disk and keep this session's unsaved edits on top of it.
 
         Returns the reasons of edits that no longer apply (normally none); the others stay
         pending, so a following :meth:`save` keeps the external change and the user's changes.
@@ -158,35 +150,49 @@ class ConfigEditor:
             ConfigError: the file on disk can no longer be read or parsed (the edits are kept).
         """
         fresh = ConfigEditor.load(self.path)
-        edits, refused = self._edits, []
-        self._doc, self._fingerprint, self._edits = fresh._doc, fresh._fingerprint, []
-        for edit in edits:
+        pending, refused = self._pending, []
+        self._base, self._fingerprint, self._pending = fresh._base, fresh._fingerprint, {}
+        for (table, key), value in pending.items():
             try:
-                self.set(edit.table, edit.key, edit.value)
+                self.set(table, key, value)
             except ConfigError as exc:
-                refused.append(f"{edit.table}.{edit.key}: {exc}")
+                refused.append(f"{table}.{key}: {exc}")
         return refused
 
-    def _find(self, table: str) -> Any:
-        container: Any = self._doc
-        for part in table.split("."):
-            if not hasattr(container, "get") or part not in container:
-                return None
-            container = container[part]
-        return container
 
-    def _apply(self, table: str, key: str, value: Any) -> None:
-        if _is_unset(value):
-            container = self._find(table)
-            if container is not None and key in container:
-                del container[key]
-            return
-        container: Any = self._doc
-        parts = table.split(".")
-        for depth, part in enumerate(parts):
-            if part not in container:
-                container[part] = tomlkit.table(is_super_table=depth < len(parts) - 1)
-            container = container[part]
+def _parse(path: Path, text: str) -> tomlkit.TOMLDocument:
+    try:
+        return tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _lookup(document: Any, table: str, key: str) -> Any:
+    container = document
+    for part in table.split("."):
+        if not hasattr(container, "get") or part not in container:
+            return None
+        container = container[part]
+    if not hasattr(container, "get") or key not in container:
+        return None
+    value = container[key]
+    return value.unwrap() if hasattr(value, "unwrap") else value
+
+
+def _apply(document: Any, table: str, key: str, value: Any) -> None:
+    """Set (or, for ``None``, remove) ``table.key`` in a tomlkit ``document``, creating tables as needed."""
+    parts = table.split(".")
+    container = document
+    for depth, part in enumerate(parts):
+        if part not in container:
+            if value is None:
+                return
+            container[part] = tomlkit.table(is_super_table=depth < len(parts) - 1)
+        container = container[part]
+    if value is None:
+        if key in container:
+            del container[key]
+    else:
         container[key] = value
 
 

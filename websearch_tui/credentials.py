@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -327,13 +328,37 @@ def _from_env(credential: CredentialSpec) -> tuple[str, str] | None:
     return None
 
 
+LOCKED_PAUSE = 60.0
+"""Seconds keyring reads are skipped after the keyring reported itself locked (one unlock prompt,
+not one per credential)."""
+_locked_until = 0.0
+
+
+def _clear_locked_pause() -> None:
+    global _locked_until
+    _locked_until = 0.0
+
+
 def _from_keyring(provider_id: str, credential: CredentialSpec) -> str | None:
-    """The keyring value, or ``None`` when absent or when the keyring cannot be used (logged)."""
+    """The keyring value, or ``None`` when absent or when the keyring cannot be used (logged).
+
+    After a locked keyring (the user dismissed its unlock prompt), reads are skipped for
+    :data:`LOCKED_PAUSE` seconds so looking up 24 providers does not raise 24 prompts.
+    """
+    global _locked_until
+    if time.monotonic() < _locked_until:
+        return None
     try:
         import keyring
+        from keyring.errors import KeyringLocked
 
-        value = keyring.get_password(KEYRING_SERVICE, keyring_username(provider_id, credential.name))
-    except Exception as exc:  # no backend, locked, denied, D-Bus down: the key is just not available
+        try:
+            value = keyring.get_password(KEYRING_SERVICE, keyring_username(provider_id, credential.name))
+        except KeyringLocked:
+            _locked_until = time.monotonic() + LOCKED_PAUSE
+            log.warning("the OS keyring is locked; keys stored in it are not used for %d s", LOCKED_PAUSE)
+            return None
+    except Exception as exc:  # no backend, denied, D-Bus down: the key is just not available
         log.debug("keyring unavailable for %s: %s", provider_id, type(exc).__name__)
         return None
     return value.strip() if value and value.strip() else None
@@ -447,6 +472,7 @@ def store_secret(provider_id: str, credential: str, value: str, *, allow_file: b
             if not allow_file:
                 raise
         else:
+            _clear_locked_pause()  # storing worked, so the keyring is unlocked now
             _drop_file_copy(provider_id, credential)
             return "keyring"
     elif not allow_file:

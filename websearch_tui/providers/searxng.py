@@ -12,7 +12,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import (
     AnswerDelta,
     Metadata,
@@ -154,6 +154,7 @@ def auth_header(ctx: ProviderContext) -> str | None:
         if has_control_chars(username) or has_control_chars(password):
             raise _config(ctx, "SearXNG Basic auth username and password must not contain control characters.")
         token = base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
+        register_secret(token)  # a server that echoes the header must not reveal the password
         return f"Basic {token}"
     token = creds.get("token")
     if token:
