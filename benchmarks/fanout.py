@@ -19,19 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer  # noqa: E402
-from tests.fake_providers.routes import plugins  # noqa: E402
+from tests.fake_providers.routes import search_route  # noqa: E402
 from websearch_tui.config import build_engine, load_config  # noqa: E402
 from websearch_tui.core.models import SearchRequest  # noqa: E402
-
-SEARCH_ROUTES = {
-    "ddgs": ("POST", "/ddgs/html/"),
-    "exa": ("POST", "/exa/mcp"),
-    "parallel": ("POST", "/parallel/mcp"),
-    "brave": ("GET", "/brave/res/v1/web/search"),
-    "tavily": ("POST", "/tavily/search"),
-    "searxng": ("GET", "/searxng/search"),
-    "perplexity": ("POST", "/perplexity/chat/completions"),
-}
 
 
 def delay_search_calls(server: FakeServer, delay: float) -> None:
@@ -46,7 +36,7 @@ def delay_search_calls(server: FakeServer, delay: float) -> None:
 
         return handler
 
-    routes = {**SEARCH_ROUTES, **{pid: module.SEARCH_ROUTE for pid, module in plugins().items()}}
+    routes = {pid: search_route(pid) for pid in PROVIDERS}
     for method, path in routes.values():
         server.set(method, path, delayed(server.handler(method, path)))
 

@@ -20,9 +20,7 @@ import asyncio
 import dataclasses
 import gc
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -32,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._child import start_server  # noqa: E402
 from tests.fake_providers import FAKE_KEYS, FakeServer, config_toml  # noqa: E402
 from websearch_tui.config import load_config  # noqa: E402
 from websearch_tui.core.engine import Engine  # noqa: E402
@@ -148,26 +147,6 @@ def serve(port: int) -> None:
     FakeServer(port=port).serve_forever()
 
 
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server() -> tuple[subprocess.Popen[bytes], str]:
-    """Start the fake in a child process; ``(process, base_url)`` once it accepts connections."""
-    port = free_port()
-    child = subprocess.Popen([sys.executable, __file__, "--serve", str(port)], stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return child, f"http://127.0.0.1:{port}"
-        time.sleep(0.05)
-    child.kill()
-    raise SystemExit("the fake server did not start")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--searches", type=int, default=200, help="searches in all, warm-up included")
@@ -181,7 +160,7 @@ def main() -> None:
         serve(args.serve)
         return
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
-    child, base_url = start_server()
+    child, base_url = start_server(__file__)
     try:
         asyncio.run(soak(base_url, args))
     finally:

@@ -17,15 +17,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._child import start_server  # noqa: E402
 from tests.fake_providers import FakeRequest, FakeServer, sse_response  # noqa: E402
 from websearch_tui.config import Config, SearchSettings  # noqa: E402
 from websearch_tui.core import engine as engine_module  # noqa: E402
@@ -111,25 +110,6 @@ def serve(port: int, tokens: int, delay: float) -> None:
     server.serve_forever()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(tokens: int, delay: float) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    argv = [sys.executable, __file__, "--serve", str(port), "--tokens", str(tokens), "--token-delay", str(delay)]
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return child, f"http://127.0.0.1:{port}"
-        time.sleep(0.05)
-    child.kill()
-    raise SystemExit("the fake server did not start")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--panes", type=int, default=6)
@@ -145,7 +125,7 @@ def main() -> None:
     perplexity = load_stream("perplexity")
     engine_module.load_stream = lambda provider_id: perplexity  # every pane speaks Sonar to the fake
     nominal = args.tokens * args.token_delay
-    child, base_url = start_server(args.tokens, args.token_delay)
+    child, base_url = start_server(__file__, "--tokens", str(args.tokens), "--token-delay", str(args.token_delay))
     try:
         bare_seconds = asyncio.run(bare(base_url, panes))
         ui_seconds, lags = asyncio.run(with_tui(base_url, panes, expected_answer(args.tokens)))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer
-from tests.fake_providers.routes import plugins
+from tests.fake_providers.routes import is_search_call, search_route
 from websearch_tui.config import build_engine, load_config
 from websearch_tui.core.engine import EventReceived, RunStatus
 from websearch_tui.core.models import AnswerDelta, SearchRequest
@@ -35,33 +35,6 @@ def fake_config(fake_server: FakeServer, tmp_path: Path, monkeypatch: pytest.Mon
     for name, value in FAKE_KEYS.items():
         monkeypatch.setenv(name, value)
     return path
-
-
-CORE_SEARCH_ROUTES = {
-    "ddgs": ("POST", "/ddgs/html/"),
-    "exa": ("POST", "/exa/mcp"),
-    "parallel": ("POST", "/parallel/mcp"),
-    "brave": ("GET", "/brave/res/v1/web/search"),
-    "tavily": ("POST", "/tavily/search"),
-    "searxng": ("GET", "/searxng/search"),
-    "perplexity": ("POST", "/perplexity/chat/completions"),
-}
-
-
-def search_route(provider: str) -> tuple[str, str]:
-    """``(METHOD, path)`` of the request that runs a provider's search on the fake server."""
-    if provider in CORE_SEARCH_ROUTES:
-        return CORE_SEARCH_ROUTES[provider]
-    return plugins()[provider].SEARCH_ROUTE
-
-
-def is_search_call(request: FakeRequest) -> bool:
-    if not request.path.endswith("/mcp"):
-        return True
-    try:
-        return request.json().get("method") == "tools/call"
-    except (ValueError, AttributeError):
-        return False
 
 
 async def test_every_provider_returns_sources(fake_config: Path) -> None:
