@@ -45,7 +45,7 @@ SEED = 6
 DRIP_SECONDS = 0.01
 """Pause between two chunks of every body and stream (chunks of :data:`CHUNK_BYTES`)."""
 CHUNK_BYTES = 256
-HELD = ("/jina/", 0.8)
+HELD = ("/jina/", 5.0)
 """A path prefix whose answers are held this many seconds: no search can end before that."""
 CANCEL_WINDOW = 0.5
 """Cancel moments are drawn from [0, CANCEL_WINDOW) after the search starts (less than the held time)."""

@@ -434,6 +434,13 @@ def test_config_show_prints_effective_settings_without_secrets(
         "country": "DE",
     }
     assert document["providers"]["searxng"]["base_url"] == "https://bob:***@searx.example/?token=***&lang=en"
+    path.write_text('[providers.jina]\nbase_url = "https://tok-cli-9@proxy.example/jina"\n')
+    assert main(["config", "show", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "tok-cli-9" not in out
+        and tomlkit.parse(out)["providers"]["jina"]["base_url"] == "https://***@proxy.example/jina"
+    )
     assert document["providers"]["openai"]["model"] == "gpt-5-mini"
     assert document["providers"]["exa"]["mcp_url"] == "https://mcp.exa.ai/mcp"
 

@@ -248,3 +248,16 @@ def test_a_table_whose_only_new_key_was_cleared_again_is_not_written(config_file
     assert not editor.dirty
     editor.save()
     assert config_file.read_text(encoding="utf-8") == UNUSUAL
+
+
+def test_a_symlinked_config_is_written_through_the_link(tmp_path):
+    target = tmp_path / "dotfiles" / "websearch.toml"
+    target.parent.mkdir()
+    target.write_text(UNUSUAL, encoding="utf-8")
+    link = tmp_path / "config.toml"
+    link.symlink_to(target)
+    editor = ConfigEditor.load(link)
+    editor.set("search", "max_results", 4)
+    editor.save()
+    assert link.is_symlink()
+    assert "max_results = 4" in target.read_text(encoding="utf-8")

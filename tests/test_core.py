@@ -250,3 +250,13 @@ def test_reducer_counts_dropped_sources_and_a_snapshot_replaces_the_count() -> N
 )
 def test_credential_origin_wording(where: str | None, env_var: str | None, origin: str | None) -> None:
     assert credential_origin(where, "brave:api_key", env_var) == origin
+
+
+def test_excerpt_of_an_html_page_is_its_text_and_comment_runs_are_not_a_trap() -> None:
+    from websearch_tui.core.errors import excerpt
+
+    page = "<!-- proxy -->\n<!DOCTYPE html><html><head><title>Gateway &amp; Co</title><script>x()</script></head>"
+    assert excerpt(page + "<body><p>Try later</p></body></html>", 100) == "Gateway & Co Try later"
+    # runs of empty comments once made the page detector backtrack exponentially (48 of them: days)
+    assert excerpt("<!---->" * 48 + "x", 20) == "<!----><!----><!---…"
+    assert excerpt("<!---->" * 48 + "<html><b>done</b>", 20) == "done"

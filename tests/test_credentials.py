@@ -278,9 +278,13 @@ def test_storing_in_a_working_keyring_moves_the_key_out_of_the_file(
     assert tomlkit.parse(key_file.read_text()).unwrap() == {"tavily": {"api_key": "tavily-secret-0011"}}
 
 
-@pytest.mark.parametrize("value", ["", "   \n", "abc\x1b[31mdef", "abc\ndef", "tab\there"])
-def test_empty_values_and_control_characters_are_refused(value: str, memory_keyring) -> None:
-    with pytest.raises(KeyStoreError, match="Brave Search: the api_key (is empty|contains control characters)"):
+@pytest.mark.parametrize(
+    "value", ["", "   \n", "abc\x1b[31mdef", "abc\ndef", "tab\there", "key\u00a0with-nbsp", "\u201ckey\u201d"]
+)
+def test_empty_values_control_characters_and_non_ascii_keys_are_refused(value: str, memory_keyring) -> None:
+    with pytest.raises(
+        KeyStoreError, match="Brave Search: the api_key (is empty|contains control characters|contains a character)"
+    ):
         store_secret("brave", "api_key", value)
     assert memory_keyring.entries == {}
 
@@ -371,6 +375,7 @@ class CountingLockedKeyring(RaisingKeyring):
 
     def get_password(self, service: str, username: str) -> str | None:
         self.asked += 1
+        time.sleep(0.01)  # the unlock prompt is open for a while
         return super().get_password(service, username)
 
 
@@ -387,3 +392,20 @@ def test_a_locked_keyring_is_asked_once_not_once_per_credential(memory_keyring, 
     monkeypatch.setattr(time, "monotonic", lambda: real() + credentials.LOCKED_PAUSE + 1)
     credential_sources(BRAVE)
     assert locked.asked == 2  # after the pause the keyring is asked again
+
+
+def test_parallel_lookups_of_a_locked_keyring_ask_once(memory_keyring) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from websearch_tui.providers import SPECS
+
+    locked = CountingLockedKeyring()
+    keyring.set_keyring(locked)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(credential_sources, SPECS.values()))
+    assert locked.asked == 1
+
+
+def test_a_basic_auth_password_may_be_any_printable_text(memory_keyring) -> None:
+    assert store_secret("searxng", "password", "pässwörd-0014") == "keyring"
+    assert memory_keyring.entries[(KEYRING_SERVICE, "searxng:password")] == "pässwörd-0014"

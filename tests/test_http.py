@@ -7,6 +7,7 @@ import json
 import random
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
@@ -174,12 +175,19 @@ async def test_body_cap_comes_from_the_context_and_names_the_config_key() -> Non
     assert len(data["x"]) == cap
 
 
+def chunked_stream(*chunks: bytes) -> Callable[[httpx.Request], httpx.Response]:
+    """A handler answering with an event stream that arrives in ``chunks``, one read each."""
+
+    async def body():
+        for chunk in chunks:
+            yield chunk
+
+    return lambda request: httpx.Response(200, content=body(), headers={"content-type": "text/event-stream"})
+
+
 async def test_stream_cap_comes_from_the_context(sleeps: list[float]) -> None:
     event = b"data: " + json.dumps({"t": "z" * 1000}).encode() + b"\n\n"
-    ctx = make_ctx(
-        "perplexity",
-        lambda r: httpx.Response(200, content=event * 600, headers={"content-type": "text/event-stream"}),
-    )
+    ctx = make_ctx("perplexity", chunked_stream(*[event] * 600))
     ctx.max_body_bytes = 512 * 1024
     seen = 0
     with pytest.raises(ProviderError) as info:
@@ -187,6 +195,75 @@ async def test_stream_cap_comes_from_the_context(sleeps: list[float]) -> None:
             seen += 1
     assert info.value.message == f"Perplexity stream is {CAP_MESSAGE}"
     assert 0 < seen < 600 and sleeps == []
+
+
+@pytest.mark.parametrize("separator", [b"\n", b""], ids=["data lines without a blank line", "one endless line"])
+async def test_stream_cap_holds_for_lines_that_never_end_an_event(separator: bytes, sleeps: list[float]) -> None:
+    line = (b"data: " if separator else b"") + b"z" * 64 * 1024 + separator
+    ctx = make_ctx("perplexity", chunked_stream(*[line] * 200))  # 12.5 MiB, not one complete event
+    ctx.max_body_bytes = 1024 * 1024
+    with pytest.raises(ProviderError) as info:
+        async for _ in stream_sse(ctx, "POST", "https://x.example"):
+            pass
+    assert "stream is larger than 1 MiB" in info.value.message
+
+
+async def test_a_stream_that_began_is_never_resent(sleeps: list[float]) -> None:
+    calls = []
+
+    def drop_after_headers(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+
+        async def body():
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+            yield b""  # pragma: no cover - makes this an async generator
+
+        return httpx.Response(200, content=body(), headers={"content-type": "text/event-stream"})
+
+    with pytest.raises(ProviderError) as info:
+        async for _ in stream_sse(make_ctx("openai", drop_after_headers), "POST", "https://x.example"):
+            pass
+    assert info.value.kind is ErrorKind.NETWORK
+    assert len(calls) == 1 and sleeps == []
+
+
+async def test_a_stream_post_is_not_resent_after_a_read_timeout(sleeps: list[float]) -> None:
+    calls = []
+
+    def time_out(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        raise httpx.ReadTimeout("no answer", request=request)
+
+    with pytest.raises(ProviderError) as info:
+        async for _ in stream_sse(make_ctx("openai", time_out), "POST", "https://x.example"):
+            pass
+    assert info.value.kind is ErrorKind.TIMEOUT and len(calls) == 1
+
+
+async def test_a_stream_is_retried_after_a_connection_that_never_opened(sleeps: list[float]) -> None:
+    calls = []
+
+    def refuse_once(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        if len(calls) == 1:
+            raise httpx.ConnectError("refused", request=request)
+        return httpx.Response(200, content=b'data: {"ok": 1}\n\n', headers={"content-type": "text/event-stream"})
+
+    items = [item async for item in stream_sse(make_ctx("openai", refuse_once), "POST", "https://x.example")]
+    assert items == [("message", {"ok": 1})] and len(calls) == 2
+
+
+async def test_a_corrupt_gzip_body_is_a_protocol_error(sleeps: list[float]) -> None:
+    async def body():
+        yield b"not gzip at all"
+
+    def broken(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body(), headers={"content-encoding": "gzip"})
+
+    with pytest.raises(ProviderError) as info:
+        await request_json(make_ctx("brave", broken), "GET", "https://x.example")
+    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.message.startswith("Brave Search sent a body that could not be decoded")
 
 
 def test_error_excerpts_stay_capped() -> None:

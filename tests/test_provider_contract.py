@@ -51,6 +51,18 @@ async def test_missing_key_is_a_config_error_and_sends_nothing(provider_id: str)
     assert rec.requests == []
 
 
+@pytest.mark.parametrize("provider_id", [pid for pid in KEYED if get_spec(pid).credentials[0].name == "api_key"])
+async def test_a_non_ascii_key_is_a_config_error_and_sends_nothing(provider_id: str) -> None:
+    rec = Recorder()
+    settings = ProviderSettings(base_url="https://search.example") if provider_id == "codex_alpha" else None
+    ctx = make_ctx(provider_id, rec, settings=settings, credentials={"api_key": "sk-\u00a0pasted"})
+    with pytest.raises(ProviderError) as info:
+        await collect(provider_id, SearchRequest("q"), ctx)
+    assert info.value.kind is ErrorKind.CONFIG
+    assert "not plain ASCII" in info.value.message and "sk-" not in info.value.message
+    assert rec.requests == []
+
+
 def login_env(provider_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """For a login-based provider (Codex) the fake's FAKE_KEYS are environment settings (CODEX_HOME)."""
     if not get_spec(provider_id).credentials:

@@ -499,7 +499,8 @@ _SECRET_PARAM = ("key", "token", "secret", "password", "auth", "signature")
 
 
 def _mask_url(url: str | None) -> str | None:
-    """``url`` with a user-info password and secret-looking query values replaced by ``***``."""
+    """``url`` with a user-info password (or a lone user-info token) and secret-looking query values
+    replaced by ``***``."""
     if not url:
         return None
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -507,6 +508,8 @@ def _mask_url(url: str | None) -> str | None:
     parts = urlsplit(url)
     if parts.password:
         parts = parts._replace(netloc=f"{parts.username}:***@{parts.netloc.rpartition('@')[2]}")
+    elif "@" in parts.netloc:  # https://TOKEN@host: a user name alone is often a token
+        parts = parts._replace(netloc=f"***@{parts.netloc.rpartition('@')[2]}")
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     if any(word in name.lower() for name, _ in pairs for word in _SECRET_PARAM):
         masked = [(k, "***" if any(word in k.lower() for word in _SECRET_PARAM) else v) for k, v in pairs]

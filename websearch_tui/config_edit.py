@@ -136,7 +136,7 @@ class ConfigEditor:
         text = self.text()
         config = parse_config(tomlkit.parse(text).unwrap(), self.path)
         data = text.encode("utf-8")
-        _write_atomic(self.path, data)
+        _write_atomic(self.path.resolve(), data)  # through a symlink (dotfiles), not over it
         self._base, self._fingerprint, self._pending = _parse(self.path, text), _fingerprint(data), {}
         return config
 

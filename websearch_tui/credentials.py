@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -328,10 +329,15 @@ def _from_env(credential: CredentialSpec) -> tuple[str, str] | None:
     return None
 
 
+_BASIC_AUTH_PARTS = ("username", "password")
+"""Credentials sent base64-encoded as UTF-8 (RFC 7617), so any printable text is fine; every other
+credential goes into a header or URL as it is and must be ASCII."""
+
 LOCKED_PAUSE = 60.0
 """Seconds keyring reads are skipped after the keyring reported itself locked (one unlock prompt,
 not one per credential)."""
 _locked_until = 0.0
+_keyring_read_lock = threading.Lock()
 
 
 def _clear_locked_pause() -> None:
@@ -343,8 +349,14 @@ def _from_keyring(provider_id: str, credential: CredentialSpec) -> str | None:
     """The keyring value, or ``None`` when absent or when the keyring cannot be used (logged).
 
     After a locked keyring (the user dismissed its unlock prompt), reads are skipped for
-    :data:`LOCKED_PAUSE` seconds so looking up 24 providers does not raise 24 prompts.
+    :data:`LOCKED_PAUSE` seconds so looking up 24 providers does not raise 24 prompts. Reads are
+    serialized (the engine looks providers up in parallel threads), so only one prompt is open.
     """
+    with _keyring_read_lock:
+        return _read_keyring(provider_id, credential)
+
+
+def _read_keyring(provider_id: str, credential: CredentialSpec) -> str | None:
     global _locked_until
     if time.monotonic() < _locked_until:
         return None
@@ -448,7 +460,8 @@ def store_secret(provider_id: str, credential: str, value: str, *, allow_file: b
     Raises:
         NoKeyringError: no usable keyring backend and ``allow_file`` is false.
         KeyStoreError: unknown provider or credential, an empty value or one with control
-            characters, a locked or denying keyring, or an unwritable key file.
+            characters, a key (other than a Basic-auth user name or password) that is not ASCII,
+            a locked or denying keyring, or an unwritable key file.
     """
     spec, item = _credential_spec(provider_id, credential)
     value = (value or "").strip()
@@ -458,6 +471,11 @@ def store_secret(provider_id: str, credential: str, value: str, *, allow_file: b
         raise KeyStoreError(
             f"{spec.label}: the {credential} contains control characters (a pasted line break or terminal "
             "escape?); nothing was stored."
+        )
+    if credential not in _BASIC_AUTH_PARTS and not value.isascii():
+        raise KeyStoreError(
+            f"{spec.label}: the {credential} contains a character that is not plain ASCII (a pasted no-break "
+            "space or typographic quote?); API keys are plain ASCII. Nothing was stored."
         )
     if item.secret:
         register_secret(value)

@@ -165,16 +165,32 @@ def excerpt(body: str, limit: int = ERROR_EXCERPT_CHARS) -> str:
     first words show instead of ``<!DOCTYPE html> <html> <head>``.
     """
     body = body or ""
-    if _HTML_PAGE.match(body[:_HTML_SCAN_CHARS]):
+    if _is_html_page(body[:_HTML_SCAN_CHARS]):
         page = _SCRIPT_OR_STYLE.sub(" ", body[:_HTML_SCAN_CHARS])
         body = " ".join(html.unescape(_TAG.sub(" ", page)).split())
     return truncate(redact(sanitize(body)).strip(), limit)
 
 
-_HTML_PAGE = re.compile(r"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|title)\b", re.IGNORECASE | re.DOTALL)
+_HTML_START = re.compile(r"<(?:!doctype\s+html|html|head|body|title)\b", re.IGNORECASE)
+
+
+def _is_html_page(text: str) -> bool:
+    """True when ``text`` starts (after whitespace and ``<!-- -->`` comments) like an HTML page; linear time."""
+    position = 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if not text.startswith("<!--", position):
+            return _HTML_START.match(text, position) is not None
+        end = text.find("-->", position + 4)
+        if end < 0:
+            return False
+        position = end + 3
+
+
 _SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
-_HTML_SCAN_CHARS = 64 * 1024
+_HTML_SCAN_CHARS = 8 * 1024  # the excerpt shows a few hundred characters; scanning more only costs time
 
 
 # --- redaction ----------------------------------------------------------------------------

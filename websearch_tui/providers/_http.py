@@ -18,6 +18,7 @@ Providers call :func:`request_json` (one JSON request/response) or :func:`stream
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import random
 import re
@@ -218,7 +219,7 @@ async def _send_with_retries(
             if response.status_code >= 300:
                 raise error_from_response(ctx, response, _decode(response, body), describe_error, describe_auth)
             return response, body
-        except (httpx.TransportError, httpx.InvalidURL, ProviderError) as exc:
+        except (httpx.TransportError, httpx.DecodingError, httpx.InvalidURL, ProviderError) as exc:
             error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
             maybe_sent = isinstance(exc, httpx.TransportError) and not isinstance(exc, NOT_SENT_ERRORS)
             answered = isinstance(exc, ProviderError) and exc.status is not None
@@ -293,9 +294,14 @@ def _give_up(error: ProviderError) -> ProviderError:
     return error
 
 
-def transport_error(ctx: ProviderContext, exc: httpx.TransportError | httpx.InvalidURL) -> ProviderError:
-    """Map an httpx exception to a ``timeout``, ``network`` or (bad URL) ``config`` :class:`ProviderError`."""
+def transport_error(
+    ctx: ProviderContext, exc: httpx.TransportError | httpx.DecodingError | httpx.InvalidURL
+) -> ProviderError:
+    """Map an httpx exception to a ``timeout``, ``network``, (bad URL) ``config`` or (a body that
+    cannot be decompressed) ``protocol`` :class:`ProviderError`."""
     label = ctx.spec.label
+    if isinstance(exc, httpx.DecodingError):
+        return ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, f"{label} sent a body that could not be decoded ({exc}).")
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
         return ProviderError(
             ctx.spec.id,
@@ -509,41 +515,75 @@ async def stream_sse(
     """POST/GET and yield ``(event_name, parsed JSON payload)`` per server-sent event.
 
     ``[DONE]`` and payloads that are not JSON are skipped. Retries (at most ``max_retries``) happen
-    only before the first event; with ``retry_http_errors=False``, only for failures before any
-    HTTP response arrived (a request the server has answered may already be billed).
+    only before the server accepted the stream: an HTTP error answer (not with
+    ``retry_http_errors=False``), or a connection failure before any answer, which for a POST must
+    be one that cannot have reached the server (as :func:`request_json`). Once a 2xx stream has
+    begun nothing is resent, so a paid call is not billed twice.
     With ``json_fallback``, a 2xx JSON response (a server that ignored ``stream: true``) is read
     whole and yielded once as ``("json", payload)`` instead of failing as ``protocol``.
 
     Raises:
         ProviderError: as :func:`request_json`, plus ``protocol`` when the response is not
-            ``text/event-stream`` or the stream's data exceeds ``ctx.max_body_bytes`` characters.
+            ``text/event-stream`` or the stream exceeds ``ctx.max_body_bytes`` (decoded) bytes.
     """
     attempt = 0
     while True:
-        responded = False
+        status: int | None = None
         try:
             async with httpx_sse.aconnect_sse(
                 ctx.client, method, url, headers=dict(headers or {}), json=json_body, timeout=_timeout(ctx)
             ) as source:
-                responded = True
+                status = source.response.status_code
                 if json_fallback and _is_json_response(source.response):
                     body = await read_capped(ctx, source.response)
-                    whole = parse_json_body(ctx, source.response, body)
-                    attempt = max_retries
-                    yield "json", whole
+                    yield "json", parse_json_body(ctx, source.response, body)
                     return
                 await _check_stream_response(ctx, source.response, describe_error)
-                async for item in _iter_payloads(ctx, source):
-                    attempt = max_retries  # an event was seen: never retry from here on
+                async for item in _iter_payloads(ctx, source.response):
                     yield item
             return
-        except (httpx.TransportError, httpx.InvalidURL, ProviderError) as exc:
+        except (httpx.TransportError, httpx.DecodingError, httpx.InvalidURL, ProviderError) as exc:
             error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
-            delay = None if responded and not retry_http_errors else retry_delay(ctx, error, attempt, max_retries)
+            maybe_sent = isinstance(exc, httpx.TransportError) and not isinstance(exc, NOT_SENT_ERRORS)
+            final = (status is not None and (status < 300 or not retry_http_errors)) or (
+                status is None and maybe_sent and method.upper() != "GET"
+            )  # a stream that began, a final HTTP answer, or a POST the server may have received
+            delay = None if final else retry_delay(ctx, error, attempt, max_retries)
             if delay is None:
                 raise _give_up(error) from None
             attempt += 1
             await _wait_to_retry(ctx, delay, error, attempt)
+
+
+class _CappedText:
+    """The part of an ``httpx.Response`` that ``httpx_sse.EventSource`` reads (``headers`` and
+    ``aiter_text()``), counting the decoded bytes so a stream past ``ctx.max_body_bytes`` raises
+    ``protocol`` before its lines are buffered (a line without a newline would otherwise grow
+    without limit inside the SSE line decoder)."""
+
+    def __init__(self, ctx: ProviderContext, response: httpx.Response) -> None:
+        self.ctx = ctx
+        self.response = response
+
+    @property
+    def headers(self) -> httpx.Headers:
+        """The response headers (EventSource checks the content type)."""
+        return self.response.headers
+
+    async def aiter_text(self) -> AsyncIterator[str]:
+        """The body as text chunks, decoded incrementally.
+
+        Raises:
+            ProviderError: ``protocol`` once more than ``ctx.max_body_bytes`` bytes were read.
+        """
+        decoder = codecs.getincrementaldecoder(self.response.encoding or "utf-8")(errors="replace")
+        size = 0
+        async for chunk in self.response.aiter_bytes():
+            size += len(chunk)
+            if size > self.ctx.max_body_bytes:
+                raise too_large(self.ctx, "stream")
+            yield decoder.decode(chunk)
+        yield decoder.decode(b"", final=True)
 
 
 def _is_json_response(response: httpx.Response) -> bool:
@@ -569,15 +609,11 @@ async def _check_stream_response(
         )
 
 
-async def _iter_payloads(ctx: ProviderContext, source: httpx_sse.EventSource) -> AsyncIterator[tuple[str, Any]]:
+async def _iter_payloads(ctx: ProviderContext, response: httpx.Response) -> AsyncIterator[tuple[str, Any]]:
     """Parsed JSON payloads; a stream whose every payload was not JSON raises ``protocol`` at its end."""
-    size = 0
     skipped: list[str] = []
     parsed = False
-    async for event in source.aiter_sse():
-        size += len(event.data)
-        if size > ctx.max_body_bytes:
-            raise too_large(ctx, "stream")
+    async for event in httpx_sse.EventSource(_CappedText(ctx, response)).aiter_sse():  # type: ignore[arg-type]
         data = event.data.strip()
         if not data or data == "[DONE]":
             continue

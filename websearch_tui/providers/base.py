@@ -154,7 +154,7 @@ class ProviderContext:
     spec: ProviderSpec
     client: httpx.AsyncClient
     settings: ProviderSettings = field(default_factory=ProviderSettings)
-    credentials: Mapping[str, str] = field(default_factory=dict)
+    credentials: Mapping[str, str] = field(default_factory=dict, repr=False)  # never in a traceback
     deadline: float = field(default_factory=lambda: time.monotonic() + 60.0)
     credential_sources: Mapping[str, str] = field(default_factory=dict)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
@@ -175,11 +175,19 @@ class ProviderContext:
         return f"The key came from {where}." if where else None
 
     def require_api_key(self) -> str:
-        """The API key, or raise ``ProviderError(kind=config)`` naming the env var to set."""
+        """The API key, or raise ``ProviderError(kind=config)`` naming the env var to set, or saying
+        that the key has a character that cannot be sent (not ASCII)."""
         key = self.api_key
         if not key:
             env = self.spec.key_env_vars[0] if self.spec.key_env_vars else "the provider's key"
             raise ProviderError(self.spec.id, ErrorKind.CONFIG, missing_key_message(self.spec.label, env))
+        if not key.isascii():
+            raise ProviderError(
+                self.spec.id,
+                ErrorKind.CONFIG,
+                f"{self.spec.label}: the API key contains a character that is not plain ASCII (a pasted no-break "
+                "space or typographic quote?); set it again.",
+            )
         return key
 
     def base_url(self) -> str:
