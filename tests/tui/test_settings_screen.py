@@ -207,6 +207,63 @@ async def test_save_and_close_from_the_question(config_file):
     assert config_file.read_text(encoding="utf-8") == COMMENTED + "\n[providers.ddgs]\nenabled = false\n"
 
 
+async def test_ctrl_c_asks_first_when_something_is_unsaved(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#f-search-timeout", Input).value = "45"
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog) and dialog.id == "unsaved-dialog"
+        assert text_of(dialog.query_one(".dialog-title")) == "Quit with unsaved settings?"
+        assert "changes to config.toml" in text_of(dialog.query_one(".dialog-body"))
+        await pilot.press("ctrl+c")  # the question is open: it must be answered, not skipped
+        await pilot.pause()
+        assert app.screen is dialog and app.return_code is None
+        await pilot.click("#choice-stay")
+        await pilot.pause()
+        assert app.screen is screen and app.return_code is None
+
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        await pilot.click("#choice-discard")
+        await settle(pilot)
+        assert app.return_code == 0
+    assert config_file.read_text(encoding="utf-8") == COMMENTED
+
+
+async def test_ctrl_c_asks_about_a_typed_key_and_can_save_it_then_quit(config_file, memory_keyring):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        key_row(screen, "brave").input.value = "quit-typed-key-42"
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.screen.id == "unsaved-dialog" and app.return_code is None
+        assert "the typed API key of Brave Search" in text_of(app.screen.query_one(".dialog-body"))
+        await pilot.click("#choice-save")
+        await settle(pilot)
+        assert app.return_code == 0
+    assert memory_keyring.entries[BRAVE_ENTRY] == "quit-typed-key-42"
+
+
+async def test_ctrl_c_quits_at_once_when_nothing_is_unsaved(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#f-search-timeout", Input).value = "45"
+        await pilot.pause()
+        screen.query_one("#f-search-timeout", Input).value = "30"  # back to the file's value
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert app.return_code == 0
+
+
 # --- keys -----------------------------------------------------------------------------------
 
 
@@ -238,6 +295,60 @@ async def test_saving_a_key_stores_it_in_the_keyring_and_the_main_screen_shows_r
         assert BRAVE_ENTRY not in memory_keyring.entries
         assert source_text(row) == "Source: not set"
         assert search_screen(app).selector.statuses["brave"] == "missing key"
+
+
+async def test_save_and_close_stores_the_typed_key(config_file, memory_keyring):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        key_row(screen, "brave").input.value = "save-and-close-key"
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "the typed API key of Brave Search" in text_of(app.screen.query_one(".dialog-body"))
+        await pilot.click("#choice-save")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        assert memory_keyring.entries[BRAVE_ENTRY] == "save-and-close-key"
+        assert search_screen(app).selector.statuses["brave"] == "ready"
+    assert config_file.read_text(encoding="utf-8") == COMMENTED  # keys never go in config.toml
+
+
+async def test_save_and_close_without_a_keyring_asks_and_stays_when_declined(config_file, tmp_path, monkeypatch):
+    key_file = tmp_path / "keys.toml"
+    monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(key_file))
+    keyring.set_keyring(FailKeyring())
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        key_row(screen, "brave").input.value = "declined-close-key"
+        await pilot.pause()
+        await go_to(pilot, screen, "general")
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.click("#choice-save")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog) and dialog.id == "key-file-dialog"
+        assert "the API key of Brave Search" in text_of(dialog.query_one(".dialog-body"))
+        await pilot.click("#choice-cancel")
+        await settle(pilot)
+        assert app.screen is screen  # not closed: the key would be lost
+        assert screen.switcher.current == "form-brave"  # the form that says why
+        assert "key file was declined" in text_of(screen.provider_form("brave").query_one(".keys-status"))
+        assert key_row(screen, "brave").input.value == "declined-close-key"
+        assert not key_file.exists()
+
+        await pilot.press("escape")  # asked again; this time the key file is accepted
+        await pilot.pause()
+        await pilot.click("#choice-save")
+        await settle(pilot)
+        await pilot.click("#choice-file")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        assert 'api_key = "declined-close-key"' in key_file.read_text(encoding="utf-8")
 
 
 async def test_env_key_is_shown_and_cannot_be_overwritten(config_file, memory_keyring, monkeypatch):
@@ -320,9 +431,11 @@ async def test_without_a_keyring_the_key_file_needs_confirmation(config_file, tm
     app = make_settings_app(config_file)
     async with app.run_test(size=(150, 45)) as pilot:
         screen = await open_settings(pilot)
-        banner = text_of(screen.query_one("#keystore"))
-        assert banner.startswith("No usable OS keyring was found") and str(key_file) in banner
+        banner = screen.query_one("#keystore")
+        assert text_of(banner).startswith("No usable OS keyring") and banner.region.height == 1
         await go_to(pilot, screen, "brave")
+        note = text_of(screen.provider_form("brave").query_one(".key-store-note"))
+        assert note.startswith("No usable OS keyring was found") and str(key_file) in note
         row = key_row(screen, "brave")
         await type_key(pilot, row, "file-key-123456")
         dialog = app.screen
@@ -342,6 +455,15 @@ async def test_without_a_keyring_the_key_file_needs_confirmation(config_file, tm
         assert source_text(row) == "Source: key file (not encrypted)"
         assert search_screen(app).selector.statuses["brave"] == "ready"
         assert "file-key-123456" not in config_file.read_text(encoding="utf-8")
+
+        await go_to(pilot, screen, "tavily")  # consent does not carry over to the next key
+        await type_key(pilot, key_row(screen, "tavily"), "tavily-file-key-1")
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog) and dialog.id == "key-file-dialog"
+        assert "the API key of Tavily" in text_of(dialog.query_one(".dialog-body"))
+        await pilot.click("#choice-cancel")
+        await settle(pilot)
+        assert "tavily" not in key_file.read_text(encoding="utf-8")
 
 
 # --- the Test action ------------------------------------------------------------------------
@@ -391,6 +513,91 @@ async def test_test_action_against_the_fake_server(tmp_path, fake_server, memory
         assert fake_server.last_request(BRAVE_SEARCH[1]).query["q"] == "test"
         assert memory_keyring.entries == {}  # tested, never stored
         assert key_row(screen, "brave").input.value == good
+
+
+async def wait_for_text(pilot, widget, pattern: str, rounds: int = 300) -> str:
+    """Wait until the Static ``widget`` shows text matching ``pattern`` (or give up); returns its text."""
+    for _ in range(rounds):
+        if re.search(pattern, text_of(widget)):
+            break
+        await pilot.pause(0.02)
+    return text_of(widget)
+
+
+def brave_test_app(tmp_path: Path, server: FakeServer) -> WebSearchApp:
+    """The app over a config that points Brave at the fake server, which accepts only Brave's fake key."""
+    path = tmp_path / "config.toml"
+    path.write_text(f'[providers.brave]\nbase_url = "{server.url("brave")}"\n', encoding="utf-8")
+    server.set(*BRAVE_SEARCH, brave_accepting(server, FAKE_KEYS["BRAVE_API_KEY"]))
+    return make_settings_app(path)
+
+
+def running_tests(app: WebSearchApp) -> list:
+    """The Test workers still running."""
+    return [worker for worker in app.workers if worker.group.startswith("settings-test") and not worker.is_finished]
+
+
+async def test_a_new_test_cancels_the_old_one_whose_result_never_shows(tmp_path, fake_server):
+    hanging = "hanging-key-0000"
+    app = brave_test_app(tmp_path, fake_server)
+    fake_server.hang(BRAVE_SEARCH, 5, when=lambda request: request.header("x-subscription-token") == hanging)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        result = screen.provider_form("brave").query_one(".test-result")
+        key_row(screen, "brave").input.value = hanging  # held 5 s, then refused (401)
+        await pilot.click("#test-brave")
+        await pilot.pause()
+        assert len(running_tests(app)) == 1
+        key_row(screen, "brave").input.value = FAKE_KEYS["BRAVE_API_KEY"]
+        await pilot.click("#test-brave")
+        await settle(pilot)  # until every worker ended: an old run still going would end as "Failed (auth)"
+        assert text_of(result).startswith("OK "), text_of(result)
+        assert running_tests(app) == []
+
+
+async def test_leaving_the_form_or_escape_cancels_a_running_test(tmp_path, fake_server):
+    app = brave_test_app(tmp_path, fake_server)
+    fake_server.hang(BRAVE_SEARCH, 30)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        result = screen.provider_form("brave").query_one(".test-result")
+        key_row(screen, "brave").input.value = FAKE_KEYS["BRAVE_API_KEY"]
+        await pilot.click("#test-brave")
+        await pilot.pause()
+        assert text_of(result) == "Searching “test”…"
+        await go_to(pilot, screen, "general")
+        assert text_of(result) == "Test cancelled."
+        assert running_tests(app) == []
+
+        await go_to(pilot, screen, "brave")
+        await pilot.click("#test-brave")
+        await pilot.pause()
+        await pilot.press("escape")  # cancels the test, does not close the screen
+        await settle(pilot)
+        assert app.screen is screen
+        assert text_of(result) == "Test cancelled."
+        assert running_tests(app) == []
+        await pilot.press("escape")  # nothing runs now: Escape closes (asking about the typed key)
+        await pilot.pause()
+        assert app.screen.id == "unsaved-dialog"
+
+
+async def test_the_test_line_shows_a_retry_wait(tmp_path, fake_server):
+    app = brave_test_app(tmp_path, fake_server)
+    fake_server.fail(BRAVE_SEARCH, 429, retry_after=30)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        key_row(screen, "brave").input.value = FAKE_KEYS["BRAVE_API_KEY"]
+        await pilot.click("#test-brave")
+        result = screen.provider_form("brave").query_one(".test-result")
+        text = await wait_for_text(pilot, result, "retrying")
+        assert re.fullmatch(r"Searching “test”… retrying in \d+s \(429\)…", text), text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert text_of(result) == "Test cancelled."
 
 
 async def test_test_action_uses_pending_settings(tmp_path, fake_server, memory_keyring):
@@ -477,6 +684,71 @@ async def test_disabling_a_provider_updates_the_main_screen(config_file):
     assert "[providers.exa]\nenabled = false\n" in config_file.read_text(encoding="utf-8")
 
 
+async def test_a_re_enabled_provider_is_selected_again(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "exa")
+        switch = screen.query_one("#f-providers-exa-enabled", Switch)
+        switch.value = False
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert search_screen(app).selector.selected == ["ddgs"]
+        switch.value = True
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        main = search_screen(app)
+        assert sorted(main.selector.selected) == ["ddgs", "exa"]  # as on a fresh start
+        assert [pane.provider_id for pane in main.pane_area.panes] == ["ddgs", "exa"]
+        assert main.build_request("q").providers == ("ddgs", "exa")
+
+
+async def test_the_enabled_help_line_follows_the_switch(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "exa")
+        switch = screen.query_one("#f-providers-exa-enabled", Switch)
+        row = next(node for node in switch.ancestors if isinstance(node, SettingRow))
+        assert text_of(row.query_one(".setting-help")) == "on: searched when selected"
+        switch.value = False
+        await pilot.pause()
+        assert text_of(row.query_one(".setting-help")) == "off: never searched, even when selected"
+
+
+async def test_refused_save_names_the_field_once(config_file, monkeypatch):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        said: list[str] = []
+        monkeypatch.setattr(screen, "notify", lambda message, **_: said.append(message))
+        screen.query_one("#f-providers-brave-min_interval", Input).value = "soon"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert said == ["Not saved. Fix first: Pacing must be a number, got 'soon'"]
+    assert config_file.read_text(encoding="utf-8") == COMMENTED
+
+
+async def test_theme_back_to_default_applies_at_once(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        theme = screen.query_one("#f-ui-theme", Select)
+        theme.value = "textual-light"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.theme == "textual-light"
+        theme.clear()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert load_config(config_file).ui.theme is None
+        assert app.theme == "textual-dark"
+
+
 async def test_general_settings_are_saved_and_applied(config_file):
     app = make_settings_app(config_file)
     async with app.run_test(size=(150, 45)) as pilot:
@@ -543,6 +815,28 @@ async def test_grok_search_mode_is_a_choice(config_file):
         assert isinstance(screen.provider_form("grok"), ProviderForm)
 
 
+# --- small terminals ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_screen_fits_small_and_large_terminals(config_file, tmp_path, monkeypatch, size):
+    monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(tmp_path / "keys.toml"))
+    keyring.set_keyring(FailKeyring())  # the longest warning
+    app = make_settings_app(config_file)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_settings(pilot)
+        assert screen.query_one("#keystore").region.height == 1
+        assert screen.nav.region.width <= (33 if size[0] < 100 else 38)
+        for provider_id, name in (("brave", "api_key"), ("searxng", "username"), ("searxng", "password")):
+            await go_to(pilot, screen, provider_id)
+            row = key_row(screen, provider_id, name)
+            assert row.input.region.width >= 16
+            assert row.query_one(".key-source").region.height == 1  # "Source: not set" on one line
+            assert row.region.right <= screen.switcher.region.right
+        for field in screen.provider_form("searxng").query(Input):
+            assert field.region.width >= 16 or not field.region.width  # folded under Advanced: not laid out
+
+
 # --- the field model ------------------------------------------------------------------------
 
 
@@ -580,3 +874,16 @@ def test_credential_rules():
     assert basic_auth_problem(set(), {"username": "ann"}) is not None
     assert basic_auth_problem({"password"}, {"username": "ann"}) is None
     assert basic_auth_problem(set(), {"token": "t"}) is None
+
+
+async def test_a_test_run_redacts_the_typed_password_but_not_the_user_name(memory_keyring) -> None:
+    from websearch_tui.core.errors import redact
+    from websearch_tui.providers.base import ProviderSettings
+    from websearch_tui.tui.screens.settings import probe_provider
+
+    with FakeServer() as server:
+        settings = ProviderSettings(base_url=server.url("searxng"))
+        typed = {"username": "test", "password": "typed-pw-0031"}
+        outcome = await probe_provider("searxng", settings, typed, timeout=10)
+    assert outcome.error is None, outcome.error
+    assert redact("typed-pw-0031 test") == "*** test"  # the user name is not a secret

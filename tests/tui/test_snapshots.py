@@ -60,21 +60,29 @@ def test_narrow_uses_tabs(snap_compare, make_app, fake_streams):
     assert snap_compare(app, terminal_size=(70, 30), run_before=run)
 
 
+async def _settings_on_brave(pilot) -> None:
+    """Open the settings screen and show Brave's form."""
+    await _no_blink(pilot)
+    await pilot.press("f3")
+    await _settled(pilot)
+    nav = pilot.app.screen.nav
+    nav.highlighted = nav.get_option_index("brave")
+    await _settled(pilot)
+
+
 def test_settings_screen(snap_compare, make_app, fake_streams, memory_keyring, monkeypatch):
     """The settings screen on Brave's form, with its key in the (in-memory) keyring."""
     monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", "/nonexistent/websearch-tui/config.toml")  # read-only, fixed title
     memory_keyring.set_password("websearch-tui", "brave:api_key", "snapshot-brave-key")
-
-    async def run(pilot) -> None:
-        await _no_blink(pilot)
-        await pilot.press("f3")
-        await _settled(pilot)
-        nav = pilot.app.screen.nav
-        nav.highlighted = nav.get_option_index("brave")
-        await _settled(pilot)
-
     app = make_app(("ddgs", "exa"), clock=frozen)
-    assert snap_compare(app, terminal_size=(130, 40), run_before=run)
+    assert snap_compare(app, terminal_size=(130, 40), run_before=_settings_on_brave)
+
+
+def test_settings_screen_small_terminal(snap_compare, make_app, fake_streams, memory_keyring, monkeypatch):
+    """The compact layout at 80x24: narrower list and labels, one-line key store banner, usable inputs."""
+    monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", "/nonexistent/websearch-tui/config.toml")
+    app = make_app(("ddgs", "exa"), clock=frozen)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_settings_on_brave)
 
 
 async def _settled(pilot) -> None:

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import constants, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -61,7 +61,7 @@ class WebSearchApp(App[int]):
 
     def on_mount(self) -> None:
         """Use the configured theme (an unknown name keeps Textual's default)."""
-        self._apply_theme(self.config)
+        self._apply_theme(self.config.ui.theme)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's palette commands plus "Settings"."""
@@ -82,7 +82,12 @@ class WebSearchApp(App[int]):
             return
         from websearch_tui.config import config_path
 
-        self.push_screen(SettingsScreen(self.config, self.config.path or config_path()))
+        self.push_screen(SettingsScreen(self.config, self.config.path or config_path()), self._after_settings)
+
+    def _after_settings(self, quit_app: bool | None) -> None:
+        """The settings screen closed; it answers True when the user chose to quit (Ctrl+C)."""
+        if quit_app:
+            self.quit_now()
 
     @on(SettingsScreen.Saved)
     def _on_settings_saved(self, event: SettingsScreen.Saved) -> None:
@@ -93,19 +98,27 @@ class WebSearchApp(App[int]):
         self._search_screens(lambda screen: screen.refresh_statuses())
 
     def apply_config(self, config: Config) -> None:
-        """Use ``config`` from now on: engine settings, default selection, timeout, theme, main screen."""
+        """Use ``config`` from now on: engine settings, default selection, timeout, theme, main screen.
+
+        The theme changes only when the configured one did (unset: Textual's default), so a theme
+        picked from the command palette survives saving other settings.
+        """
+        previous_theme = self.config.ui.theme
         self.config = config
         self.engine.settings = {pid: config.settings_for(pid) for pid in SPECS}
         self.engine.default_providers = tuple(default_selection(config))
         self.engine.timeout = config.search.timeout
         self.engine.max_body_bytes = int(config.search.max_body_mib * 1024 * 1024)
-        self._apply_theme(config)
+        if config.ui.theme != previous_theme:
+            self._apply_theme(config.ui.theme)
         self._search_screens(lambda screen: screen.apply_config(config))
 
-    def _apply_theme(self, config: Config) -> None:
-        theme = config.ui.theme
-        if theme and theme in self.available_themes and theme != self.theme:
-            self.theme = theme
+    def _apply_theme(self, theme: str | None) -> None:
+        """Use ``theme``; unset means the App's default (``textual-dark`` unless $TEXTUAL_THEME says
+        otherwise); an unknown name changes nothing."""
+        wanted = theme or constants.DEFAULT_THEME
+        if wanted in self.available_themes and wanted != self.theme:
+            self.theme = wanted
 
     def _search_screens(self, action: Callable[[SearchScreen], object]) -> None:
         for screen in self.screen_stack:
@@ -113,7 +126,15 @@ class WebSearchApp(App[int]):
                 action(screen)
 
     async def action_quit(self) -> None:
-        """Cancel every worker, then exit with status 0."""
+        """Quit (q, Ctrl+C): an open settings screen with unsaved changes or typed keys asks first;
+        otherwise cancel every worker and exit with status 0 at once."""
+        settings = next((s for s in self.screen_stack if isinstance(s, SettingsScreen)), None)
+        if settings is not None and settings.ask_before_quit():
+            return
+        self.quit_now()
+
+    def quit_now(self) -> None:
+        """Cancel every worker, then exit with status 0 (no questions)."""
         self.workers.cancel_all()
         self.exit(0)
 

@@ -147,13 +147,18 @@ class SearchScreen(Screen[None]):
 
     def apply_config(self, config: Config) -> None:
         """Use newly saved settings: a changed default selection or control default replaces the
-        current one, newly disabled providers are unselected, and readiness is resolved again."""
-        old, new = self.config.search, config.search
+        current one, newly disabled providers are unselected, re-enabled providers of the default
+        selection are selected again (as on a fresh start), and readiness is resolved again."""
+        previous = self.config
+        old, new = previous.search, config.search
         self.config = config
         selector = self.selector
         if new.providers != old.providers:
             selector.deselect_all()
             for pid in default_selection(config):
+                selector.select(pid)
+        for pid in default_selection(config):
+            if not previous.is_enabled(pid):
                 selector.select(pid)
         for pid in list(selector.selected):
             if not config.is_enabled(pid):

@@ -6,12 +6,17 @@ disabled); right, the chosen entry's form. Values are checked at the field with
 Ctrl+S writes them (only the changed keys' text changes; comments survive). A file changed on disk
 meanwhile is detected on save, and the user chooses between keeping both changes and overwriting.
 
-Keys never go in config.toml: "Save key" stores typed keys in the OS keyring
-(:func:`websearch_tui.credentials.store_secret`), or, without a usable keyring and only after
-the user confirms a modal, in the unencrypted key file. Every keyring and file call runs in a
-thread. "Test" runs one search (query ``test``, one result) on a one-off
+Keys never go in config.toml: "Save key" (and "Save and close") stores typed keys in the OS
+keyring (:func:`websearch_tui.credentials.store_secret`), or, without a usable keyring and only
+after the user confirms a modal for that key, in the unencrypted key file. Every keyring and file
+call runs in a thread. "Test" runs one search (query ``test``, one result) on a one-off
 :class:`~websearch_tui.core.engine.Engine` with the form's pending settings and the stored or
-typed key; a typed key is used for the test but stored only by "Save key".
+typed key; a typed key is used for the test but stored only by "Save key". One Test runs per
+provider: a new one, leaving the form, or Escape cancels it, and a cancelled run never shows.
+
+Closing (Escape, q) or quitting (Ctrl+C, through :meth:`SettingsScreen.ask_before_quit`) with
+unsaved changes or typed keys asks first. The screen's result is True when the user chose to quit
+the app. Below 100 columns the screen switches to a compact layout (class ``-narrow``).
 
 The screen posts :class:`SettingsScreen.Saved` after a save and :class:`SettingsScreen.KeysChanged`
 after a key was stored or deleted; the app applies them to its engine and main screen.
@@ -32,13 +37,24 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, ContentSwitcher, Footer, Input, OptionList, SelectionList, Static
+from textual.worker import Worker, get_current_worker
 
 from websearch_tui.config import Config, ConfigError, parse_config
-from websearch_tui.core.engine import Engine, ProviderOutcome, RunStatus
+from websearch_tui.core.engine import (
+    Engine,
+    OnUpdate,
+    ProviderOutcome,
+    ResolvedCredentials,
+    Retrying,
+    RunStatus,
+    RunUpdate,
+    StatusChanged,
+    lookup_resolver,
+)
 from websearch_tui.core.errors import register_secret
 from websearch_tui.core.models import SearchRequest
-from websearch_tui.providers import SPECS
-from websearch_tui.providers.base import ProviderSettings, ProviderSpec
+from websearch_tui.providers import SPECS, get_spec
+from websearch_tui.providers.base import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
 from websearch_tui.tui.safe import plain
 from websearch_tui.tui.widgets.settings_dialogs import (
     ChoiceDialog,
@@ -52,48 +68,72 @@ from websearch_tui.tui.widgets.settings_fields import (
     credential_label,
     credential_problem,
     general_fields,
+    labelled,
     provider_fields,
 )
-from websearch_tui.tui.widgets.settings_form import GeneralForm, KeyRow, ProviderForm, SettingRow
+from websearch_tui.tui.widgets.settings_form import (
+    TEST_QUERY,
+    GeneralForm,
+    KeyRow,
+    ProviderForm,
+    SettingRow,
+    field_reason,
+)
 from websearch_tui.tui.widgets.settings_nav import GENERAL, SettingsNav
 
 if TYPE_CHECKING:
     from websearch_tui.config_edit import ConfigEditor
     from websearch_tui.credentials import BackendInfo
 
-TEST_QUERY = "test"
 SAVE_HINT = "Ctrl+S saves · Esc closes"
 FORM_DELAY = 0.08
 """Seconds the highlight must rest on a provider before its form is built (a form takes ~0.1-0.3 s)."""
 
 
 async def probe_provider(
-    provider_id: str, settings: ProviderSettings, typed: dict[str, str], *, timeout: float
+    provider_id: str,
+    settings: ProviderSettings,
+    typed: dict[str, str],
+    *,
+    timeout: float,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    on_update: OnUpdate | None = None,
 ) -> ProviderOutcome:
     """Run one small search (query ``test``, one result) against ``provider_id`` and return its outcome.
 
     Uses a one-off :class:`Engine` with ``settings`` (the form's pending table) and the stored
     credentials (env, keyring, key file) overlaid with ``typed`` (name -> value, typed but not
-    stored; registered for redaction first). ``timeout`` is the deadline in seconds. Never raises
-    for a provider failure: it is in ``outcome.error``.
+    stored; secret ones registered for redaction first). ``timeout`` is the deadline in seconds and
+    ``max_body_bytes`` the response cap (the pending ``[search]`` values); ``on_update``
+    receives the run's status changes and retry waits (:class:`Retrying`). Never raises for a
+    provider failure: it is in ``outcome.error``.
+
+    Raises:
+        asyncio.CancelledError: the caller was cancelled (the engine is closed first).
     """
-    from websearch_tui.credentials import resolve
+    from websearch_tui import credentials
 
-    for value in typed.values():
-        register_secret(value)
+    spec = get_spec(provider_id)
+    for credential in spec.credentials:
+        if credential.secret:  # a user name is not a secret: redacting it would blank it everywhere
+            register_secret(typed.get(credential.name))
+    stored = lookup_resolver(credentials.lookup)
 
-    def credentials(spec: ProviderSpec) -> dict[str, str]:
-        return {**resolve(spec), **typed}
+    def resolve(spec: ProviderSpec) -> ResolvedCredentials:
+        found = stored(spec)
+        sources = {name: origin for name, origin in found.sources.items() if name not in typed}
+        return ResolvedCredentials({**found.values, **typed}, sources)
 
     engine = Engine(
         settings={provider_id: settings},
         default_providers=(provider_id,),
         timeout=timeout,
-        resolve_credentials=credentials,
+        resolve_credentials=resolve,
+        max_body_bytes=max_body_bytes,
     )
     request = SearchRequest(query=TEST_QUERY, providers=(provider_id,), max_results=1)
     try:
-        return await engine.run_provider(provider_id, request)
+        return await engine.run_provider(provider_id, request, on_update)
     finally:
         await engine.aclose()
 
@@ -109,8 +149,10 @@ def describe_outcome(outcome: ProviderOutcome) -> tuple[str, bool]:
     return f"Reached in {seconds:.2f} s, but no results for “{TEST_QUERY}”.", False
 
 
-class SettingsScreen(Screen[None]):
+class SettingsScreen(Screen[bool]):
     """Edit config.toml and provider keys; Ctrl+S saves, Escape closes (asking about unsaved changes).
+
+    Dismisses with True when the user chose to quit the app (Ctrl+C), else False.
 
     Args:
         config: the settings in use (the status tags start from them).
@@ -118,19 +160,33 @@ class SettingsScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("escape", "close", "Close", id="settings-close", tooltip="Close settings"),
+        Binding("escape", "close", "Close", id="settings-close", tooltip="Close settings (or cancel a running Test)"),
         Binding("q", "close", "Close", show=False, id="settings-close-q"),
         Binding("ctrl+s", "save", "Save", id="settings-save", tooltip="Write config.toml"),
     ]
 
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    """Below 100 columns: a narrower provider list, label column and form padding."""
+
     DEFAULT_CSS = """
     SettingsScreen { layout: vertical; }
-    SettingsScreen #settings-title { height: 1; padding: 0 1; background: $boost; }
-    SettingsScreen #keystore { height: auto; padding: 0 1; }
+    SettingsScreen #settings-title, SettingsScreen #keystore {
+        height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    SettingsScreen #settings-title { background: $boost; }
     SettingsScreen #keystore.-warning { color: $text-warning; }
     SettingsScreen #settings-main { height: 1fr; }
     SettingsScreen #settings-forms { width: 1fr; height: 1fr; }
     SettingsScreen #form-loading { padding: 1 2; color: $text-muted; }
+    SettingsScreen.-narrow #settings-nav { width: 33; padding: 0; scrollbar-size-vertical: 1; }
+    SettingsScreen.-narrow ProviderForm, SettingsScreen.-narrow GeneralForm {
+        padding: 0 1; scrollbar-size-vertical: 1;
+    }
+    SettingsScreen.-narrow .setting-label { width: 17; }
+    SettingsScreen.-narrow SettingRow .setting-help, SettingsScreen.-narrow KeyRow .key-source,
+    SettingsScreen.-narrow KeyRow .key-note {
+        padding: 0 0 0 17;
+    }
     """
 
     class Saved(Message):
@@ -156,7 +212,8 @@ class SettingsScreen(Screen[None]):
         self._saved_text = ""
         self._invalid: dict[tuple[str, str], str] = {}
         self._typed: dict[tuple[str, str], str] = {}
-        self._allow_file = False
+        self._key_note = ""
+        self._tests: dict[str, Worker[None]] = {}
         self._wanted = GENERAL
         self._building: set[str] = set()
 
@@ -207,13 +264,17 @@ class SettingsScreen(Screen[None]):
         self._refresh_statuses(list(SPECS))
 
     def _show_backend(self, backend: BackendInfo, problem: str | None) -> None:
+        """One line above the list; the full explanation goes in each provider's key section."""
         line = self.query_one("#keystore", Static)
         if backend.usable:
             text = f"Keys are stored in the OS keyring ({backend.name}); never in config.toml."
         else:
-            text = backend.message
+            text = "No usable OS keyring: keys cannot be stored securely (see a provider's Key section)."
+        if problem:
+            text += " The key file is ignored (see a provider's Key section)."
+        self._key_note = " ".join(part for part in ("" if backend.usable else backend.message, problem or "") if part)
         line.set_class(not backend.usable or problem is not None, "-warning")
-        line.update(plain(f"{text} {problem}" if problem else text))
+        line.update(plain(text))
 
     def _update_title(self) -> None:
         state = ""
@@ -221,7 +282,7 @@ class SettingsScreen(Screen[None]):
             state = f" · {len(self._invalid)} invalid value{'s' if len(self._invalid) != 1 else ''}"
         elif self.unsaved_config:
             state = " · unsaved changes"
-        self.query_one("#settings-title", Static).update(plain(f"Settings · {self.path}{state} · {SAVE_HINT}"))
+        self.query_one("#settings-title", Static).update(plain(f"Settings{state} · {SAVE_HINT} · {self.path}"))
 
     # --- forms ----------------------------------------------------------------------------
 
@@ -255,7 +316,10 @@ class SettingsScreen(Screen[None]):
             target.focus()
 
     async def _show_form(self, entry: str) -> None:
-        """Show the form of ``entry`` (``"general"`` or a provider id), building it on first use."""
+        """Show the form of ``entry`` (``"general"`` or a provider id), building it on first use.
+
+        Leaving a provider's form cancels its running Test.
+        """
         self._wanted = entry
         form_id = f"form-{entry}"
         if not self.switcher.query(f"#{form_id}"):
@@ -269,6 +333,9 @@ class SettingsScreen(Screen[None]):
             if entry in SPECS:
                 self._load_sources(entry)
         if self._wanted == entry:
+            left = (self.switcher.current or "").removeprefix("form-")
+            if left != entry:
+                self.cancel_test(left)
             self.switcher.current = form_id
 
     def _build_form(self, entry: str) -> Widget:
@@ -283,11 +350,21 @@ class SettingsScreen(Screen[None]):
         fields = provider_fields(spec)
         values = {f.key: editor.get(f.table, f.key) for f in fields}
         typed = {name: value for (pid, name), value in self._typed.items() if pid == entry}
-        return ProviderForm(spec, fields, values, editor.check, typed)
+        return ProviderForm(spec, fields, values, editor.check, typed, self._key_note)
 
     def provider_form(self, provider_id: str) -> ProviderForm:
         """The (already built) form of ``provider_id``."""
         return self.switcher.query_one(f"#form-{provider_id}", ProviderForm)
+
+    def _built_form(self, provider_id: str) -> ProviderForm | None:
+        """The form of ``provider_id`` when it is built, else None."""
+        forms = self.switcher.query(f"#form-{provider_id}")
+        return next((form for form in forms if isinstance(form, ProviderForm)), None)
+
+    async def _reveal(self, provider_id: str) -> None:
+        """Highlight ``provider_id`` in the list and show its form."""
+        self.nav.highlighted = self.nav.get_option_index(provider_id)
+        await self._show_form(provider_id)
 
     async def _rebuild_forms(self) -> None:
         """Drop every built form (after the document was reloaded) and show the current entry again."""
@@ -320,6 +397,13 @@ class SettingsScreen(Screen[None]):
         }
         return [names[key] for key, value in self._typed.items() if value and key in names]
 
+    def pending_changes(self) -> list[str]:
+        """What closing now would lose, one plain line each (empty: nothing)."""
+        pending = []
+        if self.unsaved_config or self._invalid:
+            pending.append(f"changes to {self.path.name}" + (" (some values are invalid)" if self._invalid else ""))
+        return pending + [f"the typed {label}" for label in self.unsaved_keys]
+
     def pending_config(self) -> Config:
         """The configuration the document describes now (unsaved edits included)."""
         if self.editor is None:
@@ -341,12 +425,12 @@ class SettingsScreen(Screen[None]):
             try:
                 editor.set(field.table, field.key, event.value)
             except ConfigError as exc:
-                reason = str(exc)
+                reason = field_reason(field, str(exc))
                 event.row.show_reason(reason)
         if reason is None:
             self._invalid.pop(place, None)
         else:
-            self._invalid[place] = f"{field.label}: {reason}"
+            self._invalid[place] = labelled(field.label, reason)
         self._update_title()
         provider_id = field.table.removeprefix("providers.")
         changed = editor.get(field.table, field.key) != before
@@ -424,55 +508,106 @@ class SettingsScreen(Screen[None]):
         self.save_keys(self._form_of(event.input))
 
     def save_keys(self, form: ProviderForm) -> None:
-        """Store the keys typed in ``form`` (checked first: control characters, Basic auth pairs)."""
-        rows = [row for row in form.key_rows if row.typed and not row.from_env]
-        problems = [credential_problem(row.credential, row.typed) for row in rows]
-        problem = next((p for p in problems if p), None)
-        if not rows:
-            problem = "Type a key first; nothing was stored."
-        elif problem is None and _has_basic_pair(form.spec):
-            stored = {row.credential.name for row in form.key_rows if row.stored or row.from_env}
-            problem = basic_auth_problem(stored, {row.credential.name: row.typed for row in rows})
-        if problem:
-            form.show_keys_status(f"{problem}; nothing was stored." if problem[-1] != "." else problem, error=True)
-            return
-        self._store_keys(form.spec.id, {row.credential.name: row.typed for row in rows})
+        """Store the keys typed in ``form`` (Save key, Enter in a key field); see :meth:`store_keys`."""
+        self._store_keys_worker(form.spec.id)
 
     @work(group="settings-keys", exit_on_error=False, description="store keys")
-    async def _store_keys(self, provider_id: str, typed: dict[str, str]) -> None:
+    async def _store_keys_worker(self, provider_id: str) -> None:
+        await self.store_keys(provider_id)
+
+    async def store_keys(self, provider_id: str) -> str | None:
+        """Store the keys typed for ``provider_id``; None when all were stored, else the problem.
+
+        The values are checked first (control characters, half a Basic auth pair; a key the
+        environment sets is skipped). Without a usable OS keyring each store asks before writing the
+        unencrypted key file. The outcome is also shown under the provider's Save key button when
+        its form is built. Must run in a worker (it may wait for the user's answer).
+        """
+        spec = SPECS[provider_id]
+        typed, problem = await self._checked_typed(spec)
+        places: list[str] = []
+        if problem is None:
+            places, problem = await self._write_keys(spec, typed)
+        if places:
+            self._keys_changed(provider_id)
+        form = self._built_form(provider_id)
+        if problem is not None:
+            if form is not None:
+                form.show_keys_status(problem, error=True)
+            return problem
+        if form is not None:
+            where = "the key file (not encrypted)" if "file" in places else "the OS keyring"
+            stored = ", ".join(credential_label(c) for c in spec.credentials if c.name in typed)
+            form.show_keys_status(f"Stored the {stored} in {where}.")
+        return None
+
+    async def _checked_typed(self, spec: ProviderSpec) -> tuple[dict[str, str], str | None]:
+        """The typed values of ``spec`` that may be stored (by name), or the reason none may."""
+        from websearch_tui.credentials import KeyStoreError, credential_sources
+
+        typed = {name: value for (pid, name), value in self._typed.items() if pid == spec.id and value}
+        if not typed:
+            return {}, "Type a key first; nothing was stored."
+        try:
+            sources = {source.name: source.where for source in await asyncio.to_thread(credential_sources, spec)}
+        except KeyStoreError as exc:
+            return {}, str(exc)
+        typed = {c.name: typed[c.name] for c in spec.credentials if c.name in typed and sources.get(c.name) != "env"}
+        if not typed:
+            return {}, "The environment sets this key, so it cannot be changed here; nothing was stored."
+        problem = next((p for p in (credential_problem(c, typed.get(c.name, "")) for c in spec.credentials) if p), None)
+        if problem is None and _has_basic_pair(spec):
+            problem = basic_auth_problem({name for name, where in sources.items() if where}, typed)
+        return typed, None if problem is None else f"{problem}; nothing was stored."
+
+    async def _write_keys(self, spec: ProviderSpec, typed: dict[str, str]) -> tuple[list[str], str | None]:
+        """Store each typed value; returns where each one went and the problem that stopped it (or None).
+
+        Without a usable OS keyring the user is asked before the key file is written, once per
+        store (consent never carries over to the next Save key).
+        """
         from websearch_tui.credentials import KeyStoreError, NoKeyringError, key_file_path, store_secret
 
-        form = self.provider_form(provider_id)
         places: list[str] = []
-        try:
-            for name, value in typed.items():
+        allow_file = False
+        for name, value in typed.items():
+            try:
                 try:
-                    places.append(
-                        await asyncio.to_thread(store_secret, provider_id, name, value, allow_file=self._allow_file)
-                    )
+                    place = await asyncio.to_thread(store_secret, spec.id, name, value, allow_file=allow_file)
                 except NoKeyringError as exc:
-                    if await self.app.push_screen_wait(key_file_dialog(key_file_path(), str(exc))) != "file":
-                        form.show_keys_status("Not stored: no OS keyring, and the key file was declined.", error=True)
-                        return
-                    self._allow_file = True
-                    places.append(await asyncio.to_thread(store_secret, provider_id, name, value, allow_file=True))
-                self._forget_typed(form, name)
-        except KeyStoreError as exc:
-            form.show_keys_status(str(exc), error=True)
-            self.notify(str(exc), severity="error", markup=False)
-        finally:
-            if places:
-                await self._keys_changed(provider_id)
-        if places and len(places) == len(typed):
-            where = "the key file (not encrypted)" if "file" in places else "the OS keyring"
-            stored = ", ".join(credential_label(c) for c in SPECS[provider_id].credentials if c.name in typed)
-            form.show_keys_status(f"Stored the {stored} in {where}.")
+                    labels = " and ".join(credential_label(c) for c in spec.credentials if c.name in typed)
+                    dialog = key_file_dialog(key_file_path(), str(exc), f"the {labels} of {spec.label}")
+                    if await self.app.push_screen_wait(dialog) != "file":
+                        return places, "Not stored: there is no OS keyring, and the key file was declined."
+                    allow_file = True
+                    place = await asyncio.to_thread(store_secret, spec.id, name, value, allow_file=True)
+            except KeyStoreError as exc:
+                return places, str(exc)
+            places.append(place)
+            self._forget_typed(spec.id, name)
+        return places, None
 
-    def _forget_typed(self, form: ProviderForm, name: str) -> None:
-        self._typed.pop((form.spec.id, name), None)
-        for row in form.key_rows:
+    def _forget_typed(self, provider_id: str, name: str) -> None:
+        self._typed.pop((provider_id, name), None)
+        form = self._built_form(provider_id)
+        for row in form.key_rows if form is not None else ():
             if row.credential.name == name:
                 row.clear()
+
+    async def _store_all_typed(self) -> bool:
+        """Store every typed key (Save and close); on a problem show that provider's form and return False."""
+        for provider_id in list(dict.fromkeys(pid for pid, _ in self._typed)):
+            if await self.store_keys(provider_id) is not None:
+                await self._reveal(provider_id)
+                self.notify(
+                    f"Settings stay open: the typed key of {SPECS[provider_id].label} was not stored "
+                    "(the reason is in its Key section).",
+                    severity="error",
+                    markup=False,
+                    timeout=10,
+                )
+                return False
+        return True
 
     @on(Button.Pressed, ".key-delete")
     def _on_delete_key(self, event: Button.Pressed) -> None:
@@ -510,10 +645,11 @@ class SettingsScreen(Screen[None]):
             form.show_keys_status(
                 f"Deleted the {labels} from {where}." if removed else f"No stored {labels} to delete."
             )
-        await self._keys_changed(provider_id)
+        self._keys_changed(provider_id)
 
-    async def _keys_changed(self, provider_id: str) -> None:
-        self._load_sources(provider_id)
+    def _keys_changed(self, provider_id: str) -> None:
+        if self._built_form(provider_id) is not None:
+            self._load_sources(provider_id)
         self._refresh_statuses([provider_id])
         self.post_message(self.KeysChanged(provider_id))
 
@@ -524,6 +660,7 @@ class SettingsScreen(Screen[None]):
 
     @on(Button.Pressed, ".test-button")
     def _on_test(self, event: Button.Pressed) -> None:
+        """Start a Test of the form's provider; a Test still running for it is cancelled."""
         event.stop()
         form = self._form_of(event.button)
         typed = {
@@ -531,29 +668,72 @@ class SettingsScreen(Screen[None]):
             for row in form.key_rows
             if row.typed and not row.from_env and credential_problem(row.credential, row.typed) is None
         }
-        form.show_test(f"Searching “{TEST_QUERY}”…", ok=None)
-        self._run_test(form.spec.id, typed)
+        form.show_searching()
+        provider_id = form.spec.id
+        self._tests[provider_id] = self.run_worker(
+            self._run_test(provider_id, typed),
+            group=f"settings-test-{provider_id}",
+            exclusive=True,
+            exit_on_error=False,
+            description="provider test",
+        )
 
-    @work(group="settings-test", exit_on_error=False, description="provider test")
     async def _run_test(self, provider_id: str, typed: dict[str, str]) -> None:
+        """Probe ``provider_id``; only the newest Test of that provider may show its progress and result."""
+        worker = get_current_worker()
+
+        def current_form() -> ProviderForm | None:
+            return self._built_form(provider_id) if self._tests.get(provider_id) is worker else None
+
+        def on_update(_provider_id: str, update: RunUpdate) -> None:
+            form = current_form()
+            if form is None:
+                return
+            if isinstance(update, Retrying):
+                form.show_retry(update.delay, update.reason)
+            elif isinstance(update, StatusChanged) and update.status in (RunStatus.RUNNING, RunStatus.STREAMING):
+                form.show_searching()
+
         config = self.pending_config()
         outcome = await probe_provider(
-            provider_id, config.settings_for(provider_id), typed, timeout=config.search.timeout
+            provider_id,
+            config.settings_for(provider_id),
+            typed,
+            timeout=config.search.timeout,
+            max_body_bytes=int(config.search.max_body_mib * 1024 * 1024),
+            on_update=on_update,
         )
-        text, ok = describe_outcome(outcome)
-        self.provider_form(provider_id).show_test(text, ok=ok)
+        form = current_form()
+        if form is not None:
+            del self._tests[provider_id]
+            text, ok = describe_outcome(outcome)
+            form.show_test(text, ok=ok)
+
+    def cancel_test(self, provider_id: str) -> bool:
+        """Cancel the running Test of ``provider_id`` (its form says "Test cancelled."); True if one ran."""
+        worker = self._tests.pop(provider_id, None)
+        if worker is None or worker.is_finished:
+            return False
+        worker.cancel()
+        form = self._built_form(provider_id)
+        if form is not None:
+            form.show_test("Test cancelled.", ok=None)
+        return True
 
     # --- save and close -------------------------------------------------------------------
 
     def action_save(self) -> None:
         """Write config.toml (refused while a field holds an invalid value)."""
-        if self.editor is None:
+        if self.editor is None or not self._valid():
             return
+        self._save_worker()
+
+    def _valid(self) -> bool:
+        """False (after saying which value to fix) while a field holds an invalid value."""
         if self._invalid:
             first = next(iter(self._invalid.values()))
             self.notify(f"Not saved. Fix first: {first}", severity="error", markup=False)
-            return
-        self._save_worker()
+        return not self._invalid
 
     @work(group="settings-save", exclusive=True, exit_on_error=False, description="save settings")
     async def _save_worker(self) -> None:
@@ -591,29 +771,43 @@ class SettingsScreen(Screen[None]):
         return True
 
     def action_close(self) -> None:
-        """Close; with unsaved changes or typed keys, ask first (save and close, discard, keep editing)."""
-        pending = []
-        if self.unsaved_config or self._invalid:
-            pending.append(f"changes to {self.path.name}" + (" (some values are invalid)" if self._invalid else ""))
-        pending += [f"the typed {label} (press Save key to store it)" for label in self.unsaved_keys]
-        if not pending:
-            self.dismiss()
+        """Escape / q: cancel a running Test if there is one; else close, asking first about unsaved
+        changes or typed keys (save and close, discard, keep editing)."""
+        cancelled = [provider_id for provider_id in list(self._tests) if self.cancel_test(provider_id)]
+        if cancelled:
             return
-        self._ask_close(pending)
+        pending = self.pending_changes()
+        if not pending:
+            self.dismiss(False)
+            return
+        self._ask_leave(pending, quitting=False)
+
+    def ask_before_quit(self) -> bool:
+        """Ctrl+C: True when the app must not quit yet because this screen asks about unsaved changes
+        or typed keys first (its answer "discard" or "save" then dismisses the screen with True)."""
+        pending = self.pending_changes()
+        if not pending:
+            return False
+        if self.app.screen is not self:  # a dialog is open over this screen
+            self.notify("Answer or close the open dialog first (Esc): there are unsaved settings.", markup=False)
+            return True
+        self._ask_leave(pending, quitting=True)
+        return True
 
     @work(group="settings-save", exclusive=True, exit_on_error=False, description="close settings")
-    async def _ask_close(self, pending: list[str]) -> None:
-        choice = await self.app.push_screen_wait(unsaved_dialog(pending))
-        if choice == "discard":
+    async def _ask_leave(self, pending: list[str], quitting: bool) -> None:
+        choice = await self.app.push_screen_wait(unsaved_dialog(pending, quitting=quitting))
+        if choice == "save" and not await self._save_all():
+            return
+        if choice in ("save", "discard"):
             self._typed.clear()
-            self.dismiss()
-        elif choice == "save":
-            if self._invalid:
-                first = next(iter(self._invalid.values()))
-                self.notify(f"Not saved. Fix first: {first}", severity="error", markup=False)
-                return
-            if await self.save():
-                self.dismiss()
+            self.dismiss(quitting)
+
+    async def _save_all(self) -> bool:
+        """Store the typed keys and save the document (Save and close); True when nothing is left unsaved."""
+        if not self._valid() or not await self._store_all_typed():
+            return False
+        return not self.unsaved_config or await self.save()
 
 
 def _has_basic_pair(spec: ProviderSpec) -> bool:

@@ -75,10 +75,13 @@ class ChoiceDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def key_file_dialog(path: Path, explanation: str) -> ChoiceDialog:
-    """Ask before a key goes to the unencrypted key file; results ``"file"`` or ``"cancel"``."""
+def key_file_dialog(path: Path, explanation: str, what: str) -> ChoiceDialog:
+    """Ask before ``what`` (``"the API key of Brave Search"``) goes to the unencrypted key file.
+
+    Asked for every key stored there (consent never carries over). Results ``"file"`` or ``"cancel"``.
+    """
     body = (
-        f"{explanation}\n\nThe key would be written to\n{path}\n"
+        f"{explanation}\n\nTo store: {what}.\nIt would be written to\n{path}\n"
         "in plain text, with permissions that let only your user read it (0600). "
         "Anyone with access to your account or your backups can read it."
     )
@@ -90,13 +93,19 @@ def key_file_dialog(path: Path, explanation: str) -> ChoiceDialog:
     )
 
 
-def unsaved_dialog(what: Sequence[str]) -> ChoiceDialog:
-    """Ask what to do with unsaved changes when closing; results ``"save"``, ``"discard"`` or ``"stay"``."""
+def unsaved_dialog(what: Sequence[str], *, quitting: bool = False) -> ChoiceDialog:
+    """Ask what to do with unsaved changes when closing the screen (``quitting``: the app);
+    results ``"save"``, ``"discard"`` or ``"stay"``."""
     body = "Not saved yet:\n" + "\n".join(f"• {item}" for item in what)
+    leave = "quit" if quitting else "close"
     return ChoiceDialog(
-        "Close settings with unsaved changes?",
+        "Quit with unsaved settings?" if quitting else "Close settings with unsaved changes?",
         body,
-        [("Keep editing", "stay", "default"), ("Discard", "discard", "error"), ("Save and close", "save", "primary")],
+        [
+            ("Keep editing", "stay", "default"),
+            (f"Discard and {leave}" if quitting else "Discard", "discard", "error"),
+            (f"Save and {leave}", "save", "primary"),
+        ],
         id="unsaved-dialog",
     )
 

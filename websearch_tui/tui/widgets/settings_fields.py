@@ -28,6 +28,9 @@ KIND_GROUPS = (
 )
 """Provider kinds in list order, with the heading shown above each group."""
 
+ENABLED_STATES = ("off: never searched, even when selected", "on: searched when selected")
+"""The help line of a provider's Enabled switch when it is off and when it is on."""
+
 BASIC_AUTH = ("username", "password")
 """Credential names that form an HTTP Basic pair (RFC 7617): both are stored, or neither."""
 
@@ -44,6 +47,7 @@ class FieldSpec:
         choices: ``(label, value)`` pairs of a ``choice`` field (the blank choice means "default").
         placeholder: shown in an empty text field (usually the default that applies).
         help: one line under the field.
+        states: for a switch, the help line when it is off and when it is on (it follows the switch).
     """
 
     table: str
@@ -53,6 +57,7 @@ class FieldSpec:
     choices: tuple[tuple[str, Any], ...] = ()
     placeholder: str = ""
     help: str = ""
+    states: tuple[str, str] = ()
 
     @property
     def ident(self) -> str:
@@ -83,6 +88,15 @@ def parse_text(field: FieldSpec, text: str) -> Any:
     if field.kind == LIST:
         return [part.strip() for part in text.split(",") if part.strip()] or None
     return text
+
+
+def labelled(label: str, reason: str) -> str:
+    """``reason`` prefixed with ``"<label>: "`` unless it already starts with the label.
+
+    ``labelled("Pacing", "Pacing must be a number")`` -> ``"Pacing must be a number"``;
+    ``labelled("Pacing", "too large")`` -> ``"Pacing: too large"``.
+    """
+    return reason if reason.startswith(label) else f"{label}: {reason}"
 
 
 def format_value(value: Any) -> str:
@@ -142,7 +156,7 @@ def general_fields(themes: Sequence[str]) -> list[FieldSpec]:
 def provider_fields(spec: ProviderSpec) -> list[FieldSpec]:
     """The ``[providers.<id>]`` fields of ``spec``, in form order: switch, endpoints, model, options, pacing."""
     table = f"providers.{spec.id}"
-    fields = [FieldSpec(table, "enabled", "Enabled", SWITCH, help="off: never searched, even when selected")]
+    fields = [FieldSpec(table, "enabled", "Enabled", SWITCH, states=ENABLED_STATES)]
     if spec.needs_base_url:
         fields.append(
             FieldSpec(

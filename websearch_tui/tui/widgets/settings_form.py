@@ -10,6 +10,8 @@ text reaches the screen with markup off.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -17,12 +19,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.timer import Timer
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Collapsible, Input, Select, SelectionList, Static, Switch
 from textual.widgets.selection_list import Selection
 
 from websearch_tui.providers.base import KIND_LABELS, CredentialSpec, ProviderSpec
-from websearch_tui.tui.safe import plain
+from websearch_tui.tui.safe import clean, plain
 from websearch_tui.tui.widgets.settings_fields import (
     BOOL,
     CHOICE,
@@ -37,7 +40,10 @@ from websearch_tui.tui.widgets.settings_fields import (
 Check = Callable[[str, str, Any], "str | None"]
 """``(table, key, value) -> reason | None``: why a value is refused (``ConfigEditor.check``)."""
 
-TEST_HINT = "Sends one search for “test” (1 result) with the settings above, saved or not."
+TEST_QUERY = "test"
+"""The query the Test action sends."""
+
+TEST_HINT = f"Sends one search for “{TEST_QUERY}” (1 result) with the settings above, saved or not."
 
 ADVANCED_KEYS = frozenset({"mcp_url", "models", "min_interval"})
 """Provider keys shown folded under "Advanced" (rarely changed)."""
@@ -99,7 +105,7 @@ class SettingRow(Vertical):
     SettingRow { height: auto; margin: 0 0 1 0; }
     SettingRow > Horizontal { height: auto; }
     SettingRow .setting-label { width: 22; padding: 0 1 0 0; }
-    SettingRow Input, SettingRow Select { width: 1fr; max-width: 72; }
+    SettingRow Input, SettingRow Select { width: 1fr; max-width: 72; min-width: 16; }
     SettingRow Switch { border: none; height: 1; padding: 0 1; }
     SettingRow Switch:focus { border: none; background: $accent 40%; }
     SettingRow .setting-help { padding: 0 0 0 22; color: $text-muted; height: auto; }
@@ -125,6 +131,7 @@ class SettingRow(Vertical):
         self.field = field
         self.initial = value
         self.check = check
+        self.help = _state_help(field, value is not False) if field.kind == SWITCH else field.help
 
     def compose(self) -> ComposeResult:
         """The label, the control for the field's kind, and the help line."""
@@ -132,7 +139,7 @@ class SettingRow(Vertical):
         with Horizontal():
             yield Static(plain(field.label), classes="setting-label")
             yield self._control()
-        yield Static(plain(field.help), classes="setting-help").set_styles(display="block" if field.help else "none")
+        yield Static(plain(self.help), classes="setting-help").set_styles(display="block" if self.help else "none")
 
     def _control(self) -> Input | Switch | Select[Any]:
         field = self.field
@@ -156,8 +163,8 @@ class SettingRow(Vertical):
         """Show why the value is refused (``None``: back to the help line)."""
         self.set_class(reason is not None, "-invalid")
         help_line = self.query_one(".setting-help", Static)
-        help_line.update(plain(reason or self.field.help))
-        help_line.display = bool(reason or self.field.help)
+        help_line.update(plain(reason or self.help))
+        help_line.display = bool(reason or self.help)
 
     @on(Input.Changed)
     def _on_input(self, event: Input.Changed) -> None:
@@ -170,6 +177,8 @@ class SettingRow(Vertical):
     @on(Switch.Changed)
     def _on_switch(self, event: Switch.Changed) -> None:
         event.stop()
+        self.help = _state_help(self.field, event.value)
+        self.show_reason(None)
         # on is the default: write ``true`` only when the file already said so
         value = (True if self.initial is True else None) if event.value else False
         self.post_message(self.Edited(self, value, None))
@@ -179,6 +188,11 @@ class SettingRow(Vertical):
         event.stop()
         value = None if event.value is Select.NULL else event.value
         self.post_message(self.Edited(self, value, None))
+
+
+def _state_help(field: FieldSpec, on: bool) -> str:
+    """A switch's help line for its position (the field's ``states``), else its plain help."""
+    return field.states[on] if field.states else field.help
 
 
 def _match_choice(choices: Sequence[tuple[str, Any]], value: Any) -> Any:
@@ -201,7 +215,7 @@ class KeyRow(Vertical):
     KeyRow { height: auto; margin: 0 0 1 0; }
     KeyRow > Horizontal { height: auto; }
     KeyRow .setting-label { width: 22; padding: 0 1 0 0; }
-    KeyRow Input { width: 1fr; max-width: 60; }
+    KeyRow Input { width: 1fr; max-width: 60; min-width: 16; }
     KeyRow Button { margin: 0 0 0 1; min-width: 10; }
     KeyRow .key-source { padding: 0 0 0 22; height: auto; color: $text-muted; }
     KeyRow.-invalid .key-source { color: $text-error; }
@@ -319,6 +333,7 @@ class ProviderForm(VerticalScroll):
         values: current document value by key.
         check: the validity check.
         typed: keys typed earlier in this session and not stored, by credential name.
+        key_note: a warning shown in the key section (e.g. why keys cannot go to an OS keyring); "" for none.
     """
 
     DEFAULT_CSS = """
@@ -329,6 +344,7 @@ class ProviderForm(VerticalScroll):
     ProviderForm .form-actions { height: auto; margin: 0 0 1 0; }
     ProviderForm .form-actions Button { margin: 0 1 0 0; }
     ProviderForm .keys-status { height: auto; margin: 0 0 1 0; }
+    ProviderForm .key-store-note { height: auto; margin: 0 0 1 0; color: $text-warning; }
     ProviderForm .test-result { height: auto; padding: 0 0 0 1; width: 1fr; }
     ProviderForm .test-result.-ok { color: $text-success; }
     ProviderForm .test-result.-failed { color: $text-error; }
@@ -341,6 +357,7 @@ class ProviderForm(VerticalScroll):
         values: dict[str, Any],
         check: Check,
         typed: dict[str, str],
+        key_note: str = "",
     ) -> None:
         super().__init__(id=f"form-{spec.id}")
         self.spec = spec
@@ -348,6 +365,9 @@ class ProviderForm(VerticalScroll):
         self.values = values
         self.check = check
         self.typed = typed
+        self.key_note = key_note
+        self._retry_timer: Timer | None = None
+        self._retry: tuple[float, str] = (0.0, "")
 
     def compose(self) -> ComposeResult:
         """Title, keys, settings, advanced settings and the Test row."""
@@ -384,6 +404,8 @@ class ProviderForm(VerticalScroll):
         with Horizontal(classes="form-actions"):
             yield Button("Save key", variant="primary", id=f"save-key-{spec.id}", classes="save-key", compact=True)
         yield Static(classes="keys-status").set_styles(display="none")
+        if self.key_note:
+            yield Static(plain(self.key_note), classes="key-store-note")
 
     @property
     def key_rows(self) -> list[KeyRow]:
@@ -397,11 +419,38 @@ class ProviderForm(VerticalScroll):
         status.display = True
 
     def show_test(self, text: str, *, ok: bool | None) -> None:
-        """The Test outcome (``ok`` None: in progress)."""
+        """The Test outcome or state (``ok`` None: neither passed nor failed, e.g. in progress)."""
+        self._stop_countdown()
         result = self.query_one(".test-result", Static)
         result.set_class(ok is True, "-ok")
         result.set_class(ok is False, "-failed")
         result.update(plain(text))
+
+    def show_searching(self) -> None:
+        """The Test search is on its way (again, after a retry wait)."""
+        self.show_test(f"Searching “{TEST_QUERY}”…", ok=None)
+
+    def show_retry(self, delay: float, reason: str) -> None:
+        """The Test search waits ``delay`` seconds before resending (``reason``: ``"429"``, ``"timeout"``).
+
+        Shows ``Searching “test”… retrying in 3s (429)…``, counting down each second until the next
+        :meth:`show_test` or :meth:`show_searching`.
+        """
+        self.show_searching()
+        self._retry = (time.monotonic() + delay, reason)
+        self._show_countdown()
+        self._retry_timer = self.set_interval(1.0, self._show_countdown)
+
+    def _show_countdown(self) -> None:
+        until, reason = self._retry
+        left = max(math.ceil(until - time.monotonic()), 0)
+        text = f"Searching “{TEST_QUERY}”… retrying in {left}s ({clean(reason, one_line=True, limit=20)})…"
+        self.query_one(".test-result", Static).update(plain(text))
+
+    def _stop_countdown(self) -> None:
+        if self._retry_timer is not None:
+            self._retry_timer.stop()
+            self._retry_timer = None
 
     def show_login(self, text: str) -> None:
         """The state of the login a provider uses instead of a key (Codex)."""
