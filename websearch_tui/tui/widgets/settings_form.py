@@ -459,7 +459,7 @@ class ProviderForm(VerticalScroll):
 
 def _subtitle(spec: ProviderSpec) -> str:
     kind = KIND_LABELS.get(spec.kind, spec.kind)
-    need = "uses an existing login" if spec.login else ("key optional" if spec.keyless else "needs a key")
+    need = "uses an existing login" if spec.login else ("key optional" if spec.keyless else "key required")
     if not spec.credentials and not spec.login:
         need = "keyless"
     return f"{kind} · {need} · [providers.{spec.id}]"
