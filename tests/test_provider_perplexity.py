@@ -155,6 +155,19 @@ async def test_tokens_arrive_as_separate_deltas() -> None:
     assert response.auth_mode == "api_key"
 
 
+async def test_search_results_without_a_usable_url_are_counted() -> None:
+    results = [
+        {"title": "Kept", "url": "https://kept.example/"},
+        {"title": "No URL"},
+        {"title": "Script", "url": "javascript:alert(1)"},
+        "not an object",
+    ]
+    data = sse(chunk("ok", search_results=results), chunk("", object="chat.completion.done"))
+    _, _, response = await run(sse_response(data))
+    assert [s.url for s in response.sources] == ["https://kept.example/"]
+    assert response.dropped_sources == 3
+
+
 async def test_citations_keep_order_when_max_results_is_smaller() -> None:
     results = [
         {"title": "Five", "url": CITATIONS[4], "snippet": "five &amp; more", "date": "2024-03-15"},

@@ -226,10 +226,12 @@ def _content_text(choice: Any) -> str:
 
 
 def _results(raw: Any) -> tuple[Source, ...]:
-    """``search_results`` entries as sources, provider order, de-duplicated by canonical URL."""
-    rows = [item for item in _parse.as_list(raw) if isinstance(item, dict)]
-    made = (_parse.make_source(r.get("url"), r.get("title"), r.get("snippet"), r.get("date")) for r in rows)
-    sources = [source for source in made if source is not None]
+    """``search_results`` entries as sources, provider order, de-duplicated by canonical URL; the
+    result carries how many entries had no usable URL (``dropped``)."""
+    rows = [_parse.as_dict(item) for item in _parse.as_list(raw)]
+    sources = _parse.collect_sources(
+        _parse.make_source(r.get("url"), r.get("title"), r.get("snippet"), r.get("date")) for r in rows
+    )
     return _parse.limit_sources(sources, len(sources))
 
 
