@@ -637,3 +637,38 @@ async def test_shared_client_holds_24_requests_open_at_once() -> None:
         finally:
             await client.aclose()
     assert [reply.json() for reply in replies] == [{"ok": True}] * everyone
+
+
+def gzip_response(payload: bytes, *, pieces: int = 1) -> Callable[[httpx.Request], httpx.Response]:
+    """A handler answering with ``payload`` gzip-compressed, sent in ``pieces`` reads."""
+    import gzip
+
+    packed = gzip.compress(payload)
+    step = -(-len(packed) // pieces)
+
+    async def body():
+        for start in range(0, len(packed), step):
+            yield packed[start : start + step]
+
+    return lambda request: httpx.Response(
+        200, content=body(), headers={"content-encoding": "gzip", "content-type": "application/json"}
+    )
+
+
+async def test_a_gzip_bomb_is_inflated_in_small_steps_and_stopped_at_the_cap(sleeps: list[float]) -> None:
+    ctx = make_ctx("brave", gzip_response(b"0" * (64 * 1024 * 1024)))  # 64 MiB of zeros: about 64 KiB packed
+    ctx.max_body_bytes = 1024 * 1024
+    with pytest.raises(ProviderError, match="larger than 1 MiB"):
+        await request_json(ctx, "GET", "https://x.example")
+
+    sizes = []
+    async with make_ctx("brave", gzip_response(b"1" * (3 * 1024 * 1024))).client.stream("GET", "https://x") as reply:
+        async for chunk in _http.body_chunks(reply):
+            sizes.append(len(chunk))
+    assert max(sizes) <= _http.INFLATE_STEP and sum(sizes) == 3 * 1024 * 1024
+
+
+async def test_a_gzip_body_split_across_reads_decodes_whole(sleeps: list[float]) -> None:
+    payload = json.dumps({"web": {"results": [{"url": f"https://r{i}.example/"} for i in range(500)]}}).encode()
+    data, _ = await request_json(make_ctx("brave", gzip_response(payload, pieces=7)), "GET", "https://x.example")
+    assert len(data["web"]["results"]) == 500

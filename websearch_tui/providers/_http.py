@@ -23,6 +23,7 @@ import json
 import random
 import re
 import time
+import zlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -332,15 +333,47 @@ async def read_capped(ctx: ProviderContext, response: httpx.Response) -> bytes:
 
     Raises:
         ProviderError: ``protocol`` once the body passes ``ctx.max_body_bytes`` (:func:`too_large`).
+        httpx.DecodingError: a compressed body that cannot be decompressed.
     """
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in body_chunks(response):
         size += len(chunk)
         if size > ctx.max_body_bytes:
             raise too_large(ctx, "response", response.status_code)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+INFLATE_STEP = 256 * 1024
+"""Most bytes a gzip body is inflated to in one step, so a small compressed chunk (a "gzip bomb")
+cannot expand to many MiB before the size cap is checked."""
+
+
+async def body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body's decoded bytes in chunks; a gzip body is inflated at most :data:`INFLATE_STEP`
+    bytes at a time (other encodings are decoded by httpx).
+
+    Raises:
+        httpx.DecodingError: the gzip data is corrupt.
+    """
+    if response.headers.get("content-encoding", "").strip().lower() not in ("gzip", "x-gzip"):
+        async for chunk in response.aiter_bytes():
+            yield chunk
+        return
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    try:
+        async for data in response.aiter_raw():
+            while data and not inflater.eof:
+                chunk = inflater.decompress(data, INFLATE_STEP)
+                data = inflater.unconsumed_tail
+                if chunk:
+                    yield chunk
+        tail = inflater.flush()
+    except zlib.error as exc:
+        raise httpx.DecodingError(f"gzip body: {exc}") from None
+    if tail:
+        yield tail
 
 
 def too_large(ctx: ProviderContext, what: str, status: int | None = None) -> ProviderError:
@@ -578,7 +611,7 @@ class _CappedText:
         """
         decoder = codecs.getincrementaldecoder(self.response.encoding or "utf-8")(errors="replace")
         size = 0
-        async for chunk in self.response.aiter_bytes():
+        async for chunk in body_chunks(self.response):
             size += len(chunk)
             if size > self.ctx.max_body_bytes:
                 raise too_large(self.ctx, "stream")
