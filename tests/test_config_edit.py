@@ -261,3 +261,13 @@ def test_a_symlinked_config_is_written_through_the_link(tmp_path):
     editor.save()
     assert link.is_symlink()
     assert "max_results = 4" in target.read_text(encoding="utf-8")
+
+
+def test_a_table_emptied_by_removals_goes_but_one_with_a_comment_stays(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[ui]\ntheme = "nord"\n\n[providers.brave]\n# my proxy\nenabled = false\n', encoding="utf-8")
+    editor = ConfigEditor.load(path)
+    editor.set("ui", "theme", "")
+    editor.set("providers.brave", "enabled", None)
+    editor.save()
+    assert path.read_text(encoding="utf-8") == "[providers.brave]\n# my proxy\n"

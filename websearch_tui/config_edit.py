@@ -180,20 +180,25 @@ def _lookup(document: Any, table: str, key: str) -> Any:
 
 
 def _apply(document: Any, table: str, key: str, value: Any) -> None:
-    """Set (or, for ``None``, remove) ``table.key`` in a tomlkit ``document``, creating tables as needed."""
+    """Set (or, for ``None``, remove) ``table.key`` in a tomlkit ``document``, creating tables as needed.
+
+    A table left with nothing in it (no key, no comment) by a removal is removed too.
+    """
     parts = table.split(".")
-    container = document
+    parents = [document]
     for depth, part in enumerate(parts):
-        if part not in container:
+        if part not in parents[-1]:
             if value is None:
                 return
-            container[part] = tomlkit.table(is_super_table=depth < len(parts) - 1)
-        container = container[part]
-    if value is None:
-        if key in container:
-            del container[key]
-    else:
+            parents[-1][part] = tomlkit.table(is_super_table=depth < len(parts) - 1)
+        parents.append(parents[-1][part])
+    container = parents[-1]
+    if value is not None:
         container[key] = value
+    elif key in container:
+        del container[key]
+        if not container.as_string().strip():
+            del parents[-2][parts[-1]]
 
 
 def _is_unset(value: Any) -> bool:

@@ -705,6 +705,28 @@ async def test_a_re_enabled_provider_is_selected_again(config_file):
         assert main.build_request("q").providers == ("ddgs", "exa")
 
 
+async def test_switching_a_provider_off_and_on_keeps_its_enabled_line(config_file):
+    original = COMMENTED + "\n[providers.exa]\nenabled = true  # keep me\n"
+    config_file.write_text(original, encoding="utf-8")
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "exa")
+        switch = screen.query_one("#f-providers-exa-enabled", Switch)
+        switch.value = False
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "enabled = false  # keep me" in config_file.read_text(encoding="utf-8")
+        await pilot.press("escape")  # a later visit builds the form from the saved file
+        await settle(pilot)
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "exa")
+        screen.query_one("#f-providers-exa-enabled", Switch).value = True
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert config_file.read_text(encoding="utf-8") == original
+
+
 async def test_the_enabled_help_line_follows_the_switch(config_file):
     app = make_settings_app(config_file)
     async with app.run_test(size=(150, 45)) as pilot:
@@ -887,3 +909,21 @@ async def test_a_test_run_redacts_the_typed_password_but_not_the_user_name(memor
         outcome = await probe_provider("searxng", settings, typed, timeout=10)
     assert outcome.error is None, outcome.error
     assert redact("typed-pw-0031 test") == "*** test"  # the user name is not a secret
+
+
+async def test_the_title_says_when_a_typed_key_is_not_stored(config_file, memory_keyring):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        title = screen.query_one("#settings-title")
+        assert "typed key not stored" not in text_of(title)
+        key_input = screen.query_one(KeyRow).query_one(Input)
+        key_input.focus()
+        key_input.value = "brave-title-0041"
+        await pilot.pause()
+        assert "typed key not stored" in text_of(title)
+        await pilot.press("enter")  # Enter in the key field stores it
+        await settle(pilot)
+        assert "typed key not stored" not in text_of(title)
+        assert memory_keyring.entries[("websearch-tui", "brave:api_key")] == "brave-title-0041"

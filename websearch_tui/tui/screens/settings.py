@@ -282,6 +282,8 @@ class SettingsScreen(Screen[bool]):
             state = f" · {len(self._invalid)} invalid value{'s' if len(self._invalid) != 1 else ''}"
         elif self.unsaved_config:
             state = " · unsaved changes"
+        elif self.unsaved_keys:
+            state = " · typed key not stored"
         self.query_one("#settings-title", Static).update(plain(f"Settings{state} · {SAVE_HINT} · {self.path}"))
 
     # --- forms ----------------------------------------------------------------------------
@@ -495,6 +497,7 @@ class SettingsScreen(Screen[bool]):
             self._typed[place] = row.typed
         else:
             self._typed.pop(place, None)
+        self._update_title()
 
     @on(Button.Pressed, ".save-key")
     def _on_save_key(self, event: Button.Pressed) -> None:
@@ -593,6 +596,7 @@ class SettingsScreen(Screen[bool]):
         for row in form.key_rows if form is not None else ():
             if row.credential.name == name:
                 row.clear()
+        self._update_title()
 
     async def _store_all_typed(self) -> bool:
         """Store every typed key (Save and close); on a problem show that provider's form and return False."""

@@ -179,8 +179,9 @@ class SettingRow(Vertical):
         event.stop()
         self.help = _state_help(self.field, event.value)
         self.show_reason(None)
-        # on is the default: write ``true`` only when the file already said so
-        value = (True if self.initial is True else None) if event.value else False
+        # on is the default: write ``true`` only where the file already has the key (its line and
+        # comment stay); a file without it stays without it
+        value = (True if self.initial is not None else None) if event.value else False
         self.post_message(self.Edited(self, value, None))
 
     @on(Select.Changed)
