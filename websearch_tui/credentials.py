@@ -333,6 +333,26 @@ _BASIC_AUTH_PARTS = ("username", "password")
 """Credentials sent base64-encoded as UTF-8 (RFC 7617), so any printable text is fine; every other
 credential goes into a header or URL as it is and must be ASCII."""
 
+
+def value_problem(credential: CredentialSpec, value: str) -> str | None:
+    """Why ``value`` (already stripped) cannot be stored for ``credential``, as a phrase completing
+    "the <credential> ..." (``"is empty"``); ``None`` when it can.
+
+    Refused: an empty value; control characters (a pasted line break or terminal escape; values go
+    into HTTP headers); ``:`` in a Basic-auth user name (RFC 7617 joins ``user:password``); a
+    character outside ASCII in anything but a Basic-auth user name or password.
+    """
+    if not value:
+        return "is empty"
+    if has_control_chars(value):
+        return "contains control characters (a pasted line break or terminal escape?)"
+    if credential.name == "username" and ":" in value:
+        return "must not contain ':' (Basic auth joins username:password)"
+    if credential.name not in _BASIC_AUTH_PARTS and not value.isascii():
+        return "contains a character that is not plain ASCII (a pasted no-break space or typographic quote?)"
+    return None
+
+
 LOCKED_PAUSE = 60.0
 """Seconds keyring reads are skipped after the keyring reported itself locked (one unlock prompt,
 not one per credential)."""
@@ -459,24 +479,14 @@ def store_secret(provider_id: str, credential: str, value: str, *, allow_file: b
 
     Raises:
         NoKeyringError: no usable keyring backend and ``allow_file`` is false.
-        KeyStoreError: unknown provider or credential, an empty value or one with control
-            characters, a key (other than a Basic-auth user name or password) that is not ASCII,
+        KeyStoreError: unknown provider or credential, a value :func:`value_problem` refuses,
             a locked or denying keyring, or an unwritable key file.
     """
     spec, item = _credential_spec(provider_id, credential)
     value = (value or "").strip()
-    if not value:
-        raise KeyStoreError(f"{spec.label}: the {credential} is empty; nothing was stored.")
-    if has_control_chars(value):
-        raise KeyStoreError(
-            f"{spec.label}: the {credential} contains control characters (a pasted line break or terminal "
-            "escape?); nothing was stored."
-        )
-    if credential not in _BASIC_AUTH_PARTS and not value.isascii():
-        raise KeyStoreError(
-            f"{spec.label}: the {credential} contains a character that is not plain ASCII (a pasted no-break "
-            "space or typographic quote?); API keys are plain ASCII. Nothing was stored."
-        )
+    problem = value_problem(item, value)
+    if problem is not None:
+        raise KeyStoreError(f"{spec.label}: the {credential} {problem}; nothing was stored.")
     if item.secret:
         register_secret(value)
     info = backend_info()

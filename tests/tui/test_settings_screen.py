@@ -66,9 +66,9 @@ def make_settings_app(path: Path) -> WebSearchApp:
     return WebSearchApp(config, engine)
 
 
-async def settle(pilot, rounds: int = 400) -> None:
+async def settle(pilot, rounds: int = 1500) -> None:
     """Wait until every worker (statuses, key sources, saves, tests) has finished, or one waits for
-    the user's answer in a dialog."""
+    the user's answer in a dialog (at most 30 s: generous, so a loaded CI machine is not a failure)."""
     for _ in range(rounds):
         await pilot.pause(0.02)
         if isinstance(pilot.app.screen, ChoiceDialog) or all(worker.is_finished for worker in pilot.app.workers):

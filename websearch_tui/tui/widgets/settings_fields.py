@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, RECENCIES
-from websearch_tui.core.text import has_control_chars
+from websearch_tui.credentials import value_problem
 from websearch_tui.providers.base import CredentialSpec, ProviderSpec
 
 TEXT, INT, FLOAT, LIST, BOOL, SWITCH, CHOICE = "text", "int", "float", "list", "bool", "switch", "choice"
@@ -204,17 +204,12 @@ def credential_label(credential: CredentialSpec) -> str:
 
 
 def credential_problem(credential: CredentialSpec, value: str) -> str | None:
-    """Why ``value`` cannot be stored for ``credential`` (``None`` when it can).
-
-    Keys and passwords must not hold control characters (they end up in HTTP headers); a Basic
-    auth username must not contain ``:`` either (RFC 7617 joins ``user:password``).
-    """
-    label = credential_label(credential)
-    if has_control_chars(value.strip()):
-        return f"{label} must not contain control characters"
-    if credential.name == "username" and ":" in value:
-        return "Username must not contain ':' (Basic auth joins username:password)"
-    return None
+    """Why ``value`` cannot be stored for ``credential``, worded for its field (``"API key contains
+    control characters ..."``); ``None`` when it can or when nothing is typed. The rules are the key
+    store's (:func:`websearch_tui.credentials.value_problem`)."""
+    value = value.strip()
+    problem = value_problem(credential, value) if value else None
+    return f"{credential_label(credential)} {problem}" if problem else None
 
 
 def basic_auth_problem(stored: set[str], typed: dict[str, str]) -> str | None:
