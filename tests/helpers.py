@@ -13,8 +13,9 @@ import httpx
 import pytest
 
 from websearch_tui.core.models import ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import get_spec, load_stream
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "providers"

@@ -34,11 +34,11 @@ import pytest
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeServer
 from websearch_tui.config import load_config
-from websearch_tui.core.engine import Engine, RunStatus, StatusChanged
 from websearch_tui.core.models import SearchRequest
+from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS, ddgs
 from websearch_tui.providers._http import build_client
-from websearch_tui.providers.base import ProviderSettings, ProviderSpec
+from websearch_tui.search.engine import Engine, RunStatus, StatusChanged
 
 RUNS = 50
 SEED = 6

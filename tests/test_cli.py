@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator
 import pytest
 
 from websearch_tui.cli import main
-from websearch_tui.core import engine as engine_module
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.search import engine as engine_module
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from keyring.backends.fail import Keyring as FailKeyring
 from websearch_tui import credentials
 from websearch_tui.config import ConfigError, build_engine, config_path, load_config
 from websearch_tui.core.errors import redact
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import DEFAULT_PROVIDERS, get_spec
-from websearch_tui.providers.base import ProviderSettings
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.toml"
 

@@ -15,8 +15,8 @@ import pytest
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer
 from tests.fake_providers.routes import is_search_call, search_route
 from websearch_tui.config import build_engine, load_config
-from websearch_tui.core.engine import EventReceived, RunStatus
 from websearch_tui.core.models import AnswerDelta, SearchRequest
+from websearch_tui.search.engine import EventReceived, RunStatus
 
 QUERY = "python asyncio tutorial"
 

@@ -10,8 +10,14 @@ from collections.abc import AsyncIterator, Callable
 import httpx
 import pytest
 
-from websearch_tui.core import engine as engine_module
-from websearch_tui.core.engine import (
+from websearch_tui.core.errors import NO_PROVIDER_MESSAGE, ErrorKind, ProviderError, register_secret
+from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
+from websearch_tui.core.specs import Capabilities, ProviderSpec
+from websearch_tui.credentials import CredentialSource
+from websearch_tui.providers import _http
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.search import engine as engine_module
+from websearch_tui.search.engine import (
     Engine,
     EventReceived,
     Retrying,
@@ -20,11 +26,6 @@ from websearch_tui.core.engine import (
     StatusChanged,
     lookup_resolver,
 )
-from websearch_tui.core.errors import NO_PROVIDER_MESSAGE, ErrorKind, ProviderError, register_secret
-from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
-from websearch_tui.credentials import CredentialSource
-from websearch_tui.providers import _http
-from websearch_tui.providers.base import Capabilities, ProviderContext, ProviderSpec
 
 Fake = Callable[[SearchRequest, ProviderContext], AsyncIterator[object]]
 
@@ -332,12 +333,12 @@ async def test_auto_reports_an_empty_answer_as_a_failure_to_observers(monkeypatc
 
 
 async def test_searches_are_paced_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
-    from websearch_tui.providers.base import ProviderSettings
+    from websearch_tui.core.specs import ProviderSettings
 
     waits: list[tuple[str, float]] = []
 
     class RecordingPacer:
-        def __init__(self, interval: float) -> None:
+        def __init__(self, interval: float, **clock_and_sleep: object) -> None:
             self.interval = interval
 
         async def wait(self, ctx: ProviderContext) -> None:
@@ -370,7 +371,7 @@ async def test_engine_notes_recency_a_provider_cannot_honour(monkeypatch: pytest
 
 
 async def test_a_models_list_is_used_round_robin(monkeypatch: pytest.MonkeyPatch) -> None:
-    from websearch_tui.providers.base import ProviderSettings
+    from websearch_tui.core.specs import ProviderSettings
 
     asked: list[str | None] = []
 

@@ -37,11 +37,11 @@ from tests.fake_providers.fake_codex import login as codex_login
 from tests.fake_providers.routes import is_search_call, search_route
 from tests.tui.conftest import fixed_status, submit, wait_for_search
 from websearch_tui.config import Config, build_engine, parse_config
-from websearch_tui.core import formatting
-from websearch_tui.core.engine import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.errors import ErrorKind
 from websearch_tui.core.models import SearchRequest, Source
 from websearch_tui.providers import SPECS, _http, ddgs
+from websearch_tui.search import formats as formatting
+from websearch_tui.search.engine import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.source_list import SourceItem

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from websearch_tui.core.engine import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.formatting import (
+from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
+from websearch_tui.search.engine import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.search.formats import (
     outcome_llm_text,
     to_json_document,
     to_llm_document,
@@ -12,7 +13,6 @@ from websearch_tui.core.formatting import (
     to_markdown,
     to_text,
 )
-from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
 
 SEED_EXAMPLE = """Rust 1.80 was released on 25 July 2024 ...
 

@@ -45,9 +45,10 @@ from tests.fake_providers.routes import default_routes, plugins, variant_routes
 from tests.helpers import SHARED_FIXTURES
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import ResponseBuilder, SearchRequest, SearchResponse
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize
 from websearch_tui.providers import SPECS, _http, _parse, ddgs, load_stream
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 
 # --------------------------------------------------------------------------- settings
 

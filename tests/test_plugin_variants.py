@@ -16,8 +16,9 @@ from tests.fake_providers.routes import plugins
 from tests.helpers import collect
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import SearchRequest
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import _http, get_spec
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 
 CASES = [(pid, variant) for pid, module in plugins().items() for variant in getattr(module, "VARIANTS", ("default",))]
 LABEL_WORDS = {"zai": "Z.AI", "you": "You.com", "codex_alpha": "Codex", "ark": "ARK"}

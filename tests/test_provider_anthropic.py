@@ -24,9 +24,10 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import _messages, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window, user_prompt
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 
 PID = "anthropic"
 KEY = "sk-ant-api03-test-key-123456"

@@ -10,8 +10,8 @@ import pytest
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import brave
-from websearch_tui.providers.base import ProviderSettings
 
 from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 

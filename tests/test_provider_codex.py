@@ -28,8 +28,8 @@ from tests.test_provider_openai import (
 )
 from websearch_tui.core.errors import ErrorKind
 from websearch_tui.core.models import SearchRequest
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import _codex_auth
-from websearch_tui.providers.base import ProviderSettings
 
 ACCOUNT = "acct-test-0001"
 TRUSTED = ProviderSettings(base_url="http://127.0.0.1:9/backend-api", options={"trust_base_url": True})

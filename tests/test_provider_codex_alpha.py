@@ -11,10 +11,11 @@ import pytest
 from tests.fake_providers import FakeServer
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, Metadata, Note, SearchRequest, SourcesFound, Usage
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.credentials import provider_status
 from websearch_tui.providers import get_spec
 from websearch_tui.providers._http import USER_AGENT
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 
 from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
 

@@ -16,8 +16,8 @@ from tests.fake_providers import FakeServer
 from tests.fake_providers.routes import plugins
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import SearchRequest
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import get_spec
-from websearch_tui.providers.base import ProviderSettings
 from websearch_tui.providers.kimi import KEY_HINT
 
 from .helpers import Recorder, auth_failed, collect, fake_ctx, make_ctx, missing_key_message

@@ -17,8 +17,8 @@ from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 from tests.helpers import collect, make_ctx
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import ddgs as provider
-from websearch_tui.providers.base import ProviderSettings
 
 FAKE_BASE = "http://127.0.0.1:8765"
 

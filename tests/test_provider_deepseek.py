@@ -15,9 +15,9 @@ from tests.helpers import Recorder, collect, make_ctx, shared_fixture
 from tests.test_provider_anthropic import expected_answer, fake_ctx
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, CitationsFound, SearchEvent, SearchRequest, Usage
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import load_stream
 from websearch_tui.providers._prompt import date_window, user_prompt
-from websearch_tui.providers.base import ProviderSettings
 
 PID = "deepseek"
 KEY = "sk-deepseek-test-123456"

@@ -27,9 +27,10 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import _grounding, _http, _parse, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.gemini import EMPTY_MESSAGE, MAX_TOKENS_NOTE, NO_SEARCH_NOTE
 
 KEY = "gemini-test-key-123456"

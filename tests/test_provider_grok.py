@@ -25,7 +25,7 @@ from tests.test_provider_openai import (
 )
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, CitationsFound, SearchRequest
-from websearch_tui.providers.base import ProviderSettings
+from websearch_tui.core.specs import ProviderSettings
 
 KEY = "xai-test-key-123456"
 CREDS = {"api_key": KEY}

@@ -11,7 +11,7 @@ from tests.fake_providers import FakeServer
 from tests.fake_providers.fake_jina import envelope
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
-from websearch_tui.providers.base import ProviderSettings
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers.jina import split_site
 
 from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx

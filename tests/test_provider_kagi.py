@@ -12,7 +12,8 @@ import pytest
 from tests.fake_providers import FakeServer
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, Metadata, Note, RelatedQuestions, SearchRequest, SourcesFound
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.core.specs import ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 
 from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, shared_fixture
 

@@ -11,7 +11,7 @@ from tests.fake_providers import FakeServer
 from tests.fake_providers.fake_kimi import REQUEST_ID
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
-from websearch_tui.providers.base import ProviderSettings
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers.kimi import KEY_HINT
 
 from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx

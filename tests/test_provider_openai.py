@@ -26,9 +26,10 @@ from websearch_tui.core.models import (
     SearchEvent,
     SearchRequest,
 )
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import _http, get_spec, load_stream
 from websearch_tui.providers._responses import cited_text, clean_url, links_in
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 
 KEY = "sk-test-openai-key-123456"
 CREDS = {"api_key": KEY}

@@ -12,8 +12,8 @@ import pytest
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchRequest, Usage
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import parallel
-from websearch_tui.providers.base import ProviderSettings
 
 from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 

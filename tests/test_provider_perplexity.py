@@ -22,8 +22,8 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import load_stream
-from websearch_tui.providers.base import ProviderSettings
 
 KEY = "pplx-test-key-123456"
 CREDS = {"api_key": KEY}

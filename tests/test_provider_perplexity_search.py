@@ -11,7 +11,7 @@ import pytest
 from tests.fake_providers import FakeServer
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchRequest, SourcesFound
-from websearch_tui.providers.base import ProviderSettings
+from websearch_tui.core.specs import ProviderSettings
 
 from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, shared_fixture
 

@@ -10,7 +10,7 @@ import pytest
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, Metadata, Note, RelatedQuestions, SearchRequest, SourcesFound
-from websearch_tui.providers.base import ProviderSettings
+from websearch_tui.core.specs import ProviderSettings
 
 from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 

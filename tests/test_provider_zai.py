@@ -14,8 +14,9 @@ from tests.fake_providers import FakeServer
 from tests.fake_providers.fake_zai import FAKE_KEYS, PATH
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import zai
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 
 from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
 

@@ -25,9 +25,10 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import _http, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.zhipu_chat_search import (
     LENGTH_NOTE,
     NO_SEARCH_NOTE,

@@ -10,8 +10,9 @@ import pytest
 from tests.fake_providers import FakeServer
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchQueries, SearchRequest, SourcesFound
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers._parse import clamp_count
-from websearch_tui.providers.base import ProviderContext, ProviderSettings
+from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.zhipu_web_search import MAX_COUNT
 
 from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx

@@ -23,9 +23,9 @@ from tests.tui.conftest import submit, wait_for_search
 from websearch_tui import logs
 from websearch_tui.cli import main
 from websearch_tui.config import build_engine, load_config
-from websearch_tui.core import engine as engine_module
 from websearch_tui.credentials import KEYRING_SERVICE, keyring_username
 from websearch_tui.providers import SPECS
+from websearch_tui.search import engine as engine_module
 
 QUERY = "python asyncio tutorial"
 ECHO_FAULTS = {"brave": (401, "json"), "tavily": (500, "json"), "zai": (401, "json"), "you": (200, "html")}

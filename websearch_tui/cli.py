@@ -185,7 +185,7 @@ def _search(args: argparse.Namespace) -> int:
         )
     except RequestError as exc:
         raise UsageError(str(exc)) from None
-    from websearch_tui.core.engine import SearchResult
+    from websearch_tui.search.engine import SearchResult
 
     engine = build_engine(config)
     result = SearchResult(request=request, mode=request.mode)
@@ -212,7 +212,7 @@ def _print_result(result, output_format: str) -> int:
     When every provider failed, the errors go to stderr; ``json`` still prints its document (with
     an ``error`` object) and ``llm`` its blocks, whose failures read ``Error: <message>``.
     """
-    from websearch_tui.core import formatting
+    from websearch_tui.search import formats as formatting
 
     if output_format == "json":
         print(json.dumps(formatting.to_json_document(result), ensure_ascii=False, indent=2))
@@ -233,8 +233,8 @@ def _print_result(result, output_format: str) -> int:
 
 def _providers(args: argparse.Namespace) -> int:
     from websearch_tui import credentials
+    from websearch_tui.core.specs import KIND_LABELS
     from websearch_tui.providers import SPECS
-    from websearch_tui.providers.base import KIND_LABELS
 
     config = _load_config(args)
     rows = []

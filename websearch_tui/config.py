@@ -27,11 +27,11 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
+from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import DEFAULT_PROVIDERS, SPECS
-from websearch_tui.providers.base import ProviderSettings
 
 if TYPE_CHECKING:
-    from websearch_tui.core.engine import Engine
+    from websearch_tui.search.engine import Engine
 
 APP_NAME = "websearch-tui"
 CONFIG_ENV = "WEBSEARCH_TUI_CONFIG"
@@ -274,7 +274,7 @@ def build_engine(config: Config) -> Engine:
     """An :class:`Engine` for ``config`` that resolves credentials (and where each came from) with
     :func:`credentials.lookup` and caps response bodies at ``[search] max_body_mib``."""
     from websearch_tui import credentials
-    from websearch_tui.core.engine import Engine, lookup_resolver
+    from websearch_tui.search.engine import Engine, lookup_resolver
 
     return Engine(
         settings={pid: config.settings_for(pid) for pid in SPECS},

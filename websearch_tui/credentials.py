@@ -31,8 +31,8 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from websearch_tui.core.errors import redact, register_secret
+from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
 from websearch_tui.core.text import has_control_chars
-from websearch_tui.providers.base import CredentialSpec, ProviderSettings, ProviderSpec
 
 KEYRING_SERVICE = "websearch-tui"
 KEY_FILE_ENV = "WEBSEARCH_TUI_KEY_FILE"

@@ -10,11 +10,12 @@ import pytest
 from textual.widgets import Input
 from textual.worker import WorkerCancelled
 
-import websearch_tui.core.engine as engine_module
+import websearch_tui.search.engine as engine_module
 from websearch_tui.config import Config, SearchSettings
-from websearch_tui.core.engine import Engine
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers.base import ProviderContext, ProviderSpec
+from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
 
 FakeStream = Callable[[SearchRequest, ProviderContext], AsyncIterator[SearchEvent]]

@@ -14,9 +14,9 @@ from textual.widgets import Input, Select, Switch
 
 from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
 from websearch_tui.config import load_config
-from websearch_tui.core.engine import Engine
+from websearch_tui.core.specs import CredentialSpec
 from websearch_tui.providers import SPECS
-from websearch_tui.providers.base import CredentialSpec
+from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.screens.search import SearchScreen
 from websearch_tui.tui.screens.settings import SettingsScreen
@@ -900,7 +900,7 @@ def test_credential_rules():
 
 async def test_a_test_run_redacts_the_typed_password_but_not_the_user_name(memory_keyring) -> None:
     from websearch_tui.core.errors import redact
-    from websearch_tui.providers.base import ProviderSettings
+    from websearch_tui.core.specs import ProviderSettings
     from websearch_tui.tui.screens.settings import probe_provider
 
     with FakeServer() as server:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import importlib
 
-from websearch_tui.providers.base import Capabilities, CredentialSpec, ProviderSpec, StreamFunction
+from websearch_tui.core.specs import Capabilities, CredentialSpec, ProviderSpec
+from websearch_tui.providers.base import StreamFunction
 
 _KEY = "api_key"
 _CONTEXT_SIZES = ("low", "medium", "high")

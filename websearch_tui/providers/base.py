@@ -1,31 +1,41 @@
-"""The provider contract: what a provider declares and what it receives when it runs.
+"""The provider contract: what a provider receives when it runs, and the function it exposes.
 
 A provider module exposes ``async def stream(request, ctx) -> AsyncIterator[SearchEvent]`` and
-nothing else that the engine uses. Its static description, a :class:`ProviderSpec`, lives in the
-registry (``websearch_tui.providers``) so listing providers never imports their modules.
+nothing else that the engine uses. Its static description, a
+:class:`~websearch_tui.core.specs.ProviderSpec`, lives in the registry (``websearch_tui.providers``)
+so listing providers never imports their modules. Everything a run may use arrives in its
+:class:`ProviderContext`: the shared HTTP client, settings, credentials, the deadline, the clock and
+sleep to use, and the per-provider state the engine keeps between searches (:class:`ProviderState`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, missing_key_message
+from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
 
 if TYPE_CHECKING:
     import httpx
 
     from websearch_tui.core.models import SearchEvent, SearchRequest
 
-KIND_LABELS = {"conventional": "conventional", "agent": "agent search API", "model": "model-native"}
-DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
-"""Largest response body (or event stream) read by default: 8 MiB (config ``[search] max_body_mib``)."""
+_S = TypeVar("_S")
 
 RetryReporter = Callable[[float, str, int], None]
 """``report_retry(delay_s, reason, attempt)``: a retry is planned in ``delay_s`` seconds; ``reason`` is
 the HTTP status (``"429"``, ``"503"``) or ``"timeout"`` / ``"network"``; ``attempt`` counts from 1."""
+
+Clock = Callable[[], float]
+"""A monotonic clock in seconds (``time.monotonic``; tests pass a fake)."""
+
+Sleep = Callable[[float], Awaitable[None]]
+"""Waits the given seconds (``asyncio.sleep``; tests pass one that returns at once or advances a fake clock)."""
 
 
 def _ignore_retry(delay_s: float, reason: str, attempt: int) -> None:
@@ -36,99 +46,24 @@ def _ignore_resend() -> None:
     """The default resend reporter: nobody is watching."""
 
 
-@dataclass(frozen=True)
-class CredentialSpec:
-    """One credential a provider reads: env vars in lookup order, then keyring entry ``<id>:<name>``.
+class ProviderState:
+    """What one provider keeps between its searches within one engine: MCP sessions, cool-downs,
+    discovered tools. The engine owns one per provider and hands it to every run of that provider;
+    a standalone context (tests, one-off calls) gets a fresh one.
 
-    ``secret`` values are redacted from every message; a user name is not a secret.
+    Each module keeps its own typed record: ``ctx.state.get(DdgsState)`` returns this provider's
+    instance of ``DdgsState``, created with no arguments on first use.
     """
 
-    name: str
-    env_vars: tuple[str, ...] = ()
-    secret: bool = True
+    def __init__(self) -> None:
+        self._records: dict[type[Any], Any] = {}
 
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What a provider honours or returns, shown before sending and in ``providers``.
-
-    ``recency_in_prompt``: the date window is only asked for in the model's prompt (no native
-    filter), so older pages can still be cited; the engine says so in a note.
-    """
-
-    recency: bool = False
-    recency_in_prompt: bool = False
-    count: bool = False
-    answer: bool = False
-    citations: bool = False
-    related: bool = False
-    queries: bool = False
-    streams: bool = False
-
-
-@dataclass(frozen=True)
-class ProviderSpec:
-    """Static description of a provider.
-
-    Attributes:
-        id: registry key, config table name and ``SearchResponse.provider``.
-        label: human name used in messages (``"Brave Search"``).
-        kind: ``"conventional" | "agent" | "model"`` (model = model-native answer with grounding).
-        module: dotted module path implementing ``stream``; imported only when the provider runs.
-        credentials: what it reads from env/keyring; the first one is the API key.
-        keyless: runs without any credential (possibly on a keyless endpoint).
-        default_base_url / default_mcp_url: endpoints used when config does not override them.
-        options: provider-specific config keys and their Python types (validated on load).
-        option_choices: the allowed values of string options that take one of a fixed set
-            (``{"search_mode": ("web", "x", "both")}``); checked case-insensitively on load and
-            offered as a choice in the settings screen.
-        capabilities: see :class:`Capabilities`.
-        needs_base_url: cannot run until ``base_url`` is configured (SearXNG).
-        default_model: model used when config names none (model-native providers).
-        default_min_interval: seconds between two searches of this provider in one process
-            (client-side pacing; config ``min_interval`` overrides it).
-        login: ``"module:function"`` returning an object with ``ready`` (bool) and ``reason``
-            (str) for providers that use an existing login instead of a key (Codex).
-    """
-
-    id: str
-    label: str
-    kind: str
-    module: str
-    credentials: tuple[CredentialSpec, ...] = ()
-    keyless: bool = False
-    default_base_url: str | None = None
-    default_mcp_url: str | None = None
-    options: Mapping[str, type] = field(default_factory=dict)
-    option_choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    capabilities: Capabilities = Capabilities()
-    needs_base_url: bool = False
-    default_model: str | None = None
-    default_min_interval: float = 0.0
-    login: str | None = None
-
-    @property
-    def key_env_vars(self) -> tuple[str, ...]:
-        """Env var names of the API key credential (may be empty)."""
-        return self.credentials[0].env_vars if self.credentials else ()
-
-
-@dataclass(frozen=True)
-class ProviderSettings:
-    """One ``[providers.<id>]`` table from config.toml, validated.
-
-    ``enabled`` is ``None`` when the file does not say; ``options`` holds the provider-specific
-    keys declared in :attr:`ProviderSpec.options`; ``min_interval`` (seconds) is ``None`` when
-    the file does not set it (the spec's default pacing applies).
-    """
-
-    enabled: bool | None = None
-    base_url: str | None = None
-    mcp_url: str | None = None
-    model: str | None = None
-    models: tuple[str, ...] = ()
-    options: Mapping[str, Any] = field(default_factory=dict)
-    min_interval: float | None = None
+    def get(self, kind: type[_S]) -> _S:
+        """This provider's ``kind`` record, created by ``kind()`` the first time it is asked for."""
+        record = self._records.get(kind)
+        if record is None:
+            record = self._records[kind] = kind()
+        return record  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -149,6 +84,10 @@ class ProviderContext:
         report_retry: called by the shared HTTP layer right before it waits to retry a request
             (see :data:`RetryReporter`); ``report_resend`` once the wait is over and the request is
             sent again. Both default to doing nothing.
+        clock: the monotonic clock the deadline is measured on (seconds).
+        sleep: how the run waits (retry backoff, pacing).
+        rng: the source of retry jitter.
+        state: the provider's :class:`ProviderState`, kept by the engine between searches.
     """
 
     spec: ProviderSpec
@@ -160,6 +99,10 @@ class ProviderContext:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     report_retry: RetryReporter = _ignore_retry
     report_resend: Callable[[], None] = _ignore_resend
+    clock: Clock = time.monotonic
+    sleep: Sleep = asyncio.sleep
+    rng: random.Random = field(default_factory=random.Random, repr=False)
+    state: ProviderState = field(default_factory=ProviderState, repr=False)
 
     @property
     def api_key(self) -> str | None:
@@ -219,7 +162,7 @@ class ProviderContext:
 
     def remaining(self) -> float:
         """Seconds left before the deadline (may be <= 0)."""
-        return self.deadline - time.monotonic()
+        return self.deadline - self.clock()
 
 
 class StreamFunction(Protocol):

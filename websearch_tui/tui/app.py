@@ -12,8 +12,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from websearch_tui.core.engine import Engine
 from websearch_tui.providers import SPECS
+from websearch_tui.search.engine import Engine
 from websearch_tui.tui.screens.search import SearchScreen, StatusResolver, default_selection
 from websearch_tui.tui.screens.settings import SettingsScreen
 

@@ -16,10 +16,10 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Select, SelectionList, Static
 
-from websearch_tui.core.engine import Engine, RunStatus, RunUpdate, StatusChanged
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, RequestError, SearchRequest
+from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS
-from websearch_tui.providers.base import ProviderSettings, ProviderSpec
+from websearch_tui.search.engine import Engine, RunStatus, RunUpdate, StatusChanged
 from websearch_tui.tui.widgets.pane_area import PaneArea, choose_layout
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.provider_selector import ProviderSelector

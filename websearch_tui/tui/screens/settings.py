@@ -10,7 +10,7 @@ Keys never go in config.toml: "Save key" (and "Save and close") stores typed key
 keyring (:func:`websearch_tui.credentials.store_secret`), or, without a usable keyring and only
 after the user confirms a modal for that key, in the unencrypted key file. Every keyring and file
 call runs in a thread. "Test" runs one search (query ``test``, one result) on a one-off
-:class:`~websearch_tui.core.engine.Engine` with the form's pending settings and the stored or
+:class:`~websearch_tui.search.engine.Engine` with the form's pending settings and the stored or
 typed key; a typed key is used for the test but stored only by "Save key". One Test runs per
 provider: a new one, leaving the form, or Escape cancels it, and a cancelled run never shows.
 
@@ -40,7 +40,11 @@ from textual.widgets import Button, ContentSwitcher, Footer, Input, OptionList, 
 from textual.worker import Worker, get_current_worker
 
 from websearch_tui.config import Config, ConfigError, parse_config
-from websearch_tui.core.engine import (
+from websearch_tui.core.errors import register_secret
+from websearch_tui.core.models import SearchRequest
+from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
+from websearch_tui.providers import SPECS, get_spec
+from websearch_tui.search.engine import (
     Engine,
     OnUpdate,
     ProviderOutcome,
@@ -51,10 +55,6 @@ from websearch_tui.core.engine import (
     StatusChanged,
     lookup_resolver,
 )
-from websearch_tui.core.errors import register_secret
-from websearch_tui.core.models import SearchRequest
-from websearch_tui.providers import SPECS, get_spec
-from websearch_tui.providers.base import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
 from websearch_tui.tui.safe import plain
 from websearch_tui.tui.widgets.settings_dialogs import (
     ChoiceDialog,

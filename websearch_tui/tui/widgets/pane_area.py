@@ -16,8 +16,8 @@ from textual.containers import Container, Vertical
 from textual.content import Content
 from textual.widgets import Static, Tab, Tabs
 
-from websearch_tui.core.engine import Engine
-from websearch_tui.providers.base import ProviderSpec
+from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.search.engine import Engine
 from websearch_tui.tui.widgets.provider_pane import FLUSH_SECONDS, ProviderPane
 
 MIN_PANE_WIDTH = 40

@@ -25,12 +25,12 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Markdown, Static
 
-from websearch_tui.core.engine import Engine, EventReceived, Retrying, RunUpdate, StatusChanged
 from websearch_tui.core.errors import ProviderError
-from websearch_tui.core.formatting import dropped_sources_text
 from websearch_tui.core.models import AnswerDelta, ResponseBuilder, SearchRequest, SearchResponse
+from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.text import sanitize
-from websearch_tui.providers.base import ProviderSpec
+from websearch_tui.search.engine import Engine, EventReceived, Retrying, RunUpdate, StatusChanged
+from websearch_tui.search.formats import dropped_sources_text
 from websearch_tui.tui.safe import clean, copy_url_safely, open_url_safely, plain
 from websearch_tui.tui.widgets.related_list import RelatedItem, RelatedList
 from websearch_tui.tui.widgets.source_list import CitationList, SourceItem, SourceList

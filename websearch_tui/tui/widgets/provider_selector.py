@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import SelectionList
 from textual.widgets.selection_list import Selection
 
-from websearch_tui.providers.base import ProviderSpec
+from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.safe import clean
 
 LABEL_WIDTH = 18

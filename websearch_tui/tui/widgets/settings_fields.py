@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, RECENCIES
+from websearch_tui.core.specs import CredentialSpec, ProviderSpec
 from websearch_tui.credentials import value_problem
-from websearch_tui.providers.base import CredentialSpec, ProviderSpec
 
 TEXT, INT, FLOAT, LIST, BOOL, SWITCH, CHOICE = "text", "int", "float", "list", "bool", "switch", "choice"
 """Field kinds: typed text (str, whole number, number, comma-separated list), a tri-state boolean

@@ -24,7 +24,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Collapsible, Input, Select, SelectionList, Static, Switch
 from textual.widgets.selection_list import Selection
 
-from websearch_tui.providers.base import KIND_LABELS, CredentialSpec, ProviderSpec
+from websearch_tui.core.specs import KIND_LABELS, CredentialSpec, ProviderSpec
 from websearch_tui.tui.safe import clean, plain
 from websearch_tui.tui.widgets.settings_fields import (
     BOOL,

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from websearch_tui.providers.base import ProviderSpec
+from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.widgets.provider_selector import status_tag
 from websearch_tui.tui.widgets.settings_fields import KIND_GROUPS
 

@@ -19,7 +19,7 @@ FINAL = frozenset({"done", "empty", "failed", "cancelled", "skipped"})
 class PaneStatus:
     """What the status line shows.
 
-    ``status`` is a :class:`~websearch_tui.core.engine.RunStatus` value or ``"idle"`` /
+    ``status`` is a :class:`~websearch_tui.search.engine.RunStatus` value or ``"idle"`` /
     ``"skipped"`` (auto mode: the chain stopped before this provider); ``elapsed`` is seconds.
     ``retry_in`` (whole seconds left) and ``retry_reason`` (``"429"``, ``"timeout"``, ...) are set
     while a running provider waits to resend a request.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import random
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,9 +32,10 @@ from websearch_tui.core.errors import (
     empty_message,
 )
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
+from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS, get_spec, load_stream
 from websearch_tui.providers._pace import Pacer
-from websearch_tui.providers.base import DEFAULT_MAX_BODY_BYTES, ProviderContext, ProviderSettings, ProviderSpec
+from websearch_tui.providers.base import Clock, ProviderContext, ProviderState, Sleep
 
 log = logging.getLogger(__name__)
 
@@ -198,6 +200,9 @@ class Engine:
         resolve_credentials: CredentialResolver = _no_credentials,
         client: httpx.AsyncClient | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+        rng: random.Random | None = None,
     ) -> None:
         self.settings = dict(settings or {})
         self.default_providers = tuple(default_providers)
@@ -205,7 +210,11 @@ class Engine:
         self.resolve_credentials = resolve_credentials
         self.max_body_bytes = max_body_bytes
         self._client = client
+        self.clock = clock
+        self.sleep = sleep
+        self.rng = rng or random.Random()
         self._pacers: dict[str, Pacer] = {}
+        self._states: dict[str, ProviderState] = {}
         self._model_turns: dict[str, int] = {}
 
     @property
@@ -317,7 +326,7 @@ class Engine:
         """
         notify = _guarded(on_update)
         spec = SPECS[provider_id]
-        started = time.monotonic()
+        started = self.clock()
         builder = ResponseBuilder(provider_id)
         first_event: list[float] = []
         contexts: list[ProviderContext] = []  # the run's context, once its credentials are resolved
@@ -334,7 +343,7 @@ class Engine:
                 notify(provider_id, EventReceived(recency_note))
             async for event in load_stream(provider_id)(request, ctx):
                 if not first_event:
-                    first_event.append(time.monotonic())
+                    first_event.append(self.clock())
                     notify(provider_id, StatusChanged(RunStatus.STREAMING))
                 builder.apply(event)
                 notify(provider_id, EventReceived(event))
@@ -404,6 +413,10 @@ class Engine:
             max_body_bytes=self.max_body_bytes,
             report_retry=retrying,
             report_resend=resent,
+            clock=self.clock,
+            sleep=self.sleep,
+            rng=self.rng,
+            state=self._states.setdefault(spec.id, ProviderState()),
         )
 
     def _next_settings(self, provider_id: str) -> ProviderSettings:
@@ -426,12 +439,12 @@ class Engine:
         interval = configured if configured is not None else spec.default_min_interval
         pacer = self._pacers.get(spec.id)
         if pacer is None:
-            pacer = self._pacers[spec.id] = Pacer(interval)
+            pacer = self._pacers[spec.id] = Pacer(interval, clock=self.clock, sleep=self.sleep)
         pacer.interval = interval
         return pacer
 
-    @staticmethod
     def _outcome(
+        self,
         provider_id: str,
         status: RunStatus,
         builder: ResponseBuilder,
@@ -439,7 +452,7 @@ class Engine:
         started: float,
         first_event: list[float],
     ) -> ProviderOutcome:
-        elapsed = int((time.monotonic() - started) * 1000)
+        elapsed = int((self.clock() - started) * 1000)
         first = int((first_event[0] - started) * 1000) if first_event else None
         builder.response.elapsed_ms = elapsed
         builder.response.first_event_ms = first

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from websearch_tui.core.engine import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.text import format_age, host_of, truncate
 from websearch_tui.providers import SPECS
+from websearch_tui.search.engine import ProviderOutcome, RunStatus, SearchResult
 
 
 def _plural(count: int, word: str) -> str:

@@ -1,0 +1,112 @@
+"""What a provider is, as data: :class:`ProviderSpec`, its :class:`Capabilities` and credentials, and
+the validated ``[providers.<id>]`` table (:class:`ProviderSettings`).
+
+The floor of the package: front ends, config and the registry read these without importing any
+provider code. The runtime contract (what a provider receives when it runs) is
+:mod:`websearch_tui.providers.base`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+KIND_LABELS = {"conventional": "conventional", "agent": "agent search API", "model": "model-native"}
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+"""Largest response body (or event stream) read by default: 8 MiB (config ``[search] max_body_mib``)."""
+
+
+@dataclass(frozen=True)
+class CredentialSpec:
+    """One credential a provider reads: env vars in lookup order, then keyring entry ``<id>:<name>``.
+
+    ``secret`` values are redacted from every message; a user name is not a secret.
+    """
+
+    name: str
+    env_vars: tuple[str, ...] = ()
+    secret: bool = True
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider honours or returns, shown before sending and in ``providers``.
+
+    ``recency_in_prompt``: the date window is only asked for in the model's prompt (no native
+    filter), so older pages can still be cited; the engine says so in a note.
+    """
+
+    recency: bool = False
+    recency_in_prompt: bool = False
+    count: bool = False
+    answer: bool = False
+    citations: bool = False
+    related: bool = False
+    queries: bool = False
+    streams: bool = False
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """Static description of a provider.
+
+    Attributes:
+        id: registry key, config table name and ``SearchResponse.provider``.
+        label: human name used in messages (``"Brave Search"``).
+        kind: ``"conventional" | "agent" | "model"`` (model = model-native answer with grounding).
+        module: dotted module path implementing ``stream``; imported only when the provider runs.
+        credentials: what it reads from env/keyring; the first one is the API key.
+        keyless: runs without any credential (possibly on a keyless endpoint).
+        default_base_url / default_mcp_url: endpoints used when config does not override them.
+        options: provider-specific config keys and their Python types (validated on load).
+        option_choices: the allowed values of string options that take one of a fixed set
+            (``{"search_mode": ("web", "x", "both")}``); checked case-insensitively on load and
+            offered as a choice in the settings screen.
+        capabilities: see :class:`Capabilities`.
+        needs_base_url: cannot run until ``base_url`` is configured (SearXNG).
+        default_model: model used when config names none (model-native providers).
+        default_min_interval: seconds between two searches of this provider in one process
+            (client-side pacing; config ``min_interval`` overrides it).
+        login: ``"module:function"`` returning an object with ``ready`` (bool) and ``reason``
+            (str) for providers that use an existing login instead of a key (Codex).
+    """
+
+    id: str
+    label: str
+    kind: str
+    module: str
+    credentials: tuple[CredentialSpec, ...] = ()
+    keyless: bool = False
+    default_base_url: str | None = None
+    default_mcp_url: str | None = None
+    options: Mapping[str, type] = field(default_factory=dict)
+    option_choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    capabilities: Capabilities = Capabilities()
+    needs_base_url: bool = False
+    default_model: str | None = None
+    default_min_interval: float = 0.0
+    login: str | None = None
+
+    @property
+    def key_env_vars(self) -> tuple[str, ...]:
+        """Env var names of the API key credential (may be empty)."""
+        return self.credentials[0].env_vars if self.credentials else ()
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """One ``[providers.<id>]`` table from config.toml, validated.
+
+    ``enabled`` is ``None`` when the file does not say; ``options`` holds the provider-specific
+    keys declared in :attr:`ProviderSpec.options`; ``min_interval`` (seconds) is ``None`` when
+    the file does not set it (the spec's default pacing applies).
+    """
+
+    enabled: bool | None = None
+    base_url: str | None = None
+    mcp_url: str | None = None
+    model: str | None = None
+    models: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    min_interval: float | None = None
