@@ -7,9 +7,12 @@ Listing providers, reading config and building the CLI never import a provider m
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from websearch_tui.core.specs import Capabilities, CredentialSpec, ProviderSpec
-from websearch_tui.providers.base import StreamFunction
+
+if TYPE_CHECKING:
+    from websearch_tui.providers.base import StreamFunction
 
 _KEY = "api_key"
 _CONTEXT_SIZES = ("low", "medium", "high")
