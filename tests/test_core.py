@@ -260,3 +260,28 @@ def test_excerpt_of_an_html_page_is_its_text_and_comment_runs_are_not_a_trap() -
     # runs of empty comments once made the page detector backtrack exponentially (48 of them: days)
     assert excerpt("<!---->" * 48 + "x", 20) == "<!----><!----><!---…"
     assert excerpt("<!---->" * 48 + "<html><b>done</b>", 20) == "done"
+
+
+def test_the_reducer_sanitizes_every_string_an_event_carries() -> None:
+    hostile = "\x1b]52;c;Y2xpcA==\x07\x1b[2J\u202e"
+    builder = ResponseBuilder("p")
+    folded = builder.apply(AnswerDelta(f"a{hostile}b"))
+    assert folded == AnswerDelta("ab")  # the front end streams the returned, clean delta
+    builder.apply(
+        SourcesFound(
+            (Source(f"https://x.test/{hostile}", f"t{hostile}", f"s{hostile}", f"d{hostile}", author=f"w{hostile}"),)
+        )
+    )
+    builder.apply(CitationsFound((Citation("https://c.test", f"c{hostile}", f"q{hostile}"),)))
+    builder.apply(RelatedQuestions((f"r{hostile}",)))
+    builder.apply(SearchQueries((f"q{hostile}",)))
+    builder.apply(Metadata(model=f"m{hostile}", request_id=f"i{hostile}"))
+    builder.apply(Note(f"n{hostile}"))
+    response = builder.response
+    texts = [response.answer, response.model, response.request_id, *response.notes]
+    texts += [*response.related_questions, *response.search_queries]
+    source, citation = response.sources[0], response.citations[0]
+    texts += [source.url, source.title, source.snippet, source.published_date, source.author]
+    texts += [citation.title, citation.cited_text]
+    assert all("\x1b" not in text and "\x07" not in text and "\u202e" not in text for text in texts), texts
+    assert (source.title, citation.cited_text, response.notes) == ("t", "q", ["n"])

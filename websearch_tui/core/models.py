@@ -1,8 +1,10 @@
 """Normalised search types, the provider event stream and the one reducer.
 
 Every provider, whatever its wire format, yields the events defined here; :class:`ResponseBuilder`
-folds them into a :class:`SearchResponse`. The TUI applies the same reducer live, the CLI at the
-end, so the two can never disagree about what a provider returned.
+folds them into a :class:`SearchResponse`. The engine applies the reducer once per event and every
+front end reads the result, so no two of them can disagree about what a provider returned. The
+reducer is also where provider text enters core: every string an event carries is sanitized there
+(:func:`~websearch_tui.core.text.sanitize`), once.
 
 Nothing in this module does I/O or imports Textual or httpx.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from websearch_tui.core.text import canonical_url
+from websearch_tui.core.text import canonical_url, sanitize
 
 RECENCIES: tuple[str, ...] = ("day", "week", "month", "year")
 MODES: tuple[str, ...] = ("compare", "auto")
@@ -257,8 +259,10 @@ class ResponseBuilder:
             self._response.answer = self._parts[0]
         return self._response
 
-    def apply(self, event: SearchEvent) -> None:
-        """Fold one event into the response."""
+    def apply(self, event: SearchEvent) -> SearchEvent:
+        """Fold one event into the response; returns the event as folded, its text sanitized
+        (front ends that show a streamed delta show the returned one)."""
+        event = clean_event(event)
         r = self._response
         if isinstance(event, AnswerDelta):
             self._parts.append(event.text)
@@ -284,6 +288,7 @@ class ResponseBuilder:
         elif isinstance(event, Note):
             if event.text not in r.notes:
                 r.notes.append(event.text)
+        return event
 
     def _merge_source(self, source: Source) -> None:
         key = canonical_url(source.url)
@@ -311,3 +316,43 @@ def _unique(items: Any) -> list[str]:
         if text and text not in seen:
             seen[text] = None
     return list(seen)
+
+
+def clean_event(event: SearchEvent) -> SearchEvent:
+    """``event`` with every provider string in it sanitized (escape sequences, control and bidi
+    characters removed; see :func:`~websearch_tui.core.text.sanitize`); non-string values that
+    should have been strings become ``""``. Linear in the event's text."""
+    if isinstance(event, AnswerDelta):
+        return AnswerDelta(sanitize(event.text))
+    if isinstance(event, Note):
+        return Note(sanitize(event.text))
+    if isinstance(event, SourcesFound):
+        sources = tuple(_clean_source(source) for source in event.sources)
+        return SourcesFound(sources, replace=event.replace, dropped=event.dropped)
+    if isinstance(event, CitationsFound):
+        citations = tuple(
+            Citation(sanitize(c.url), sanitize(c.title), _clean_optional(c.cited_text)) for c in event.citations
+        )
+        return CitationsFound(citations, replace=event.replace)
+    if isinstance(event, RelatedQuestions):
+        return RelatedQuestions(tuple(sanitize(q) for q in event.questions))
+    if isinstance(event, SearchQueries):
+        return SearchQueries(tuple(sanitize(q) for q in event.queries))
+    if isinstance(event, Metadata):
+        return replace(event, model=_clean_optional(event.model), request_id=_clean_optional(event.request_id))
+    return event
+
+
+def _clean_source(source: Source) -> Source:
+    return replace(
+        source,
+        url=sanitize(source.url),
+        title=sanitize(source.title),
+        snippet=_clean_optional(source.snippet),
+        published_date=_clean_optional(source.published_date),
+        author=_clean_optional(source.author),
+    )
+
+
+def _clean_optional(text: str | None) -> str | None:
+    return None if text is None else sanitize(text)
