@@ -20,8 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer  # noqa: E402
 from tests.fake_providers.routes import search_route  # noqa: E402
-from websearch_tui.config import build_engine, load_config  # noqa: E402
+from websearch_tui.config import load_config  # noqa: E402
 from websearch_tui.core.models import SearchRequest  # noqa: E402
+from websearch_tui.search.engine import Engine  # noqa: E402
 
 
 def delay_search_calls(server: FakeServer, delay: float) -> None:
@@ -43,10 +44,10 @@ def delay_search_calls(server: FakeServer, delay: float) -> None:
 
 async def one_search(config_path: Path) -> tuple[float, list[str]]:
     """Run one compare search over every provider; return (seconds, statuses)."""
-    engine = build_engine(load_config(config_path))
+    engine = Engine.from_config(load_config(config_path))
     try:
         started = time.perf_counter()
-        result = await engine.compare(SearchRequest(query="python asyncio tutorial", providers=PROVIDERS))
+        result = await engine.search(SearchRequest(query="python asyncio tutorial", providers=PROVIDERS))
         return time.perf_counter() - started, [f"{o.provider}:{o.status.value}" for o in result.outcomes]
     finally:
         await engine.aclose()

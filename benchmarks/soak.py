@@ -71,7 +71,7 @@ def make_engine(base_url: str) -> Engine:
 async def search(engine: Engine, elapsed: dict[str, list[int]]) -> None:
     """One compare search, each provider's ``elapsed_ms`` appended to ``elapsed``; exits when a
     provider does not finish ``DONE`` (the numbers would lie)."""
-    result = await engine.compare(SearchRequest(QUERY, providers=PROVIDERS, max_results=5))
+    result = await engine.search(SearchRequest(QUERY, providers=PROVIDERS, max_results=5))
     failed = [f"{o.provider}: {o.error.message if o.error else o.status.value}" for o in result.outcomes if not o.ok]
     if failed:
         raise SystemExit(f"a search did not complete: {failed}")

@@ -72,7 +72,7 @@ async def bare(base_url: str, panes: tuple[str, ...]) -> float:
     engine = make_engine(base_url, panes)
     try:
         started = time.perf_counter()
-        await engine.compare(SearchRequest(query="bench", providers=panes))
+        await engine.search(SearchRequest(query="bench", providers=panes))
         return time.perf_counter() - started
     finally:
         await engine.aclose()

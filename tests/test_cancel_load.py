@@ -6,7 +6,7 @@ longer than the cancel window, so every search is still running when it is cance
 runs in library mode, its blocking call (a real request to the fake's HTML endpoint) in a worker
 thread, as the ``ddgs`` library does.
 
-``Engine.compare`` runs as a task and is cancelled at a seeded random moment, 50 times on one engine.
+``Engine.search`` (compare mode) runs as a task and is cancelled at a seeded random moment, 50 times on one engine.
 After each cancel: no asyncio task is left but the test's own, no thread is left beyond the
 baseline (the event loop's idle executor workers aside; a worker thread gets a bounded wait to
 finish its blocking call), no pooled connection is mid-request, every provider ended ``CANCELLED``
@@ -35,10 +35,11 @@ import pytest
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeServer
 from websearch_tui.config import load_config
 from websearch_tui.core.models import SearchRequest
+from websearch_tui.core.results import ProviderUpdate, RunStatus
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS, ddgs
 from websearch_tui.providers._http import build_client
-from websearch_tui.search.engine import Engine, RunStatus, StatusChanged
+from websearch_tui.search.engine import Engine
 
 RUNS = 50
 SEED = 6
@@ -122,12 +123,12 @@ async def cancelled_search(engine: Engine, delay: float) -> dict[str, list[RunSt
     end; returns the statuses each provider reported through ``on_update``, in order."""
     statuses: dict[str, list[RunStatus]] = defaultdict(list)
 
-    def on_update(provider: str, update: object) -> None:
-        if isinstance(update, StatusChanged):
-            statuses[provider].append(update.status)
+    def on_update(update: ProviderUpdate) -> None:
+        if update.event is None and update.retry is None:
+            statuses[update.provider].append(update.status)
 
     task = asyncio.create_task(
-        engine.compare(SearchRequest("python asyncio tutorial", providers=tuple(SPECS)), on_update)
+        engine.search(SearchRequest("python asyncio tutorial", providers=tuple(SPECS)), on_update)
     )
     await asyncio.sleep(delay)
     task.cancel()
@@ -137,7 +138,7 @@ async def cancelled_search(engine: Engine, delay: float) -> dict[str, list[RunSt
 
 
 async def test_random_cancels_leave_nothing_behind(engine: Engine) -> None:
-    warm = await engine.compare(SearchRequest("python asyncio tutorial", providers=tuple(SPECS)))
+    warm = await engine.search(SearchRequest("python asyncio tutorial", providers=tuple(SPECS)))
     assert [o.provider for o in warm.outcomes if o.status is not RunStatus.DONE] == [], [o.error for o in warm.outcomes]
     own = asyncio.current_task()
     baseline = set(threading.enumerate())

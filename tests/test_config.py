@@ -9,10 +9,11 @@ import pytest
 from keyring.backends.fail import Keyring as FailKeyring
 
 from websearch_tui import credentials
-from websearch_tui.config import ConfigError, build_engine, config_path, load_config
+from websearch_tui.config import ConfigError, config_path, load_config
 from websearch_tui.core.errors import redact
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import DEFAULT_PROVIDERS, get_spec
+from websearch_tui.search.engine import Engine
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.toml"
 
@@ -82,7 +83,7 @@ models = ["sonar", "sonar-pro"]
     )
     assert config.settings_for("perplexity").models == ("sonar", "sonar-pro")
     assert not config.is_enabled("brave") and config.is_enabled("tavily")
-    engine = build_engine(config)
+    engine = Engine.from_config(config)
     assert engine.default_providers == ("perplexity",)  # disabled providers leave the default selection
     assert engine.timeout == 12.5
     assert engine.max_body_bytes == 8 * 1024 * 1024  # [search] max_body_mib default
@@ -91,7 +92,7 @@ models = ["sonar", "sonar-pro"]
 def test_max_body_mib_reaches_the_engine(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "[search]\nmax_body_mib = 1.5\n"))
     assert config.search.max_body_mib == 1.5
-    assert build_engine(config).max_body_bytes == 1536 * 1024
+    assert Engine.from_config(config).max_body_bytes == 1536 * 1024
 
 
 @pytest.mark.parametrize(

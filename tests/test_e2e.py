@@ -14,9 +14,10 @@ import pytest
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer
 from tests.fake_providers.routes import is_search_call, search_route
-from websearch_tui.config import build_engine, load_config
+from websearch_tui.config import load_config
 from websearch_tui.core.models import AnswerDelta, SearchRequest
-from websearch_tui.search.engine import EventReceived, RunStatus
+from websearch_tui.core.results import ProviderUpdate, RunStatus
+from websearch_tui.search.engine import Engine
 
 QUERY = "python asyncio tutorial"
 
@@ -38,9 +39,9 @@ def fake_config(fake_server: FakeServer, tmp_path: Path, monkeypatch: pytest.Mon
 
 
 async def test_every_provider_returns_sources(fake_config: Path) -> None:
-    engine = build_engine(load_config(fake_config))
+    engine = Engine.from_config(load_config(fake_config))
     try:
-        result = await engine.compare(SearchRequest(query=QUERY, providers=PROVIDERS, max_results=5))
+        result = await engine.search(SearchRequest(query=QUERY, providers=PROVIDERS, max_results=5))
     finally:
         await engine.aclose()
     by_id = {o.provider: o for o in result.outcomes}
@@ -82,9 +83,9 @@ async def test_providers_run_concurrently_over_http(fake_server: FakeServer, fak
     for provider in PROVIDERS:
         method, path = search_route(provider)
         fake_server.set(method, path, gate(provider, fake_server.handler(method, path)))
-    engine = build_engine(load_config(fake_config))
+    engine = Engine.from_config(load_config(fake_config))
     try:
-        result = await engine.compare(SearchRequest(query=QUERY, providers=PROVIDERS))
+        result = await engine.search(SearchRequest(query=QUERY, providers=PROVIDERS))
     finally:
         await engine.aclose()
     assert arrived == set(PROVIDERS)
@@ -94,9 +95,9 @@ async def test_providers_run_concurrently_over_http(fake_server: FakeServer, fak
 async def test_one_broken_provider_leaves_the_others_untouched(fake_server: FakeServer, fake_config: Path) -> None:
     fake_server.fail("brave", 401)
     fake_server.html_page("tavily", 200)
-    engine = build_engine(load_config(fake_config))
+    engine = Engine.from_config(load_config(fake_config))
     try:
-        result = await engine.compare(SearchRequest(query=QUERY, providers=("brave", "tavily", "perplexity")))
+        result = await engine.search(SearchRequest(query=QUERY, providers=("brave", "tavily", "perplexity")))
     finally:
         await engine.aclose()
     brave, tavily, perplexity = result.outcomes
@@ -110,15 +111,15 @@ async def test_one_broken_provider_leaves_the_others_untouched(fake_server: Fake
 
 async def test_cancel_mid_stream_closes_connections(fake_server: FakeServer, fake_config: Path) -> None:
     fake_server.token_delay = 0.2
-    engine = build_engine(load_config(fake_config))
+    engine = Engine.from_config(load_config(fake_config))
     first_token = asyncio.Event()
 
-    def on_update(provider: str, update: object) -> None:
-        if isinstance(update, EventReceived) and isinstance(update.event, AnswerDelta):
+    def on_update(update: ProviderUpdate) -> None:
+        if isinstance(update.event, AnswerDelta):
             first_token.set()
 
     before = asyncio.all_tasks()
-    task = asyncio.create_task(engine.compare(SearchRequest(query=QUERY, providers=("perplexity",)), on_update))
+    task = asyncio.create_task(engine.search(SearchRequest(query=QUERY, providers=("perplexity",)), on_update))
     await asyncio.wait_for(first_token.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -36,12 +36,13 @@ from tests.fake_providers import faults as payload
 from tests.fake_providers.fake_codex import login as codex_login
 from tests.fake_providers.routes import is_search_call, search_route
 from tests.tui.conftest import fixed_status, submit, wait_for_search
-from websearch_tui.config import Config, build_engine, parse_config
+from websearch_tui.config import Config, parse_config
 from websearch_tui.core.errors import ErrorKind
 from websearch_tui.core.models import SearchRequest, Source
+from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.providers import SPECS, _http, ddgs
 from websearch_tui.search import formats as formatting
-from websearch_tui.search.engine import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.source_list import SourceItem
@@ -116,7 +117,7 @@ async def run_cell(
     """One compare search of ``provider`` and its healthy partner against ``server``, configured the
     way a user would (config file, keys from the environment); ``endpoint`` replaces the fake's
     address in ``provider``'s ``base_url``/``mcp_url``."""
-    engine = build_engine(fake_config(server.base_url))
+    engine = Engine.from_config(fake_config(server.base_url))
     engine.timeout = timeout  # below the config file's 1 s minimum for the timeout cells
     if endpoint is not None:
         settings = engine.settings[provider]
@@ -126,7 +127,7 @@ async def run_cell(
     request = SearchRequest(query=QUERY, providers=(provider, healthy_partner(provider)), max_results=MAX_RESULTS)
     caplog.clear()
     try:
-        result = await engine.compare(request)
+        result = await engine.search(request)
     finally:
         await engine.aclose()
     return Cell(result, search_calls(server, provider), caplog.text)
@@ -497,7 +498,7 @@ async def test_hostile_titles_render_literally_in_the_panes(caplog: pytest.LogCa
         for provider, normal in normals.items():
             FAULTS["markup_title"](server, provider, normal)
         config = parse_config(tomlkit.parse(config_toml(server.base_url, providers=list(TUI_PROVIDERS))).unwrap())
-        app = WebSearchApp(config, build_engine(config), status_resolver=fixed_status)
+        app = WebSearchApp(config, Engine.from_config(config), status_resolver=fixed_status)
         async with app.run_test(size=(210, 50)) as pilot:
             await submit(pilot, QUERY)
             await wait_for_search(app, timeout=20)

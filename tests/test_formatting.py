@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
-from websearch_tui.search.engine import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.providers import SPECS
 from websearch_tui.search.formats import (
     outcome_llm_text,
     to_json_document,
@@ -13,6 +14,8 @@ from websearch_tui.search.formats import (
     to_markdown,
     to_text,
 )
+
+LABELS = {pid: spec.label for pid, spec in SPECS.items()}
 
 SEED_EXAMPLE = """Rust 1.80 was released on 25 July 2024 ...
 
@@ -97,7 +100,7 @@ def _result() -> SearchResult:
         ProviderError("brave", ErrorKind.RATE_LIMIT, "Slow down.", status=429),
         80,
     )
-    return SearchResult(request=request, mode="compare", outcomes=[ok, failed])
+    return SearchResult(request=request, mode="compare", labels=LABELS, outcomes=[ok, failed])
 
 
 def test_json_document_shape() -> None:
@@ -149,7 +152,7 @@ def test_text_and_markdown_show_auto_failures_partial_answers_and_no_raw_html() 
         None,
         900,
     )
-    result = SearchResult(request=request, mode="auto", outcomes=[failed, won], winner="perplexity")
+    result = SearchResult(request=request, mode="auto", labels=LABELS, outcomes=[failed, won], winner="perplexity")
     text = to_text(result)
     assert "== Brave Search (brave): failed (network) after 7.0s" in text  # the earlier failure is visible
     assert "half <script>x</script>" in text  # plain text keeps the partial answer verbatim
@@ -164,6 +167,7 @@ def test_dropped_sources_are_reported_in_every_format() -> None:
     response = seed_response()
     response.dropped_sources = 2
     result = SearchResult(
+        labels=LABELS,
         request=SearchRequest(query="q", providers=("perplexity",)),
         mode="compare",
         outcomes=[ProviderOutcome("perplexity", RunStatus.DONE, response, None, 10, 5)],

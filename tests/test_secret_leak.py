@@ -22,10 +22,11 @@ from tests.fake_providers.fake_codex import CODEX_HOME
 from tests.tui.conftest import submit, wait_for_search
 from websearch_tui import logs
 from websearch_tui.cli import main
-from websearch_tui.config import build_engine, load_config
+from websearch_tui.config import load_config
 from websearch_tui.credentials import KEYRING_SERVICE, keyring_username
 from websearch_tui.providers import SPECS
 from websearch_tui.search import engine as engine_module
+from websearch_tui.search.engine import Engine
 
 QUERY = "python asyncio tutorial"
 ECHO_FAULTS = {"brave": (401, "json"), "tavily": (500, "json"), "zai": (401, "json"), "you": (200, "html")}
@@ -184,7 +185,7 @@ async def test_no_key_in_the_tui(world: dict) -> None:
 
     keys = world["keys"]
     config = load_config(world["config"])
-    app = WebSearchApp(config, build_engine(config))
+    app = WebSearchApp(config, Engine.from_config(config))
     async with app.run_test(size=(200, 60)) as pilot:
         await submit(pilot, QUERY)
         await wait_for_search(app, timeout=60)

@@ -17,10 +17,17 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from websearch_tui import __version__
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
+
+if TYPE_CHECKING:
+    from websearch_tui.config import Config
+    from websearch_tui.core.results import SearchResult
+    from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
+    from websearch_tui.credentials import CredentialSource
+    from websearch_tui.search.engine import Engine
 
 PROG = "websearch-tui"
 FORMATS = ("text", "json", "markdown", "llm")
@@ -75,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_keys_parser(commands: argparse._SubParsersAction) -> None:
+def _add_keys_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     keys = commands.add_parser("keys", help="store, delete and list API keys (OS keyring)")
     actions = keys.add_subparsers(dest="keys_command", metavar="{set,delete,list}", required=True)
     store = actions.add_parser("set", help="store a key in the OS keyring (prompted, or one line on stdin)")
@@ -90,7 +97,7 @@ def _add_keys_parser(commands: argparse._SubParsersAction) -> None:
     actions.add_parser("list", help="where each provider credential comes from (never the value)")
 
 
-def _add_config_parser(commands: argparse._SubParsersAction) -> None:
+def _add_config_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     config = commands.add_parser("config", help="show where the config file is, its effective settings, or check it")
     actions = config.add_subparsers(dest="config_command", metavar="{path,show,validate}", required=True)
     for name, text in (
@@ -148,7 +155,7 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def _load_config(args: argparse.Namespace):  # -> Config
+def _load_config(args: argparse.Namespace) -> Config:
     from websearch_tui.config import ConfigError, load_config
 
     try:
@@ -170,8 +177,8 @@ def _check_providers(ids: Sequence[str]) -> tuple[str, ...]:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from websearch_tui.config import build_engine
     from websearch_tui.core.models import RequestError, SearchRequest
+    from websearch_tui.search.engine import Engine
 
     providers = _check_providers(args.providers or ())
     config = _load_config(args)
@@ -185,12 +192,10 @@ def _search(args: argparse.Namespace) -> int:
         )
     except RequestError as exc:
         raise UsageError(str(exc)) from None
-    from websearch_tui.search.engine import SearchResult
-
-    engine = build_engine(config)
-    result = SearchResult(request=request, mode=request.mode)
+    engine = Engine.from_config(config)
+    result = engine.prepare(request)
     try:
-        asyncio.run(_run_search(engine, request, result))
+        asyncio.run(_run_search(engine, result))
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
@@ -199,34 +204,36 @@ def _search(args: argparse.Namespace) -> int:
     return _print_result(result, args.format)
 
 
-async def _run_search(engine, request, result) -> None:
+async def _run_search(engine: Engine, result: SearchResult) -> None:
     try:
-        await engine.search(request, result=result)
+        await engine.search(result.request, result=result)
     finally:
         await engine.aclose()
 
 
-def _print_result(result, output_format: str) -> int:
+def _print_result(result: SearchResult, output_format: str) -> int:
     """Print ``result`` in ``output_format``; return 0 when any provider succeeded, else 1.
 
-    When every provider failed, the errors go to stderr; ``json`` still prints its document (with
-    an ``error`` object) and ``llm`` its blocks, whose failures read ``Error: <message>``.
+    When every provider failed, the errors go to stderr (the summary's combined error last);
+    ``json`` still prints its document (with an ``error`` object) and ``llm`` its blocks, whose
+    failures read ``Error: <message>``.
     """
-    from websearch_tui.search import formats as formatting
+    from websearch_tui.search import formats
 
+    summary = result.summary()
     if output_format == "json":
-        print(json.dumps(formatting.to_json_document(result), ensure_ascii=False, indent=2))
+        print(json.dumps(formats.to_json_document(result), ensure_ascii=False, indent=2))
         return 0 if result.ok else 1
     if output_format == "llm":
-        print(formatting.to_llm_document(result) or f"Error: {result.error}")
+        print(formats.to_llm_document(result) or f"Error: {summary.error}")
     if not result.ok:
-        errors = [o for o in result.outcomes if o.error is not None]
+        errors = [(o.provider, o.error.message) for o in result.outcomes if o.error is not None]
         if len(errors) > 1:  # one failure is already the summary line below
-            for outcome in errors:
-                print(f"{PROG}: {outcome.provider}: {outcome.error.message}", file=sys.stderr)
-        return _fail(result.error or "no provider returned results", 1)
+            for provider_id, message in errors:
+                print(f"{PROG}: {provider_id}: {message}", file=sys.stderr)
+        return _fail(summary.error or "no provider returned results", 1)
     if output_format != "llm":
-        render = {"text": formatting.to_text, "markdown": formatting.to_markdown}
+        render = {"text": formats.to_text, "markdown": formats.to_markdown}
         print(render[output_format](result))
     return 0
 
@@ -237,7 +244,7 @@ def _providers(args: argparse.Namespace) -> int:
     from websearch_tui.providers import SPECS
 
     config = _load_config(args)
-    rows = []
+    rows: list[dict[str, object]] = []
     for spec in SPECS.values():
         values, sources = credentials.lookup(spec)
         settings = config.settings_for(spec.id)
@@ -256,18 +263,13 @@ def _providers(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    header = ("PROVIDER", "LABEL", "KIND", "KEY", "STATUS", "KEY FROM", "DEFAULT")
-    _print_table(
-        [header]
-        + [
-            (r["id"], r["label"], r["kind"], r["key"], r["status"], r["key_source"], "yes" if r["default"] else "")
-            for r in rows
-        ]
-    )
+    header = ["PROVIDER", "LABEL", "KIND", "KEY", "STATUS", "KEY FROM", "DEFAULT"]
+    columns = ("id", "label", "kind", "key", "status", "key_source")
+    _print_table([header] + [[str(r[c]) for c in columns] + ["yes" if r["default"] else ""] for r in rows])
     return 0
 
 
-def _key_need(spec) -> str:  # ProviderSpec -> str
+def _key_need(spec: ProviderSpec) -> str:
     """``"login"`` (an existing login, Codex), ``"none"``, ``"optional"`` or ``"required"``."""
     if spec.login:
         return "login"
@@ -276,7 +278,7 @@ def _key_need(spec) -> str:  # ProviderSpec -> str
     return "optional" if spec.keyless else "required"
 
 
-def _key_source(spec, sources) -> str:  # (ProviderSpec, [CredentialSource]) -> str
+def _key_source(spec: ProviderSpec, sources: Sequence[CredentialSource]) -> str:
     """Where a provider's credentials come from, for the ``providers`` table (never a value)."""
     if spec.login:
         from websearch_tui import credentials
@@ -309,7 +311,7 @@ def _keys(args: argparse.Namespace) -> int:
         return _fail(str(exc), 1)
 
 
-def _credential_of(provider_id: str, name: str | None):  # -> (ProviderSpec, CredentialSpec)
+def _credential_of(provider_id: str, name: str | None) -> tuple[ProviderSpec, CredentialSpec]:
     """The provider and credential named on the command line (default: its first, the API key).
 
     Raises :class:`UsageError` (with a did-you-mean) for an unknown provider or credential, or a
@@ -332,7 +334,7 @@ def _credential_of(provider_id: str, name: str | None):  # -> (ProviderSpec, Cre
     return spec, spec.credentials[names.index(name)]
 
 
-def _keys_set(spec, credential, *, allow_file: bool) -> int:  # (ProviderSpec, CredentialSpec) -> exit code
+def _keys_set(spec: ProviderSpec, credential: CredentialSpec, *, allow_file: bool) -> int:
     """``keys set``: read the value (no echo on a TTY), store it, and say where it went."""
     from websearch_tui import credentials
 
@@ -377,7 +379,7 @@ def _read_secret(prompt: str) -> str:
     return stdin.readline() if stdin is not None else ""
 
 
-def _warn_env(credential, text: str) -> None:  # CredentialSpec
+def _warn_env(credential: CredentialSpec, text: str) -> None:
     """Warn on stderr when one of the credential's env vars is set (it wins over stored keys)."""
     for name in credential.env_vars:
         if os.environ.get(name, "").strip():
@@ -385,7 +387,7 @@ def _warn_env(credential, text: str) -> None:  # CredentialSpec
             return
 
 
-def _keys_delete(spec, credential) -> int:  # (ProviderSpec, CredentialSpec) -> exit code
+def _keys_delete(spec: ProviderSpec, credential: CredentialSpec) -> int:
     """``keys delete``: remove the stored credential from the keyring and the key file."""
     from websearch_tui import credentials
 
@@ -452,7 +454,7 @@ def _config(args: argparse.Namespace) -> int:
     return 0
 
 
-def _effective_toml(config) -> str:  # Config -> str
+def _effective_toml(config: Config) -> str:
     """The effective settings as TOML: every ``[search]`` key and, per provider, its enabled state,
     endpoints, model and pacing with defaults filled in, plus the options set in the file.
 
@@ -481,7 +483,7 @@ def _effective_toml(config) -> str:  # Config -> str
     return tomlkit.dumps(document)
 
 
-def _provider_table(spec, settings) -> dict[str, object]:  # (ProviderSpec, ProviderSettings)
+def _provider_table(spec: ProviderSpec, settings: ProviderSettings) -> dict[str, object]:
     """One provider's effective ``[providers.<id>]`` table (``None`` values left out)."""
     table = {
         "enabled": settings.enabled is not False,

@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import tomlkit
@@ -29,9 +29,6 @@ from tomlkit.exceptions import TOMLKitError
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import DEFAULT_PROVIDERS, SPECS
-
-if TYPE_CHECKING:
-    from websearch_tui.search.engine import Engine
 
 APP_NAME = "websearch-tui"
 CONFIG_ENV = "WEBSEARCH_TUI_CONFIG"
@@ -91,6 +88,11 @@ class Config:
     def is_enabled(self, provider_id: str) -> bool:
         """False only when the file says ``enabled = false`` for the provider."""
         return self.settings_for(provider_id).enabled is not False
+
+    def default_selection(self) -> list[str]:
+        """The providers a search runs when none are named (and the TUI selects on start): ``[search]
+        providers`` in order, minus providers switched off with ``enabled = false``."""
+        return [pid for pid in self.search.providers if pid in SPECS and self.is_enabled(pid)]
 
 
 def default_config_path() -> Path:
@@ -268,18 +270,3 @@ def _is_http_url(value: Any) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
-def build_engine(config: Config) -> Engine:
-    """An :class:`Engine` for ``config`` that resolves credentials (and where each came from) with
-    :func:`credentials.lookup` and caps response bodies at ``[search] max_body_mib``."""
-    from websearch_tui import credentials
-    from websearch_tui.search.engine import Engine, lookup_resolver
-
-    return Engine(
-        settings={pid: config.settings_for(pid) for pid in SPECS},
-        default_providers=[pid for pid in config.search.providers if config.is_enabled(pid)],
-        timeout=config.search.timeout,
-        resolve_credentials=lookup_resolver(credentials.lookup),
-        max_body_bytes=int(config.search.max_body_mib * 1024 * 1024),
-    )

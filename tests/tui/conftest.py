@@ -8,7 +8,7 @@ from contextlib import suppress
 
 import pytest
 from textual.widgets import Input
-from textual.worker import WorkerCancelled
+from textual.worker import WorkerCancelled, WorkerState
 
 import websearch_tui.search.engine as engine_module
 from websearch_tui.config import Config, SearchSettings
@@ -17,6 +17,7 @@ from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
+from websearch_tui.tui.widgets.provider_pane import ProviderPane
 
 FakeStream = Callable[[SearchRequest, ProviderContext], AsyncIterator[SearchEvent]]
 
@@ -58,16 +59,27 @@ def make_app() -> Callable[..., WebSearchApp]:
     return factory
 
 
+async def workers_done(app: WebSearchApp) -> None:
+    """Wait for every worker the app has started so far to end (cancelled ones included)."""
+    for worker in list(app.workers):
+        while worker.state is WorkerState.PENDING:  # its task is created but has not run yet
+            await asyncio.sleep(0)
+        with suppress(WorkerCancelled):
+            await worker.wait()
+
+
 async def wait_for_search(app: WebSearchApp, timeout: float = 5.0) -> None:
-    """Wait until every search worker has finished (cancelled ones included)."""
+    """Wait until the search worker has ended (cancelled included) and every pane has written the
+    last of its answer (at most ``timeout`` seconds)."""
 
     async def wait() -> None:
-        while any(w.group == "search" and not w.is_finished for w in app.workers):
-            await asyncio.sleep(0.02)
+        for worker in [w for w in app.workers if w.group == "search"]:
+            with suppress(WorkerCancelled):
+                await worker.wait()
+        for pane in app.screen.query(ProviderPane):
+            await pane.rendered()
 
-    with suppress(WorkerCancelled):
-        await asyncio.wait_for(wait(), timeout)
-    await asyncio.sleep(0.1)  # let the final flush and status refresh land
+    await asyncio.wait_for(wait(), timeout)
 
 
 async def submit(pilot, text: str) -> None:

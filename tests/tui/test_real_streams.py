@@ -6,7 +6,8 @@ import pytest
 
 from tests.fake_providers import FAKE_KEYS, FakeServer
 from tests.tui.conftest import fixed_status, submit, wait_for_search
-from websearch_tui.config import build_engine, load_config
+from websearch_tui.config import load_config
+from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.source_list import CitationList
@@ -20,7 +21,7 @@ async def test_answer_grows_then_citations_appear(provider_id: str, tmp_path, mo
         monkeypatch.setenv(name, value)
     with FakeServer(token_delay=0.04) as server:
         config = load_config(server.write_config(tmp_path / "config.toml", providers=[provider_id]))
-        app = WebSearchApp(config, build_engine(config), status_resolver=fixed_status)
+        app = WebSearchApp(config, Engine.from_config(config), status_resolver=fixed_status)
         async with app.run_test(size=(120, 40)) as pilot:
             await submit(pilot, "python asyncio")
             pane = app.screen.query_one(f"#pane-{provider_id}", ProviderPane)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 
 from textual.widgets import Input, Markdown
@@ -17,10 +18,13 @@ from websearch_tui.core.models import (
     Note,
     RelatedQuestions,
     SearchQueries,
+    SearchResponse,
     Source,
     SourcesFound,
     Usage,
 )
+from websearch_tui.core.results import ProviderUpdate, RunStatus
+from websearch_tui.search.engine import Engine
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.related_list import RelatedItem
 from websearch_tui.tui.widgets.source_list import CitationList, SourceItem
@@ -170,6 +174,30 @@ async def test_new_query_replaces_old_without_leaking(make_app, fake_streams):
         assert "old-" not in source
         assert source.count("new-") == 50
         assert len(pane(app, "ddgs").query(Markdown)) == 1
+
+
+async def test_the_screen_owns_the_one_search_worker_and_panes_only_show_its_updates(make_app, fake_streams):
+    fake_streams["ddgs"] = drip
+    fake_streams["exa"] = drip
+    fake_streams["parallel"] = hang
+    app = make_app(("ddgs", "exa", "parallel"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await submit(pilot, "first")
+        await pilot.pause(0.1)
+        first = [w for w in app.workers if w.group == "search"]
+        assert len(first) == 1 and first[0].node is app.screen  # not one per pane
+        assert not [w for w in app.workers if isinstance(w.node, ProviderPane)]
+        late = ProviderUpdate(app.screen._search_id, "exa", RunStatus.STREAMING, SearchResponse("exa"))
+        await submit(pilot, "second")
+        await pilot.pause(0.1)
+        app.screen._show_update(late)  # an update of the search that was replaced arrives late
+        app.screen._show_update(dataclasses.replace(late, event=AnswerDelta("LEAKED ")))
+        await pilot.pause(0.1)
+        assert "LEAKED" not in answer_source(app, "exa")
+        assert first[0].is_cancelled and len([w for w in app.workers if w.group == "search" and w.is_running]) == 1
+        await pilot.press("escape")
+        await wait_for_search(app)
+        assert {pane(app, pid).status for pid in ("ddgs", "exa", "parallel")} == {"cancelled"}
 
 
 async def test_error_pane_shows_kind_and_message(make_app, fake_streams):
@@ -556,7 +584,7 @@ async def test_retry_wait_is_shown_until_the_retry_is_sent(tmp_path, monkeypatch
     the pane says so, and once the retry goes out the run finishes normally."""
     from tests.fake_providers import FAKE_KEYS, FakeServer
     from tests.tui.conftest import fixed_status
-    from websearch_tui.config import build_engine, load_config
+    from websearch_tui.config import load_config
     from websearch_tui.providers import _http
     from websearch_tui.tui.app import WebSearchApp
 
@@ -572,7 +600,7 @@ async def test_retry_wait_is_shown_until_the_retry_is_sent(tmp_path, monkeypatch
     with FakeServer() as server:
         server.fail("brave", 429, retry_after=1, times=1)
         config = load_config(server.write_config(tmp_path / "config.toml", providers=["brave"]))
-        app = WebSearchApp(config, build_engine(config), status_resolver=fixed_status)
+        app = WebSearchApp(config, Engine.from_config(config), status_resolver=fixed_status)
         async with app.run_test(size=(120, 36)) as pilot:
             await submit(pilot, "rust release")
             for _ in range(100):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from tests.tui.conftest import submit, wait_for_search
+from tests.tui.conftest import submit, wait_for_search, workers_done
 from tests.tui.test_search_screen import auth_failure, full_result
 
 
@@ -20,8 +20,7 @@ async def _no_blink(pilot) -> None:
             break
         await pilot.pause(0.02)
     pilot.app.screen.query_one("#query", Input).cursor_blink = False
-    while any(not worker.is_finished for worker in pilot.app.workers):
-        await pilot.pause(0.02)
+    await workers_done(pilot.app)
     await pilot.pause()
 
 
@@ -88,6 +87,5 @@ def test_settings_screen_small_terminal(snap_compare, make_app, fake_streams, me
 async def _settled(pilot) -> None:
     """Wait for every worker (file and keyring reads in threads) to finish."""
     await pilot.pause()
-    while any(not worker.is_finished for worker in pilot.app.workers):
-        await pilot.pause(0.02)
+    await workers_done(pilot.app)
     await pilot.pause()

@@ -338,9 +338,7 @@ def clean_event(event: SearchEvent) -> SearchEvent:
         return RelatedQuestions(tuple(sanitize(q) for q in event.questions))
     if isinstance(event, SearchQueries):
         return SearchQueries(tuple(sanitize(q) for q in event.queries))
-    if isinstance(event, Metadata):
-        return replace(event, model=_clean_optional(event.model), request_id=_clean_optional(event.request_id))
-    return event
+    return replace(event, model=_clean_optional(event.model), request_id=_clean_optional(event.request_id))
 
 
 def _clean_source(source: Source) -> Source:

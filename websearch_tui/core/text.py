@@ -39,7 +39,7 @@ _SPACES = re.compile(r"\s+")
 MAX_URL_CHARS = 2048
 
 
-def sanitize(text: str) -> str:
+def sanitize(text: object) -> str:
     """Return ``text`` without escape sequences, C0 controls (except newline and tab), DEL, C1,
     bidirectional override/isolate characters or (lone) surrogates.
 

@@ -1,12 +1,17 @@
-"""The engine: runs providers for a request, in ``compare`` (fan-out) or ``auto`` (fallback) mode.
+"""The engine: the one way into a search for every front end (TUI, CLI, settings Test, the Python API).
 
-Each provider run is isolated: its events are folded into its own response, every failure
-becomes a :class:`ProviderError` on its own outcome, its deadline (config ``search.timeout``)
-covers all of its requests, and cancelling the caller cancels the run and closes its
+:meth:`Engine.search` runs a request in its mode: ``compare`` (every selected provider at once) or
+``auto`` (the seed fallback chain: one at a time until one returns renderable content).
+:meth:`Engine.probe` runs the one small search of the settings screen's Test.
+
+Each provider run is isolated: its events are reduced into its own response (once, here), every
+failure becomes a :class:`ProviderError` on its own outcome, its deadline (config ``[search]
+timeout``) covers all of its requests, and cancelling the caller cancels the run and closes its
 connections. A user cancel is always reported as a cancel, never as a provider failure.
 
-Front ends observe runs through an ``on_update(provider_id, update)`` callback that receives
-:class:`StatusChanged`, :class:`EventReceived` and :class:`Retrying` values on the event loop.
+Front ends observe a search through ``on_update(update)``, called on the event loop with a
+:class:`~websearch_tui.core.results.ProviderUpdate` for every status change, event and retry wait;
+each carries the search's id and the provider's reduced response, so nothing is reduced twice.
 """
 
 from __future__ import annotations
@@ -18,110 +23,41 @@ import random
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Protocol
 
 from websearch_tui.core.errors import (
     NO_PROVIDER_MESSAGE,
     ErrorKind,
     ProviderError,
-    all_failed_message,
     credential_origin,
     empty_message,
+    register_secret,
 )
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
+from websearch_tui.core.results import (
+    OnUpdate,
+    ProviderOutcome,
+    ProviderUpdate,
+    RetryWait,
+    RunStatus,
+    SearchResult,
+)
 from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
-from websearch_tui.providers import SPECS, get_spec, load_stream
+from websearch_tui.providers import SPECS, load_stream
 from websearch_tui.providers._pace import Pacer
 from websearch_tui.providers.base import Clock, ProviderContext, ProviderState, Sleep
 
+if TYPE_CHECKING:
+    import httpx
+
+    from websearch_tui.config import Config
+
 log = logging.getLogger(__name__)
 
+PROBE_QUERY = "test"
+"""The query :meth:`Engine.probe` sends (one result)."""
 
-class RunStatus(str, Enum):
-    """Lifecycle of one provider run."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    STREAMING = "streaming"
-    DONE = "done"
-    EMPTY = "empty"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-@dataclass(frozen=True)
-class StatusChanged:
-    """A run changed status; ``error`` is set for ``FAILED``."""
-
-    status: RunStatus
-    error: ProviderError | None = None
-
-
-@dataclass(frozen=True)
-class EventReceived:
-    """A provider yielded ``event`` (already applied to the run's response)."""
-
-    event: SearchEvent
-
-
-@dataclass(frozen=True)
-class Retrying:
-    """The run is waiting ``delay`` seconds before resending a failed request.
-
-    ``reason`` is the HTTP status (``"429"``, ``"503"``) or ``"timeout"`` / ``"network"``; ``attempt``
-    is the retry's number (from 1). When the wait is over the run's current status (``RUNNING`` or
-    ``STREAMING``) is sent again as a :class:`StatusChanged`.
-    """
-
-    delay: float
-    reason: str
-    attempt: int
-
-
-RunUpdate = StatusChanged | EventReceived | Retrying
-OnUpdate = Callable[[str, RunUpdate], None]
-"""``on_update(provider_id, update)``: called on the event loop for every status change, event and retry wait."""
-
-
-@dataclass
-class ProviderOutcome:
-    """How one provider run ended.
-
-    ``response`` holds whatever arrived (also the partial answer of a failed stream);
-    ``elapsed_ms`` / ``first_event_ms`` are milliseconds since the run started.
-    """
-
-    provider: str
-    status: RunStatus
-    response: SearchResponse
-    error: ProviderError | None = None
-    elapsed_ms: int = 0
-    first_event_ms: int | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the run finished with renderable content."""
-        return self.status is RunStatus.DONE
-
-
-@dataclass
-class SearchResult:
-    """All outcomes of one search. In ``auto`` mode ``winner`` is the provider that answered and
-    ``error`` the combined message when none did."""
-
-    request: SearchRequest
-    mode: str
-    outcomes: list[ProviderOutcome] = field(default_factory=list)
-    winner: str | None = None
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when at least one provider produced renderable content."""
-        return any(outcome.ok for outcome in self.outcomes)
+_MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -137,7 +73,7 @@ class ResolvedCredentials:
     sources: Mapping[str, str] = field(default_factory=dict)
 
 
-CredentialResolver = Callable[[ProviderSpec], Mapping[str, str] | ResolvedCredentials]
+CredentialResolver = Callable[[ProviderSpec], "Mapping[str, str] | ResolvedCredentials"]
 """Blocking ``spec -> {name: value}`` or ``spec -> ResolvedCredentials`` (when it knows the sources)."""
 
 
@@ -145,9 +81,17 @@ class CredentialRecord(Protocol):
     """Where one credential was found (``credentials.CredentialSource``): ``where`` is ``"env"``,
     ``"keyring"``, ``"file"`` or ``None`` (not found); ``env_var`` is set for ``"env"``."""
 
-    name: str
-    where: str | None
-    env_var: str | None
+    @property
+    def name(self) -> str:
+        """The credential's name (``"api_key"``)."""
+
+    @property
+    def where(self) -> str | None:
+        """``"env"``, ``"keyring"``, ``"file"`` or ``None``."""
+
+    @property
+    def env_var(self) -> str | None:
+        """The variable that set it, for ``"env"``."""
 
 
 def lookup_resolver(
@@ -176,8 +120,24 @@ def _resolved(found: Mapping[str, str] | ResolvedCredentials) -> ResolvedCredent
     return found if isinstance(found, ResolvedCredentials) else ResolvedCredentials(found)
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What one provider run uses besides the request: where updates go, its search id, and the
+    overrides of a probe (settings, credentials, deadline and body cap)."""
+
+    search_id: int
+    notify: OnUpdate
+    settings: ProviderSettings | None = None
+    credentials: Callable[[ProviderSpec], ResolvedCredentials] | None = None
+    timeout: float | None = None
+    max_body_bytes: int | None = None
+    empty_is_failure: bool = False
+
+
 class Engine:
-    """Runs providers. Create one per application; ``aclose()`` closes its HTTP client.
+    """Runs searches. Create one per application (:meth:`from_config`); ``aclose()`` closes its HTTP
+    client. It keeps, between searches, each provider's pacing, its model round-robin and its
+    :class:`~websearch_tui.providers.base.ProviderState` (MCP sessions, cool-downs).
 
     Args:
         settings: ``[providers.<id>]`` tables by id (missing ids use defaults).
@@ -186,9 +146,11 @@ class Engine:
         resolve_credentials: blocking ``spec -> {credential name: value}`` or ``spec ->``
             :class:`ResolvedCredentials` (then a 401/403 message names where the key came from);
             called in a thread.
-        client: an ``httpx.AsyncClient`` to share (the engine builds one if omitted).
+        client: an ``httpx.AsyncClient`` to share (the engine builds one on first use if omitted).
         max_body_bytes: the most bytes of one response body or event stream a provider reads
             (config ``[search] max_body_mib``).
+        clock, sleep, rng: the monotonic clock (seconds), the wait and the jitter source every run
+            uses (tests pass fakes).
     """
 
     def __init__(
@@ -216,6 +178,35 @@ class Engine:
         self._pacers: dict[str, Pacer] = {}
         self._states: dict[str, ProviderState] = {}
         self._model_turns: dict[str, int] = {}
+        self._searches = 0
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Config,
+        *,
+        resolve_credentials: CredentialResolver | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> Engine:
+        """An engine for ``config`` (see :meth:`reconfigure`) that resolves credentials, and where
+        each came from, with :func:`websearch_tui.credentials.lookup` unless ``resolve_credentials``
+        is given."""
+        if resolve_credentials is None:
+            from websearch_tui import credentials
+
+            resolve_credentials = lookup_resolver(credentials.lookup)
+        engine = cls(resolve_credentials=resolve_credentials, client=client)
+        engine.reconfigure(config)
+        return engine
+
+    def reconfigure(self, config: Config) -> None:
+        """Use ``config`` from the next run on: provider tables (with endpoint env vars such as
+        ``SEARXNG_ENDPOINT``), the default selection (:meth:`Config.default_selection`), the timeout and
+        the body cap (``[search] max_body_mib``). Pacing, sessions and the client are kept."""
+        self.settings = {pid: config.settings_for(pid) for pid in SPECS}
+        self.default_providers = tuple(config.default_selection())
+        self.timeout = config.search.timeout
+        self.max_body_bytes = int(config.search.max_body_mib * _MIB)
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -244,123 +235,163 @@ class Engine:
             raise ValueError(f"unknown provider(s): {', '.join(unknown)}")
         return ids
 
-    async def search(
-        self, request: SearchRequest, on_update: OnUpdate | None = None, result: SearchResult | None = None
-    ) -> SearchResult:
-        """Run ``request`` in its mode (``compare`` or ``auto``).
+    def prepare(self, request: SearchRequest) -> SearchResult:
+        """A new, not yet started :class:`SearchResult` for ``request``: its search id (so a front end
+        knows which updates are its own before the first arrives), providers and their labels.
 
-        ``result``, when given, is filled in as providers finish (cancelled runs included), so a
-        caller that is interrupted still holds every outcome that was reached.
-        """
-        if request.mode == "auto":
-            return await self.auto(request, on_update, result)
-        return await self.compare(request, on_update, result)
-
-    async def compare(
-        self, request: SearchRequest, on_update: OnUpdate | None = None, result: SearchResult | None = None
-    ) -> SearchResult:
-        """Run every selected provider concurrently; each outcome is independent of the others.
-
-        Outcomes end in selection order. Cancelling the caller cancels every run and waits for
-        them to finish (their outcomes, ``CANCELLED`` for the unfinished, are in ``result``).
+        Raises:
+            ValueError: as :meth:`selection`.
         """
         ids = self.selection(request)
-        result = result or SearchResult(request=request, mode="compare")
-        if not ids:
+        self._searches += 1
+        return SearchResult(
+            request=request,
+            mode=request.mode,
+            search_id=self._searches,
+            providers=tuple(ids),
+            labels={pid: SPECS[pid].label for pid in ids},
+        )
+
+    async def search(
+        self, request: SearchRequest, on_update: OnUpdate | None = None, *, result: SearchResult | None = None
+    ) -> SearchResult:
+        """Run ``request`` in its mode and return every outcome (``result.summary()`` sums it up).
+
+        ``on_update`` receives a ``QUEUED`` update for every provider first, then each run's
+        changes. ``result`` (from :meth:`prepare`) is filled in as providers finish, so a caller that
+        is interrupted still holds every outcome reached; providers that had not finished are
+        recorded ``CANCELLED`` before the cancel propagates. In auto mode, providers the chain did
+        not need end ``SKIPPED`` (an update, no outcome).
+
+        Raises:
+            ValueError: as :meth:`selection` (only when ``result`` is not given).
+            asyncio.CancelledError: when the caller is cancelled.
+        """
+        result = result or self.prepare(request)
+        notify = _guarded(on_update)
+        for pid in result.providers:
+            notify(ProviderUpdate(result.search_id, pid, RunStatus.QUEUED, SearchResponse(provider=pid)))
+        if not result.providers:
             result.error = NO_PROVIDER_MESSAGE
             return result
-        runs = [self.run_provider(pid, request, on_update, record=result.outcomes.append) for pid in ids]
+        run = _Run(result.search_id, notify, empty_is_failure=result.mode == "auto")
         try:
-            result.outcomes = await _run_all(runs)
+            if result.mode == "auto":
+                await self._auto(result, run)
+            else:
+                await self._compare(result, run)
         except asyncio.CancelledError:
-            _cancel_unstarted(ids, result, on_update)
+            _end_unfinished(result, run, RunStatus.CANCELLED, record=True)
             raise
-        if not result.ok:
-            result.error = _combined_error(result.outcomes)
+        _end_unfinished(result, run, RunStatus.SKIPPED, record=False)
+        result.error = None if result.ok else result.combined_error()
         return result
 
-    async def auto(
-        self, request: SearchRequest, on_update: OnUpdate | None = None, result: SearchResult | None = None
-    ) -> SearchResult:
-        """Try providers one at a time until one returns renderable content.
+    async def probe(
+        self,
+        provider_id: str,
+        settings: ProviderSettings,
+        *,
+        typed: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        max_body_bytes: int | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> ProviderOutcome:
+        """Run one small search (query :data:`PROBE_QUERY`, one result) of ``provider_id`` with
+        ``settings`` instead of its configured table, and return its outcome (the settings Test).
 
-        The chain is the request's providers in order (else the default selection). An empty
-        response counts as a failure; a user cancel propagates as ``CancelledError`` at once.
+        Credentials are the stored ones (the engine's resolver) overlaid with ``typed`` (credential
+        name -> value, typed but not stored; secret ones are registered for redaction first).
+        ``timeout`` (seconds) and ``max_body_bytes`` default to the engine's. Never raises for a
+        provider failure: it is in ``outcome.error``.
+
+        Raises:
+            KeyError: ``provider_id`` is not a registered provider.
+            asyncio.CancelledError: the caller was cancelled.
         """
-        result = result or SearchResult(request=request, mode="auto")
-        ids = self.selection(request)
-        if not ids:
-            result.error = NO_PROVIDER_MESSAGE
-            return result
-        for pid in ids:
-            outcome = await self.run_provider(
-                pid, request, on_update, empty_is_failure=True, record=result.outcomes.append
-            )
+        spec = SPECS[provider_id]
+        typed = dict(typed or {})
+        for credential in spec.credentials:
+            if credential.secret:  # a user name is not a secret: redacting it would blank it everywhere
+                register_secret(typed.get(credential.name))
+
+        def resolve(spec: ProviderSpec) -> ResolvedCredentials:
+            found = _resolved(self.resolve_credentials(spec))
+            sources = {name: origin for name, origin in found.sources.items() if name not in typed}
+            return ResolvedCredentials({**found.values, **typed}, sources)
+
+        self._searches += 1
+        request = SearchRequest(query=PROBE_QUERY, providers=(provider_id,), max_results=1)
+        run = _Run(self._searches, _guarded(on_update), settings, resolve, timeout, max_body_bytes)
+        return await self._run(provider_id, request, run)
+
+    async def _compare(self, result: SearchResult, run: _Run) -> None:
+        """Every provider at once; outcomes end in selection order."""
+        runs = [self._run(pid, result.request, run, record=result.outcomes.append) for pid in result.providers]
+        result.outcomes = await _run_all(runs)
+
+    async def _auto(self, result: SearchResult, run: _Run) -> None:
+        """One provider at a time until one returns renderable content (an empty answer is a failure)."""
+        for pid in result.providers:
+            outcome = await self._run(pid, result.request, run, record=result.outcomes.append)
             if outcome.ok:
                 result.winner = pid
-                return result
-        result.error = _combined_error(result.outcomes)
-        return result
+                return
 
-    async def run_provider(
+    async def _run(
         self,
         provider_id: str,
         request: SearchRequest,
-        on_update: OnUpdate | None = None,
+        run: _Run,
         *,
-        empty_is_failure: bool = False,
         record: Callable[[ProviderOutcome], None] | None = None,
     ) -> ProviderOutcome:
         """Run one provider to completion, within its deadline; never raises except on cancel.
 
-        With ``empty_is_failure`` (auto mode) a response without renderable content ends as
+        With ``run.empty_is_failure`` (auto mode) a response without renderable content ends as
         ``FAILED`` with the seed message ``"<Label> returned no renderable search content."``.
         An ``auth`` failure gets the sentence naming where the key came from, when known.
         Unexpected exceptions become ``protocol`` failures naming the exception class (logged with
-        their traceback, redacted by the log formatter). Retry waits of the shared HTTP layer are
-        reported as :class:`Retrying`. An ``on_update`` callback that raises is logged and
-        otherwise ignored. ``record`` receives the final outcome, also when the run is cancelled.
+        their traceback, redacted by the log formatter). ``record`` receives the final outcome,
+        also when the run is cancelled.
 
         Raises:
             asyncio.CancelledError: when the caller is cancelled (after reporting ``CANCELLED``).
         """
-        notify = _guarded(on_update)
         spec = SPECS[provider_id]
+        timeout = run.timeout or self.timeout
         started = self.clock()
         builder = ResponseBuilder(provider_id)
-        first_event: list[float] = []
+        tracker = _Tracker(run, provider_id, builder)
         contexts: list[ProviderContext] = []  # the run's context, once its credentials are resolved
-        notify(provider_id, StatusChanged(RunStatus.RUNNING))
+        tracker.status(RunStatus.RUNNING)
 
         async def consume() -> None:
-            credentials = _resolved(await asyncio.to_thread(self.resolve_credentials, spec))
-            ctx = self._context(spec, credentials, started + self.timeout, notify, first_event)
+            resolve = run.credentials or self.resolve_credentials
+            credentials = _resolved(await asyncio.to_thread(resolve, spec))
+            ctx = self._context(spec, credentials, started + timeout, tracker, run)
             contexts.append(ctx)
             await self._pacer(spec).wait(ctx)
             recency_note = _recency_note(request, spec)
             if recency_note is not None:
-                builder.apply(recency_note)
-                notify(provider_id, EventReceived(recency_note))
+                tracker.event(recency_note)
             async for event in load_stream(provider_id)(request, ctx):
-                if not first_event:
-                    first_event.append(self.clock())
-                    notify(provider_id, StatusChanged(RunStatus.STREAMING))
-                builder.apply(event)
-                notify(provider_id, EventReceived(event))
+                if tracker.first_event is None:
+                    tracker.first_event = self.clock()
+                    tracker.status(RunStatus.STREAMING)
+                tracker.event(event)
 
         error: ProviderError | None = None
         try:
-            await asyncio.wait_for(consume(), timeout=self.timeout)
+            await asyncio.wait_for(consume(), timeout=timeout)
         except asyncio.CancelledError:
-            cancelled = self._outcome(provider_id, RunStatus.CANCELLED, builder, None, started, first_event)
+            cancelled = self._outcome(provider_id, RunStatus.CANCELLED, builder, None, started, tracker)
             if record is not None:
                 record(cancelled)
-            notify(provider_id, StatusChanged(RunStatus.CANCELLED))
+            tracker.status(RunStatus.CANCELLED)
             raise
         except asyncio.TimeoutError:
-            error = ProviderError(
-                provider_id, ErrorKind.TIMEOUT, f"{spec.label} did not finish within {self.timeout:g} s."
-            )
+            error = ProviderError(provider_id, ErrorKind.TIMEOUT, f"{spec.label} did not finish within {timeout:g} s.")
         except ProviderError as exc:
             error = _with_key_origin(exc, contexts)
         except Exception as exc:  # a provider bug must never take the app down
@@ -370,19 +401,17 @@ class Engine:
             )
         kept = len(builder.response.sources)
         if kept > request.max_results:
-            kept_note = Note(f"Kept {kept} sources (limit {request.max_results}) because the answer cites them.")
-            builder.apply(kept_note)
-            notify(provider_id, EventReceived(kept_note))
-        if error is None and not builder.response.is_renderable() and empty_is_failure:
+            tracker.event(Note(f"Kept {kept} sources (limit {request.max_results}) because the answer cites them."))
+        if error is None and not builder.response.is_renderable() and run.empty_is_failure:
             error = ProviderError(provider_id, ErrorKind.EMPTY, empty_message(spec.label), status=204)
         if error is not None:
             status = RunStatus.FAILED
         else:
             status = RunStatus.DONE if builder.response.is_renderable() else RunStatus.EMPTY
-        outcome = self._outcome(provider_id, status, builder, error, started, first_event)
+        outcome = self._outcome(provider_id, status, builder, error, started, tracker)
         if record is not None:
             record(outcome)
-        notify(provider_id, StatusChanged(status, error))
+        tracker.status(status, error)
         return outcome
 
     def _context(
@@ -390,29 +419,21 @@ class Engine:
         spec: ProviderSpec,
         credentials: ResolvedCredentials,
         deadline: float,
-        notify: OnUpdate,
-        first_event: list[float],
+        tracker: _Tracker,
+        run: _Run,
     ) -> ProviderContext:
-        """The context of one run: its settings, credentials, deadline and body cap; retry waits are
-        reported as :class:`Retrying`, and the resend as the run's status again (``STREAMING`` once
-        ``first_event`` holds a time, else ``RUNNING``)."""
-
-        def retrying(delay: float, reason: str, attempt: int) -> None:
-            notify(spec.id, Retrying(delay, reason, attempt))
-
-        def resent() -> None:
-            notify(spec.id, StatusChanged(RunStatus.STREAMING if first_event else RunStatus.RUNNING))
-
+        """The context of one run: its settings, credentials, deadline, body cap, clock and state;
+        retry waits and resends are reported through ``tracker``."""
         return ProviderContext(
             spec=spec,
             client=self.client,
-            settings=self._next_settings(spec.id),
+            settings=run.settings if run.settings is not None else self._next_settings(spec.id),
             credentials=credentials.values,
             deadline=deadline,
             credential_sources=credentials.sources,
-            max_body_bytes=self.max_body_bytes,
-            report_retry=retrying,
-            report_resend=resent,
+            max_body_bytes=run.max_body_bytes or self.max_body_bytes,
+            report_retry=tracker.retrying,
+            report_resend=tracker.resent,
             clock=self.clock,
             sleep=self.sleep,
             rng=self.rng,
@@ -433,7 +454,7 @@ class Engine:
     def _pacer(self, spec: ProviderSpec) -> Pacer:
         """The provider's pacer: config ``min_interval`` or the spec default, seconds between searches.
 
-        The interval is read on every run, so replacing ``settings`` (the settings screen) applies at once.
+        The interval is read on every run, so :meth:`reconfigure` applies at once.
         """
         configured = self.settings.get(spec.id, ProviderSettings()).min_interval
         interval = configured if configured is not None else spec.default_min_interval
@@ -450,13 +471,50 @@ class Engine:
         builder: ResponseBuilder,
         error: ProviderError | None,
         started: float,
-        first_event: list[float],
+        tracker: _Tracker,
     ) -> ProviderOutcome:
         elapsed = int((self.clock() - started) * 1000)
-        first = int((first_event[0] - started) * 1000) if first_event else None
+        first = int((tracker.first_event - started) * 1000) if tracker.first_event is not None else None
         builder.response.elapsed_ms = elapsed
         builder.response.first_event_ms = first
         return ProviderOutcome(provider_id, status, builder.response, error, elapsed, first)
+
+
+class _Tracker:
+    """One run's link to its front end: folds events into the run's response and reports each change
+    as a :class:`ProviderUpdate` (the retry wait included)."""
+
+    def __init__(self, run: _Run, provider_id: str, builder: ResponseBuilder) -> None:
+        self._run = run
+        self._provider = provider_id
+        self._builder = builder
+        self.current = RunStatus.RUNNING
+        self.first_event: float | None = None
+
+    def _send(
+        self, event: SearchEvent | None = None, error: ProviderError | None = None, retry: RetryWait | None = None
+    ) -> None:
+        update = ProviderUpdate(
+            self._run.search_id, self._provider, self.current, self._builder.response, event, error, retry
+        )
+        self._run.notify(update)
+
+    def status(self, status: RunStatus, error: ProviderError | None = None) -> None:
+        """The run's status changed (``error`` with ``FAILED``)."""
+        self.current = status
+        self._send(error=error)
+
+    def event(self, event: SearchEvent) -> None:
+        """Fold ``event`` into the response and report it (sanitized, as folded)."""
+        self._send(self._builder.apply(event))
+
+    def retrying(self, delay: float, reason: str, attempt: int) -> None:
+        """The shared HTTP layer waits ``delay`` seconds before resending (see ``RetryReporter``)."""
+        self._send(retry=RetryWait(delay, reason, attempt))
+
+    def resent(self) -> None:
+        """The wait is over and the request is sent again: the current status, without the wait."""
+        self._send()
 
 
 def recency_ignored_message(label: str) -> str:
@@ -487,27 +545,28 @@ def _with_key_origin(error: ProviderError, contexts: list[ProviderContext]) -> P
 def _guarded(on_update: OnUpdate | None) -> OnUpdate:
     """``on_update`` wrapped so that an exception in a front end's callback never breaks a run."""
     if on_update is None:
-        return lambda provider_id, update: None
+        return lambda update: None
 
-    def notify(provider_id: str, update: RunUpdate) -> None:
+    def notify(update: ProviderUpdate) -> None:
         try:
-            on_update(provider_id, update)
+            on_update(update)
         except Exception:
-            log.exception("on_update callback failed for %s", provider_id)
+            log.exception("on_update callback failed for %s", update.provider)
 
     return notify
 
 
-def _cancel_unstarted(ids: Sequence[str], result: SearchResult, on_update: OnUpdate | None) -> None:
-    """Record and report ``CANCELLED`` for providers whose run was cancelled before it began."""
-    notify = _guarded(on_update)
-    reported = {outcome.provider for outcome in result.outcomes}
-    for provider_id in ids:
-        if provider_id not in reported:
-            result.outcomes.append(
-                ProviderOutcome(provider_id, RunStatus.CANCELLED, SearchResponse(provider=provider_id))
-            )
-            notify(provider_id, StatusChanged(RunStatus.CANCELLED))
+def _end_unfinished(result: SearchResult, run: _Run, status: RunStatus, *, record: bool) -> None:
+    """Report ``status`` for the providers of ``result`` whose run never ended (cancelled before it
+    began, or not reached by auto mode); with ``record`` also give each an outcome."""
+    ended = {outcome.provider for outcome in result.outcomes}
+    for pid in result.providers:
+        if pid in ended:
+            continue
+        response = SearchResponse(provider=pid)
+        if record:
+            result.outcomes.append(ProviderOutcome(pid, status, response))
+        run.notify(ProviderUpdate(result.search_id, pid, status, response))
 
 
 async def _run_all(runs: list[Coroutine[object, object, ProviderOutcome]]) -> list[ProviderOutcome]:
@@ -519,12 +578,3 @@ async def _run_all(runs: list[Coroutine[object, object, ProviderOutcome]]) -> li
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def _combined_error(outcomes: Sequence[ProviderOutcome]) -> str:
-    failures = [
-        (o.provider, o.error.message if o.error else empty_message(get_spec(o.provider).label)) for o in outcomes
-    ]
-    if len(failures) == 1:
-        return failures[0][1]
-    return all_failed_message(failures)

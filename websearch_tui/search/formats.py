@@ -1,4 +1,4 @@
-"""Output formats for the headless CLI: LLM text (the seed format), Markdown, plain text and JSON.
+"""Output formats of a search: LLM text (the seed format), Markdown, plain text and JSON.
 
 ``to_llm_text`` follows PROVIDERS.md §1.13 exactly (oh-my-pi's ``formatForLLM``). The other
 formats are ours. All functions are pure: ``SearchResult`` in, ``str`` or ``dict`` out.
@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from websearch_tui.core.models import SearchResponse
+from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import format_age, host_of, truncate
-from websearch_tui.providers import SPECS
-from websearch_tui.search.engine import ProviderOutcome, RunStatus, SearchResult
 
 
 def _plural(count: int, word: str) -> str:
@@ -69,11 +68,6 @@ def outcome_llm_text(outcome: ProviderOutcome) -> str:
     return to_llm_text(outcome.response)
 
 
-def _label(provider_id: str) -> str:
-    spec = SPECS.get(provider_id)
-    return spec.label if spec else provider_id
-
-
 def _status_line(outcome: ProviderOutcome) -> str:
     seconds = f"{outcome.elapsed_ms / 1000:.1f}s"
     if outcome.error is not None:
@@ -90,7 +84,7 @@ def _visible(result: SearchResult) -> list[ProviderOutcome]:
 
 def to_llm_document(result: SearchResult) -> str:
     """Every shown provider as ``# <Label> (<id>)`` followed by its LLM text block."""
-    blocks = [f"# {_label(o.provider)} ({o.provider})\n{outcome_llm_text(o)}" for o in _visible(result)]
+    blocks = [f"# {result.label(o.provider)} ({o.provider})\n{outcome_llm_text(o)}" for o in _visible(result)]
     return "\n\n".join(blocks)
 
 
@@ -99,7 +93,7 @@ def to_text(result: SearchResult) -> str:
     without a URL were dropped, then its LLM text block."""
     blocks = []
     for outcome in result.outcomes:  # auto mode too: the failures before the winner are shown
-        header = f"== {_label(outcome.provider)} ({outcome.provider}): {_status_line(outcome)}"
+        header = f"== {result.label(outcome.provider)} ({outcome.provider}): {_status_line(outcome)}"
         dropped = outcome.response.dropped_sources
         if dropped:
             header += f"\nNote: {dropped_sources_text(dropped)}"
@@ -123,14 +117,15 @@ def to_markdown(result: SearchResult) -> str:
     lines: list[str] = [f"# {_md_escape(result.request.query)}", ""]
     for outcome in result.outcomes:
         response = outcome.response
-        lines += [f"## {_label(outcome.provider)}", "", f"*{_md_escape(_status_line(outcome))}*", ""]
+        lines += [f"## {result.label(outcome.provider)}", "", f"*{_md_escape(_status_line(outcome))}*", ""]
         notes = [_md_escape(note) for note in response.notes]
         if response.dropped_sources:
             notes.append(dropped_sources_text(response.dropped_sources))
         if notes:  # the blank line ends the quote (an answer right after it would join the quote)
             lines += [f"> Note: {note}" for note in notes] + [""]
-        if (response.answer or "").strip():
-            lines += [_md_html_escape(response.answer.strip()), ""]
+        answer = (response.answer or "").strip()
+        if answer:
+            lines += [_md_html_escape(answer), ""]
         if response.sources:
             lines += ["### Sources", ""]
             for index, source in enumerate(response.sources, 1):
@@ -184,5 +179,5 @@ def to_json_document(result: SearchResult) -> dict[str, Any]:
     if result.mode == "auto":
         document["winner"] = result.winner
     if not result.ok:
-        document["error"] = {"message": result.error or "No provider returned results."}
+        document["error"] = {"message": result.summary().error or "No provider returned results."}
     return document

@@ -12,9 +12,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
-from websearch_tui.tui.screens.search import SearchScreen, StatusResolver, default_selection
+from websearch_tui.tui.screens.search import SearchScreen, StatusResolver
 from websearch_tui.tui.screens.settings import SettingsScreen
 
 if TYPE_CHECKING:
@@ -63,7 +62,7 @@ class WebSearchApp(App[int]):
         """Use the configured theme (an unknown name keeps Textual's default)."""
         self._apply_theme(self.config.ui.theme)
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus "Settings"."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
@@ -82,7 +81,9 @@ class WebSearchApp(App[int]):
             return
         from websearch_tui.config import config_path
 
-        self.push_screen(SettingsScreen(self.config, self.config.path or config_path()), self._after_settings)
+        self.push_screen(
+            SettingsScreen(self.config, self.config.path or config_path(), self.engine), self._after_settings
+        )
 
     def _after_settings(self, quit_app: bool | None) -> None:
         """The settings screen closed; it answers True when the user chose to quit (Ctrl+C)."""
@@ -105,10 +106,7 @@ class WebSearchApp(App[int]):
         """
         previous_theme = self.config.ui.theme
         self.config = config
-        self.engine.settings = {pid: config.settings_for(pid) for pid in SPECS}
-        self.engine.default_providers = tuple(default_selection(config))
-        self.engine.timeout = config.search.timeout
-        self.engine.max_body_bytes = int(config.search.max_body_mib * 1024 * 1024)
+        self.engine.reconfigure(config)
         if config.ui.theme != previous_theme:
             self._apply_theme(config.ui.theme)
         self._search_screens(lambda screen: screen.apply_config(config))
@@ -149,10 +147,10 @@ def run_tui(config_path: str | os.PathLike[str] | Config | None = None) -> int:
     ``config_path`` is a config file path (``None``: the default location), or an already loaded
     :class:`~websearch_tui.config.Config`. Raises ``ConfigError`` for a bad file.
     """
-    from websearch_tui.config import Config, build_engine, load_config
+    from websearch_tui.config import Config, load_config
 
     config = config_path if isinstance(config_path, Config) else load_config(config_path)
-    engine = build_engine(config)
+    engine = Engine.from_config(config)
     app = WebSearchApp(config, engine)
     result = app.run()
     if app.return_code not in (None, 0):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -12,20 +11,20 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Select, SelectionList, Static
 
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, RequestError, SearchRequest
+from websearch_tui.core.results import ProviderUpdate, RunStatus, SearchResult
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS
-from websearch_tui.search.engine import Engine, RunStatus, RunUpdate, StatusChanged
+from websearch_tui.search.engine import Engine
+from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.widgets.pane_area import PaneArea, choose_layout
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.provider_selector import ProviderSelector
 from websearch_tui.tui.widgets.query_input import QueryInput
 from websearch_tui.tui.widgets.related_list import RelatedItem
-from websearch_tui.tui.widgets.status_line import FINAL
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
@@ -45,8 +44,13 @@ EMPTY_HINT = "Type a question, then press Enter."
 IDLE_HINT = "Enter searches · ↑/↓ history · Tab moves between panes · Esc cancels · F2 providers"
 
 
-class SearchScreen(Screen[None]):
-    """Search across the selected providers and watch each pane fill in."""
+class SearchScreen(AppScreen[None]):
+    """Search across the selected providers and watch each pane fill in.
+
+    The screen owns the one search worker: it asks the engine for a search, and routes each
+    :class:`~websearch_tui.core.results.ProviderUpdate` of the current search (by its search id) to
+    that provider's pane; when the search ends, the hint line shows the engine's summary.
+    """
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="search-cancel", tooltip="Cancel every search in flight"),
@@ -82,7 +86,8 @@ class SearchScreen(Screen[None]):
         self.engine = engine
         self.status_resolver = status_resolver
         self.clock = clock or time.monotonic
-        self._searches = 0
+        self._search_id = 0
+        self._auto = False
 
     # --- composition --------------------------------------------------------------------
 
@@ -105,8 +110,8 @@ class SearchScreen(Screen[None]):
             )
         yield Static(IDLE_HINT, id="hint", markup=False)
         with Horizontal(id="main"):
-            yield ProviderSelector(list(SPECS.values()), default_selection(self.config), id="providers")
-            yield PaneArea(self.engine, clock=self.clock, id="panes")
+            yield ProviderSelector(list(SPECS.values()), self.config.default_selection(), id="providers")
+            yield PaneArea(clock=self.clock, id="panes")
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -155,9 +160,9 @@ class SearchScreen(Screen[None]):
         selector = self.selector
         if new.providers != old.providers:
             selector.deselect_all()
-            for pid in default_selection(config):
+            for pid in config.default_selection():
                 selector.select(pid)
-        for pid in default_selection(config):
+        for pid in config.default_selection():
             if not previous.is_enabled(pid):
                 selector.select(pid)
         for pid in list(selector.selected):
@@ -267,20 +272,19 @@ class SearchScreen(Screen[None]):
             # the panes are about to be rebuilt; a focused widget inside them would be removed and
             # leave focus on a detached widget (keys and bindings would then go nowhere)
             self.query_input.focus()
-        self._searches += 1
         self.workers.cancel_group(self, "search")
+        result = self.engine.prepare(request)
+        self._search_id, self._auto = result.search_id, result.mode == "auto"
         tucked = self._make_room_for(len(specs))
         await self.pane_area.set_providers(specs)
-        panes = self.pane_area.panes
-        tokens = {pane.provider_id: await pane.begin_run() for pane in panes}
+        for pane in self.pane_area.panes:
+            await pane.reset()
         self.pane_area.wake()
-        if request.mode == "auto":
+        if self._auto:
             self.set_hint("Searching (auto: providers are tried in order until one answers)…")
-            self._auto_worker(request, {pane.provider_id: pane for pane in panes}, tokens)
         else:
-            self.set_hint(f"Searching {len(panes)} provider{'s' if len(panes) != 1 else ''}…")
-            for pane in panes:
-                pane.start(request, tokens[pane.provider_id])
+            self.set_hint(f"Searching {len(specs)} provider{'s' if len(specs) != 1 else ''}…")
+        self._search_worker(result)
         if tucked:
             self.notify("Provider list hidden to make room for the panes; F2 shows it.", markup=False, timeout=4)
 
@@ -303,47 +307,31 @@ class SearchScreen(Screen[None]):
             self.query_input.focus()
         return True
 
-    @work(exclusive=True, group="search", exit_on_error=False, description="auto search")
-    async def _auto_worker(
-        self, request: SearchRequest, panes: dict[str, ProviderPane], tokens: dict[str, int]
-    ) -> None:
-        def route(provider_id: str, update: RunUpdate) -> None:
-            pane = panes.get(provider_id)
-            if pane is None:
-                return
-            if isinstance(update, StatusChanged) and update.status is RunStatus.RUNNING:
-                self.pane_area.activate(provider_id)
-            pane.feed(tokens[provider_id], provider_id, update)
-
+    @work(exclusive=True, group="search", exit_on_error=False, description="search")
+    async def _search_worker(self, result: SearchResult) -> None:
+        """Run the search; when it ends (cancelled too) and is still the current one, show its summary."""
         try:
-            await self.engine.auto(request, route)
+            await self.engine.search(result.request, self._show_update, result=result)
         finally:
-            for pid, pane in panes.items():
-                pane.end_auto(tokens[pid])
+            if result.search_id == self._search_id and self.is_attached:
+                self.set_hint(result.summary().text())
 
-    @on(ProviderPane.Finished)
-    def _on_pane_finished(self, event: ProviderPane.Finished) -> None:
-        event.stop()
-        panes = self.pane_area.panes
-        if any(pane.is_active for pane in panes):
+    def _show_update(self, update: ProviderUpdate) -> None:
+        """Route one engine update of the current search to its provider's pane (auto mode: the
+        provider being tried becomes the visible tab)."""
+        if update.search_id != self._search_id:
             return
-        counts = Counter(pane.status for pane in panes if pane.status in FINAL)
-        summary = ", ".join(
-            f"{counts[s]} {s}" for s in ("done", "empty", "failed", "cancelled", "skipped") if counts[s]
-        )
-        winners = [pane.spec.label for pane in panes if pane.status == "done"]
-        head = "Cancelled" if counts["cancelled"] else "Finished"
-        if self.query_one("#mode", Select).value == "auto" and winners:
-            head += f" — answered by {winners[0]}"
-        self.set_hint(f"{head} — {summary}." if summary else f"{head}.")
+        pane = self.pane_area.pane(update.provider)
+        if pane is None:
+            return
+        if self._auto and update.status is RunStatus.RUNNING:
+            self.pane_area.activate(update.provider)
+        pane.show(update)
 
     def action_cancel(self) -> None:
-        """Cancel every search in flight; their panes show ``cancelled``."""
-        panes = self.pane_area.panes
-        active = any(pane.is_active for pane in panes)
+        """Cancel the search in flight; the engine reports its unfinished runs ``cancelled``."""
+        active = any(pane.is_active for pane in self.pane_area.panes)
         self.workers.cancel_group(self, "search")
-        for pane in panes:
-            pane.cancel()
         if active:
             self.set_hint("Search cancelled.")
 
@@ -355,7 +343,7 @@ class SearchScreen(Screen[None]):
             stops.append(self.selector)
         stops += [pane for pane in self.pane_area.panes if not pane.has_class("-hidden-tab")]
         if self.pane_area.mode == "tabs":
-            stops = [s for s in stops if not isinstance(s, ProviderPane)] + self.pane_area.panes
+            stops = [s for s in stops if not isinstance(s, ProviderPane)] + list[Widget](self.pane_area.panes)
         return stops
 
     def action_cycle(self, delta: int) -> None:
@@ -387,11 +375,6 @@ class SearchScreen(Screen[None]):
     def action_focus_query(self) -> None:
         """Focus the query box."""
         self.query_input.focus()
-
-
-def default_selection(config: Config) -> list[str]:
-    """The providers selected on start: the configured default selection minus disabled providers."""
-    return [pid for pid in config.search.providers if pid in SPECS and config.is_enabled(pid)]
 
 
 def _default_status_resolver(spec: ProviderSpec, settings: ProviderSettings) -> str:

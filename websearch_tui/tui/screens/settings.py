@@ -34,28 +34,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, ContentSwitcher, Footer, Input, OptionList, SelectionList, Static
 from textual.worker import Worker, get_current_worker
 
 from websearch_tui.config import Config, ConfigError, parse_config
-from websearch_tui.core.errors import register_secret
-from websearch_tui.core.models import SearchRequest
-from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
-from websearch_tui.providers import SPECS, get_spec
-from websearch_tui.search.engine import (
-    Engine,
-    OnUpdate,
-    ProviderOutcome,
-    ResolvedCredentials,
-    Retrying,
-    RunStatus,
-    RunUpdate,
-    StatusChanged,
-    lookup_resolver,
-)
+from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus
+from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.providers import SPECS
+from websearch_tui.search.engine import Engine
 from websearch_tui.tui.safe import plain
+from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.widgets.settings_dialogs import (
     ChoiceDialog,
     changed_on_disk_dialog,
@@ -90,54 +79,6 @@ FORM_DELAY = 0.08
 """Seconds the highlight must rest on a provider before its form is built (a form takes ~0.1-0.3 s)."""
 
 
-async def probe_provider(
-    provider_id: str,
-    settings: ProviderSettings,
-    typed: dict[str, str],
-    *,
-    timeout: float,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    on_update: OnUpdate | None = None,
-) -> ProviderOutcome:
-    """Run one small search (query ``test``, one result) against ``provider_id`` and return its outcome.
-
-    Uses a one-off :class:`Engine` with ``settings`` (the form's pending table) and the stored
-    credentials (env, keyring, key file) overlaid with ``typed`` (name -> value, typed but not
-    stored; secret ones registered for redaction first). ``timeout`` is the deadline in seconds and
-    ``max_body_bytes`` the response cap (the pending ``[search]`` values); ``on_update``
-    receives the run's status changes and retry waits (:class:`Retrying`). Never raises for a
-    provider failure: it is in ``outcome.error``.
-
-    Raises:
-        asyncio.CancelledError: the caller was cancelled (the engine is closed first).
-    """
-    from websearch_tui import credentials
-
-    spec = get_spec(provider_id)
-    for credential in spec.credentials:
-        if credential.secret:  # a user name is not a secret: redacting it would blank it everywhere
-            register_secret(typed.get(credential.name))
-    stored = lookup_resolver(credentials.lookup)
-
-    def resolve(spec: ProviderSpec) -> ResolvedCredentials:
-        found = stored(spec)
-        sources = {name: origin for name, origin in found.sources.items() if name not in typed}
-        return ResolvedCredentials({**found.values, **typed}, sources)
-
-    engine = Engine(
-        settings={provider_id: settings},
-        default_providers=(provider_id,),
-        timeout=timeout,
-        resolve_credentials=resolve,
-        max_body_bytes=max_body_bytes,
-    )
-    request = SearchRequest(query=TEST_QUERY, providers=(provider_id,), max_results=1)
-    try:
-        return await engine.run_provider(provider_id, request, on_update)
-    finally:
-        await engine.aclose()
-
-
 def describe_outcome(outcome: ProviderOutcome) -> tuple[str, bool]:
     """``("OK 0.42 s · 3 sources", True)``, or the failure as ``("Failed (auth): <message>", False)``."""
     seconds = outcome.elapsed_ms / 1000
@@ -149,7 +90,7 @@ def describe_outcome(outcome: ProviderOutcome) -> tuple[str, bool]:
     return f"Reached in {seconds:.2f} s, but no results for “{TEST_QUERY}”.", False
 
 
-class SettingsScreen(Screen[bool]):
+class SettingsScreen(AppScreen[bool]):
     """Edit config.toml and provider keys; Ctrl+S saves, Escape closes (asking about unsaved changes).
 
     Dismisses with True when the user chose to quit the app (Ctrl+C), else False.
@@ -157,6 +98,7 @@ class SettingsScreen(Screen[bool]):
     Args:
         config: the settings in use (the status tags start from them).
         path: the config file to edit (it may not exist yet).
+        engine: the app's engine, which runs the Test (:meth:`Engine.probe`).
     """
 
     BINDINGS = [
@@ -203,10 +145,11 @@ class SettingsScreen(Screen[bool]):
             super().__init__()
             self.provider_id = provider_id
 
-    def __init__(self, config: Config, path: Path) -> None:
+    def __init__(self, config: Config, path: Path, engine: Engine) -> None:
         super().__init__()
         self.config = config
         self.path = path
+        self.engine = engine
         self.editor: ConfigEditor | None = None
         self.backend: BackendInfo | None = None
         self._saved_text = ""
@@ -689,20 +632,20 @@ class SettingsScreen(Screen[bool]):
         def current_form() -> ProviderForm | None:
             return self._built_form(provider_id) if self._tests.get(provider_id) is worker else None
 
-        def on_update(_provider_id: str, update: RunUpdate) -> None:
+        def on_update(update: ProviderUpdate) -> None:
             form = current_form()
             if form is None:
                 return
-            if isinstance(update, Retrying):
-                form.show_retry(update.delay, update.reason)
-            elif isinstance(update, StatusChanged) and update.status in (RunStatus.RUNNING, RunStatus.STREAMING):
+            if update.retry is not None:
+                form.show_retry(update.retry.delay, update.retry.reason)
+            elif update.event is None and update.status in (RunStatus.RUNNING, RunStatus.STREAMING):
                 form.show_searching()
 
         config = self.pending_config()
-        outcome = await probe_provider(
+        outcome = await self.engine.probe(
             provider_id,
             config.settings_for(provider_id),
-            typed,
+            typed=typed,
             timeout=config.search.timeout,
             max_body_bytes=int(config.search.max_body_mib * 1024 * 1024),
             on_update=on_update,

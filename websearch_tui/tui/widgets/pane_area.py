@@ -1,7 +1,7 @@
 """Lays provider panes out side by side, in a two-row grid, or behind tabs when space runs out.
 
-Panes are never re-parented when the layout changes (that would cancel their workers): the
-tab bar only decides which pane is visible.
+Panes are never re-parented when the layout changes (that would restart their Markdown streams):
+the tab bar only decides which pane is visible.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from textual.content import Content
 from textual.widgets import Static, Tab, Tabs
 
 from websearch_tui.core.specs import ProviderSpec
-from websearch_tui.search.engine import Engine
 from websearch_tui.tui.widgets.provider_pane import FLUSH_SECONDS, ProviderPane
 
 MIN_PANE_WIDTH = 40
@@ -51,19 +50,19 @@ class PaneArea(Vertical):
     PaneArea > #no-panes { height: 1fr; content-align: center middle; }
     """
 
-    def __init__(self, engine: Engine, *, clock: Callable[[], float] | None = None, id: str | None = None) -> None:
+    def __init__(self, *, clock: Callable[[], float] | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.engine = engine
         self.clock = clock or time.monotonic
         self.mode = "columns"
         self._active: str | None = None
+        self._by_id: dict[str, ProviderPane] = {}
 
     def on_mount(self) -> None:
         """Create the shared flush/spinner timer (paused until a run starts)."""
         self._ticker = self.set_interval(FLUSH_SECONDS, self._tick, pause=True)
 
     def wake(self) -> None:
-        """Start ticking (call after starting runs); the timer pauses itself when all are idle."""
+        """Start ticking (call when a search starts); the timer pauses itself when all are idle."""
         self._ticker.resume()
 
     async def _tick(self) -> None:
@@ -87,11 +86,8 @@ class PaneArea(Vertical):
         return [child for child in self.query_one("#pane-grid").children if isinstance(child, ProviderPane)]
 
     def pane(self, provider_id: str) -> ProviderPane | None:
-        """The pane of ``provider_id``, if shown."""
-        for pane in self.panes:
-            if pane.provider_id == provider_id:
-                return pane
-        return None
+        """The pane of ``provider_id``, if shown (a dictionary lookup: called for every streamed token)."""
+        return self._by_id.get(provider_id)
 
     async def set_providers(self, specs: Sequence[ProviderSpec]) -> None:
         """Show exactly one pane per spec, in order, keeping panes that already exist."""
@@ -102,13 +98,14 @@ class PaneArea(Vertical):
             if pid not in wanted:
                 await pane.remove()
         for index, spec in enumerate(specs):
-            pane = existing.get(spec.id)
+            kept = existing.get(spec.id)
             current = self.panes
-            if pane is None:
-                new = ProviderPane(spec, self.engine, clock=self.clock)
+            if kept is None:
+                new = ProviderPane(spec, clock=self.clock)
                 await grid.mount(new, before=index if index < len(current) else None)
-            elif current.index(pane) != index:
-                grid.move_child(pane, before=index)
+            elif current.index(kept) != index:
+                grid.move_child(kept, before=index)
+        self._by_id = {pane.provider_id: pane for pane in self.panes}
         tabs = self.query_one(Tabs)
         await tabs.clear()
         for spec in specs:

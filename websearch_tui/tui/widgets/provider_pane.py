@@ -1,9 +1,10 @@
 """One provider's pane: status line, streamed answer, sources, citations, related questions.
 
-The pane owns its stream worker (compare mode). In auto mode the screen's worker feeds it
-through :meth:`ProviderPane.feed`. Each run gets a token; updates carrying an older token are
-dropped, and each run streams into a fresh :class:`Markdown` widget, so text from a cancelled
-run can never leak into the next one.
+The pane is a view: it shows what the engine reports (:meth:`ProviderPane.show` takes each
+:class:`~websearch_tui.core.results.ProviderUpdate` of the current search) and runs nothing itself.
+The screen owns the search and hands each pane its updates; :meth:`ProviderPane.reset` prepares
+it for a new search, streaming into a fresh :class:`Markdown` widget, so text from a cancelled
+search can never leak into the next one.
 """
 
 from __future__ import annotations
@@ -14,22 +15,19 @@ import math
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from functools import partial
 
 from markdown_it import MarkdownIt
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Markdown, Static
 
 from websearch_tui.core.errors import ProviderError
-from websearch_tui.core.models import AnswerDelta, ResponseBuilder, SearchRequest, SearchResponse
+from websearch_tui.core.models import AnswerDelta, SearchResponse
+from websearch_tui.core.results import ProviderUpdate, RetryWait
 from websearch_tui.core.specs import ProviderSpec
-from websearch_tui.core.text import sanitize
-from websearch_tui.search.engine import Engine, EventReceived, Retrying, RunUpdate, StatusChanged
 from websearch_tui.search.formats import dropped_sources_text
 from websearch_tui.tui.safe import clean, copy_url_safely, open_url_safely, plain
 from websearch_tui.tui.widgets.related_list import RelatedItem, RelatedList
@@ -61,7 +59,7 @@ class AnswerBuffer:
         self._close_task: asyncio.Future[None] | None = None
 
     def add(self, text: str) -> None:
-        """Queue sanitized answer text."""
+        """Queue answer text (already sanitized by the engine's reducer)."""
         if text and not self._closed:
             self._pending.append(text)
 
@@ -94,15 +92,12 @@ class AnswerBuffer:
 
 
 class ProviderPane(Vertical):
-    """The live view of one provider's run for the current query."""
+    """The live view of one provider's run in the current search.
 
-    class Finished(Message):
-        """A run reached a final status (done, empty, failed, cancelled, skipped)."""
-
-        def __init__(self, pane: ProviderPane, status: str) -> None:
-            super().__init__()
-            self.pane = pane
-            self.status = status
+    Args:
+        spec: the provider it shows.
+        clock: monotonic clock for the elapsed time and the spinner (tests pass a frozen one).
+    """
 
     BINDINGS = [
         Binding("o", "open_source", "Open source", id="pane-open-source", tooltip="Open the selected source"),
@@ -120,19 +115,17 @@ class ProviderPane(Vertical):
     ProviderPane .notes, ProviderPane .queries, ProviderPane .meta { height: auto; }
     """
 
-    def __init__(self, spec: ProviderSpec, engine: Engine, *, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, spec: ProviderSpec, *, clock: Callable[[], float] | None = None) -> None:
         super().__init__(id=f"pane-{spec.id}", classes="provider-pane")
         self.spec = spec
-        self.engine = engine
         self._clock = clock or time.monotonic
-        self._token = 0
         self._buffer: AnswerBuffer | None = None
-        self._builder = ResponseBuilder(spec.id)
+        self._response = SearchResponse(provider=spec.id)
         self._status = "idle"
         self._error: ProviderError | None = None
         self._started: float | None = None
         self._ended: float | None = None
-        self._retry: Retrying | None = None
+        self._retry: RetryWait | None = None
         self._retry_until = 0.0
         self._following = False
         self._follow_y: float | None = None
@@ -150,8 +143,8 @@ class ProviderPane(Vertical):
 
     @property
     def response(self) -> SearchResponse:
-        """Everything this run has received so far (the same reducer as the CLI)."""
-        return self._builder.response
+        """The response the engine last reported for this pane's run (empty before one)."""
+        return self._response
 
     @property
     def answer_markdown(self) -> Markdown | None:
@@ -214,13 +207,11 @@ class ProviderPane(Vertical):
 
     # --- runs -------------------------------------------------------------------------
 
-    async def begin_run(self) -> int:
-        """Reset the pane for a new run (fresh Markdown) and return the run's token.
+    async def reset(self) -> None:
+        """Prepare the pane for a new search: a fresh Markdown stream, no sections, ``queued``.
 
-        Any previous run is cancelled and its pending text discarded.
+        Text still pending from the previous search is discarded.
         """
-        self._token += 1
-        self.workers.cancel_group(self, "search")
         old, self._buffer = self._buffer, None
         if old is not None:
             await old.close(flush=False)
@@ -229,7 +220,7 @@ class ProviderPane(Vertical):
         markdown = Markdown(open_links=False, classes="answer", parser_factory=_markdown_parser)
         await box.mount(markdown)
         self._buffer = AnswerBuffer(markdown)
-        self._builder = ResponseBuilder(self.spec.id)
+        self._response = SearchResponse(provider=self.spec.id)
         self._error = None
         self._started = self._ended = None
         self._retry = None
@@ -239,70 +230,48 @@ class ProviderPane(Vertical):
         self.body.scroll_home(animate=False, immediate=True)
         self._following = True
         self._follow_y = None
-        return self._token
 
-    def start(self, request: SearchRequest, token: int) -> None:
-        """Run this provider for ``request`` in the pane's own worker (compare mode)."""
-        self._stream_worker(request, token)
+    def show(self, update: ProviderUpdate) -> None:
+        """Show one engine update of the current search (the screen drops other searches' updates).
 
-    @work(exclusive=True, group="search", exit_on_error=False, description="provider stream")
-    async def _stream_worker(self, request: SearchRequest, token: int) -> None:
-        buffer = self._buffer
-        try:
-            await self.engine.run_provider(self.provider_id, request, partial(self.feed, token))
-        finally:
-            if buffer is not None:
-                await buffer.close(flush=token == self._token)
-
-    def feed(self, token: int, provider_id: str, update: RunUpdate) -> None:
-        """Apply one engine update (``on_update`` signature plus the run token).
-
-        A :class:`Retrying` wait shows "retrying in Ns (reason)", counting down, until the next
-        status change (the engine re-sends the running status when the retry goes out).
+        A streamed answer piece is queued for the next :meth:`tick`; any other event re-renders the
+        sections from ``update.response``. A retry wait shows "retrying in Ns (reason)", counting
+        down, until the next update. Nothing changes once the run has ended.
         """
-        if token != self._token or self._status in FINAL:
+        if self._status in FINAL:
             return
-        if isinstance(update, Retrying):
-            self._retry, self._retry_until = update, self._clock() + update.delay
-            self._refresh_status()
-        elif isinstance(update, StatusChanged):
+        self._response = update.response
+        if update.retry is not None:
+            self._retry, self._retry_until = update.retry, self._clock() + update.retry.delay
+        else:
+            self._retry = None
+        if update.status.value != self._status:
             self._set_status(update.status.value, update.error)
-        elif isinstance(update, EventReceived):
-            event = update.event
-            self._builder.apply(event)
-            if isinstance(event, AnswerDelta):
-                if self._buffer is not None:
-                    self._buffer.add(sanitize(event.text))
-            else:
-                self._render_sections()
-                self._refresh_status()
-
-    def cancel(self) -> None:
-        """Cancel the run in flight (if any); the pane shows ``cancelled``."""
-        if self._status in ACTIVE:
-            self.workers.cancel_group(self, "search")
-            self._set_status("cancelled")
-
-    def end_auto(self, token: int) -> None:
-        """Auto mode finished: a provider the chain never reached shows ``skipped``."""
-        if token == self._token and self._status == "queued":
-            self._set_status("skipped")
+        event = update.event
+        if isinstance(event, AnswerDelta):
+            if self._buffer is not None:
+                self._buffer.add(event.text)
+        elif event is not None:
+            self._render_sections()
+        self._refresh_status()
 
     def _set_status(self, status: str, error: ProviderError | None = None) -> None:
         now = self._clock()
         if status in ("running", "streaming") and self._started is None:
             self._started = now
         self._status = status
-        self._retry = None
         if status in FINAL:
             self._ended = now if self._started is not None else None
             self._error = error
+            self._retry = None
             if self._buffer is not None:
                 self.call_later(self._buffer.close)
-            self._refresh_status()
-            self.post_message(self.Finished(self, status))
-            return
-        self._refresh_status()
+
+    async def rendered(self) -> None:
+        """Wait until the whole answer of an ended run is on screen (its stream flushed and stopped);
+        returns at once while the run is still active or when the pane never ran."""
+        if self._buffer is not None and self._status in FINAL:
+            await self._buffer.close()
 
     async def tick(self) -> None:
         """Write buffered answer text, advance the spinner, follow the answer.

@@ -25,6 +25,7 @@ from textual.widgets import Button, Collapsible, Input, Select, SelectionList, S
 from textual.widgets.selection_list import Selection
 
 from websearch_tui.core.specs import KIND_LABELS, CredentialSpec, ProviderSpec
+from websearch_tui.search.engine import PROBE_QUERY
 from websearch_tui.tui.safe import clean, plain
 from websearch_tui.tui.widgets.settings_fields import (
     BOOL,
@@ -40,8 +41,8 @@ from websearch_tui.tui.widgets.settings_fields import (
 Check = Callable[[str, str, Any], "str | None"]
 """``(table, key, value) -> reason | None``: why a value is refused (``ConfigEditor.check``)."""
 
-TEST_QUERY = "test"
-"""The query the Test action sends."""
+TEST_QUERY = PROBE_QUERY
+"""The query the Test action sends (the engine's probe query)."""
 
 TEST_HINT = f"Sends one search for “{TEST_QUERY}” (1 result) with the settings above, saved or not."
 

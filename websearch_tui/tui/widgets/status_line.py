@@ -8,11 +8,14 @@ from textual.content import Content
 from textual.widgets import Static
 
 from websearch_tui.core.errors import ProviderError
+from websearch_tui.core.results import ACTIVE_STATUSES, FINAL_STATUSES
 from websearch_tui.tui.safe import clean
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-ACTIVE = frozenset({"queued", "running", "streaming"})
-FINAL = frozenset({"done", "empty", "failed", "cancelled", "skipped"})
+ACTIVE = frozenset(status.value for status in ACTIVE_STATUSES)
+"""Pane statuses of a run in flight (as :class:`~websearch_tui.core.results.RunStatus` values)."""
+FINAL = frozenset(status.value for status in FINAL_STATUSES)
+"""Pane statuses of a run that has ended."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,198 @@
+"""How a search went: each provider's status and outcome, the live updates the engine sends while it
+runs, and the end-of-search summary every front end prints.
+
+Pure data over :mod:`websearch_tui.core.models`; the engine (:mod:`websearch_tui.search.engine`)
+fills these in, front ends and the history store only read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from websearch_tui.core.errors import ProviderError, all_failed_message, empty_message
+from websearch_tui.core.models import SearchEvent, SearchRequest, SearchResponse
+
+
+class RunStatus(str, Enum):
+    """Lifecycle of one provider's run in one search.
+
+    ``QUEUED`` until it starts, ``RUNNING`` until its first event, ``STREAMING`` after; it ends
+    ``DONE`` (renderable content), ``EMPTY`` (nothing renderable), ``FAILED``, ``CANCELLED`` (the user
+    or a newer search stopped it) or ``SKIPPED`` (auto mode answered before reaching it).
+    """
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    STREAMING = "streaming"
+    DONE = "done"
+    EMPTY = "empty"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    SKIPPED = "skipped"
+
+
+ACTIVE_STATUSES = frozenset({RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.STREAMING})
+FINAL_STATUSES = frozenset({RunStatus.DONE, RunStatus.EMPTY, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.SKIPPED})
+SUMMARY_ORDER = (RunStatus.DONE, RunStatus.EMPTY, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.SKIPPED)
+"""The order in which a summary counts final statuses."""
+
+
+@dataclass(frozen=True)
+class RetryWait:
+    """A run waits ``delay`` seconds before resending a failed request.
+
+    ``reason`` is the HTTP status (``"429"``, ``"503"``) or ``"timeout"`` / ``"network"``; ``attempt``
+    counts retries from 1.
+    """
+
+    delay: float
+    reason: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class ProviderUpdate:
+    """One change in one provider's run of one search, as the engine reports it to a front end.
+
+    Attributes:
+        search_id: the search it belongs to (:attr:`SearchResult.search_id`); a front end drops
+            updates of a search it no longer shows.
+        provider: the provider id.
+        status: the run's status after this change.
+        response: the run's reduced response so far. It is the engine's live object: read it, never
+            change it (the next update may show it grown).
+        event: the event that was just folded into ``response``, its text sanitized (a streamed
+            answer piece is an ``AnswerDelta``); ``None`` for a status change or a retry wait.
+        error: why the run failed, with ``status`` ``FAILED``.
+        retry: set while the run waits to resend a request; the next update without it ends the wait.
+    """
+
+    search_id: int
+    provider: str
+    status: RunStatus
+    response: SearchResponse
+    event: SearchEvent | None = None
+    error: ProviderError | None = None
+    retry: RetryWait | None = None
+
+    @property
+    def final(self) -> bool:
+        """True when the run has ended (no further update of this provider in this search)."""
+        return self.status in FINAL_STATUSES
+
+
+OnUpdate = Callable[[ProviderUpdate], None]
+"""``on_update(update)``: called on the event loop for every status change, event and retry wait."""
+
+
+@dataclass
+class ProviderOutcome:
+    """How one provider run ended.
+
+    ``response`` holds whatever arrived (also the partial answer of a failed stream);
+    ``elapsed_ms`` / ``first_event_ms`` are milliseconds since the run started.
+    """
+
+    provider: str
+    status: RunStatus
+    response: SearchResponse
+    error: ProviderError | None = None
+    elapsed_ms: int = 0
+    first_event_ms: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the run finished with renderable content."""
+        return self.status is RunStatus.DONE
+
+
+@dataclass(frozen=True)
+class SearchSummary:
+    """The end of a search in a few facts: how many providers ended in each final status (in
+    :data:`SUMMARY_ORDER`, zero counts left out), the provider that answered in auto mode, the
+    combined error when none returned content, and whether it was cancelled."""
+
+    counts: Mapping[RunStatus, int]
+    winner: str | None = None
+    winner_label: str | None = None
+    error: str | None = None
+    cancelled: bool = False
+
+    def text(self) -> str:
+        """One line for a status bar: ``"Finished — answered by Exa — 1 done, 1 failed, 1 skipped."``."""
+        head = "Cancelled" if self.cancelled else "Finished"
+        if self.winner_label:
+            head += f" — answered by {self.winner_label}"
+        counts = ", ".join(f"{count} {status.value}" for status, count in self.counts.items())
+        return f"{head} — {counts}." if counts else f"{head}."
+
+
+@dataclass
+class SearchResult:
+    """One search: what was asked, which providers it runs, and every outcome so far.
+
+    Attributes:
+        request: the request as validated.
+        mode: ``"compare"`` or ``"auto"``.
+        search_id: the engine's number for this search (>= 1; 0 for a result made by hand).
+        providers: the provider ids it runs, in order.
+        labels: provider id -> display label, so the result can be shown without the registry.
+        outcomes: one per provider that ended, in the order they ended (compare mode: in
+            ``providers`` order once the search is over); skipped providers have none.
+        winner: in auto mode, the provider that answered.
+        error: the combined message when no provider returned content (or why the search could not
+            start, e.g. no provider selected); ``None`` otherwise.
+    """
+
+    request: SearchRequest
+    mode: str
+    search_id: int = 0
+    providers: tuple[str, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+    outcomes: list[ProviderOutcome] = field(default_factory=list)
+    winner: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when at least one provider produced renderable content."""
+        return any(outcome.ok for outcome in self.outcomes)
+
+    def label(self, provider_id: str) -> str:
+        """The display label of ``provider_id`` (the id itself when unknown)."""
+        return self.labels.get(provider_id, provider_id)
+
+    def outcome(self, provider_id: str) -> ProviderOutcome | None:
+        """The outcome of ``provider_id``, if its run has ended."""
+        return next((o for o in self.outcomes if o.provider == provider_id), None)
+
+    def statuses(self) -> dict[str, RunStatus]:
+        """Provider id -> final status, in ``providers`` order; a provider without an outcome
+        (auto mode stopped before it) is ``SKIPPED``."""
+        ended = {o.provider: o.status for o in self.outcomes}
+        ordered = {pid: ended.get(pid, RunStatus.SKIPPED) for pid in self.providers}
+        return {**ordered, **{pid: status for pid, status in ended.items() if pid not in ordered}}
+
+    def summary(self) -> SearchSummary:
+        """Counts per final status, the auto-mode winner, the combined error and whether it was cancelled."""
+        statuses = list(self.statuses().values())
+        counts = {status: statuses.count(status) for status in SUMMARY_ORDER if status in statuses}
+        return SearchSummary(
+            counts=counts,
+            winner=self.winner,
+            winner_label=self.label(self.winner) if self.winner else None,
+            error=None if self.ok else self.error or self.combined_error(),
+            cancelled=RunStatus.CANCELLED in counts,
+        )
+
+    def combined_error(self) -> str | None:
+        """The seed message for "nothing returned content": one failure's message as it is, several
+        as ``"All web search providers failed: <id>: <reason>; ..."``; ``None`` when no provider ended."""
+        failures = [
+            (o.provider, o.error.message if o.error else empty_message(self.label(o.provider))) for o in self.outcomes
+        ]
+        if not failures:
+            return None
+        return failures[0][1] if len(failures) == 1 else all_failed_message(failures)
