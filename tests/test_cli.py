@@ -46,6 +46,7 @@ def fake_providers(monkeypatch: pytest.MonkeyPatch) -> None:
         (["search", "q", "--recency", "hour"], "invalid choice: 'hour'"),
         (["search"], "the following arguments are required: query"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["search", "q", "--merged"], "--merged goes with --format llm"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -102,6 +103,13 @@ def test_llm_and_markdown_formats(fake_providers: None, capsys: pytest.CaptureFi
     assert capsys.readouterr().out == "# Brave Search (brave)\n[1] Alpha [b]x[/b]\n    https://a.example/x\n    snip\n"
     assert main(["search", "hello", "-p", "brave", "--format", "markdown"]) == 0
     assert "1. [Alpha \\[b\\]x\\[/b\\]](<https://a.example/x>) — a.example" in capsys.readouterr().out
+
+
+def test_llm_merged_prints_one_source_list(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "hello", "-p", "brave", "-p", "tavily", "--format", "llm", "--merged"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Tavily (tavily)\nError: Tavily API error (429): slow down\n\n# Merged sources\n")
+    assert "1 source from 1 provider\n[1] Alpha [b]x[/b]\n    https://a.example/x\n    snip\n    found by brave #1" in out
 
 
 def test_auto_mode_shows_the_winner_only(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:

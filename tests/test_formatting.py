@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
@@ -10,6 +12,7 @@ from websearch_tui.search.formats import (
     outcome_llm_text,
     to_json_document,
     to_llm_document,
+    to_llm_merged,
     to_llm_text,
     to_markdown,
     to_text,
@@ -183,3 +186,57 @@ def test_dropped_sources_are_reported_in_every_format() -> None:
     assert "Note: 1 result without a usable URL was dropped." in to_text(result)
     response.dropped_sources = 0
     assert "usable URL" not in to_text(result) + to_markdown(result)
+
+
+def _fan_out() -> SearchResult:
+    """Three providers that agree on one page (spelled three ways) and an answer that cites it."""
+    asyncio_page = "https://docs.python.org/3/library/asyncio.html"
+    brave = SearchResponse(
+        "brave",
+        sources=[Source("https://a.example/x", "A | pipes [here]"), Source(asyncio_page + "#intro", "asyncio docs")],
+    )
+    exa = SearchResponse("exa", sources=[Source(asyncio_page + "?utm_source=exa", "asyncio — Asynchronous I/O")])
+    perplexity = SearchResponse(
+        "perplexity",
+        answer="Use asyncio.run [1].",
+        citations=[Citation(asyncio_page, "asyncio docs")],
+        sources=[Source(asyncio_page, "asyncio docs")],
+    )
+    request = SearchRequest(query="python asyncio", providers=("brave", "exa", "perplexity"))
+    outcomes = [ProviderOutcome(r.provider, RunStatus.DONE, r) for r in (brave, exa, perplexity)]
+    return SearchResult(request=request, mode="compare", labels=LABELS, outcomes=outcomes)
+
+
+def test_json_document_carries_the_merged_sources() -> None:
+    merged = to_json_document(_fan_out())["merged"]
+    assert [row["url"] for row in merged] == ["https://docs.python.org/3/library/asyncio.html", "https://a.example/x"]
+    top = merged[0]
+    assert top["providers"] == ["exa", "perplexity", "brave"] and top["ranks"] == {
+        "exa": 1,
+        "perplexity": 1,
+        "brave": 2,
+    }
+    assert top["cited_by"] == {"perplexity": [1]} and top["score"] > merged[1]["score"]
+    assert set(top) == {"url", "link", "title", "snippet", "published_date", "providers", "ranks", "cited_by", "score"}
+
+
+def test_markdown_ends_with_a_merged_sources_table_that_escapes_cells() -> None:
+    markdown = to_markdown(_fan_out())
+    table = markdown[markdown.index("## Merged sources") :].splitlines()
+    assert table[2] == "| # | Source | Found by | Cited by |"
+    assert table[4].startswith("| 1 | [asyncio — Asynchronous I/O](<https://docs.python.org/3/library/asyncio.html")
+    assert "| Exa (1), Perplexity (1), Brave Search (2) | Perplexity [1] |" in table[4]
+    assert table[5] == "| 2 | [A \\| pipes \\[here\\]](<https://a.example/x>) — a.example | Brave Search (1) | – |"
+    unescaped_pipes = [len(re.findall(r"(?<!\\)\|", row)) for row in table[2:6]]
+    assert unescaped_pipes == [5, 5, 5, 5]  # a pipe in a title cannot add a column
+
+
+def test_llm_merged_gives_the_answers_then_one_ranked_source_list() -> None:
+    text = to_llm_merged(_fan_out())
+    assert text.startswith(
+        "# Perplexity (perplexity)\nUse asyncio.run [1].\n\n# Merged sources\n2 sources from 3 providers\n"
+    )
+    assert "# Brave Search" not in text and "# Exa" not in text  # no answer, no error: only their sources
+    assert "[1] asyncio — Asynchronous I/O\n    https://docs.python.org/3/library/asyncio.html?utm_source=exa\n" in text
+    assert "    found by exa #1, perplexity #1, brave #2 · cited by perplexity [1]" in text
+    assert text.endswith("[2] A | pipes [here]\n    https://a.example/x\n    found by brave #1")

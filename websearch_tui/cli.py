@@ -69,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     search.add_argument("--recency", choices=RECENCIES, help="only recent material")
     search.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    search.add_argument(
+        "--merged",
+        action="store_true",
+        help="with --format llm: the answers, then one de-duplicated, ranked source list for all providers",
+    )
     search.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
 
     providers = commands.add_parser("providers", help="list providers, their status and where their keys come from")
@@ -181,6 +186,8 @@ def _search(args: argparse.Namespace) -> int:
     from websearch_tui.search.engine import Engine
 
     providers = _check_providers(args.providers or ())
+    if args.merged and args.format != "llm":
+        raise UsageError("--merged goes with --format llm (json and markdown always include the merged sources)")
     config = _load_config(args)
     try:
         request = SearchRequest(
@@ -199,9 +206,9 @@ def _search(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
-        _print_result(result, args.format)
+        _print_result(result, args.format, merged=args.merged)
         return 130
-    return _print_result(result, args.format)
+    return _print_result(result, args.format, merged=args.merged)
 
 
 async def _run_search(engine: Engine, result: SearchResult) -> None:
@@ -211,12 +218,13 @@ async def _run_search(engine: Engine, result: SearchResult) -> None:
         await engine.aclose()
 
 
-def _print_result(result: SearchResult, output_format: str) -> int:
+def _print_result(result: SearchResult, output_format: str, *, merged: bool = False) -> int:
     """Print ``result`` in ``output_format``; return 0 when any provider succeeded, else 1.
 
     When every provider failed, the errors go to stderr (the summary's combined error last);
     ``json`` still prints its document (with an ``error`` object) and ``llm`` its blocks, whose
-    failures read ``Error: <message>``.
+    failures read ``Error: <message>``. With ``merged``, ``llm`` prints the answers and one merged
+    source list instead of one block per provider.
     """
     from websearch_tui.search import formats
 
@@ -225,7 +233,8 @@ def _print_result(result: SearchResult, output_format: str) -> int:
         print(json.dumps(formats.to_json_document(result), ensure_ascii=False, indent=2))
         return 0 if result.ok else 1
     if output_format == "llm":
-        print(formats.to_llm_document(result) or f"Error: {summary.error}")
+        document = formats.to_llm_merged(result) if merged else formats.to_llm_document(result)
+        print(document or f"Error: {summary.error}")
     if not result.ok:
         errors = [(o.provider, o.error.message) for o in result.outcomes if o.error is not None]
         if len(errors) > 1:  # one failure is already the summary line below

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import format_age, host_of, truncate
@@ -88,6 +89,48 @@ def to_llm_document(result: SearchResult) -> str:
     return "\n\n".join(blocks)
 
 
+def merged_sources(result: SearchResult) -> list[MergedSource]:
+    """Every source of the search's outcomes (partial ones of failed or cancelled runs included),
+    merged and ranked (:func:`~websearch_tui.core.merge.merge_responses`)."""
+    return merge_responses(outcome.response for outcome in result.outcomes)
+
+
+def to_llm_merged(result: SearchResult) -> str:
+    """What an agent wants from a fan-out: each shown provider's answer (or ``Error: <message>``)
+    under ``# <Label> (<id>)``, then one de-duplicated, ranked source list in the seed's source shape
+    plus one ``found by ... · cited by ...`` line per source. Providers with neither an answer nor an
+    error (search engines) appear only through their sources."""
+    blocks = []
+    for outcome in _visible(result):
+        answer = (outcome.response.answer or "").strip()
+        text = f"Error: {outcome.error.message}" if outcome.error is not None else answer
+        if text:
+            blocks.append(f"# {result.label(outcome.provider)} ({outcome.provider})\n{text}")
+    rows = merged_sources(result)
+    providers = {pid for row in rows for pid in row.ranks}
+    lines = [f"# Merged sources\n{_plural(len(rows), 'source')} from {_plural(len(providers), 'provider')}"]
+    for index, row in enumerate(rows, 1):
+        age = _age_text(row.published_date, row.age_seconds)
+        lines.append(f"[{index}] {row.title}" + (f" ({age})" if age else ""))
+        lines.append(f"    {row.link}")
+        if row.snippet:
+            lines.append(f"    {truncate(row.snippet, 240)}")
+        lines.append(f"    {_provenance(row)}")
+    blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _provenance(row: MergedSource) -> str:
+    """``"found by brave #1, exa #3 · cited by perplexity [2]"`` (ids, for agents)."""
+    parts = []
+    if row.ranks:
+        parts.append("found by " + ", ".join(f"{pid} #{rank}" for pid, rank in row.ranks.items()))
+    if row.cited_by:
+        cited = ", ".join(f"{pid} [{', '.join(map(str, numbers))}]" for pid, numbers in row.cited_by.items())
+        parts.append(f"cited by {cited}")
+    return " · ".join(parts)
+
+
 def to_text(result: SearchResult) -> str:
     """A readable plain-text report: a status line per provider, a ``Note:`` line when results
     without a URL were dropped, then its LLM text block."""
@@ -144,7 +187,31 @@ def to_markdown(result: SearchResult) -> str:
             lines += ["### Related", ""] + [f"- {_md_escape(q)}" for q in response.related_questions] + [""]
         if response.search_queries:
             lines += ["### Search queries", ""] + [f"- {_md_escape(q)}" for q in response.search_queries] + [""]
+    lines += _markdown_merged(result)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _markdown_merged(result: SearchResult) -> list[str]:
+    """The "Merged sources" table: rank, the linked title with host and age, who found it (rank in
+    parentheses) and which answers cite it; nothing when the search found no source."""
+    rows = merged_sources(result)
+    if not rows:
+        return []
+    lines = ["## Merged sources", "", "| # | Source | Found by | Cited by |", "|---|---|---|---|"]
+    for index, row in enumerate(rows, 1):
+        meta = " · ".join(x for x in (host_of(row.link), _age_text(row.published_date, row.age_seconds)) if x)
+        found = ", ".join(f"{_cell(result.label(pid))} ({rank})" for pid, rank in row.ranks.items())
+        cited = ", ".join(
+            f"{_cell(result.label(pid))} [{', '.join(map(str, numbers))}]" for pid, numbers in row.cited_by.items()
+        )
+        source = f"[{_cell(row.title)}](<{row.link}>)" + (f" — {_cell(meta)}" if meta else "")
+        lines.append(f"| {index} | {source} | {found or '–'} | {cited or '–'} |")
+    return [*lines, ""]
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: escaped like other text, ``|`` escaped, on one line."""
+    return _md_escape(" ".join(text.split())).replace("|", "\\|")
 
 
 def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
@@ -167,7 +234,8 @@ def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
 
 
 def to_json_document(result: SearchResult) -> dict[str, Any]:
-    """The CLI's JSON document: query, mode, winner (auto), error (all failed) and per-provider results."""
+    """The CLI's JSON document: query, mode, winner (auto), error (all failed), per-provider
+    ``results`` and ``merged``: every source once, ranked (see :meth:`MergedSource.to_dict`)."""
     request = result.request
     document: dict[str, Any] = {
         "query": request.query,
@@ -175,6 +243,7 @@ def to_json_document(result: SearchResult) -> dict[str, Any]:
         "max_results": request.max_results,
         "recency": request.recency,
         "results": [outcome_to_dict(o) for o in result.outcomes],
+        "merged": [row.to_dict() for row in merged_sources(result)],
     }
     if result.mode == "auto":
         document["winner"] = result.winner
