@@ -23,6 +23,7 @@ RRF_K = 60
 CITATION_WEIGHT = 1 / (RRF_K + 1)
 """What one answer citing a page adds to its score: as much as a first-rank finding."""
 
+
 @dataclass
 class MergedSource:
     """One page of the merged list, with its provenance.

@@ -63,7 +63,7 @@ class ProviderState:
         record = self._records.get(kind)
         if record is None:
             record = self._records[kind] = kind()
-        return record  # type: ignore[no-any-return]
+        return record
 
 
 @dataclass

@@ -63,11 +63,17 @@ class WebSearchApp(App[int]):
         self._apply_theme(self.config.ui.theme)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's palette commands plus "Settings"."""
+        """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources"."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
         )
+        if isinstance(screen, SearchScreen):
+            yield SystemCommand(
+                "Merged sources",
+                "Show or hide every source once, ranked, with who found it and which answers cite it (m)",
+                screen.action_toggle_merged,
+            )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide "Settings" while the settings screen is open."""

@@ -14,13 +14,14 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Footer, Select, SelectionList, Static
 
-from websearch_tui.core.models import MAX_RESULTS_LIMIT, RequestError, SearchRequest
+from websearch_tui.core.models import MAX_RESULTS_LIMIT, CitationsFound, RequestError, SearchRequest, SourcesFound
 from websearch_tui.core.results import ProviderUpdate, RunStatus, SearchResult
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.screens.base import AppScreen
-from websearch_tui.tui.widgets.pane_area import PaneArea, choose_layout
+from websearch_tui.tui.widgets.merged_view import MergedView
+from websearch_tui.tui.widgets.pane_area import MERGED, PaneArea, choose_layout
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.provider_selector import ProviderSelector
 from websearch_tui.tui.widgets.query_input import QueryInput
@@ -58,6 +59,9 @@ class SearchScreen(AppScreen[None]):
         Binding("shift+tab", "cycle(-1)", "Prev pane", id="pane-previous", tooltip="Move to the previous pane"),
         Binding("f2", "toggle_providers", "Providers", id="toggle-providers", tooltip="Show or hide providers"),
         Binding("slash", "focus_query", "Query", id="focus-query", tooltip="Focus the query box"),
+        Binding(
+            "m", "toggle_merged", "Merged", id="toggle-merged", tooltip="Every source once, ranked, with who found it"
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -277,6 +281,7 @@ class SearchScreen(AppScreen[None]):
         self._search_id, self._auto = result.search_id, result.mode == "auto"
         tucked = self._make_room_for(len(specs))
         await self.pane_area.set_providers(specs)
+        self.pane_area.reset_merged()
         for pane in self.pane_area.panes:
             await pane.reset()
         self.pane_area.wake()
@@ -327,6 +332,8 @@ class SearchScreen(AppScreen[None]):
         if self._auto and update.status is RunStatus.RUNNING:
             self.pane_area.activate(update.provider)
         pane.show(update)
+        if isinstance(update.event, (SourcesFound, CitationsFound)):
+            self.pane_area.note_sources(update.response)
 
     def action_cancel(self) -> None:
         """Cancel the search in flight; the engine reports its unfinished runs ``cancelled``."""
@@ -341,10 +348,11 @@ class SearchScreen(AppScreen[None]):
         stops: list[Widget] = [self.query_input, *self.query(Select)]
         if not self.selector.has_class("-hidden"):
             stops.append(self.selector)
-        stops += [pane for pane in self.pane_area.panes if not pane.has_class("-hidden-tab")]
-        if self.pane_area.mode == "tabs":
-            stops = [s for s in stops if not isinstance(s, ProviderPane)] + list[Widget](self.pane_area.panes)
-        return stops
+        area = self.pane_area
+        views: list[Widget] = [*area.panes, *([area.merged] if area.merged_shown else [])]
+        if area.mode != "tabs":
+            views = [view for view in views if not view.has_class("-hidden-tab")]
+        return stops + views
 
     def action_cycle(self, delta: int) -> None:
         """Move focus to the next/previous control or provider pane (Tab / Shift+Tab)."""
@@ -359,6 +367,9 @@ class SearchScreen(AppScreen[None]):
         if isinstance(target, ProviderPane):
             self.pane_area.activate(target.provider_id)
             target.focus_target()
+        elif isinstance(target, MergedView):
+            self.pane_area.activate(MERGED)
+            target.focus_rows()
         else:
             target.focus()
 
@@ -375,6 +386,26 @@ class SearchScreen(AppScreen[None]):
     def action_focus_query(self) -> None:
         """Focus the query box."""
         self.query_input.focus()
+
+    async def action_toggle_merged(self) -> None:
+        """Show the merged view beside the panes (focusing its rows) or hide it again."""
+        area = self.pane_area
+        if await area.toggle_merged():
+            area.activate(MERGED)
+            area.merged.focus_rows()
+        elif self.focused is None or area.merged in self.focused.ancestors_with_self:
+            self.query_input.focus()
+
+    @on(MergedView.Jump)
+    def _on_jump(self, event: MergedView.Jump) -> None:
+        """Enter on a merged row: show that source in the pane of the provider that ranked it best."""
+        event.stop()
+        pane = self.pane_area.pane(event.provider)
+        if pane is None:
+            return
+        self.pane_area.activate(event.provider)
+        if not pane.focus_source(event.url):
+            pane.focus_target()
 
 
 def _default_status_resolver(spec: ProviderSpec, settings: ProviderSettings) -> str:

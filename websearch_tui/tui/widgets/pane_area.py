@@ -1,7 +1,10 @@
 """Lays provider panes out side by side, in a two-row grid, or behind tabs when space runs out.
 
 Panes are never re-parented when the layout changes (that would restart their Markdown streams):
-the tab bar only decides which pane is visible.
+the tab bar only decides which pane is visible. The merged view (every source once, ranked) takes
+one more place beside the panes, or one more tab, while it is shown (:meth:`PaneArea.toggle_merged`);
+it and the panes' "+N" badges are refreshed from the area's :class:`~websearch_tui.core.merge.SourceMerger`
+at most every :data:`MERGED_REFRESH_TICKS` ticks while the search streams.
 """
 
 from __future__ import annotations
@@ -16,13 +19,20 @@ from textual.containers import Container, Vertical
 from textual.content import Content
 from textual.widgets import Static, Tab, Tabs
 
+from websearch_tui.core.merge import SourceMerger
+from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.provider_pane import FLUSH_SECONDS, ProviderPane
 
 MIN_PANE_WIDTH = 40
 """Narrowest column a pane gets before the layout switches to a grid or tabs."""
 MIN_PANE_HEIGHT = 12
 """Lowest row a pane gets in the two-row grid."""
+MERGED_REFRESH_TICKS = 4
+"""The merged view and the badges are refreshed at most every 4 ticks (0.2 s) while panes stream."""
+MERGED = "merged"
+"""The tab id suffix and ``activate`` name of the merged view."""
 
 
 def choose_layout(count: int, width: int, height: int) -> tuple[str, int, int]:
@@ -46,7 +56,8 @@ class PaneArea(Vertical):
     PaneArea > Tabs { display: none; }
     PaneArea.-tabs > Tabs { display: block; }
     PaneArea > #pane-grid { layout: grid; grid-size: 1 1; height: 1fr; }
-    PaneArea.-tabs ProviderPane.-hidden-tab { display: none; }
+    PaneArea.-tabs ProviderPane.-hidden-tab, PaneArea.-tabs MergedView.-hidden-tab { display: none; }
+    PaneArea MergedView.-off { display: none; }
     PaneArea > #no-panes { height: 1fr; content-align: center middle; }
     """
 
@@ -56,6 +67,9 @@ class PaneArea(Vertical):
         self.mode = "columns"
         self._active: str | None = None
         self._by_id: dict[str, ProviderPane] = {}
+        self.merger = SourceMerger()
+        self._merged_dirty = False
+        self._ticks = 0
 
     def on_mount(self) -> None:
         """Create the shared flush/spinner timer (paused until a run starts)."""
@@ -67,18 +81,80 @@ class PaneArea(Vertical):
 
     async def _tick(self) -> None:
         active = [pane for pane in self.panes if pane.is_active]
+        self._ticks += 1
         if not active:
+            self.refresh_merged()
             self._ticker.pause()
             return
         with self.app.batch_update():
             for pane in active:
                 await pane.tick()
+            if self._ticks % MERGED_REFRESH_TICKS == 0:
+                self.refresh_merged()
+
+    # --- the merged view ------------------------------------------------------------------
+
+    @property
+    def merged(self) -> MergedView:
+        """The merged view (present even while hidden)."""
+        return self.query_one(MergedView)
+
+    @property
+    def merged_shown(self) -> bool:
+        """True while the merged view takes a place beside the panes (or a tab)."""
+        return not self.merged.has_class("-off")
+
+    def reset_merged(self) -> None:
+        """Forget the previous search's sources (a new search starts)."""
+        self.merger = SourceMerger()
+        self._merged_dirty = True
+        self.refresh_merged()
+
+    def note_sources(self, response: SearchResponse) -> None:
+        """``response`` (one provider's, so far) has new sources or citations: fold it into the merger;
+        the view and badges follow at the next refresh."""
+        self.merger.update(response)
+        self._merged_dirty = True
+
+    def refresh_merged(self) -> None:
+        """Show the merger's rows in the merged view (when shown) and the "+N" badges in every pane,
+        if anything changed since the last refresh."""
+        if not self._merged_dirty:
+            return
+        self._merged_dirty = False
+        rows = self.merger.rows
+        if self.merged_shown:
+            self.merged.show_rows(rows)
+        shared = [row for row in rows if len(row.ranks) > 1]
+        for pane in self.panes:
+            pid = pane.provider_id
+            pane.set_agreement({row.url: len(row.ranks) - 1 for row in shared if pid in row.ranks})
+
+    async def toggle_merged(self) -> bool:
+        """Show or hide the merged view; returns True when it is shown now."""
+        merged = self.merged
+        merged.toggle_class("-off")
+        shown = self.merged_shown
+        if shown:
+            self._merged_dirty = True
+            self.refresh_merged()
+            merged.show_rows(self.merger.rows)
+        elif self._active == MERGED:
+            self._active = self.panes[0].provider_id if self.panes else None
+        await self._sync_tabs()
+        self.relayout()
+        return shown
 
     def compose(self) -> ComposeResult:
         """Tab bar (tabs mode only), the pane grid and an empty-state hint."""
         yield Tabs(id="pane-tabs")
-        yield Container(id="pane-grid")
+        with Container(id="pane-grid"):
+            yield MergedView(self._label, id="merged-view").set_classes("merged-view -off")
         yield Static("No provider selected. Press F2 to choose providers.", id="no-panes", markup=False)
+
+    def _label(self, provider_id: str) -> str:
+        pane = self._by_id.get(provider_id)
+        return pane.spec.label if pane is not None else provider_id
 
     @property
     def panes(self) -> list[ProviderPane]:
@@ -90,7 +166,7 @@ class PaneArea(Vertical):
         return self._by_id.get(provider_id)
 
     async def set_providers(self, specs: Sequence[ProviderSpec]) -> None:
-        """Show exactly one pane per spec, in order, keeping panes that already exist."""
+        """Show exactly one pane per spec, in order (before the merged view), keeping panes that already exist."""
         grid = self.query_one("#pane-grid", Container)
         wanted = [spec.id for spec in specs]
         existing = {pane.provider_id: pane for pane in self.panes}
@@ -100,32 +176,40 @@ class PaneArea(Vertical):
         for index, spec in enumerate(specs):
             kept = existing.get(spec.id)
             current = self.panes
+            place = current[index] if index < len(current) else self.merged
             if kept is None:
-                new = ProviderPane(spec, clock=self.clock)
-                await grid.mount(new, before=index if index < len(current) else None)
+                await grid.mount(ProviderPane(spec, clock=self.clock), before=place)
             elif current.index(kept) != index:
-                grid.move_child(kept, before=index)
+                grid.move_child(kept, before=place)
         self._by_id = {pane.provider_id: pane for pane in self.panes}
-        tabs = self.query_one(Tabs)
-        await tabs.clear()
-        for spec in specs:
-            await tabs.add_tab(Tab(Content(spec.label), id=f"tab-{spec.id}"))
-        if self._active not in wanted:
+        if self._active not in wanted and self._active != MERGED:
             self._active = wanted[0] if wanted else None
-        if self._active:
-            tabs.active = f"tab-{self._active}"
+        await self._sync_tabs()
         self.query_one("#no-panes").display = not wanted
         grid.display = bool(wanted)
         self.relayout()
+
+    async def _sync_tabs(self) -> None:
+        """One tab per pane, plus "Merged" while the merged view is shown."""
+        tabs = self.query_one(Tabs)
+        await tabs.clear()
+        for pane in self.panes:
+            await tabs.add_tab(Tab(Content(pane.spec.label), id=f"tab-{pane.provider_id}"))
+        if self.merged_shown:
+            await tabs.add_tab(Tab(Content("Merged"), id=f"tab-{MERGED}"))
+        if self._active:
+            tabs.active = f"tab-{self._active}"
 
     def on_resize(self) -> None:
         """Re-choose the layout for the new size."""
         self.relayout()
 
     def relayout(self) -> None:
-        """Apply :func:`choose_layout` to the current size and pane count."""
+        """Apply :func:`choose_layout` to the current size and pane count (the merged view counts
+        as a pane while shown)."""
         panes = self.panes
-        mode, columns, rows = choose_layout(len(panes), self.size.width, self.size.height)
+        count = len(panes) + (1 if self.merged_shown else 0)
+        mode, columns, rows = choose_layout(count, self.size.width, self.size.height)
         self.mode = mode
         grid = self.query_one("#pane-grid")
         grid.styles.grid_size_columns = columns
@@ -133,9 +217,10 @@ class PaneArea(Vertical):
         self.set_class(mode == "tabs", "-tabs")
         for pane in panes:
             pane.set_class(mode == "tabs" and pane.provider_id != self._active, "-hidden-tab")
+        self.merged.set_class(mode == "tabs" and self._active != MERGED, "-hidden-tab")
 
     def activate(self, provider_id: str) -> None:
-        """Make ``provider_id`` the visible pane in tabs mode (remembered in other modes)."""
+        """Make ``provider_id`` (or :data:`MERGED`) the visible pane in tabs mode (remembered in other modes)."""
         self._active = provider_id
         tabs = self.query_one(Tabs)
         if tabs.active != f"tab-{provider_id}":

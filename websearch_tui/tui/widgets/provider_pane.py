@@ -13,7 +13,7 @@ import asyncio
 import functools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 
 from markdown_it import MarkdownIt
@@ -28,6 +28,7 @@ from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchResponse
 from websearch_tui.core.results import ProviderUpdate, RetryWait
 from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.core.text import canonical_url
 from websearch_tui.search.formats import dropped_sources_text
 from websearch_tui.tui.safe import clean, copy_url_safely, open_url_safely, plain
 from websearch_tui.tui.widgets.related_list import RelatedItem, RelatedList
@@ -129,6 +130,7 @@ class ProviderPane(Vertical):
         self._retry_until = 0.0
         self._following = False
         self._follow_y: float | None = None
+        self._others: Mapping[str, int] = {}
         self.border_title = Content(spec.label)
 
     @property
@@ -221,6 +223,7 @@ class ProviderPane(Vertical):
         await box.mount(markdown)
         self._buffer = AnswerBuffer(markdown)
         self._response = SearchResponse(provider=self.spec.id)
+        self._others = {}
         self._error = None
         self._started = self._ended = None
         self._retry = None
@@ -316,7 +319,7 @@ class ProviderPane(Vertical):
         notes.update(Content("\n").join(lines))
         notes.display = bool(lines)
         self.query_one(".sources-title", Static).display = bool(r.sources)
-        self.query_one(SourceList).set_sources(r.sources)
+        self.query_one(SourceList).set_sources(r.sources, self._others)
         self.query_one(".citations-title", Static).display = bool(r.citations)
         self.query_one(CitationList).set_citations(r.citations)
         self.query_one(".related-title", Static).display = bool(r.related_questions)
@@ -345,6 +348,23 @@ class ProviderPane(Vertical):
         return " · ".join(parts)
 
     # --- navigation and actions -------------------------------------------------------
+
+    def set_agreement(self, others: Mapping[str, int]) -> None:
+        """Show, after each source, how many other providers found the same page (``others``:
+        canonical URL -> count, see :func:`~websearch_tui.core.text.canonical_url`)."""
+        if others != self._others:
+            self._others = dict(others)
+            self.query_one(SourceList).set_sources(self.response.sources, self._others)
+
+    def focus_source(self, url: str) -> bool:
+        """Focus (and scroll to) the source of this pane that is the page ``url``; False if it has none."""
+        key = canonical_url(url)
+        item = next((i for i in self.query_one(SourceList).items if canonical_url(i.url) == key), None)
+        if item is None:
+            return False
+        item.focus()
+        item.scroll_visible(animate=False)
+        return True
 
     def focus_target(self) -> None:
         """Focus the pane: its first source if it has one, else its body."""

@@ -6,7 +6,7 @@ parsed as markup). Sources are focusable so ``o`` / ``c`` on the pane act on the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from websearch_tui.core.models import Citation, Source
-from websearch_tui.core.text import format_age, host_of, sanitize
+from websearch_tui.core.text import canonical_url, format_age, host_of, sanitize
 from websearch_tui.tui.safe import clean, plain
 from websearch_tui.tui.widgets.stepping import SiblingStepper, release_focus
 
@@ -22,16 +22,24 @@ SNIPPET_CHARS = 300
 TITLE_CHARS = 200
 
 
-def source_age(source: Source) -> str:
+def age_text(published_date: str | None, age_seconds: int | None) -> str:
     """``format_age(age_seconds)`` or, failing that, the provider's raw date text (one line)."""
-    return format_age(source.age_seconds) or clean(source.published_date, one_line=True, limit=40)
+    return format_age(age_seconds) or clean(published_date, one_line=True, limit=40)
 
 
-def render_source(index: int, source: Source) -> Content:
-    """The three-line :class:`Content` of source number ``index`` (1-based)."""
+def source_age(source: Source) -> str:
+    """The age of ``source`` as :func:`age_text` gives it."""
+    return age_text(source.published_date, source.age_seconds)
+
+
+def render_source(index: int, source: Source, others: int = 0) -> Content:
+    """The three-line :class:`Content` of source number ``index`` (1-based); ``others`` (> 0) is how
+    many other providers found the same page, shown as ``+2`` after the title."""
     title = plain(source.title or source.url, "bold", one_line=True, limit=TITLE_CHARS)
     details = [part for part in (host_of(sanitize(source.url)), source_age(source)) if part]
     parts: list[Content | str] = [Content.styled(f"[{index}] ", "bold $accent"), title]
+    if others:
+        parts.append(Content.styled(f" +{others}", "bold $text-success"))
     if details:
         parts += ["\n    ", Content.styled(" · ".join(details), "dim")]
     snippet = clean(source.snippet, one_line=True, limit=SNIPPET_CHARS)
@@ -52,16 +60,17 @@ class SourceItem(SiblingStepper, Static, can_focus=True):
     SourceItem { height: auto; padding: 0 0 0 0; margin: 0 0 1 0; }
     """
 
-    def __init__(self, index: int, source: Source) -> None:
-        super().__init__(render_source(index, source), markup=False)
+    def __init__(self, index: int, source: Source, others: int = 0) -> None:
+        super().__init__(render_source(index, source, others), markup=False)
         self.index = index
         self.source = source
+        self.others = others
 
-    def set_source(self, index: int, source: Source) -> None:
-        """Show ``source`` as number ``index`` (no-op if unchanged)."""
-        if index != self.index or source != self.source:
-            self.index, self.source = index, source
-            self.update(render_source(index, source))
+    def set_source(self, index: int, source: Source, others: int = 0) -> None:
+        """Show ``source`` as number ``index``, found by ``others`` other providers too (no-op if unchanged)."""
+        if (index, source, others) != (self.index, self.source, self.others):
+            self.index, self.source, self.others = index, source, others
+            self.update(render_source(index, source, others))
 
     @property
     def url(self) -> str:
@@ -81,14 +90,17 @@ class SourceList(Vertical):
         """The source widgets, in order."""
         return [child for child in self.children if isinstance(child, SourceItem)]
 
-    def set_sources(self, sources: Sequence[Source]) -> None:
-        """Show ``sources`` numbered from 1, reusing existing items."""
+    def set_sources(self, sources: Sequence[Source], others: Mapping[str, int] | None = None) -> None:
+        """Show ``sources`` numbered from 1, reusing existing items; ``others`` maps a canonical URL
+        (:func:`~websearch_tui.core.text.canonical_url`) to how many other providers found that page."""
         items = self.items
+        others = others or {}
         for index, source in enumerate(sources, start=1):
+            count = others.get(canonical_url(source.url), 0)
             if index <= len(items):
-                items[index - 1].set_source(index, source)
+                items[index - 1].set_source(index, source, count)
             else:
-                self.mount(SourceItem(index, source))
+                self.mount(SourceItem(index, source, count))
         extras = items[len(sources) :]
         release_focus(extras, self)
         for extra in extras:
