@@ -411,7 +411,7 @@ def http_engine(handler: Callable[[httpx.Request], httpx.Response], **kwargs: ob
 
 async def brave_json(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
     """A provider that makes one JSON request through the shared HTTP layer."""
-    data, _ = await _http.request_json(ctx, "GET", "https://brave.example/s")
+    data = (await _http.send(ctx, _http.HttpRequest("GET", "https://brave.example/s"))).json()
     yield AnswerDelta(data["answer"])
 
 
@@ -421,10 +421,9 @@ async def test_retry_waits_reach_observers_then_the_run_resumes(monkeypatch: pyt
     async def no_wait(delay: float) -> None:
         updates.append(("slept", delay))
 
-    monkeypatch.setattr(_http, "_sleep", no_wait)
     install(monkeypatch, {"brave": brave_json})
     replies = iter([httpx.Response(429, headers={"Retry-After": "1"}), httpx.Response(200, json={"answer": "ok"})])
-    engine = http_engine(lambda r: next(replies))
+    engine = http_engine(lambda r: next(replies), sleep=no_wait)
     outcome = await engine.run_provider("brave", request("brave"), lambda pid, update: updates.append(update))
     assert outcome.status is RunStatus.DONE
     assert updates[:4] == [
@@ -436,9 +435,6 @@ async def test_retry_waits_reach_observers_then_the_run_resumes(monkeypatch: pyt
 
 
 async def test_a_retry_after_the_first_event_resumes_as_streaming(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_http, "_sleep", lambda delay: asyncio.sleep(0))
-    monkeypatch.setattr(_http, "_random", random.Random(1))
-
     async def two_requests(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
         yield AnswerDelta("first ")
         async for item in brave_json(req, ctx):
@@ -447,7 +443,8 @@ async def test_a_retry_after_the_first_event_resumes_as_streaming(monkeypatch: p
     install(monkeypatch, {"brave": two_requests})
     replies = iter([httpx.Response(503), httpx.Response(200, json={"answer": "second"})])
     updates: list[object] = []
-    await http_engine(lambda r: next(replies)).run_provider("brave", request("brave"), lambda p, u: updates.append(u))
+    engine = http_engine(lambda r: next(replies), sleep=lambda delay: asyncio.sleep(0), rng=random.Random(1))
+    await engine.run_provider("brave", request("brave"), lambda p, u: updates.append(u))
     waits = [u for u in updates if isinstance(u, Retrying)]
     assert len(waits) == 1 and waits[0].reason == "503" and 0.5 <= waits[0].delay <= 1.0
     assert updates[updates.index(waits[0]) + 1] == StatusChanged(RunStatus.STREAMING)
