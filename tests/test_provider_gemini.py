@@ -308,6 +308,20 @@ async def test_redirect_links_are_resolved_after_the_answer() -> None:
     assert [type(e) for e in resolved] == [SourcesFound, CitationsFound] and all(e.replace for e in resolved)
 
 
+async def test_redirects_are_resolved_against_the_runs_own_clock() -> None:
+    """The deadline is a value of ``ctx.clock``; resolution compared it with ``time.monotonic()``,
+    so a run on another clock (an engine's fake one) left every redirect link unresolved."""
+    targets = {
+        REDIRECT + "a": "https://docs.python.org/3/library/asyncio.html",
+        REDIRECT + "b": "https://realpython.com/",
+    }
+    head = lambda request: httpx.Response(302, headers={"location": targets[str(request.url)]})  # noqa: E731
+    recorder = Recorder(handler(sse(response("x", finish="STOP", grounding=GROUNDED)), head))
+    ctx = make_ctx("gemini", recorder, credentials=CREDS, clock=lambda: 0.0, sleep=no_wait)
+    _, result = await collect("gemini", SearchRequest("python asyncio"), ctx)
+    assert [s.url for s in result.sources] == [*targets.values(), "https://peps.python.org/pep-3156/"]
+
+
 async def test_resolution_dedupes_and_keeps_redirects_that_fail() -> None:
     meta = grounding(
         [(REDIRECT + "a", "python.org"), (REDIRECT + "b", "docs.python.org"), (REDIRECT + "c", "down.example")],

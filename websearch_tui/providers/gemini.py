@@ -371,6 +371,6 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     deadline = ctx.deadline - RESOLVE_MARGIN
     endpoint_host = urlsplit(ctx.base_url()).hostname or ""
     links = parser.redirect_links(trusted_hosts=(endpoint_host,))
-    mapping = await _grounding.resolve_redirects(ctx.client, links, deadline=deadline)
+    mapping = await _grounding.resolve_redirects(ctx.client, links, deadline=deadline, clock=ctx.clock)
     for event in parser.resolved(mapping):
         yield event
