@@ -406,6 +406,23 @@ async def test_empty_body_and_malformed_json_are_protocol_errors() -> None:
         assert info.value.kind is ErrorKind.PROTOCOL
 
 
+async def test_an_integer_too_long_to_convert_is_a_protocol_error_not_a_crash() -> None:
+    """json.loads raises a plain ValueError (not JSONDecodeError) for an integer of more than 4300
+    digits; it used to escape as an AttributeError (no ``msg``) instead of a protocol error."""
+    fake = FakeMCP()
+    fake.tool_reply = lambda body, request: httpx.Response(
+        200,
+        text='{"jsonrpc": "2.0", "id": 1, "result": ' + "9" * 5000 + "}",
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(ProviderError) as info:
+        await run(fake, handshake=False)
+    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.message.startswith(
+        "Failed to parse MCP response from Parallel: malformed JSON (Exceeds the limit"
+    )
+
+
 async def test_missing_url_is_a_config_error() -> None:
     with pytest.raises(ProviderError) as info:
         await call_tool(make_ctx("parallel"), "", "web_search", {}, handshake=True)

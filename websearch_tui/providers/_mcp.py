@@ -396,8 +396,10 @@ def parse_messages(ctx: ProviderContext, text: str, content_type: str, status: i
         payload = json.loads(body)
     except RecursionError:
         raise fail("JSON nested too deeply") from None
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise fail(f"malformed JSON ({exc.msg} at position {exc.pos})") from None
+    except ValueError as exc:  # not a JSONDecodeError: an integer with more digits than Python converts
+        raise fail(f"malformed JSON ({exc})") from None
     return payload if isinstance(payload, list) else [payload]
 
 
