@@ -450,6 +450,27 @@ async def test_a_retry_after_the_first_event_resumes_as_streaming(monkeypatch: p
     assert updates[updates.index(waits[0]) + 1] == StatusChanged(RunStatus.STREAMING)
 
 
+async def test_each_provider_keeps_its_state_for_the_engines_lifetime() -> None:
+    """DuckDuckGo's cool-down lives in the state the engine keeps for it: a second search of the
+    same engine fails fast without a request, a new engine's search is sent."""
+    from websearch_tui.core.specs import ProviderSettings
+
+    pages: list[httpx.Request] = []
+
+    def rate_limited(page: httpx.Request) -> httpx.Response:
+        pages.append(page)
+        return httpx.Response(202, text="")
+
+    settings = {"ddgs": ProviderSettings(base_url="http://ddg.test", min_interval=0.0)}
+    engine = http_engine(rate_limited, settings=settings)
+    first = await engine.run_provider("ddgs", request("ddgs"))
+    again = await engine.run_provider("ddgs", request("ddgs"))
+    assert first.error is not None and again.error is not None and "cooling down" in again.error.message
+    assert len(pages) == 1
+    await http_engine(rate_limited, settings=settings).run_provider("ddgs", request("ddgs"))
+    assert len(pages) == 2
+
+
 def lookup_from(records: list[CredentialSource], values: dict[str, str]) -> Callable[[ProviderSpec], object]:
     """A ``credentials.lookup`` stand-in that reports fixed values and sources."""
     return lambda spec: (values, records)

@@ -168,13 +168,13 @@ class HttpRequest:
     ) -> HttpRequest:
         """The call most JSON APIs take: ``POST url`` with the JSON ``body``, ``headers`` (the
         credential) and ``Accept: application/json``."""
-        headers = {**headers, "Accept": "application/json"}
-        return cls("POST", url, headers=headers, json_body=body, describe_error=describe_error, retry=retry)
+        accept = {**headers, "Accept": "application/json"}
+        return cls("POST", url, headers=accept, json_body=body, describe_error=describe_error, retry=retry)
 
 
 @dataclass(frozen=True)
 class HttpReply:
-    """A 2xx (or 1xx) answer to :func:`send`, its body already read whole (decompressed bytes).
+    """A 2xx answer to :func:`send`, its body already read whole (decompressed bytes).
 
     ``response`` is the ``httpx.Response`` whose body was read (for ``status_code`` and ``headers``);
     ``spec`` names the provider in protocol errors.
@@ -209,6 +209,7 @@ class HttpReply:
 
 
 _HttpFailure = httpx.TransportError | httpx.DecodingError | httpx.InvalidURL
+"""The httpx failures :func:`transport_error` maps."""
 _FAILURES = (httpx.TransportError, httpx.DecodingError, httpx.InvalidURL, ProviderError)
 """What one attempt may fail with; anything else propagates at once (a cancel above all)."""
 
@@ -322,18 +323,16 @@ async def _wait_to_retry(ctx: ProviderContext, delay: float, error: ProviderErro
 
 def _give_up(error: ProviderError) -> ProviderError:
     """The error to raise when retrying stops; a server-requested wait is shown ("retry in 34 s")."""
-    waited = error.retry_after or 0.0
-    if error.kind is ErrorKind.RATE_LIMIT and waited >= 1 and "retry in" not in error.message:
-        wait = f"retry in {int(waited + 0.999)} s"
+    asked = error.retry_after or 0.0
+    if error.kind is ErrorKind.RATE_LIMIT and asked >= 1 and "retry in" not in error.message:
+        wait = f"retry in {int(asked + 0.999)} s"
         return ProviderError(
             error.provider, error.kind, f"{error.message} ({wait})", status=error.status, retry_after=error.retry_after
         )
     return error
 
 
-def transport_error(
-    ctx: ProviderContext, exc: httpx.TransportError | httpx.DecodingError | httpx.InvalidURL
-) -> ProviderError:
+def transport_error(ctx: ProviderContext, exc: _HttpFailure) -> ProviderError:
     """Map an httpx exception to a ``timeout``, ``network``, (bad URL) ``config`` or (a body that
     cannot be decompressed) ``protocol`` :class:`ProviderError`."""
     label = ctx.spec.label
