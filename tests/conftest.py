@@ -61,14 +61,3 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKey
 def memory_keyring(isolated_environment: MemoryKeyring) -> MemoryKeyring:
     """The in-memory keyring installed for this test."""
     return isolated_environment
-
-
-@pytest.fixture
-def no_retry_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Retry waits of the shared HTTP layer return at once (use with ``pytest.mark.usefixtures``)."""
-    from websearch_tui.providers import _http
-
-    async def instant(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(_http, "_sleep", instant)

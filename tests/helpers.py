@@ -1,9 +1,12 @@
 """Shared test helpers: shared-fixture lookup, provider contexts on httpx.MockTransport or against
-the fake server, a recording MockTransport handler, event collection, expected seed messages."""
+the fake server (with the clock, sleep, jitter and per-provider state a test gives them), sleeps
+that return at once, a recording MockTransport handler, event collection, expected seed messages."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +18,7 @@ import pytest
 from websearch_tui.core.models import ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import get_spec, load_stream
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.base import Clock, ProviderContext, ProviderState, Sleep
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "providers"
@@ -29,6 +32,39 @@ def shared_fixture(relative: str) -> Path:
     return path
 
 
+async def no_wait(delay: float) -> None:
+    """A ``sleep`` for contexts and engines that returns at once: retry waits and pacing take no time."""
+
+
+class SleepLog(list[float]):
+    """A ``sleep`` for contexts and engines that records each wait (seconds) and returns at once;
+    the log itself is the list of waits (``assert sleeps == [1.0, 2.0]``)."""
+
+    async def __call__(self, delay: float) -> None:
+        self.append(delay)
+
+
+def _context(
+    *,
+    timeout: float,
+    clock: Clock = time.monotonic,
+    sleep: Sleep = asyncio.sleep,
+    rng: random.Random | None = None,
+    state: ProviderState | None = None,
+    **fields: Any,
+) -> ProviderContext:
+    """A ProviderContext with ``fields``, its deadline ``timeout`` seconds from now on ``clock``, and
+    the given sleep, jitter source and per-provider state (default: real time, fresh ones)."""
+    return ProviderContext(
+        **fields,
+        deadline=clock() + timeout,
+        clock=clock,
+        sleep=sleep,
+        rng=rng or random.Random(),
+        state=state or ProviderState(),
+    )
+
+
 def fake_ctx(
     provider_id: str,
     srv: Any,
@@ -37,22 +73,25 @@ def fake_ctx(
     key: str | None = None,
     options: dict[str, Any] | None = None,
     timeout: float = 20.0,
+    **timing: Any,
 ) -> ProviderContext:
     """A ProviderContext pointed at the fake server ``srv`` (its plugin's ``config()`` table: endpoints,
     and any other key as an option), using the plugin's fake key unless ``key`` is given (providers
-    that use a login, like Codex, get no key: point their environment at the fake login instead)."""
+    that use a login, like Codex, get no key: point their environment at the fake login instead).
+    ``timing`` may give ``clock``, ``sleep``, ``rng`` and ``state`` (default: real time, fresh state)."""
     from tests.fake_providers.routes import plugins
 
     module = plugins()[provider_id]
     spec = get_spec(provider_id)
     table = dict(module.config(srv.base_url))
     endpoints = {name: table.pop(name) for name in ("base_url", "mcp_url") if name in table}
-    return ProviderContext(
+    return _context(
         spec=spec,
         client=client,
         settings=ProviderSettings(**endpoints, options={**table, **(options or {})}),
         credentials={"api_key": key or next(iter(module.FAKE_KEYS.values()))} if spec.credentials else {},
-        deadline=time.monotonic() + timeout,
+        timeout=timeout,
+        **timing,
     )
 
 
@@ -74,15 +113,18 @@ def make_ctx(
     settings: ProviderSettings | None = None,
     credentials: dict[str, str] | None = None,
     timeout: float = 30.0,
+    **timing: Any,
 ) -> ProviderContext:
-    """A ProviderContext whose client answers every request with ``handler`` (no network)."""
+    """A ProviderContext whose client answers every request with ``handler`` (no network);
+    ``timing`` may give ``clock``, ``sleep``, ``rng`` and ``state`` (default: real time, fresh state)."""
     transport = httpx.MockTransport(handler or (lambda request: httpx.Response(599)))
-    return ProviderContext(
+    return _context(
         spec=get_spec(provider_id),
         client=httpx.AsyncClient(transport=transport),
         settings=settings or ProviderSettings(),
         credentials=credentials or {},
-        deadline=time.monotonic() + timeout,
+        timeout=timeout,
+        **timing,
     )
 
 

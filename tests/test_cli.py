@@ -109,7 +109,9 @@ def test_llm_merged_prints_one_source_list(fake_providers: None, capsys: pytest.
     assert main(["search", "hello", "-p", "brave", "-p", "tavily", "--format", "llm", "--merged"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# Tavily (tavily)\nError: Tavily API error (429): slow down\n\n# Merged sources\n")
-    assert "1 source from 1 provider\n[1] Alpha [b]x[/b]\n    https://a.example/x\n    snip\n    found by brave #1" in out
+    assert (
+        "1 source from 1 provider\n[1] Alpha [b]x[/b]\n    https://a.example/x\n    snip\n    found by brave #1" in out
+    )
 
 
 def test_auto_mode_shows_the_winner_only(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:

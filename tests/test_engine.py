@@ -424,7 +424,7 @@ def http_engine(handler: Callable[[httpx.Request], httpx.Response], **kwargs: ob
 
 async def brave_json(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
     """A provider that makes one JSON request through the shared HTTP layer."""
-    data, _ = await _http.request_json(ctx, "GET", "https://brave.example/s")
+    data = (await _http.send(ctx, _http.HttpRequest("GET", "https://brave.example/s"))).json()
     yield AnswerDelta(data["answer"])
 
 
@@ -434,10 +434,9 @@ async def test_retry_waits_reach_observers_then_the_run_resumes(monkeypatch: pyt
     async def no_wait(delay: float) -> None:
         updates.append(("slept", delay))
 
-    monkeypatch.setattr(_http, "_sleep", no_wait)
     install(monkeypatch, {"brave": brave_json})
     replies = iter([httpx.Response(429, headers={"Retry-After": "1"}), httpx.Response(200, json={"answer": "ok"})])
-    engine = http_engine(lambda r: next(replies))
+    engine = http_engine(lambda r: next(replies), sleep=no_wait)
     outcome = (await engine.search(request("brave"), updates.append)).outcomes[0]
     assert outcome.status is RunStatus.DONE
     seen = [u if isinstance(u, tuple) else (u.status, u.retry) for u in updates]
@@ -450,9 +449,6 @@ async def test_retry_waits_reach_observers_then_the_run_resumes(monkeypatch: pyt
 
 
 async def test_a_retry_after_the_first_event_resumes_as_streaming(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_http, "_sleep", lambda delay: asyncio.sleep(0))
-    monkeypatch.setattr(_http, "_random", random.Random(1))
-
     async def two_requests(req: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
         yield AnswerDelta("first ")
         async for item in brave_json(req, ctx):
@@ -461,11 +457,33 @@ async def test_a_retry_after_the_first_event_resumes_as_streaming(monkeypatch: p
     install(monkeypatch, {"brave": two_requests})
     replies = iter([httpx.Response(503), httpx.Response(200, json={"answer": "second"})])
     updates: list[ProviderUpdate] = []
-    await http_engine(lambda r: next(replies)).search(request("brave"), updates.append)
+    engine = http_engine(lambda r: next(replies), sleep=lambda delay: asyncio.sleep(0), rng=random.Random(1))
+    await engine.search(request("brave"), updates.append)
     waits = [u for u in updates if u.retry is not None]
     assert len(waits) == 1 and waits[0].retry.reason == "503" and 0.5 <= waits[0].retry.delay <= 1.0
     after = updates[updates.index(waits[0]) + 1]
     assert (after.status, after.retry, after.event) == (RunStatus.STREAMING, None, None)
+
+
+async def test_each_provider_keeps_its_state_for_the_engines_lifetime() -> None:
+    """DuckDuckGo's cool-down lives in the state the engine keeps for it: a second search of the
+    same engine fails fast without a request, a new engine's search is sent."""
+    from websearch_tui.core.specs import ProviderSettings
+
+    pages: list[httpx.Request] = []
+
+    def rate_limited(page: httpx.Request) -> httpx.Response:
+        pages.append(page)
+        return httpx.Response(202, text="")
+
+    settings = {"ddgs": ProviderSettings(base_url="http://ddg.test", min_interval=0.0)}
+    engine = http_engine(rate_limited, settings=settings)
+    first = (await engine.search(request("ddgs"))).outcomes[0]
+    again = (await engine.search(request("ddgs"))).outcomes[0]
+    assert first.error is not None and again.error is not None and "cooling down" in again.error.message
+    assert len(pages) == 1
+    await http_engine(rate_limited, settings=settings).search(request("ddgs"))
+    assert len(pages) == 2
 
 
 def lookup_from(records: list[CredentialSource], values: dict[str, str]) -> Callable[[ProviderSpec], object]:

@@ -35,6 +35,7 @@ from tests.fake_providers import FAKE_KEYS, FakeResponse, FakeServer, config_tom
 from tests.fake_providers import faults as payload
 from tests.fake_providers.fake_codex import login as codex_login
 from tests.fake_providers.routes import is_search_call, search_route
+from tests.helpers import no_wait
 from tests.tui.conftest import fixed_status, submit, wait_for_search
 from websearch_tui.config import Config, parse_config
 from websearch_tui.core.errors import ErrorKind
@@ -119,6 +120,7 @@ async def run_cell(
     address in ``provider``'s ``base_url``/``mcp_url``."""
     engine = Engine.from_config(fake_config(server.base_url))
     engine.timeout = timeout  # below the config file's 1 s minimum for the timeout cells
+    engine.sleep = no_wait  # retry waits (and pacing) take no time
     if endpoint is not None:
         settings = engine.settings[provider]
         urls = {name: getattr(settings, name) for name in ("base_url", "mcp_url") if getattr(settings, name)}
@@ -424,19 +426,13 @@ _ssl_context = functools.cache(httpx._transports.default.create_ssl_context)
 
 @pytest.fixture(autouse=True)
 def matrix_environment(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    """The fake keys (and Codex login) in the environment, retry waits at once, DuckDuckGo's
-    cool-downs forgotten (a later fake may get the same port), every log record captured, and one
+    """The fake keys (and Codex login) in the environment, every log record captured, and one
     TLS context for every engine's client (the fake is plain HTTP; loading the CA bundle anew for
-    each of the ~500 engines would be most of the matrix's run time)."""
+    each of the ~500 engines would be most of the matrix's run time). Each cell's engine is new,
+    so no DuckDuckGo cool-down carries over (a later fake may get the same port)."""
     for name, value in FAKE_KEYS.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(httpx._transports.default, "create_ssl_context", _ssl_context)
-
-    async def no_wait(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(_http, "_sleep", no_wait)
-    ddgs.reset_state()
     caplog.set_level("DEBUG")
 
 

@@ -10,14 +10,16 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
+from typing import Any
 
 import httpx
 import pytest
 
-from tests.helpers import make_ctx
+from tests.helpers import SleepLog, make_ctx
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.providers import _http
-from websearch_tui.providers._http import join_url, request_json, request_text, retry_hint, stream_sse
+from websearch_tui.providers._http import HttpRequest, RetryPolicy, join_url, retry_hint, send, stream_sse
+from websearch_tui.providers.base import ProviderContext
 
 
 class TopOfRange(random.Random):
@@ -27,17 +29,19 @@ class TopOfRange(random.Random):
         return b
 
 
+TOP_OF_RANGE = TopOfRange()
+
+
 @pytest.fixture
-def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Record retry waits instead of sleeping; jitter pinned to the top of its range."""
-    waits: list[float] = []
+def sleeps() -> SleepLog:
+    """Retry waits, recorded instead of slept: a test's contexts get ``sleep=sleeps`` (and their
+    jitter pinned to the top of its range, ``rng=TOP_OF_RANGE``)."""
+    return SleepLog()
 
-    async def fake_sleep(delay: float) -> None:
-        waits.append(delay)
 
-    monkeypatch.setattr(_http, "_sleep", fake_sleep)
-    monkeypatch.setattr(_http, "_random", TopOfRange())
-    return waits
+async def fetch_json(ctx: ProviderContext, method: str, url: str, **fields: Any) -> Any:
+    """``send`` one :class:`HttpRequest` and parse its reply as JSON."""
+    return (await send(ctx, HttpRequest(method, url, **fields))).json()
 
 
 @pytest.mark.parametrize(
@@ -68,7 +72,7 @@ def test_retry_hints() -> None:
     assert retry_hint({}) is None
 
 
-async def test_retries_server_errors_then_succeeds(sleeps: list[float]) -> None:
+async def test_retries_server_errors_then_succeeds(sleeps: SleepLog) -> None:
     statuses = iter([503, 429, 200])
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -76,13 +80,15 @@ async def test_retries_server_errors_then_succeeds(sleeps: list[float]) -> None:
         headers = {"Retry-After": "2"} if status == 429 else {}
         return httpx.Response(status, json={"ok": status == 200}, headers=headers)
 
-    data, response = await request_json(make_ctx("brave", handler), "GET", "https://x.example/s")
-    assert data == {"ok": True} and response.status_code == 200
+    reply = await send(
+        make_ctx("brave", handler, sleep=sleeps, rng=TOP_OF_RANGE), HttpRequest("GET", "https://x.example/s")
+    )
+    assert reply.json() == {"ok": True} and reply.status_code == 200
     assert sleeps == [1.0, 3.0]  # backoff 1 s, then the server's 2 s hint plus 1 s padding
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 410, 422])
-async def test_client_errors_never_retry(status: int, sleeps: list[float]) -> None:
+async def test_client_errors_never_retry(status: int, sleeps: SleepLog) -> None:
     calls: list[int] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -90,51 +96,61 @@ async def test_client_errors_never_retry(status: int, sleeps: list[float]) -> No
         return httpx.Response(status, json={"error": "nope"})
 
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", handler), "GET", "https://x.example/s")
+        await fetch_json(make_ctx("brave", handler, sleep=sleeps, rng=TOP_OF_RANGE), "GET", "https://x.example/s")
     assert len(calls) == 1 and sleeps == []
     assert info.value.status == status
     if status in (401, 403):
         assert info.value.message == f"Brave Search authorization failed ({status}). Check API key or base URL."
 
 
+def own_words(code: int, text: str, parsed: Any) -> str:
+    return f"own words ({code}): {parsed['msg']}"
+
+
 @pytest.mark.parametrize("describe_auth", [False, True])
 @pytest.mark.parametrize("status", [401, 403])
 async def test_describe_auth_lets_the_provider_word_auth_failures(
-    status: int, describe_auth: bool, sleeps: list[float]
+    status: int, describe_auth: bool, sleeps: SleepLog
 ) -> None:
-    ctx = make_ctx("zai", lambda r: httpx.Response(status, json={"msg": "token expired"}))
+    ctx = make_ctx(
+        "zai", lambda r: httpx.Response(status, json={"msg": "token expired"}), sleep=sleeps, rng=TOP_OF_RANGE
+    )
     with pytest.raises(ProviderError) as info:
-        await request_text(
-            ctx,
-            "POST",
-            "https://x.example/mcp",
-            describe_error=lambda code, text, parsed: f"own words ({code}): {parsed['msg']}",
-            describe_auth=describe_auth,
+        await send(
+            ctx, HttpRequest("POST", "https://x.example/mcp", describe_error=own_words, describe_auth=describe_auth)
         )
     assert info.value.kind is ErrorKind.AUTH and info.value.status == status and sleeps == []
     generic = f"Z.AI Web Search authorization failed ({status}). Check API key or base URL."
     assert info.value.message == (f"own words ({status}): token expired" if describe_auth else generic)
 
 
-async def test_describe_auth_without_a_describer_keeps_the_seed_message(sleeps: list[float]) -> None:
-    ctx = make_ctx("brave", lambda r: httpx.Response(401, text="no"))
+async def test_describe_auth_without_a_describer_keeps_the_seed_message(sleeps: SleepLog) -> None:
+    ctx = make_ctx("brave", lambda r: httpx.Response(401, text="no"), sleep=sleeps, rng=TOP_OF_RANGE)
     with pytest.raises(ProviderError) as info:
-        await request_json(ctx, "GET", "https://x.example/s", describe_auth=True)
+        await fetch_json(ctx, "GET", "https://x.example/s", describe_auth=True)
     assert info.value.message == "Brave Search authorization failed (401). Check API key or base URL."
 
 
-async def test_hint_beyond_deadline_fails_at_once(sleeps: list[float]) -> None:
-    ctx = make_ctx("tavily", lambda r: httpx.Response(429, headers={"Retry-After": "120"}, text="slow"), timeout=10)
+async def test_hint_beyond_deadline_fails_at_once(sleeps: SleepLog) -> None:
+    ctx = make_ctx(
+        "tavily",
+        lambda r: httpx.Response(429, headers={"Retry-After": "120"}, text="slow"),
+        timeout=10,
+        sleep=sleeps,
+        rng=TOP_OF_RANGE,
+    )
     with pytest.raises(ProviderError) as info:
-        await request_json(ctx, "POST", "https://x.example/s")
+        await fetch_json(ctx, "POST", "https://x.example/s")
     assert info.value.kind is ErrorKind.RATE_LIMIT and info.value.retry_after == 120
     assert sleeps == []
 
 
-async def test_retries_give_up_after_three(sleeps: list[float]) -> None:
+async def test_retries_give_up_after_three(sleeps: SleepLog) -> None:
     with pytest.raises(ProviderError) as info:
-        await request_json(
-            make_ctx("brave", lambda r: httpx.Response(502, text="bad gateway")), "GET", "https://x.example"
+        await fetch_json(
+            make_ctx("brave", lambda r: httpx.Response(502, text="bad gateway"), sleep=sleeps, rng=TOP_OF_RANGE),
+            "GET",
+            "https://x.example",
         )
     assert info.value.kind is ErrorKind.SERVER
     assert sleeps == [1.0, 2.0, 4.0]
@@ -152,9 +168,11 @@ async def test_retries_give_up_after_three(sleeps: list[float]) -> None:
         (httpx.Response(301, headers={"location": "https://elsewhere"}), "unexpected redirect (301)"),
     ],
 )
-async def test_bad_bodies_are_protocol_errors(response: httpx.Response, fragment: str, sleeps: list[float]) -> None:
+async def test_bad_bodies_are_protocol_errors(response: httpx.Response, fragment: str, sleeps: SleepLog) -> None:
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", lambda r: response), "GET", "https://x.example")
+        await fetch_json(
+            make_ctx("brave", lambda r: response, sleep=sleeps, rng=TOP_OF_RANGE), "GET", "https://x.example"
+        )
     assert info.value.kind is ErrorKind.PROTOCOL
     assert fragment in info.value.message
 
@@ -167,11 +185,11 @@ async def test_body_cap_comes_from_the_context_and_names_the_config_key() -> Non
     ctx = make_ctx("brave", lambda r: httpx.Response(200, json={"x": "y" * cap}))
     ctx.max_body_bytes = cap
     with pytest.raises(ProviderError) as info:
-        await request_json(ctx, "GET", "https://x.example")
+        await fetch_json(ctx, "GET", "https://x.example")
     assert info.value.kind is ErrorKind.PROTOCOL
     assert info.value.message == f"Brave Search response is {CAP_MESSAGE}"
     ctx.max_body_bytes = 2 * cap  # the same body fits under a larger cap
-    data, _ = await request_json(ctx, "GET", "https://x.example")
+    data = await fetch_json(ctx, "GET", "https://x.example")
     assert len(data["x"]) == cap
 
 
@@ -185,9 +203,9 @@ def chunked_stream(*chunks: bytes) -> Callable[[httpx.Request], httpx.Response]:
     return lambda request: httpx.Response(200, content=body(), headers={"content-type": "text/event-stream"})
 
 
-async def test_stream_cap_comes_from_the_context(sleeps: list[float]) -> None:
+async def test_stream_cap_comes_from_the_context(sleeps: SleepLog) -> None:
     event = b"data: " + json.dumps({"t": "z" * 1000}).encode() + b"\n\n"
-    ctx = make_ctx("perplexity", chunked_stream(*[event] * 600))
+    ctx = make_ctx("perplexity", chunked_stream(*[event] * 600), sleep=sleeps, rng=TOP_OF_RANGE)
     ctx.max_body_bytes = 512 * 1024
     seen = 0
     with pytest.raises(ProviderError) as info:
@@ -198,9 +216,11 @@ async def test_stream_cap_comes_from_the_context(sleeps: list[float]) -> None:
 
 
 @pytest.mark.parametrize("separator", [b"\n", b""], ids=["data lines without a blank line", "one endless line"])
-async def test_stream_cap_holds_for_lines_that_never_end_an_event(separator: bytes, sleeps: list[float]) -> None:
+async def test_stream_cap_holds_for_lines_that_never_end_an_event(separator: bytes, sleeps: SleepLog) -> None:
     line = (b"data: " if separator else b"") + b"z" * 64 * 1024 + separator
-    ctx = make_ctx("perplexity", chunked_stream(*[line] * 200))  # 12.5 MiB, not one complete event
+    ctx = make_ctx(
+        "perplexity", chunked_stream(*[line] * 200), sleep=sleeps, rng=TOP_OF_RANGE
+    )  # 12.5 MiB, not one complete event
     ctx.max_body_bytes = 1024 * 1024
     with pytest.raises(ProviderError) as info:
         async for _ in stream_sse(ctx, "POST", "https://x.example"):
@@ -208,7 +228,7 @@ async def test_stream_cap_holds_for_lines_that_never_end_an_event(separator: byt
     assert "stream is larger than 1 MiB" in info.value.message
 
 
-async def test_a_stream_that_began_is_never_resent(sleeps: list[float]) -> None:
+async def test_a_stream_that_began_is_never_resent(sleeps: SleepLog) -> None:
     calls = []
 
     def drop_after_headers(request: httpx.Request) -> httpx.Response:
@@ -221,13 +241,15 @@ async def test_a_stream_that_began_is_never_resent(sleeps: list[float]) -> None:
         return httpx.Response(200, content=body(), headers={"content-type": "text/event-stream"})
 
     with pytest.raises(ProviderError) as info:
-        async for _ in stream_sse(make_ctx("openai", drop_after_headers), "POST", "https://x.example"):
+        async for _ in stream_sse(
+            make_ctx("openai", drop_after_headers, sleep=sleeps, rng=TOP_OF_RANGE), "POST", "https://x.example"
+        ):
             pass
     assert info.value.kind is ErrorKind.NETWORK
     assert len(calls) == 1 and sleeps == []
 
 
-async def test_a_stream_post_is_not_resent_after_a_read_timeout(sleeps: list[float]) -> None:
+async def test_a_stream_post_is_not_resent_after_a_read_timeout(sleeps: SleepLog) -> None:
     calls = []
 
     def time_out(request: httpx.Request) -> httpx.Response:
@@ -235,12 +257,14 @@ async def test_a_stream_post_is_not_resent_after_a_read_timeout(sleeps: list[flo
         raise httpx.ReadTimeout("no answer", request=request)
 
     with pytest.raises(ProviderError) as info:
-        async for _ in stream_sse(make_ctx("openai", time_out), "POST", "https://x.example"):
+        async for _ in stream_sse(
+            make_ctx("openai", time_out, sleep=sleeps, rng=TOP_OF_RANGE), "POST", "https://x.example"
+        ):
             pass
     assert info.value.kind is ErrorKind.TIMEOUT and len(calls) == 1
 
 
-async def test_a_stream_is_retried_after_a_connection_that_never_opened(sleeps: list[float]) -> None:
+async def test_a_stream_is_retried_after_a_connection_that_never_opened(sleeps: SleepLog) -> None:
     calls = []
 
     def refuse_once(request: httpx.Request) -> httpx.Response:
@@ -249,11 +273,16 @@ async def test_a_stream_is_retried_after_a_connection_that_never_opened(sleeps: 
             raise httpx.ConnectError("refused", request=request)
         return httpx.Response(200, content=b'data: {"ok": 1}\n\n', headers={"content-type": "text/event-stream"})
 
-    items = [item async for item in stream_sse(make_ctx("openai", refuse_once), "POST", "https://x.example")]
+    items = [
+        item
+        async for item in stream_sse(
+            make_ctx("openai", refuse_once, sleep=sleeps, rng=TOP_OF_RANGE), "POST", "https://x.example"
+        )
+    ]
     assert items == [("message", {"ok": 1})] and len(calls) == 2
 
 
-async def test_a_corrupt_gzip_body_is_a_protocol_error(sleeps: list[float]) -> None:
+async def test_a_corrupt_gzip_body_is_a_protocol_error(sleeps: SleepLog) -> None:
     async def body():
         yield b"not gzip at all"
 
@@ -261,7 +290,7 @@ async def test_a_corrupt_gzip_body_is_a_protocol_error(sleeps: list[float]) -> N
         return httpx.Response(200, content=body(), headers={"content-encoding": "gzip"})
 
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", broken), "GET", "https://x.example")
+        await fetch_json(make_ctx("brave", broken, sleep=sleeps, rng=TOP_OF_RANGE), "GET", "https://x.example")
     assert info.value.kind is ErrorKind.PROTOCOL
     assert info.value.message.startswith("Brave Search sent a body that could not be decoded")
 
@@ -273,15 +302,15 @@ def test_error_excerpts_stay_capped() -> None:
     assert len(excerpt("e" * 5000, 500)) == 500
 
 
-async def test_api_error_excerpt_is_capped_whatever_the_body_size(sleeps: list[float]) -> None:
-    ctx = make_ctx("brave", lambda r: httpx.Response(400, text="x" * 100_000))
+async def test_api_error_excerpt_is_capped_whatever_the_body_size(sleeps: SleepLog) -> None:
+    ctx = make_ctx("brave", lambda r: httpx.Response(400, text="x" * 100_000), sleep=sleeps, rng=TOP_OF_RANGE)
     ctx.max_body_bytes = 4 * 1024 * 1024
     with pytest.raises(ProviderError) as info:
-        await request_json(ctx, "GET", "https://x.example")
+        await fetch_json(ctx, "GET", "https://x.example")
     assert len(info.value.message) < 600
 
 
-async def test_network_and_timeout_errors(sleeps: list[float]) -> None:
+async def test_network_and_timeout_errors(sleeps: SleepLog) -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused", request=request)
 
@@ -289,49 +318,66 @@ async def test_network_and_timeout_errors(sleeps: list[float]) -> None:
         raise httpx.ReadTimeout("timed out", request=request)
 
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", refuse), "GET", "https://x.example")
+        await fetch_json(make_ctx("brave", refuse, sleep=sleeps, rng=TOP_OF_RANGE), "GET", "https://x.example")
     assert info.value.kind is ErrorKind.NETWORK and "could not connect" in info.value.message
     assert len(sleeps) == 3
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", slow), "GET", "https://x.example")
+        await fetch_json(make_ctx("brave", slow, sleep=sleeps, rng=TOP_OF_RANGE), "GET", "https://x.example")
     assert info.value.kind is ErrorKind.TIMEOUT
 
 
-async def test_error_excerpt_is_sanitized_and_redacted(sleeps: list[float]) -> None:
-    ctx = make_ctx("brave", lambda r: httpx.Response(400, text="bad \x1b[2J key=brave-secret-xyz"), credentials={})
+async def test_error_excerpt_is_sanitized_and_redacted(sleeps: SleepLog) -> None:
+    ctx = make_ctx(
+        "brave",
+        lambda r: httpx.Response(400, text="bad \x1b[2J key=brave-secret-xyz"),
+        credentials={},
+        sleep=sleeps,
+        rng=TOP_OF_RANGE,
+    )
     from websearch_tui.core.errors import register_secret
 
     register_secret("brave-secret-xyz")
     with pytest.raises(ProviderError) as info:
-        await request_json(ctx, "GET", "https://x.example")
+        await fetch_json(ctx, "GET", "https://x.example")
     assert info.value.message == "Brave Search API error (400): bad  key=***"
 
 
-async def test_stream_sse_rejects_non_stream_and_maps_errors(sleeps: list[float]) -> None:
-    ctx = make_ctx("perplexity", lambda r: httpx.Response(200, html="<p>hi</p>"))
+async def test_stream_sse_rejects_non_stream_and_maps_errors(sleeps: SleepLog) -> None:
+    ctx = make_ctx("perplexity", lambda r: httpx.Response(200, html="<p>hi</p>"), sleep=sleeps, rng=TOP_OF_RANGE)
     with pytest.raises(ProviderError, match="instead of an event stream"):
         async for _ in stream_sse(ctx, "POST", "https://x.example"):
             pass
-    ctx = make_ctx("perplexity", lambda r: httpx.Response(401, json={"error": {"message": "bad key"}}))
+    ctx = make_ctx(
+        "perplexity",
+        lambda r: httpx.Response(401, json={"error": {"message": "bad key"}}),
+        sleep=sleeps,
+        rng=TOP_OF_RANGE,
+    )
     with pytest.raises(ProviderError) as info:
         async for _ in stream_sse(ctx, "POST", "https://x.example"):
             pass
     assert info.value.kind is ErrorKind.AUTH
 
 
-async def test_stream_sse_parses_crlf_and_skips_done(sleeps: list[float]) -> None:
+async def test_stream_sse_parses_crlf_and_skips_done(sleeps: SleepLog) -> None:
     body = b'event: a\r\ndata: {"n": 1}\r\n\r\n: keep-alive\r\n\r\ndata:{"n": 2}\r\n\r\ndata: not json\r\n\r\ndata: [DONE]\r\n\r\n'
     ctx = make_ctx(
-        "perplexity", lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+        "perplexity",
+        lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}),
+        sleep=sleeps,
+        rng=TOP_OF_RANGE,
     )
     items = [item async for item in stream_sse(ctx, "POST", "https://x.example")]
     assert items == [("a", {"n": 1}), ("message", {"n": 2})]
 
 
-async def test_stream_of_only_non_json_events_is_a_protocol_error(sleeps: list[float]) -> None:
+async def test_stream_of_only_non_json_events_is_a_protocol_error(sleeps: SleepLog) -> None:
     body = b"data: <html>oops</html>\n\ndata: {broken\n\n"
     ctx = make_ctx(
-        "perplexity", lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+        "perplexity",
+        lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}),
+        sleep=sleeps,
+        rng=TOP_OF_RANGE,
     )
     with pytest.raises(ProviderError) as info:
         async for _ in stream_sse(ctx, "POST", "https://x.example"):
@@ -340,28 +386,36 @@ async def test_stream_of_only_non_json_events_is_a_protocol_error(sleeps: list[f
     assert info.value.message == "Perplexity sent 2 stream event(s) that were not JSON: oops"
 
 
-async def test_an_empty_body_message_has_no_dangling_excerpt(sleeps: list[float]) -> None:
+async def test_an_empty_body_message_has_no_dangling_excerpt(sleeps: SleepLog) -> None:
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", lambda r: httpx.Response(200, content=b"")), "GET", "https://x.example")
+        await fetch_json(
+            make_ctx("brave", lambda r: httpx.Response(200, content=b""), sleep=sleeps, rng=TOP_OF_RANGE),
+            "GET",
+            "https://x.example",
+        )
     assert info.value.message == "Brave Search returned an empty body (HTTP 200)"
 
 
-async def test_an_html_error_page_is_quoted_as_readable_text(sleeps: list[float]) -> None:
+async def test_an_html_error_page_is_quoted_as_readable_text(sleeps: SleepLog) -> None:
     page = (
         "<!DOCTYPE html>\n<html><head><title>Access denied</title><style>h1{color:red}</style>"
         "<script>track('<b>x</b>')</script></head><body><h1>Blocked &amp; logged</h1></body></html>"
     )
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", lambda r: httpx.Response(200, html=page)), "GET", "https://x.example")
+        await fetch_json(
+            make_ctx("brave", lambda r: httpx.Response(200, html=page), sleep=sleeps, rng=TOP_OF_RANGE),
+            "GET",
+            "https://x.example",
+        )
     assert info.value.message.endswith("instead of JSON (HTTP 200): Access denied Blocked & logged")
 
 
-async def test_a_connection_closed_mid_body_is_worded_plainly(sleeps: list[float]) -> None:
+async def test_a_connection_closed_mid_body_is_worded_plainly(sleeps: SleepLog) -> None:
     def hang_up(request: httpx.Request) -> httpx.Response:
         raise httpx.RemoteProtocolError("peer closed connection without sending complete message body", request=request)
 
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", hang_up), "GET", "https://x.example")
+        await fetch_json(make_ctx("brave", hang_up, sleep=sleeps, rng=TOP_OF_RANGE), "GET", "https://x.example")
     assert info.value.kind is ErrorKind.NETWORK
     assert info.value.message == (
         "Brave Search network error: the connection closed before the response was complete. "
@@ -380,32 +434,42 @@ def test_retry_hint_order_and_body_text() -> None:
     assert retry_hint({}, None, "quota exceeded") is None
 
 
-async def test_other_5xx_are_not_retried(sleeps: list[float]) -> None:
+async def test_other_5xx_are_not_retried(sleeps: SleepLog) -> None:
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("brave", lambda r: httpx.Response(501, text="nope")), "GET", "https://x.example")
+        await fetch_json(
+            make_ctx("brave", lambda r: httpx.Response(501, text="nope"), sleep=sleeps, rng=TOP_OF_RANGE),
+            "GET",
+            "https://x.example",
+        )
     assert info.value.kind is ErrorKind.SERVER and sleeps == []
 
 
 @pytest.mark.parametrize("url", ["localhost:8888/search", "http://exa\nmple.example/x"])
-async def test_unusable_endpoint_is_a_config_error_not_retried(url: str, sleeps: list[float]) -> None:
+async def test_unusable_endpoint_is_a_config_error_not_retried(url: str, sleeps: SleepLog) -> None:
     from websearch_tui.providers import get_spec
     from websearch_tui.providers.base import ProviderContext
 
     async with httpx.AsyncClient() as client:  # a real transport: httpx refuses these URLs before any I/O
         with pytest.raises(ProviderError) as info:
-            await request_json(ProviderContext(spec=get_spec("searxng"), client=client), "GET", url)
+            await fetch_json(ProviderContext(spec=get_spec("searxng"), client=client, sleep=sleeps), "GET", url)
     assert info.value.kind is ErrorKind.CONFIG and sleeps == []
     assert "Check base_url in [providers.searxng]" in info.value.message
 
 
-async def test_long_server_wait_is_shown(sleeps: list[float]) -> None:
-    ctx = make_ctx("tavily", lambda r: httpx.Response(429, headers={"Retry-After": "34"}, text="slow"), timeout=10)
+async def test_long_server_wait_is_shown(sleeps: SleepLog) -> None:
+    ctx = make_ctx(
+        "tavily",
+        lambda r: httpx.Response(429, headers={"Retry-After": "34"}, text="slow"),
+        timeout=10,
+        sleep=sleeps,
+        rng=TOP_OF_RANGE,
+    )
     with pytest.raises(ProviderError) as info:
-        await request_json(ctx, "POST", "https://x.example/s")
+        await fetch_json(ctx, "POST", "https://x.example/s")
     assert info.value.message.endswith("(retry in 34 s)")
 
 
-async def test_no_retry_once_a_response_arrived_when_http_errors_are_final(sleeps: list[float]) -> None:
+async def test_no_retry_once_a_response_arrived_when_http_errors_are_final(sleeps: SleepLog) -> None:
     calls: list[int] = []
 
     async def broken_body():
@@ -418,26 +482,33 @@ async def test_no_retry_once_a_response_arrived_when_http_errors_are_final(sleep
 
     with pytest.raises(ProviderError) as info:
         async for _ in stream_sse(
-            make_ctx("perplexity", handler), "POST", "https://x.example", retry_http_errors=False
+            make_ctx("perplexity", handler, sleep=sleeps, rng=TOP_OF_RANGE),
+            "POST",
+            "https://x.example",
+            retry_http_errors=False,
         ):
             pass
     assert info.value.kind is ErrorKind.NETWORK
     assert len(calls) == 1 and sleeps == []
 
 
-async def test_connection_failure_before_a_response_is_retried_once_when_asked(sleeps: list[float]) -> None:
+async def test_connection_failure_before_a_response_is_retried_once_when_asked(sleeps: SleepLog) -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused", request=request)
 
     with pytest.raises(ProviderError):
         async for _ in stream_sse(
-            make_ctx("perplexity", refuse), "POST", "https://x.example", retry_http_errors=False, max_retries=1
+            make_ctx("perplexity", refuse, sleep=sleeps, rng=TOP_OF_RANGE),
+            "POST",
+            "https://x.example",
+            retry_http_errors=False,
+            max_retries=1,
         ):
             pass
     assert sleeps == [1.0]
 
 
-async def test_max_retries_caps_the_attempts(sleeps: list[float]) -> None:
+async def test_max_retries_caps_the_attempts(sleeps: SleepLog) -> None:
     calls: list[int] = []
 
     def down(request: httpx.Request) -> httpx.Response:
@@ -445,11 +516,16 @@ async def test_max_retries_caps_the_attempts(sleeps: list[float]) -> None:
         return httpx.Response(503, text="down")
 
     with pytest.raises(ProviderError):
-        await request_json(make_ctx("brave", down), "GET", "https://x.example", max_retries=1)
+        await fetch_json(
+            make_ctx("brave", down, sleep=sleeps, rng=TOP_OF_RANGE),
+            "GET",
+            "https://x.example",
+            retry=RetryPolicy(max_retries=1),
+        )
     assert len(calls) == 2 and sleeps == [1.0]
 
 
-async def test_a_post_that_may_have_reached_the_server_is_not_resent(sleeps: list[float]) -> None:
+async def test_a_post_that_may_have_reached_the_server_is_not_resent(sleeps: SleepLog) -> None:
     calls: list[str] = []
 
     def slow(request: httpx.Request) -> httpx.Response:
@@ -457,12 +533,17 @@ async def test_a_post_that_may_have_reached_the_server_is_not_resent(sleeps: lis
         raise httpx.ReadTimeout("no answer yet", request=request)
 
     with pytest.raises(ProviderError) as info:
-        await request_json(make_ctx("ark", slow), "POST", "https://x.example/api/v3/responses", json_body={})
+        await fetch_json(
+            make_ctx("ark", slow, sleep=sleeps, rng=TOP_OF_RANGE),
+            "POST",
+            "https://x.example/api/v3/responses",
+            json_body={},
+        )
     assert info.value.kind is ErrorKind.TIMEOUT
     assert calls == ["POST"] and sleeps == []  # a paid model call is not billed twice
 
 
-async def test_a_post_that_never_connected_is_retried(sleeps: list[float]) -> None:
+async def test_a_post_that_never_connected_is_retried(sleeps: SleepLog) -> None:
     calls: list[str] = []
 
     def refuse(request: httpx.Request) -> httpx.Response:
@@ -470,11 +551,13 @@ async def test_a_post_that_never_connected_is_retried(sleeps: list[float]) -> No
         raise httpx.ConnectError("refused", request=request)
 
     with pytest.raises(ProviderError):
-        await request_json(make_ctx("ark", refuse), "POST", "https://x.example", json_body={})
+        await fetch_json(
+            make_ctx("ark", refuse, sleep=sleeps, rng=TOP_OF_RANGE), "POST", "https://x.example", json_body={}
+        )
     assert len(calls) == 4 and sleeps == [1.0, 2.0, 4.0]
 
 
-async def test_http_errors_can_be_final(sleeps: list[float]) -> None:
+async def test_http_errors_can_be_final(sleeps: SleepLog) -> None:
     calls: list[int] = []
 
     def busy(request: httpx.Request) -> httpx.Response:
@@ -482,43 +565,64 @@ async def test_http_errors_can_be_final(sleeps: list[float]) -> None:
         return httpx.Response(503, text="busy")
 
     with pytest.raises(ProviderError):
-        await request_json(make_ctx("perplexity_search", busy), "POST", "https://x.example", retry_http_errors=False)
+        await fetch_json(
+            make_ctx("perplexity_search", busy, sleep=sleeps, rng=TOP_OF_RANGE),
+            "POST",
+            "https://x.example",
+            retry=RetryPolicy(retry_http_errors=False),
+        )
     assert len(calls) == 1 and sleeps == []
 
 
 # --- backoff jitter ------------------------------------------------------------------------
 
 
-async def failing_waits(monkeypatch: pytest.MonkeyPatch, seed: int, timeout: float = 30.0) -> list[float]:
-    """The waits of one request that always gets 503, with the jitter seeded (each wait moves the
-    deadline closer, as the time it takes would)."""
-    waits: list[float] = []
-    ctx = make_ctx("brave", lambda r: httpx.Response(503, text="busy"), timeout=timeout)
+class FakeClock:
+    """A monotonic clock that only moves when the run sleeps: ``sleep`` records the wait and
+    advances ``now`` by it, as the time a real wait takes would."""
 
-    async def record(delay: float) -> None:
-        waits.append(delay)
-        ctx.deadline -= delay
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.waits: list[float] = []
 
-    monkeypatch.setattr(_http, "_sleep", record)
-    monkeypatch.setattr(_http, "_random", random.Random(seed))
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, delay: float) -> None:
+        self.waits.append(delay)
+        self.now += delay
+
+
+async def failing_waits(seed: int, timeout: float = 30.0) -> list[float]:
+    """The waits of one request that always gets 503, with the jitter seeded and the run's time
+    advanced by each wait (so each one moves the deadline closer)."""
+    clock = FakeClock()
+    ctx = make_ctx(
+        "brave",
+        lambda r: httpx.Response(503, text="busy"),
+        timeout=timeout,
+        clock=clock,
+        sleep=clock.sleep,
+        rng=random.Random(seed),
+    )
     with pytest.raises(ProviderError):
-        await request_json(ctx, "GET", "https://x.example")
-    return waits
+        await fetch_json(ctx, "GET", "https://x.example")
+    return clock.waits
 
 
-async def test_backoff_without_a_hint_is_jittered_exponential(monkeypatch: pytest.MonkeyPatch) -> None:
-    runs = [await failing_waits(monkeypatch, seed) for seed in range(20)]
+async def test_backoff_without_a_hint_is_jittered_exponential() -> None:
+    runs = [await failing_waits(seed) for seed in range(20)]
     for waits in runs:
         assert len(waits) == 3
         for attempt, wait in enumerate(waits):
             assert 0.5 * 2**attempt <= wait <= 2**attempt
     assert len({tuple(waits) for waits in runs}) == len(runs)  # clients failing together spread out
-    assert await failing_waits(monkeypatch, 7) == await failing_waits(monkeypatch, 7)  # the seed decides
+    assert await failing_waits(7) == await failing_waits(7)  # the seed decides
 
 
-async def test_jittered_backoff_never_waits_past_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_jittered_backoff_never_waits_past_the_deadline() -> None:
     for seed in range(20):
-        waits = await failing_waits(monkeypatch, seed, timeout=2.5)
+        waits = await failing_waits(seed, timeout=2.5)
         assert sum(waits) < 2.5 and 1 <= len(waits) <= 2  # a wait that would end past the deadline is not made
 
 
@@ -532,30 +636,30 @@ def test_server_hint_is_not_jittered() -> None:
 
 
 class RetryLog:
-    """Records, in order, what the HTTP layer reports and when it sleeps."""
+    """Records, in order, what the HTTP layer reports and when it sleeps (jitter pinned to the
+    top of its range)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self) -> None:
         self.entries: list[tuple[object, ...]] = []
 
-        async def sleep(delay: float) -> None:
-            self.entries.append(("sleep", delay))
+    async def sleep(self, delay: float) -> None:
+        self.entries.append(("sleep", delay))
 
-        monkeypatch.setattr(_http, "_sleep", sleep)
-        monkeypatch.setattr(_http, "_random", TopOfRange())
-
-    def attach(self, ctx):
+    def attach(self, ctx: ProviderContext) -> ProviderContext:
         ctx.report_retry = lambda delay, reason, attempt: self.entries.append(("retry", delay, reason, attempt))
         ctx.report_resend = lambda: self.entries.append(("resend",))
+        ctx.sleep = self.sleep
+        ctx.rng = TOP_OF_RANGE
         return ctx
 
 
-async def test_request_reports_each_wait_then_the_resend(monkeypatch: pytest.MonkeyPatch) -> None:
-    log = RetryLog(monkeypatch)
+async def test_request_reports_each_wait_then_the_resend() -> None:
+    log = RetryLog()
     replies = iter(
         [httpx.Response(503), httpx.Response(429, headers={"Retry-After": "2"}), httpx.Response(200, json={})]
     )
     ctx = log.attach(make_ctx("brave", lambda r: next(replies)))
-    await request_json(ctx, "GET", "https://x.example")
+    await fetch_json(ctx, "GET", "https://x.example")
     assert log.entries == [
         ("retry", 1.0, "503", 1),
         ("sleep", 1.0),
@@ -566,8 +670,8 @@ async def test_request_reports_each_wait_then_the_resend(monkeypatch: pytest.Mon
     ]
 
 
-async def test_transport_failures_are_reported_as_timeout_and_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    log = RetryLog(monkeypatch)
+async def test_transport_failures_are_reported_as_timeout_and_network() -> None:
+    log = RetryLog()
     failures = iter([httpx.ReadTimeout("slow"), httpx.ConnectError("refused")])
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -584,10 +688,10 @@ async def test_transport_failures_are_reported_as_timeout_and_network(monkeypatc
     assert log.entries.count(("resend",)) == 2
 
 
-async def test_mcp_calls_report_their_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_mcp_calls_report_their_retries() -> None:
     from websearch_tui.providers._mcp import call_tool
 
-    log = RetryLog(monkeypatch)
+    log = RetryLog()
     replies = iter([httpx.Response(502, text="bad gateway")])
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -600,11 +704,11 @@ async def test_mcp_calls_report_their_retries(monkeypatch: pytest.MonkeyPatch) -
     assert log.entries == [("retry", 1.0, "502", 1), ("sleep", 1.0), ("resend",)]
 
 
-async def test_nothing_is_reported_when_no_retry_happens(monkeypatch: pytest.MonkeyPatch) -> None:
-    log = RetryLog(monkeypatch)
+async def test_nothing_is_reported_when_no_retry_happens() -> None:
+    log = RetryLog()
     ctx = log.attach(make_ctx("brave", lambda r: httpx.Response(422, json={"error": "bad"})))
     with pytest.raises(ProviderError):
-        await request_json(ctx, "GET", "https://x.example")
+        await fetch_json(ctx, "GET", "https://x.example")
     assert log.entries == []
 
 
@@ -655,11 +759,13 @@ def gzip_response(payload: bytes, *, pieces: int = 1) -> Callable[[httpx.Request
     )
 
 
-async def test_a_gzip_bomb_is_inflated_in_small_steps_and_stopped_at_the_cap(sleeps: list[float]) -> None:
-    ctx = make_ctx("brave", gzip_response(b"0" * (64 * 1024 * 1024)))  # 64 MiB of zeros: about 64 KiB packed
+async def test_a_gzip_bomb_is_inflated_in_small_steps_and_stopped_at_the_cap(sleeps: SleepLog) -> None:
+    ctx = make_ctx(
+        "brave", gzip_response(b"0" * (64 * 1024 * 1024)), sleep=sleeps, rng=TOP_OF_RANGE
+    )  # 64 MiB of zeros: about 64 KiB packed
     ctx.max_body_bytes = 1024 * 1024
     with pytest.raises(ProviderError, match="larger than 1 MiB"):
-        await request_json(ctx, "GET", "https://x.example")
+        await fetch_json(ctx, "GET", "https://x.example")
 
     sizes = []
     async with make_ctx("brave", gzip_response(b"1" * (3 * 1024 * 1024))).client.stream("GET", "https://x") as reply:
@@ -668,7 +774,7 @@ async def test_a_gzip_bomb_is_inflated_in_small_steps_and_stopped_at_the_cap(sle
     assert max(sizes) <= _http.INFLATE_STEP and sum(sizes) == 3 * 1024 * 1024
 
 
-async def test_a_gzip_body_split_across_reads_decodes_whole(sleeps: list[float]) -> None:
+async def test_a_gzip_body_split_across_reads_decodes_whole(sleeps: SleepLog) -> None:
     payload = json.dumps({"web": {"results": [{"url": f"https://r{i}.example/"} for i in range(500)]}}).encode()
-    data, _ = await request_json(make_ctx("brave", gzip_response(payload, pieces=7)), "GET", "https://x.example")
+    data = await fetch_json(make_ctx("brave", gzip_response(payload, pieces=7)), "GET", "https://x.example")
     assert len(data["web"]["results"]) == 500

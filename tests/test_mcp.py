@@ -13,13 +13,15 @@ import pytest
 from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.providers._mcp import (
+    McpHooks,
+    McpSessions,
     call_tool,
     decode_json_text,
-    failure_body,
     mcp_error_describer,
     open_session,
     sse_data,
 )
+from websearch_tui.providers.base import ProviderContext, ProviderState
 
 from .helpers import Recorder, make_ctx
 
@@ -404,6 +406,23 @@ async def test_empty_body_and_malformed_json_are_protocol_errors() -> None:
         assert info.value.kind is ErrorKind.PROTOCOL
 
 
+async def test_an_integer_too_long_to_convert_is_a_protocol_error_not_a_crash() -> None:
+    """json.loads raises a plain ValueError (not JSONDecodeError) for an integer of more than 4300
+    digits; it used to escape as an AttributeError (no ``msg``) instead of a protocol error."""
+    fake = FakeMCP()
+    fake.tool_reply = lambda body, request: httpx.Response(
+        200,
+        text='{"jsonrpc": "2.0", "id": 1, "result": ' + "9" * 5000 + "}",
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(ProviderError) as info:
+        await run(fake, handshake=False)
+    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.message.startswith(
+        "Failed to parse MCP response from Parallel: malformed JSON (Exceeds the limit"
+    )
+
+
 async def test_missing_url_is_a_config_error() -> None:
     with pytest.raises(ProviderError) as info:
         await call_tool(make_ctx("parallel"), "", "web_search", {}, handshake=True)
@@ -431,6 +450,20 @@ async def test_concurrent_calls_share_one_handshake() -> None:
     assert fake.methods().count("initialize") == 1
     assert fake.methods().count("notifications/initialized") == 1
     assert fake.methods().count("tools/call") == 3
+
+
+async def test_runs_sharing_one_provider_state_share_its_sessions() -> None:
+    """The engine hands every run of a provider the same state: a second run (a new context) reuses
+    the session its first run opened; a run with another state (another engine) hand-shakes anew."""
+    fake = FakeMCP(session_ids=("s-1", "s-2"))
+    state = ProviderState()
+    await run(fake, ctx=make_ctx("parallel", fake, state=state))
+    await run(fake, ctx=make_ctx("parallel", fake, state=state))
+    assert fake.methods() == ["initialize", "notifications/initialized", "tools/call", "tools/call"]
+    assert list(state.get(McpSessions).established) == [(URL, ())]
+    await run(fake, ctx=make_ctx("parallel", fake))
+    assert fake.methods()[4:] == ["initialize", "notifications/initialized", "tools/call"]
+    assert fake.requests[-1].headers["mcp-session-id"] == "s-2"
 
 
 async def test_a_failed_notification_leaves_no_half_open_session() -> None:
@@ -479,57 +512,67 @@ async def test_named_session_prefixes_mcp_errors_and_handshake_messages() -> Non
     fake.tool_reply = lambda body, request: httpx.Response(
         200, json={"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32603, "message": "down"}}
     )
-    session = await open_session(make_ctx("zai", fake), URL, name="Z.AI", cache=False)
+    session = await open_session(make_ctx("parallel", fake), URL, hooks=McpHooks(name="Acme"), cache=False)
     with pytest.raises(ProviderError) as info:
         await session.request("tools/list", {})
-    assert info.value.kind is ErrorKind.SERVER and info.value.message == "Z.AI MCP error (-32603): down"
+    assert info.value.kind is ErrorKind.SERVER and info.value.message == "Acme MCP error (-32603): down"
     with pytest.raises(ProviderError) as info:
         session.payload(tool_error("backend broke"))
-    assert info.value.message == "Z.AI MCP error: backend broke"
+    assert info.value.message == "Acme MCP error: backend broke"
 
     bad = FakeMCP(version="")
     with pytest.raises(ProviderError) as info:
-        await open_session(make_ctx("zai", bad), URL, name="Z.AI")
-    assert info.value.message.startswith("Z.AI MCP initialize reply has no protocolVersion")
+        await open_session(make_ctx("parallel", bad), URL, hooks=McpHooks(name="Acme"))
+    assert info.value.message.startswith("Acme MCP initialize reply has no protocolVersion")
+
+
+async def test_hooks_word_http_errors_including_auth_when_asked() -> None:
+    fake = FakeMCP()
+    fake.tool_reply = lambda body, request: httpx.Response(401, json={"msg": "expired"})
+    hooks = McpHooks(
+        describe_error=lambda status, text, parsed: f"Acme says {status}: {parsed['msg']}", describe_auth=True
+    )
+    session = await open_session(make_ctx("parallel", fake), URL, hooks=hooks)
+    with pytest.raises(ProviderError) as info:
+        await session.request("tools/list", {})
+    assert info.value.kind is ErrorKind.AUTH and info.value.message == "Acme says 401: expired"
 
 
 def tool_error(text: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
-@pytest.mark.parametrize(
-    ("body", "kind", "message"),
-    [
-        ({"success": False, "code": 429, "msg": "slow down"}, ErrorKind.RATE_LIMIT, "API error (429): slow down"),
-        (
-            {"success": False, "code": "E1", "message": "quota exceeded"},
-            ErrorKind.QUOTA,
-            "API error (E1): quota exceeded",
-        ),
-        ({"success": False, "error_message": "broken"}, ErrorKind.SERVER, "API error (?): broken"),
-    ],
-)
-async def test_success_false_body_is_a_labelled_api_error(body: dict[str, Any], kind: ErrorKind, message: str) -> None:
+def acme_failure(ctx: ProviderContext, message: Any) -> ProviderError | None:
+    """A provider's reply check: its own ``{"acme_error": <text>}`` body is a quota failure."""
+    if isinstance(message, dict) and "acme_error" in message:
+        return ProviderError(ctx.spec.id, ErrorKind.QUOTA, f"Acme: {message['acme_error']}")
+    return None
+
+
+async def test_the_reply_check_sees_every_message_before_the_reply_is_picked() -> None:
     fake = FakeMCP()
-    fake.tool_reply = lambda b, request: httpx.Response(200, json=body)
+    fake.tool_reply = lambda body, request: httpx.Response(
+        200,
+        text=sse({"acme_error": "no credit"}, ok(body["id"], tool_result([]))),
+        headers={"Content-Type": "text/event-stream"},
+    )
+    session = await open_session(make_ctx("parallel", fake), URL, hooks=McpHooks(check_reply=acme_failure))
+    with pytest.raises(ProviderError) as info:
+        await session.call_tool("web_search", {})
+    assert info.value.kind is ErrorKind.QUOTA and info.value.message == "Acme: no credit"
+
+
+async def test_the_reply_check_runs_on_the_handshake_too() -> None:
+    server = Recorder(httpx.Response(200, json={"acme_error": "bad key"}))
+    with pytest.raises(ProviderError) as info:
+        await open_session(make_ctx("parallel", server), URL, hooks=McpHooks(check_reply=acme_failure))
+    assert info.value.message == "Acme: bad key" and len(server.requests) == 1  # the initialize reply
+
+
+async def test_without_a_reply_check_a_body_that_is_not_json_rpc_has_no_reply() -> None:
+    fake = FakeMCP()
+    fake.tool_reply = lambda b, request: httpx.Response(200, json={"success": False, "code": 429, "msg": "slow down"})
     with pytest.raises(ProviderError) as info:
         await run(fake, handshake=False)
-    assert info.value.kind is kind and info.value.message == f"Parallel {message}"
-
-
-async def test_success_false_body_uses_the_providers_failure_error() -> None:
-    fake = FakeMCP()
-    fake.tool_reply = lambda b, request: httpx.Response(200, json={"success": False, "code": 7, "msg": "no"})
-    ctx = make_ctx("zai", fake)
-    made = ProviderError("zai", ErrorKind.QUOTA, "custom")
-    session = await open_session(ctx, URL, failure_error=lambda code, msg: made if (code, msg) == ("7", "no") else None)
-    with pytest.raises(ProviderError) as info:
-        await session.request("tools/call", {})
-    assert info.value is made
-
-
-def test_failure_body_ignores_json_rpc_and_successful_bodies() -> None:
-    assert failure_body({"jsonrpc": "2.0", "success": False, "id": 1}) is None
-    assert failure_body({"success": True}) is None
-    assert failure_body([{"success": False}]) is None
-    assert failure_body({"success": False, "code": True}) == ("", "no message")
+    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.message == "Failed to parse MCP response from Parallel: no reply with the request id"

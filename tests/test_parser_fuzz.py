@@ -29,7 +29,7 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -42,12 +42,12 @@ from hypothesis import strategies as st
 
 from tests.fake_providers import FAKE_KEYS, OPTIONAL_FAKE_KEYS, FakeRequest, FakeResponse
 from tests.fake_providers.routes import default_routes, plugins, variant_routes
-from tests.helpers import SHARED_FIXTURES
+from tests.helpers import SHARED_FIXTURES, no_wait
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import ResponseBuilder, SearchRequest, SearchResponse
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize
-from websearch_tui.providers import SPECS, _http, _parse, ddgs, load_stream
+from websearch_tui.providers import SPECS, _parse, ddgs, load_stream
 from websearch_tui.providers.base import ProviderContext
 
 # --------------------------------------------------------------------------- settings
@@ -591,20 +591,10 @@ def bad_urls(response: SearchResponse) -> list[str]:
     return [u for u in urls if safe_url(u) != u]
 
 
-@contextlib.contextmanager
-def no_retry_wait() -> Iterator[None]:
-    """Retry waits of the shared HTTP layer return at once."""
-
-    async def instant(delay: float) -> None:
-        return None
-
-    with mock.patch.object(_http, "_sleep", instant):
-        yield
-
-
 async def run_case(case: Case, handler: InProcessFake) -> SearchResponse | ProviderError:
-    """Run the case's provider to the end through the real reducer; its response or its error."""
-    ddgs.reset_state()
+    """Run the case's provider to the end through the real reducer (retry waits take no time, and
+    the provider's state is new: no DuckDuckGo cool-down from an earlier case); its response or
+    its error."""
     builder = ResponseBuilder(case.provider)
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
         ctx = ProviderContext(
@@ -613,6 +603,7 @@ async def run_case(case: Case, handler: InProcessFake) -> SearchResponse | Provi
             settings=case.settings,
             credentials=case.credentials,
             deadline=time.monotonic() + 30,
+            sleep=no_wait,
         )
         request = SearchRequest(QUERY, max_results=5, recency="week")
         try:
@@ -625,7 +616,7 @@ async def run_case(case: Case, handler: InProcessFake) -> SearchResponse | Provi
 
 def check_case(case: Case, handler: InProcessFake) -> SearchResponse | ProviderError:
     """Run ``case`` on a fresh event loop and assert the property on its outcome."""
-    with no_retry_wait(), mock.patch.dict(os.environ, case.env):
+    with mock.patch.dict(os.environ, case.env):
         outcome = asyncio.run(run_case(case, handler))
     if isinstance(outcome, ProviderError):
         assert not _UNSAFE.search(outcome.message), outcome.message

@@ -13,23 +13,15 @@ import pytest
 
 from tests.fake_providers import FakeServer
 from tests.fake_providers.routes import plugins
-from tests.helpers import collect
+from tests.helpers import collect, no_wait
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import _http, get_spec
+from websearch_tui.providers import get_spec
 from websearch_tui.providers.base import ProviderContext
 
 CASES = [(pid, variant) for pid, module in plugins().items() for variant in getattr(module, "VARIANTS", ("default",))]
 LABEL_WORDS = {"zai": "Z.AI", "you": "You.com", "codex_alpha": "Codex", "ark": "ARK"}
-
-
-@pytest.fixture(autouse=True)
-def no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def no_sleep(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(_http, "_sleep", no_sleep)
 
 
 @pytest.mark.parametrize(("provider", "variant"), CASES)
@@ -51,6 +43,7 @@ async def test_variant_through_the_provider(provider: str, variant: str, monkeyp
                 settings=ProviderSettings(**endpoints, options=table),
                 credentials={spec.credentials[0].name: key} if spec.credentials else {},
                 deadline=time.monotonic() + 20,
+                sleep=no_wait,
             )
             try:
                 _, response = await collect(provider, SearchRequest("python asyncio", max_results=5), ctx)

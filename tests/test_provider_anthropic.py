@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.fake_providers import FakeServer, fake_anthropic
-from tests.helpers import Recorder, collect, make_ctx, shared_fixture
+from tests.helpers import Recorder, collect, make_ctx, no_wait, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -35,9 +35,6 @@ CREDS = {"api_key": KEY}
 SSE_HEADERS = {"content-type": "text/event-stream; charset=utf-8"}
 DOCS = "https://docs.python.org/3/library/asyncio.html"
 TASKS = "https://docs.python.org/3/library/asyncio-task.html"
-
-
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
 
 
 # --- wire helpers (also used by test_provider_deepseek) --------------------------------------
@@ -203,14 +200,14 @@ async def run(
     *replies: Any, request: SearchRequest | None = None, settings: ProviderSettings | None = None, pid: str = PID
 ) -> tuple[Recorder, list[SearchEvent], Any]:
     recorder = Recorder(*replies)
-    ctx = make_ctx(pid, recorder, credentials=CREDS, settings=settings)
+    ctx = make_ctx(pid, recorder, credentials=CREDS, settings=settings, sleep=no_wait)
     events, response = await collect(pid, request or SearchRequest("python asyncio"), ctx)
     return recorder, events, response
 
 
 async def run_until_error(*replies: Any, pid: str = PID) -> tuple[list[SearchEvent], ProviderError, Recorder]:
     recorder = Recorder(*replies)
-    ctx = make_ctx(pid, recorder, credentials=CREDS)
+    ctx = make_ctx(pid, recorder, credentials=CREDS, sleep=no_wait)
     events: list[SearchEvent] = []
     with pytest.raises(ProviderError) as info:
         async for event in load_stream(pid)(SearchRequest("python asyncio"), ctx):
@@ -306,12 +303,12 @@ async def test_invalid_max_uses_falls_back_with_note() -> None:
 
 
 async def test_missing_key_and_oauth_token_are_config_errors() -> None:
-    ctx = make_ctx(PID, Recorder())
+    ctx = make_ctx(PID, Recorder(), sleep=no_wait)
     with pytest.raises(ProviderError) as info:
         await collect(PID, SearchRequest("q"), ctx)
     assert info.value.kind is ErrorKind.CONFIG and "ANTHROPIC_SEARCH_API_KEY" in info.value.message
     recorder = Recorder()
-    ctx = make_ctx(PID, recorder, credentials={"api_key": "sk-ant-oat01-abcdef"})
+    ctx = make_ctx(PID, recorder, credentials={"api_key": "sk-ant-oat01-abcdef"}, sleep=no_wait)
     with pytest.raises(ProviderError) as info:
         await collect(PID, SearchRequest("q"), ctx)
     assert info.value.kind is ErrorKind.CONFIG and "OAuth" in info.value.message
@@ -704,6 +701,7 @@ def fake_ctx(pid: str, server: FakeServer, client: httpx.AsyncClient, config: di
         settings=ProviderSettings(**config),
         credentials={"api_key": key},
         deadline=time.monotonic() + 20,
+        sleep=no_wait,
     )
 
 

@@ -13,7 +13,6 @@ from tests.fake_providers import fake_ark as fake
 from tests.fake_providers.fake_openai import answer_data
 from tests.test_provider_openai import (
     fake_server_run,
-    no_retry_waits,  # noqa: F401 - autouse fixture
     respond_json,
     run,
     run_until_error,

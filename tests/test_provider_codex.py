@@ -18,7 +18,6 @@ from tests.test_provider_openai import (
     fake_server_run,
     frame,
     frame_lines,
-    no_retry_waits,  # noqa: F401 - autouse fixture
     pieces,
     respond_json,
     respond_sse,

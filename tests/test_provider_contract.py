@@ -20,9 +20,7 @@ from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import get_spec
 from websearch_tui.providers.kimi import KEY_HINT
 
-from .helpers import Recorder, auth_failed, collect, fake_ctx, make_ctx, missing_key_message
-
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
+from .helpers import Recorder, auth_failed, collect, fake_ctx, make_ctx, missing_key_message, no_wait
 
 FAKE_PLUGINS = tuple(plugins())
 """Providers with a plugin fake in ``tests/fake_providers/fake_<id>.py`` (the ones this suite covers)."""
@@ -45,7 +43,7 @@ async def test_missing_key_is_a_config_error_and_sends_nothing(provider_id: str)
     rec = Recorder()
     settings = ProviderSettings(base_url="https://search.example") if provider_id == "codex_alpha" else None
     with pytest.raises(ProviderError) as info:
-        await collect(provider_id, SearchRequest("q"), make_ctx(provider_id, rec, settings=settings))
+        await collect(provider_id, SearchRequest("q"), make_ctx(provider_id, rec, settings=settings, sleep=no_wait))
     assert info.value.kind is ErrorKind.CONFIG
     assert info.value.message == missing_key_message(provider_id)
     assert rec.requests == []
@@ -55,7 +53,7 @@ async def test_missing_key_is_a_config_error_and_sends_nothing(provider_id: str)
 async def test_a_non_ascii_key_is_a_config_error_and_sends_nothing(provider_id: str) -> None:
     rec = Recorder()
     settings = ProviderSettings(base_url="https://search.example") if provider_id == "codex_alpha" else None
-    ctx = make_ctx(provider_id, rec, settings=settings, credentials={"api_key": "sk-\u00a0pasted"})
+    ctx = make_ctx(provider_id, rec, settings=settings, credentials={"api_key": "sk-\u00a0pasted"}, sleep=no_wait)
     with pytest.raises(ProviderError) as info:
         await collect(provider_id, SearchRequest("q"), ctx)
     assert info.value.kind is ErrorKind.CONFIG
@@ -83,7 +81,7 @@ async def test_fake_401_is_an_auth_error(srv: FakeServer, provider_id: str, monk
     srv.fail(provider_id, 401)
     async with httpx.AsyncClient() as client:
         with pytest.raises(ProviderError) as info:
-            await collect(provider_id, SearchRequest("q"), fake_ctx(provider_id, srv, client))
+            await collect(provider_id, SearchRequest("q"), fake_ctx(provider_id, srv, client, sleep=no_wait))
     assert info.value.kind is ErrorKind.AUTH and info.value.status == 401
     assert info.value.message == AUTH_401[provider_id]
 
@@ -97,5 +95,5 @@ async def test_fake_html_page_with_200_is_a_protocol_error(
     srv.html_page(provider_id)
     async with httpx.AsyncClient() as client:
         with pytest.raises(ProviderError) as info:
-            await collect(provider_id, SearchRequest("q"), fake_ctx(provider_id, srv, client))
+            await collect(provider_id, SearchRequest("q"), fake_ctx(provider_id, srv, client, sleep=no_wait))
     assert info.value.kind is ErrorKind.PROTOCOL

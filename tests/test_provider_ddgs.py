@@ -1,11 +1,14 @@
-"""DuckDuckGo provider: the ddgs library path (monkeypatched, no network) and the HTML endpoint path."""
+"""DuckDuckGo provider: the ddgs library path (monkeypatched, no network) and the HTML endpoint path.
+
+Contexts that pass one ``state`` share what one engine keeps for DuckDuckGo (its lock, cool-downs
+and the library call in flight); every other context starts fresh, as a run of another engine."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -19,15 +22,9 @@ from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import ddgs as provider
+from websearch_tui.providers.base import ProviderState
 
 FAKE_BASE = "http://127.0.0.1:8765"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_state() -> Iterator[None]:
-    provider.reset_state()
-    yield
-    provider.reset_state()
 
 
 # --- library path ------------------------------------------------------------------------------
@@ -154,12 +151,13 @@ async def test_library_no_results_is_empty_not_error(fake_ddgs: type[FakeDDGS]) 
 
 
 async def test_library_rate_limit_cools_down(fake_ddgs: type[FakeDDGS]) -> None:
+    state = ProviderState()
     fake_ddgs.error = RatelimitException("ratelimit")
     with pytest.raises(ProviderError):
-        await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))
+        await collect("ddgs", SearchRequest("q"), make_ctx("ddgs", state=state))
     fake_ddgs.error = None
     with pytest.raises(ProviderError) as info:
-        await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))
+        await collect("ddgs", SearchRequest("q"), make_ctx("ddgs", state=state))
     assert info.value.kind is ErrorKind.RATE_LIMIT
     assert "retry in" in info.value.message
     assert len(fake_ddgs.calls) == 1  # the second run never reached DuckDuckGo
@@ -168,7 +166,9 @@ async def test_library_rate_limit_cools_down(fake_ddgs: type[FakeDDGS]) -> None:
 async def test_library_requests_are_serialised(fake_ddgs: type[FakeDDGS]) -> None:
     fake_ddgs.rows = library_rows(2)
     fake_ddgs.delay = 0.05
-    results = await asyncio.gather(*(collect("ddgs", SearchRequest(f"q{i}"), make_ctx("ddgs")) for i in range(3)))
+    state = ProviderState()
+    runs = (collect("ddgs", SearchRequest(f"q{i}"), make_ctx("ddgs", state=state)) for i in range(3))
+    results = await asyncio.gather(*runs)
     assert all(len(response.sources) == 2 for _, response in results)
     assert fake_ddgs.max_active == 1
 
@@ -177,13 +177,14 @@ async def test_cancelled_search_keeps_the_next_one_waiting(fake_ddgs: type[FakeD
     """The library call cannot be interrupted: a new search waits for it instead of running beside it."""
     fake_ddgs.rows = library_rows(1)
     fake_ddgs.delay = 0.3
-    first = asyncio.create_task(collect("ddgs", SearchRequest("first"), make_ctx("ddgs")))
+    state = ProviderState()
+    first = asyncio.create_task(collect("ddgs", SearchRequest("first"), make_ctx("ddgs", state=state)))
     while not fake_ddgs.calls:
         await asyncio.sleep(0.01)
     first.cancel()
     with pytest.raises(asyncio.CancelledError):
         await first  # the cancel is immediate even though the thread still runs
-    _, response = await collect("ddgs", SearchRequest("second"), make_ctx("ddgs"))
+    _, response = await collect("ddgs", SearchRequest("second"), make_ctx("ddgs", state=state))
     assert [call["query"] for call in fake_ddgs.calls] == ["first", "second"]
     assert fake_ddgs.max_active == 1
     assert len(response.sources) == 1
@@ -191,12 +192,13 @@ async def test_cancelled_search_keeps_the_next_one_waiting(fake_ddgs: type[FakeD
 
 async def test_202_inside_other_text_is_not_a_rate_limit(fake_ddgs: type[FakeDDGS]) -> None:
     fake_ddgs.error = DDGSException("https://10.0.202.5/ returned 500 in 2025")
+    state = ProviderState()
     with pytest.raises(ProviderError) as info:
-        await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))
+        await collect("ddgs", SearchRequest("q"), make_ctx("ddgs", state=state))
     assert info.value.kind is not ErrorKind.RATE_LIMIT
     fake_ddgs.error = None
     fake_ddgs.rows = library_rows(1)
-    _, response = await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))  # no cool-down was started
+    _, response = await collect("ddgs", SearchRequest("q"), make_ctx("ddgs", state=state))  # no cool-down started
     assert len(response.sources) == 1
 
 
@@ -273,8 +275,10 @@ class HtmlServer:
         return parse_qs(self.requests[-1].content.decode(), keep_blank_values=True)
 
 
-def html_ctx(server: Callable[[httpx.Request], httpx.Response], **options: Any) -> Any:
-    return make_ctx("ddgs", server, settings=ProviderSettings(base_url=FAKE_BASE, options=options))
+def html_ctx(
+    server: Callable[[httpx.Request], httpx.Response], state: ProviderState | None = None, **options: Any
+) -> Any:
+    return make_ctx("ddgs", server, settings=ProviderSettings(base_url=FAKE_BASE, options=options), state=state)
 
 
 async def test_html_request_and_parse(fake_ddgs: type[FakeDDGS]) -> None:
@@ -327,16 +331,55 @@ async def test_html_base_url_already_ending_in_html() -> None:
 )
 async def test_html_rate_limit(status: int, page: str) -> None:
     server = HtmlServer(status, page)
+    state = ProviderState()
     with pytest.raises(ProviderError) as info:
-        await collect("ddgs", SearchRequest("q"), html_ctx(server))
+        await collect("ddgs", SearchRequest("q"), html_ctx(server, state))
     assert info.value.kind is ErrorKind.RATE_LIMIT
     assert info.value.message == "DuckDuckGo is rate limiting this address; wait a few minutes"
     assert info.value.retry_after and info.value.retry_after >= 60
     # cool-down: the next search fails at once without another request
     with pytest.raises(ProviderError) as again:
-        await collect("ddgs", SearchRequest("q"), html_ctx(server))
+        await collect("ddgs", SearchRequest("q"), html_ctx(server, state))
     assert again.value.kind is ErrorKind.RATE_LIMIT
     assert len(server.requests) == 1
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 500.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_html_cool_down_ends_on_the_context_clock() -> None:
+    server = HtmlServer(202, "")
+    clock, state = Clock(), ProviderState()
+
+    def ctx() -> Any:
+        return make_ctx("ddgs", server, settings=ProviderSettings(base_url=FAKE_BASE), clock=clock, state=state)
+
+    with pytest.raises(ProviderError):
+        await collect("ddgs", SearchRequest("q"), ctx())
+    clock.now += provider.COOLDOWN_SECONDS - 1
+    with pytest.raises(ProviderError) as cooling:
+        await collect("ddgs", SearchRequest("q"), ctx())
+    assert cooling.value.message.endswith("(cooling down, retry in 2 s)") and len(server.requests) == 1
+    clock.now += 1
+    server.status, server.page = 200, RESULTS_PAGE
+    _, response = await collect("ddgs", SearchRequest("q"), ctx())
+    assert len(response.sources) == 2 and len(server.requests) == 2
+
+
+async def test_a_cool_down_stays_with_the_state_that_saw_the_rate_limit() -> None:
+    server = HtmlServer(202, "")
+    with pytest.raises(ProviderError):
+        await collect("ddgs", SearchRequest("q"), html_ctx(server, ProviderState()))
+    server.status, server.page = 200, RESULTS_PAGE
+    _, response = await collect("ddgs", SearchRequest("q"), html_ctx(server, ProviderState()))  # another engine
+    assert len(response.sources) == 2 and len(server.requests) == 2
 
 
 async def test_html_unparseable_page_is_protocol_error() -> None:

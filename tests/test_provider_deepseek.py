@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.fake_providers import FakeServer, fake_anthropic, fake_deepseek
-from tests.helpers import Recorder, collect, make_ctx, shared_fixture
+from tests.helpers import Recorder, collect, make_ctx, no_wait, shared_fixture
 from tests.test_provider_anthropic import expected_answer, fake_ctx
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, CitationsFound, SearchEvent, SearchRequest, Usage
@@ -25,9 +25,6 @@ CREDS = {"api_key": KEY}
 DOCS = "https://docs.python.org/3/library/asyncio.html"
 
 
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
-
-
 def reply(body: Any, status: int = 200) -> Any:
     return lambda request: httpx.Response(status, json=body)
 
@@ -36,14 +33,14 @@ async def run(
     *replies: Any, request: SearchRequest | None = None, settings: ProviderSettings | None = None
 ) -> tuple[Recorder, list[SearchEvent], Any]:
     recorder = Recorder(*replies)
-    ctx = make_ctx(PID, recorder, credentials=CREDS, settings=settings)
+    ctx = make_ctx(PID, recorder, credentials=CREDS, settings=settings, sleep=no_wait)
     events, response = await collect(PID, request or SearchRequest("python asyncio"), ctx)
     return recorder, events, response
 
 
 async def run_until_error(*replies: Any) -> tuple[list[SearchEvent], ProviderError, Recorder]:
     recorder = Recorder(*replies)
-    ctx = make_ctx(PID, recorder, credentials=CREDS)
+    ctx = make_ctx(PID, recorder, credentials=CREDS, sleep=no_wait)
     events: list[SearchEvent] = []
     with pytest.raises(ProviderError) as info:
         async for event in load_stream(PID)(SearchRequest("python asyncio"), ctx):

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.fake_providers import FakeServer, fake_gemini
-from tests.helpers import Recorder, collect, make_ctx, shared_fixture
+from tests.helpers import Recorder, SleepLog, collect, make_ctx, no_wait, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -28,7 +28,7 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import _grounding, _http, _parse, get_spec, load_stream
+from websearch_tui.providers import _grounding, _parse, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.gemini import EMPTY_MESSAGE, MAX_TOKENS_NOTE, NO_SEARCH_NOTE
@@ -38,18 +38,6 @@ CREDS = {"api_key": KEY}
 SSE_HEADERS = {"content-type": "text/event-stream"}
 REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
 DEFAULT_URL = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
-
-
-@pytest.fixture(autouse=True)
-def no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Retry waits are recorded instead of slept."""
-    waits: list[float] = []
-
-    async def no_sleep(delay: float) -> None:
-        waits.append(delay)
-
-    monkeypatch.setattr(_http, "_sleep", no_sleep)
-    return waits
 
 
 def response(
@@ -127,7 +115,7 @@ async def run(
     settings: ProviderSettings | None = None,
 ) -> tuple[Recorder, list[SearchEvent], Any]:
     recorder = Recorder(respond)
-    ctx = make_ctx("gemini", recorder, credentials=CREDS, settings=settings)
+    ctx = make_ctx("gemini", recorder, credentials=CREDS, settings=settings, sleep=no_wait)
     events, result = await collect("gemini", request or SearchRequest("python asyncio"), ctx)
     return recorder, events, result
 
@@ -136,7 +124,7 @@ async def run_until_error(
     respond: Callable[[httpx.Request], Any], request: SearchRequest | None = None
 ) -> tuple[Recorder, list[SearchEvent], ProviderError]:
     recorder = Recorder(respond)
-    ctx = make_ctx("gemini", recorder, credentials=CREDS)
+    ctx = make_ctx("gemini", recorder, credentials=CREDS, sleep=no_wait)
     events: list[SearchEvent] = []
     with pytest.raises(ProviderError) as info:
         async for event in load_stream("gemini")(request or SearchRequest("q"), ctx):
@@ -202,7 +190,7 @@ async def test_only_temperature_gives_generation_config_without_max_tokens() -> 
 
 
 async def test_missing_key_is_config_error() -> None:
-    ctx = make_ctx("gemini", Recorder())
+    ctx = make_ctx("gemini", Recorder(), sleep=no_wait)
     with pytest.raises(ProviderError) as info:
         await collect("gemini", SearchRequest("q"), ctx)
     assert info.value.kind is ErrorKind.CONFIG
@@ -318,6 +306,20 @@ async def test_redirect_links_are_resolved_after_the_answer() -> None:
     closing = max(i for i, e in enumerate(events) if isinstance(e, Metadata))
     resolved = [e for e in events[closing:] if isinstance(e, SourcesFound | CitationsFound)]
     assert [type(e) for e in resolved] == [SourcesFound, CitationsFound] and all(e.replace for e in resolved)
+
+
+async def test_redirects_are_resolved_against_the_runs_own_clock() -> None:
+    """The deadline is a value of ``ctx.clock``; resolution compared it with ``time.monotonic()``,
+    so a run on another clock (an engine's fake one) left every redirect link unresolved."""
+    targets = {
+        REDIRECT + "a": "https://docs.python.org/3/library/asyncio.html",
+        REDIRECT + "b": "https://realpython.com/",
+    }
+    head = lambda request: httpx.Response(302, headers={"location": targets[str(request.url)]})  # noqa: E731
+    recorder = Recorder(handler(sse(response("x", finish="STOP", grounding=GROUNDED)), head))
+    ctx = make_ctx("gemini", recorder, credentials=CREDS, clock=lambda: 0.0, sleep=no_wait)
+    _, result = await collect("gemini", SearchRequest("python asyncio"), ctx)
+    assert [s.url for s in result.sources] == [*targets.values(), "https://peps.python.org/pep-3156/"]
 
 
 async def test_resolution_dedupes_and_keeps_redirects_that_fail() -> None:
@@ -444,7 +446,7 @@ def google_error(status: int, message: str, google_status: str, details: list[An
     return {"error": error}
 
 
-async def test_429_with_retry_info_is_retried_with_its_delay(no_retry_waits: list[float]) -> None:
+async def test_429_with_retry_info_is_retried_with_its_delay() -> None:
     body = json.loads(shared_fixture("gemini/error_429_retry_info.json").read_bytes())
     ok = handler(sse(response("ok", finish="STOP", grounding=GROUNDED)))
     calls: list[int] = []
@@ -456,10 +458,11 @@ async def test_429_with_retry_info_is_retried_with_its_delay(no_retry_waits: lis
                 return httpx.Response(429, json=body)
         return ok(request)
 
-    ctx = make_ctx("gemini", respond, credentials=CREDS, timeout=60)
+    waits = SleepLog()
+    ctx = make_ctx("gemini", respond, credentials=CREDS, timeout=60, sleep=waits)
     _, result = await collect("gemini", SearchRequest("q"), ctx)
     assert result.answer == "ok"
-    assert no_retry_waits == [pytest.approx(35.4)]  # RetryInfo 34.4 s + 1 s padding
+    assert waits == [pytest.approx(35.4)]  # RetryInfo 34.4 s + 1 s padding
 
 
 async def test_429_retry_hint_past_the_deadline_fails_at_once_as_rate_limit() -> None:
@@ -470,7 +473,7 @@ async def test_429_retry_hint_past_the_deadline_fails_at_once_as_rate_limit() ->
         [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "34.4s"}],
     )
     recorder = Recorder(lambda request: httpx.Response(429, json=body))
-    ctx = make_ctx("gemini", recorder, credentials=CREDS, timeout=10)
+    ctx = make_ctx("gemini", recorder, credentials=CREDS, timeout=10, sleep=no_wait)
     with pytest.raises(ProviderError) as info:
         await collect("gemini", SearchRequest("q"), ctx)
     assert info.value.kind is ErrorKind.RATE_LIMIT
@@ -531,7 +534,7 @@ async def test_http_errors_are_mapped(
     status: int, body: dict[str, Any], kind: ErrorKind, message: str, attempts: int
 ) -> None:
     recorder = Recorder(lambda request: httpx.Response(status, json=body))
-    ctx = make_ctx("gemini", recorder, credentials=CREDS)
+    ctx = make_ctx("gemini", recorder, credentials=CREDS, sleep=no_wait)
     with pytest.raises(ProviderError) as info:
         await collect("gemini", SearchRequest("q"), ctx)
     assert info.value.kind is kind
@@ -545,7 +548,7 @@ async def test_error_text_never_contains_the_key() -> None:
     page = f"<html><body>502 Bad Gateway for key={KEY}</body></html>"
     recorder = Recorder(lambda request: httpx.Response(502, text=page, headers={"content-type": "text/html"}))
     with pytest.raises(ProviderError) as info:
-        await collect("gemini", SearchRequest("q"), make_ctx("gemini", recorder, credentials=CREDS))
+        await collect("gemini", SearchRequest("q"), make_ctx("gemini", recorder, credentials=CREDS, sleep=no_wait))
     assert info.value.kind is ErrorKind.SERVER
     assert info.value.message == "Gemini API error (502): 502 Bad Gateway for key=***"
     assert KEY not in info.value.message
@@ -711,6 +714,7 @@ async def test_end_to_end_against_fake_server() -> None:
                 settings=ProviderSettings(base_url=srv.url("gemini")),
                 credentials={"api_key": fake_gemini.KEY},
                 deadline=time.monotonic() + 20,
+                sleep=no_wait,
             )
             events, result = await collect("gemini", SearchRequest("python asyncio", max_results=5), ctx)
         heads = [r for r in srv.requests if r.method == "HEAD"]
@@ -744,6 +748,7 @@ async def test_every_fake_variant_ends_cleanly(variant: str) -> None:
                 settings=ProviderSettings(**fake_gemini.config(srv.base_url)),
                 credentials={"api_key": fake_gemini.KEY},
                 deadline=time.monotonic() + 20,
+                sleep=no_wait,
             )
             try:
                 _, result = await collect("gemini", SearchRequest("python asyncio", max_results=5), ctx)

@@ -14,9 +14,7 @@ from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers.jina import split_site
 
-from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
-
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait
 
 PID = "jina"
 KEY = "jina_test_key_123456"
@@ -42,7 +40,7 @@ RECENCY_NOTE = "Recency is not supported by Jina Search; results are not filtere
 
 
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None) -> Any:
-    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY})
+    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY}, sleep=no_wait)
 
 
 async def test_request_shape() -> None:
@@ -213,7 +211,7 @@ async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
             _, response = await collect(
-                PID, SearchRequest("python asyncio", max_results=10), fake_ctx(PID, srv, client)
+                PID, SearchRequest("python asyncio", max_results=10), fake_ctx(PID, srv, client, sleep=no_wait)
             )
             sent = srv.last_request("/jina/")
             assert sent.query == {"q": "python asyncio", "count": "10"}
@@ -223,21 +221,25 @@ async def test_end_to_end_against_the_fake() -> None:
             assert response.sources[1].snippet and "Python's approach" in response.sources[1].snippet
 
             srv.use(PID, "bare_array")
-            _, response = await collect(PID, SearchRequest("python asyncio", max_results=3), fake_ctx(PID, srv, client))
+            _, response = await collect(
+                PID, SearchRequest("python asyncio", max_results=3), fake_ctx(PID, srv, client, sleep=no_wait)
+            )
             assert len(response.sources) == 3
 
             srv.use(PID, "no_results")
-            _, response = await collect(PID, SearchRequest("zzqx asyncio"), fake_ctx(PID, srv, client))
+            _, response = await collect(PID, SearchRequest("zzqx asyncio"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert not response.is_renderable() and response.notes
 
             srv.use(PID, "body_failure")
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert info.value.kind is ErrorKind.QUOTA
 
             srv.use(PID, "site_error")
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("asyncio site:docs.python.org"), fake_ctx(PID, srv, client))
+                await collect(
+                    PID, SearchRequest("asyncio site:docs.python.org"), fake_ctx(PID, srv, client, sleep=no_wait)
+                )
             assert info.value.kind is ErrorKind.SERVER
             assert (
                 info.value.message == "Jina API error (500): InternalServerError: Failed to search site docs.python.org"

@@ -14,9 +14,7 @@ from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers.kimi import KEY_HINT
 
-from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
-
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait
 
 PID = "kimi"
 KEY = "sk-kimi-test-123456"
@@ -41,7 +39,7 @@ AUTH_401 = f"Kimi Code Search authorization failed (401). Check API key or base 
 
 
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None) -> Any:
-    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY})
+    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY}, sleep=no_wait)
 
 
 async def test_request_shape() -> None:
@@ -159,7 +157,9 @@ async def test_secret_is_redacted_from_error_bodies() -> None:
 async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            _, response = await collect(PID, SearchRequest("python asyncio", max_results=3), fake_ctx(PID, srv, client))
+            _, response = await collect(
+                PID, SearchRequest("python asyncio", max_results=3), fake_ctx(PID, srv, client, sleep=no_wait)
+            )
             assert srv.last_request("/kimi/coding/v1/search").json()["limit"] == 3
             assert [s.author for s in response.sources] == [
                 "Python documentation",
@@ -171,20 +171,22 @@ async def test_end_to_end_against_the_fake() -> None:
             assert response.request_id == REQUEST_ID
 
             srv.use(PID, "msh_request_id")
-            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert response.request_id == REQUEST_ID and len(response.sources) == 4
 
             srv.use(PID, "empty")
-            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert not response.is_renderable()
 
             srv.use(PID)
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, key="sk-moonshot-platform-key"))
+                await collect(
+                    PID, SearchRequest("q"), fake_ctx(PID, srv, client, key="sk-moonshot-platform-key", sleep=no_wait)
+                )
             assert info.value.message == AUTH_401
 
             srv.fail(PID, 503)
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert info.value.kind is ErrorKind.SERVER
             assert info.value.message == "Kimi search API error (503): Service Unavailable"

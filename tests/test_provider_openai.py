@@ -17,7 +17,7 @@ import pytest
 
 from tests.fake_providers import FakeServer
 from tests.fake_providers import fake_openai as fake
-from tests.helpers import Recorder, collect, make_ctx, shared_fixture
+from tests.helpers import Recorder, collect, make_ctx, no_wait, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -27,7 +27,7 @@ from websearch_tui.core.models import (
     SearchRequest,
 )
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import _http, get_spec, load_stream
+from websearch_tui.providers import get_spec, load_stream
 from websearch_tui.providers._responses import cited_text, clean_url, links_in
 from websearch_tui.providers.base import ProviderContext
 
@@ -35,14 +35,6 @@ KEY = "sk-test-openai-key-123456"
 CREDS = {"api_key": KEY}
 SSE = {"content-type": "text/event-stream; charset=utf-8"}
 Respond = Callable[[httpx.Request], httpx.Response]
-
-
-@pytest.fixture(autouse=True)
-def no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def no_sleep(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(_http, "_sleep", no_sleep)
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -92,7 +84,7 @@ async def run(
     credentials: dict[str, str] | None = None,
 ) -> tuple[Recorder, list[SearchEvent], Any]:
     recorder = Recorder(respond)
-    ctx = make_ctx(provider, recorder, credentials=credentials, settings=settings)
+    ctx = make_ctx(provider, recorder, credentials=credentials, settings=settings, sleep=no_wait)
     events, response = await collect(provider, request or SearchRequest("python asyncio"), ctx)
     return recorder, events, response
 
@@ -106,7 +98,7 @@ async def run_until_error(
     credentials: dict[str, str] | None = None,
 ) -> tuple[Recorder, list[SearchEvent], ProviderError]:
     recorder = Recorder(respond)
-    ctx = make_ctx(provider, recorder, credentials=credentials, settings=settings)
+    ctx = make_ctx(provider, recorder, credentials=credentials, settings=settings, sleep=no_wait)
     events: list[SearchEvent] = []
     with pytest.raises(ProviderError) as info:
         async for event in load_stream(provider)(request or SearchRequest("python asyncio"), ctx):
@@ -158,6 +150,7 @@ async def fake_server_run(
                 settings=ProviderSettings(base_url=base_url, options={**table, **options}),
                 credentials=credentials,
                 deadline=time.monotonic() + 60,
+                sleep=no_wait,
             )
             _, response = await collect(provider, request or SearchRequest("python asyncio", max_results=2), ctx)
         assert not server.errors, server.errors
@@ -616,6 +609,7 @@ async def test_deltas_without_item_id_and_a_final_item_with_one_do_not_repeat_th
         "openai",
         lambda r: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}),
         credentials={"api_key": "openai-key-1234"},
+        sleep=no_wait,
     )
     _, response = await _collect("openai", SearchRequest("q"), ctx)
     assert response.answer == "Hello"

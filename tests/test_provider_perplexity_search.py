@@ -13,9 +13,7 @@ from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
 
-from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, shared_fixture
-
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait, shared_fixture
 
 PID = "perplexity_search"
 KEY = "pplx-test-key-123456"
@@ -37,7 +35,7 @@ ONE = {
 
 
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None) -> Any:
-    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY})
+    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY}, sleep=no_wait)
 
 
 async def test_request_shape() -> None:
@@ -158,25 +156,27 @@ async def test_replays_real_search_payload() -> None:
 async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            _, response = await collect(PID, SearchRequest("python asyncio", max_results=3), fake_ctx(PID, srv, client))
+            _, response = await collect(
+                PID, SearchRequest("python asyncio", max_results=3), fake_ctx(PID, srv, client, sleep=no_wait)
+            )
             sent = srv.last_request("/perplexity_search/search").json()
             assert sent == {"query": "python asyncio", "max_results": 3}
             assert response.sources[0].url == "https://docs.python.org/3/library/asyncio.html"
             assert len(response.sources) == 3 and response.request_id == "fake-pplx-search-0001"
 
             srv.use(PID, "empty")
-            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert not response.is_renderable()
 
             srv.use(PID, "bad_request")
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client))
+                await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert info.value.kind is ErrorKind.BAD_REQUEST
             assert info.value.message == "Perplexity API error (400): Invalid search_domain_filter: too many domains"
 
             srv.use(PID)
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, key="wrong-key-000"))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, key="wrong-key-000", sleep=no_wait))
             assert info.value.kind is ErrorKind.AUTH
 
 
@@ -185,6 +185,6 @@ async def test_fake_rate_limit_shows_the_wait() -> None:
         srv.use(PID, "rate_limit")
         async with httpx.AsyncClient() as client:
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, sleep=no_wait))
     assert info.value.kind is ErrorKind.RATE_LIMIT
     assert info.value.message.endswith("(retry in 120 s)")

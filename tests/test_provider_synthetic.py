@@ -12,9 +12,7 @@ from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
 
-from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
-
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait
 
 PID = "synthetic"
 KEY = "syn_test_key_123456"
@@ -35,7 +33,7 @@ RECENCY_NOTE = "Recency is not supported by Synthetic Search; results are not fi
 
 
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None) -> Any:
-    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY})
+    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY}, sleep=no_wait)
 
 
 async def test_request_shape() -> None:
@@ -128,7 +126,7 @@ async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
             _, response = await collect(
-                PID, SearchRequest("python asyncio", max_results=10), fake_ctx(PID, srv, client)
+                PID, SearchRequest("python asyncio", max_results=10), fake_ctx(PID, srv, client, sleep=no_wait)
             )
             assert srv.last_request("/synthetic/v2/search").json() == {"query": "python asyncio"}
             assert len(response.sources) == 10  # the fake returns 12; sliced locally
@@ -136,10 +134,10 @@ async def test_end_to_end_against_the_fake() -> None:
             assert response.sources[4].published_date is None
 
             srv.use(PID, "empty")
-            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client))
+            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert not response.is_renderable()
 
             srv.use(PID, "rate_limit")
             with pytest.raises(ProviderError) as info:
-                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client))
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, sleep=no_wait))
             assert info.value.message == "Synthetic API error (429): Rate limit exceeded (retry in 120 s)"

@@ -16,11 +16,9 @@ from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import zai
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.base import ProviderContext, ProviderState
 
-from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
-
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait
 
 PID = "zai"
 KEY = "zai-test-key-abcdef"
@@ -100,7 +98,7 @@ class Server(Recorder):
 
 
 def ctx_for(rec: Server, settings: ProviderSettings | None = None, timeout: float = 30.0) -> ProviderContext:
-    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY}, timeout=timeout)
+    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY}, timeout=timeout, sleep=no_wait)
 
 
 async def fails(rec: Server, request: SearchRequest | None = None, **kwargs: Any) -> ProviderError:
@@ -155,6 +153,16 @@ async def test_second_search_skips_tools_list() -> None:
     await collect(PID, SearchRequest("a"), ctx)
     await collect(PID, SearchRequest("b"), ctx)
     assert [b.get("method") for b in rec.bodies][4:] == ["initialize", "notifications/initialized", "tools/call"]
+
+
+async def test_the_tool_is_remembered_in_the_provider_state_not_the_client() -> None:
+    rec, state = Server(), ProviderState()
+    for _ in range(2):  # two runs of one engine: new contexts, the same state
+        await collect(PID, SearchRequest("q"), make_ctx(PID, rec, credentials={"api_key": KEY}, state=state))
+    assert [b.get("method") for b in rec.bodies].count("tools/list") == 1
+    assert list(state.get(zai.ZaiTools).by_url) == [URL]
+    await collect(PID, SearchRequest("q"), ctx_for(rec))  # another engine's state lists the tools again
+    assert [b.get("method") for b in rec.bodies].count("tools/list") == 2
 
 
 async def test_only_declared_properties_are_sent() -> None:
@@ -303,6 +311,32 @@ async def test_success_false_body_with_200() -> None:
     assert error.message == "Z.AI API error (1113): Insufficient balance or no resource package."
 
 
+@pytest.mark.parametrize(
+    ("body", "kind", "message"),
+    [
+        ({"success": False, "code": 429, "msg": "slow down"}, ErrorKind.RATE_LIMIT, "Z.AI API error (429): slow down"),
+        (
+            {"success": False, "code": "E1", "message": "quota exceeded"},
+            ErrorKind.QUOTA,
+            "Z.AI API error (E1): quota exceeded",
+        ),
+        ({"success": False, "error_message": "broken"}, ErrorKind.SERVER, "Z.AI API error (?): broken"),
+    ],
+)
+async def test_success_false_body_kind_comes_from_its_code_or_wording(
+    body: dict[str, Any], kind: ErrorKind, message: str
+) -> None:
+    error = await fails(Server(tool=lambda b: json_response(body)))
+    assert error.kind is kind and error.message == message
+
+
+def test_failure_body_ignores_json_rpc_and_successful_bodies() -> None:
+    assert zai.failure_body({"jsonrpc": "2.0", "success": False, "id": 1}) is None
+    assert zai.failure_body({"success": True}) is None
+    assert zai.failure_body([{"success": False}]) is None
+    assert zai.failure_body({"success": False, "code": True}) == ("", "no message")
+
+
 async def test_success_false_inside_the_tool_text() -> None:
     body = {"success": False, "code": 1302, "message": "rate limited"}
     error = await fails(Server(tool=lambda b: sse(rpc(b["id"], text_result(json.dumps(body))))))
@@ -415,7 +449,7 @@ async def test_end_to_end_against_the_fake() -> None:
     request = SearchRequest("python asyncio", max_results=3, recency="year")
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            ctx = fake_ctx(PID, srv, client)
+            ctx = fake_ctx(PID, srv, client, sleep=no_wait)
             _, response = await collect(PID, request, ctx)
             assert [s.url for s in response.sources] == [
                 "https://docs.python.org/3/library/asyncio.html",
@@ -434,8 +468,8 @@ async def test_end_to_end_against_the_fake() -> None:
             # the remembered schema was wrong for no_schema: listed again, then the fallback shapes
             assert response.notes == [zai.RECENCY_IGNORED]
 
-        async with httpx.AsyncClient() as client:  # a fresh client: no remembered tool description
-            ctx = fake_ctx(PID, srv, client)
+        async with httpx.AsyncClient() as client:  # a new context (another engine): no remembered tool
+            ctx = fake_ctx(PID, srv, client, sleep=no_wait)
             srv.use(PID, "empty")
             _, response = await collect(PID, request, ctx)
             assert not response.sources and response.notes == [zai.EMPTY_HINT]
@@ -452,7 +486,7 @@ async def test_end_to_end_against_the_fake() -> None:
 
             srv.use(PID)
             with pytest.raises(ProviderError) as info:
-                await collect(PID, request, fake_ctx(PID, srv, client, key="wrong-key"))
+                await collect(PID, request, fake_ctx(PID, srv, client, key="wrong-key", sleep=no_wait))
             assert info.value.kind is ErrorKind.AUTH
             assert (
                 info.value.message

@@ -13,7 +13,7 @@ import pytest
 
 from tests.fake_providers import FakeServer
 from tests.fake_providers import fake_zhipu_chat_search as fake
-from tests.helpers import Recorder, collect, make_ctx, shared_fixture
+from tests.helpers import Recorder, collect, make_ctx, no_wait, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -26,7 +26,7 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import _http, get_spec, load_stream
+from websearch_tui.providers import get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.zhipu_chat_search import (
@@ -41,14 +41,6 @@ PID = "zhipu_chat_search"
 KEY = "zhipu-chat-test-key-123456"
 CREDS = {"api_key": KEY}
 SSE_HEADERS = {"content-type": "text/event-stream"}
-
-
-@pytest.fixture(autouse=True)
-def no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def no_sleep(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(_http, "_sleep", no_sleep)
 
 
 def row(n: int, **extra: Any) -> dict[str, Any]:
@@ -117,7 +109,7 @@ async def run(
     settings: ProviderSettings | None = None,
 ) -> tuple[Recorder, list[SearchEvent], Any]:
     recorder = Recorder(respond)
-    ctx = make_ctx(PID, recorder, credentials=CREDS, settings=settings)
+    ctx = make_ctx(PID, recorder, credentials=CREDS, settings=settings, sleep=no_wait)
     events, result = await collect(PID, request or SearchRequest("python asyncio"), ctx)
     return recorder, events, result
 
@@ -125,7 +117,7 @@ async def run(
 async def run_until_error(
     respond: Callable[[httpx.Request], httpx.Response],
 ) -> tuple[list[SearchEvent], ProviderError]:
-    ctx = make_ctx(PID, Recorder(respond), credentials=CREDS)
+    ctx = make_ctx(PID, Recorder(respond), credentials=CREDS, sleep=no_wait)
     events: list[SearchEvent] = []
     with pytest.raises(ProviderError) as info:
         async for event in load_stream(PID)(SearchRequest("q"), ctx):
@@ -196,7 +188,7 @@ async def test_temperature_above_glm_maximum_is_capped_with_a_note() -> None:
 
 async def test_missing_key_is_config_error() -> None:
     with pytest.raises(ProviderError) as info:
-        await collect(PID, SearchRequest("q"), make_ctx(PID, Recorder()))
+        await collect(PID, SearchRequest("q"), make_ctx(PID, Recorder(), sleep=no_wait))
     assert info.value.kind is ErrorKind.CONFIG
     assert "ZHIPU_CHAT_SEARCH_API_KEY" in info.value.message
 
@@ -421,7 +413,7 @@ def envelope(code: str, message: str) -> dict[str, Any]:
 async def test_error_shapes(status: int, body: dict[str, Any], kind: ErrorKind, message: str) -> None:
     recorder = Recorder(lambda request: httpx.Response(status, json=body))
     with pytest.raises(ProviderError) as info:
-        await collect(PID, SearchRequest("q"), make_ctx(PID, recorder, credentials=CREDS))
+        await collect(PID, SearchRequest("q"), make_ctx(PID, recorder, credentials=CREDS, sleep=no_wait))
     assert info.value.kind is kind
     assert info.value.message == message
 
@@ -431,7 +423,7 @@ async def test_error_text_never_contains_the_key() -> None:
     page = f"<html>502 Bad Gateway {KEY}</html>"
     recorder = Recorder(lambda request: httpx.Response(502, text=page, headers={"content-type": "text/html"}))
     with pytest.raises(ProviderError) as info:
-        await collect(PID, SearchRequest("q"), make_ctx(PID, recorder, credentials=CREDS))
+        await collect(PID, SearchRequest("q"), make_ctx(PID, recorder, credentials=CREDS, sleep=no_wait))
     assert info.value.kind is ErrorKind.SERVER and KEY not in info.value.message
 
 
@@ -498,6 +490,7 @@ def server_ctx(server: FakeServer, client: httpx.AsyncClient) -> ProviderContext
         settings=ProviderSettings(base_url=server.url(PID)),
         credentials={"api_key": fake.KEY},
         deadline=time.monotonic() + 20,
+        sleep=no_wait,
     )
 
 

@@ -15,9 +15,7 @@ from websearch_tui.providers._parse import clamp_count
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.zhipu_web_search import MAX_COUNT
 
-from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx
-
-pytestmark = pytest.mark.usefixtures("no_retry_wait")
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait
 
 PID = "zhipu_web_search"
 KEY = "zhipu-test-key-123456"
@@ -44,7 +42,7 @@ OK = body_with([row(1), row(2)])
 
 
 def ctx_for(rec: Recorder, settings: ProviderSettings | None = None, timeout: float = 30.0) -> ProviderContext:
-    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY}, timeout=timeout)
+    return make_ctx(PID, rec, settings=settings, credentials={"api_key": KEY}, timeout=timeout, sleep=no_wait)
 
 
 # --------------------------------------------------------------------------- request
@@ -241,7 +239,7 @@ async def test_secret_never_in_messages() -> None:
 async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
-            ctx = fake_ctx(PID, srv, client, options={"search_intent": True})
+            ctx = fake_ctx(PID, srv, client, options={"search_intent": True}, sleep=no_wait)
             request = SearchRequest("python asyncio", max_results=4, recency="month")
             _, response = await collect(PID, request, ctx)
             sent = srv.last_request(f"/{PID}/api/paas/v4/web_search").json()

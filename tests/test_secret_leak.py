@@ -19,10 +19,11 @@ import pytest
 
 from tests.fake_providers import PROVIDERS, FakeRequest, FakeResponse, FakeServer
 from tests.fake_providers.fake_codex import CODEX_HOME
+from tests.helpers import no_wait
 from tests.tui.conftest import submit, wait_for_search
 from websearch_tui import logs
 from websearch_tui.cli import main
-from websearch_tui.config import load_config
+from websearch_tui.config import Config, load_config
 from websearch_tui.credentials import KEYRING_SERVICE, keyring_username
 from websearch_tui.providers import SPECS
 from websearch_tui.search import engine as engine_module
@@ -84,9 +85,11 @@ def echo(status: int, kind: str):
 
 
 @pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring, no_retry_wait) -> Iterator[dict]:
-    """The fake server with faults, a config pointing every provider at it, and the seeded keys."""
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring) -> Iterator[dict]:
+    """The fake server with faults, a config pointing every provider at it, and the seeded keys;
+    the engines the CLI builds here make their retry waits at once (:func:`quick_engine`)."""
     keys = seed_keys(monkeypatch, memory_keyring, tmp_path)
+    monkeypatch.setattr(Engine, "from_config", staticmethod(quick_engine))
     original = engine_module.load_stream
 
     def load(provider_id: str):
@@ -109,6 +112,16 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring, no_re
         config.write_text(text, encoding="utf-8")
         monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(config))
         yield {"keys": keys, "config": config, "server": server}
+
+
+_FROM_CONFIG = Engine.from_config
+
+
+def quick_engine(config: Config, **options: object) -> Engine:
+    """:meth:`Engine.from_config` for ``config``, its retry waits (and pacing) taking no time."""
+    engine = _FROM_CONFIG(config, **options)  # type: ignore[arg-type]
+    engine.sleep = no_wait
+    return engine
 
 
 def assert_no_key(text: str, keys: dict[str, str], where: str) -> None:
@@ -185,7 +198,7 @@ async def test_no_key_in_the_tui(world: dict) -> None:
 
     keys = world["keys"]
     config = load_config(world["config"])
-    app = WebSearchApp(config, Engine.from_config(config))
+    app = WebSearchApp(config, quick_engine(config))
     async with app.run_test(size=(200, 60)) as pilot:
         await submit(pilot, QUERY)
         await wait_for_search(app, timeout=60)

@@ -585,7 +585,6 @@ async def test_retry_wait_is_shown_until_the_retry_is_sent(tmp_path, monkeypatch
     from tests.fake_providers import FAKE_KEYS, FakeServer
     from tests.tui.conftest import fixed_status
     from websearch_tui.config import load_config
-    from websearch_tui.providers import _http
     from websearch_tui.tui.app import WebSearchApp
 
     gate = asyncio.Event()
@@ -595,12 +594,13 @@ async def test_retry_wait_is_shown_until_the_retry_is_sent(tmp_path, monkeypatch
         waits.append(delay)
         await gate.wait()
 
-    monkeypatch.setattr(_http, "_sleep", held)
     monkeypatch.setenv("BRAVE_API_KEY", FAKE_KEYS["BRAVE_API_KEY"])
     with FakeServer() as server:
         server.fail("brave", 429, retry_after=1, times=1)
         config = load_config(server.write_config(tmp_path / "config.toml", providers=["brave"]))
-        app = WebSearchApp(config, Engine.from_config(config), status_resolver=fixed_status)
+        engine = Engine.from_config(config)
+        engine.sleep = held  # the engine's runs wait with it: the retry wait lasts until the gate opens
+        app = WebSearchApp(config, engine, status_resolver=fixed_status)
         async with app.run_test(size=(120, 36)) as pilot:
             await submit(pilot, "rust release")
             for _ in range(100):

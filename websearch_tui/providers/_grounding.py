@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -58,13 +58,14 @@ async def resolve_redirects(
     urls: Iterable[str],
     *,
     deadline: float,
+    clock: Callable[[], float] = time.monotonic,
     timeout: float = HEAD_TIMEOUT,
     concurrency: int = MAX_CONCURRENCY,
 ) -> dict[str, str]:
     """Map each redirect link in ``urls`` to the http(s) URL its ``HEAD`` answer points at.
 
-    ``deadline`` is a ``time.monotonic()`` value no request may outlive (the provider deadline);
-    each ``HEAD`` also gets at most ``timeout`` seconds and at most ``concurrency`` run at once.
+    ``deadline`` is a ``clock()`` value no request may outlive (the provider deadline, on the run's
+    ``ctx.clock``); each ``HEAD`` also gets at most ``timeout`` seconds and at most ``concurrency`` run at once.
     A 3xx answer with a ``Location`` header (relative locations are joined to the link) that is an
     absolute http(s) URL resolves the link; any other answer, a network error or a timeout leaves it
     out of the result. Duplicates in ``urls`` are resolved once. Never raises for a failed link;
@@ -72,13 +73,13 @@ async def resolve_redirects(
     """
     pending = list(dict.fromkeys(u for u in urls if isinstance(u, str) and u))
     resolved: dict[str, str] = {}
-    if not pending or deadline - time.monotonic() <= 0:
+    if not pending or deadline - clock() <= 0:
         return resolved
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(url: str) -> None:
         async with gate:
-            left = min(timeout, deadline - time.monotonic())
+            left = min(timeout, deadline - clock())
             if left <= 0:
                 return
             target = await _head_location(client, url, left)
@@ -87,7 +88,7 @@ async def resolve_redirects(
 
     tasks = [asyncio.ensure_future(one(url)) for url in pending]
     try:
-        await asyncio.wait(tasks, timeout=max(0.0, deadline - time.monotonic()))
+        await asyncio.wait(tasks, timeout=max(0.0, deadline - clock()))
     finally:
         for task in tasks:
             task.cancel()

@@ -1,14 +1,15 @@
 """Shared HTTP for every provider: one client, URL joining, retries, body caps, error mapping.
 
-Providers call :func:`request_json` (one JSON request/response) or :func:`stream_sse`
-(a ``text/event-stream`` response as parsed JSON payloads). Both:
+Providers describe a request as an :class:`HttpRequest` and :func:`send` it (one response, read
+whole, as an :class:`HttpReply` that gives ``reply.json()`` or ``reply.text``), or call
+:func:`stream_sse` (a ``text/event-stream`` response as parsed JSON payloads). Both:
 
-- bound every attempt by the provider deadline (``ctx.deadline``);
+- bound every attempt by the provider deadline (``ctx.deadline``, on ``ctx.clock``);
 - retry 408/429/5xx, timeouts and connection errors (at most 3 retries, honouring
   ``retry-after-ms`` / ``Retry-After`` / ``x-ratelimit-reset*`` hints, else exponential backoff with
-  jitter: 0.5-1 s, 1-2 s, 2-4 s), never past the deadline and never after a stream has produced an
-  event; each wait is announced through ``ctx.report_retry`` and its end through ``ctx.report_resend``
-  so the front end can show "retrying in 2s (429)";
+  jitter from ``ctx.rng``: 0.5-1 s, 1-2 s, 2-4 s), never past the deadline and never after a stream
+  has produced an event; each wait (``ctx.sleep``) is announced through ``ctx.report_retry`` and its
+  end through ``ctx.report_resend`` so the front end can show "retrying in 2s (429)";
 - read at most ``ctx.max_body_bytes`` (config ``[search] max_body_mib``) and turn anything that is not
   the expected shape (HTML, empty body, bad JSON) into a ``protocol`` :class:`ProviderError` with a
   redacted excerpt;
@@ -17,14 +18,13 @@ Providers call :func:`request_json` (one JSON request/response) or :func:`stream
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import json
 import random
 import re
 import time
 import zlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -35,6 +35,7 @@ import httpx_sse
 
 from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
+from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.providers.base import ProviderContext
 
 MAX_RETRIES = 3
@@ -43,8 +44,6 @@ RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 REQUEST_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 10.0
 USER_AGENT = f"websearch-tui/{__version__}"
-_sleep = asyncio.sleep  # retry waits; tests replace it to run without real delays
-_random = random.Random()  # backoff jitter; tests replace or seed it for reproducible waits
 _MIB = 1024 * 1024
 
 ErrorDescriber = Callable[[int, str, Any], str]
@@ -117,131 +116,168 @@ NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 """Transport failures that happen before a request reaches the server (safe to resend a POST)."""
 
 
-async def request_json(
-    ctx: ProviderContext,
-    method: str,
-    url: str,
-    *,
-    headers: Mapping[str, str] | None = None,
-    params: Mapping[str, Any] | None = None,
-    json_body: Any = None,
-    form: Mapping[str, str] | None = None,
-    describe_error: ErrorDescriber | None = None,
-    describe_auth: bool = False,
-    max_retries: int = MAX_RETRIES,
-    retry_http_errors: bool = True,
-    read_timeout: float | None = None,
-) -> tuple[Any, httpx.Response]:
-    """Send one request and return ``(parsed JSON, response)``; the body is already read.
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How a request may be retried: at most ``max_retries`` times, and an HTTP error answer
+    (408, 429, 5xx) only while ``retry_http_errors`` (when it is off, only a failure before any
+    answer is retried, e.g. a refused connection)."""
 
-    Retryable failures are retried at most ``max_retries`` times (see :func:`retry_delay`). A
-    POST is never resent after a failure that may have reached the server (a read timeout, a
-    dropped response): only connection failures are retried, so a paid call is not billed twice.
-    With ``retry_http_errors=False`` an HTTP error answer is final. ``read_timeout`` (seconds,
-    default 30) bounds the wait for the response, never past the deadline.
-    ``describe_error`` words non-2xx replies; 401/403 keep the seed auth message unless
-    ``describe_auth`` is set (for providers whose own auth wording must be shown).
+    max_retries: int = MAX_RETRIES
+    retry_http_errors: bool = True
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """One request a provider sends with :func:`send`.
+
+    Attributes:
+        method: ``"GET"``, ``"POST"``, ... (anything but ``GET`` is never resent after a failure
+            that may have reached the server).
+        url: the full URL (never with a secret in it; see :func:`join_url`).
+        headers: request headers (added to the shared client's ``User-Agent``).
+        params: query parameters.
+        json_body: a JSON-serialisable body (sent as ``application/json``), or ``None``.
+        form: form fields (sent as ``application/x-www-form-urlencoded``), or ``None``.
+        describe_error: words non-2xx replies (default ``"<Label> API error (<status>): <excerpt>"``).
+        describe_auth: let ``describe_error`` word 401/403 too (else the seed auth message).
+        retry: the :class:`RetryPolicy`.
+        read_timeout: seconds to wait for the response (default :data:`REQUEST_TIMEOUT`), never
+            past the deadline.
+    """
+
+    method: str
+    url: str
+    headers: Mapping[str, str] | None = None
+    params: Mapping[str, Any] | None = None
+    json_body: Any = None
+    form: Mapping[str, str] | None = None
+    describe_error: ErrorDescriber | None = None
+    describe_auth: bool = False
+    retry: RetryPolicy = RetryPolicy()
+    read_timeout: float | None = None
+
+    @classmethod
+    def post_json(
+        cls,
+        url: str,
+        body: Any,
+        headers: Mapping[str, str],
+        *,
+        describe_error: ErrorDescriber | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+    ) -> HttpRequest:
+        """The call most JSON APIs take: ``POST url`` with the JSON ``body``, ``headers`` (the
+        credential) and ``Accept: application/json``."""
+        accept = {**headers, "Accept": "application/json"}
+        return cls("POST", url, headers=accept, json_body=body, describe_error=describe_error, retry=retry)
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    """A 2xx answer to :func:`send`, its body already read whole (decompressed bytes).
+
+    ``response`` is the ``httpx.Response`` whose body was read (for ``status_code`` and ``headers``);
+    ``spec`` names the provider in protocol errors.
+    """
+
+    spec: ProviderSpec
+    response: httpx.Response
+    body: bytes
+
+    @property
+    def headers(self) -> httpx.Headers:
+        """The response headers (case-insensitive)."""
+        return self.response.headers
+
+    @property
+    def status_code(self) -> int:
+        """The HTTP status (2xx)."""
+        return self.response.status_code
+
+    @property
+    def text(self) -> str:
+        """The body decoded with the response's charset (UTF-8 by default; bad bytes replaced)."""
+        return _decode(self.response, self.body)
+
+    def json(self) -> Any:
+        """The body parsed as JSON (see :func:`parse_json_body`).
+
+        Raises:
+            ProviderError: ``protocol`` for an HTML, empty or malformed body.
+        """
+        return parse_json_body(self.spec, self.response, self.body)
+
+
+_HttpFailure = httpx.TransportError | httpx.DecodingError | httpx.InvalidURL
+"""The httpx failures :func:`transport_error` maps."""
+_FAILURES = (httpx.TransportError, httpx.DecodingError, httpx.InvalidURL, ProviderError)
+"""What one attempt may fail with; anything else propagates at once (a cancel above all)."""
+
+
+async def send(ctx: ProviderContext, request: HttpRequest) -> HttpReply:
+    """Send ``request`` and return the 2xx reply, its body read (at most ``ctx.max_body_bytes``).
+
+    Retryable failures are retried as ``request.retry`` allows (see :func:`retry_delay`), each wait
+    made with ``ctx.sleep``. A request other than ``GET`` is never resent after a failure that may
+    have reached the server (a read timeout, a dropped response): only failures before the
+    request was sent are retried, so a paid call is not billed twice.
 
     Raises:
         ProviderError: auth, rate_limit, quota, bad_request, not_found, server (non-2xx), timeout,
-            network, or protocol (a 2xx that is not JSON, too large, or empty).
+            network, config (an unusable URL), or protocol (a redirect, a body too large or that
+            cannot be decompressed). ``reply.json()`` raises ``protocol`` for a body that is not JSON.
     """
-    response, body = await _send_with_retries(
-        ctx,
-        method,
-        url,
-        headers,
-        params,
-        json_body,
-        form,
-        describe_error,
-        describe_auth,
-        _RetryPolicy(max_retries, retry_http_errors, read_timeout),
-    )
-    return parse_json_body(ctx, response, body), response
-
-
-async def request_text(
-    ctx: ProviderContext,
-    method: str,
-    url: str,
-    *,
-    headers: Mapping[str, str] | None = None,
-    params: Mapping[str, Any] | None = None,
-    json_body: Any = None,
-    form: Mapping[str, str] | None = None,
-    describe_error: ErrorDescriber | None = None,
-    describe_auth: bool = False,
-    max_retries: int = MAX_RETRIES,
-    retry_http_errors: bool = True,
-    read_timeout: float | None = None,
-) -> tuple[str, httpx.Response]:
-    """Like :func:`request_json` but returns the decoded body text (for HTML or MCP bodies)."""
-    response, body = await _send_with_retries(
-        ctx,
-        method,
-        url,
-        headers,
-        params,
-        json_body,
-        form,
-        describe_error,
-        describe_auth,
-        _RetryPolicy(max_retries, retry_http_errors, read_timeout),
-    )
-    return _decode(response, body), response
-
-
-async def _send_with_retries(
-    ctx: ProviderContext,
-    method: str,
-    url: str,
-    headers: Mapping[str, str] | None,
-    params: Mapping[str, Any] | None,
-    json_body: Any,
-    form: Mapping[str, str] | None,
-    describe_error: ErrorDescriber | None,
-    describe_auth: bool,
-    policy: _RetryPolicy,
-) -> tuple[httpx.Response, bytes]:
     attempt = 0
     while True:
         try:
             async with ctx.client.stream(
-                method,
-                url,
-                headers=headers,
-                params=params,
-                json=json_body,
-                data=form,
-                timeout=_timeout(ctx, policy.read_timeout),
+                request.method,
+                request.url,
+                headers=request.headers,
+                params=request.params,
+                json=request.json_body,
+                data=request.form,
+                timeout=_timeout(ctx, request.read_timeout),
             ) as response:
                 body = await read_capped(ctx, response)
             if response.status_code >= 300:
-                raise error_from_response(ctx, response, _decode(response, body), describe_error, describe_auth)
-            return response, body
-        except (httpx.TransportError, httpx.DecodingError, httpx.InvalidURL, ProviderError) as exc:
-            error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
-            maybe_sent = isinstance(exc, httpx.TransportError) and not isinstance(exc, NOT_SENT_ERRORS)
+                text = _decode(response, body)
+                raise error_from_response(ctx, response, text, request.describe_error, request.describe_auth)
+            return HttpReply(ctx.spec, response, body)
+        except _FAILURES as exc:
             answered = isinstance(exc, ProviderError) and exc.status is not None
-            if (maybe_sent and method.upper() != "GET") or (answered and not policy.retry_http_errors):
-                # the server may have run (and billed) this POST already, or its answer is final
-                raise _give_up(error) from None
-            delay = retry_delay(ctx, error, attempt, policy.max_retries)
-            if delay is None:
-                raise _give_up(error) from None
-            attempt += 1
-            await _wait_to_retry(ctx, delay, error, attempt)
+            final = (_may_have_arrived(exc) and not _is_get(request.method)) or (
+                answered and not request.retry.retry_http_errors
+            )  # the server may have run (and billed) this request already, or its answer is final
+            attempt = await _retry_or_raise(ctx, exc, attempt, request.retry, final=final)
 
 
-@dataclass(frozen=True)
-class _RetryPolicy:
-    """How one request may be retried: at most ``max_retries`` times; HTTP error answers only when
-    ``retry_http_errors``; ``read_timeout`` seconds to wait for the response (default 30 s)."""
+def _may_have_arrived(exc: Exception) -> bool:
+    """True for a transport failure after which the server may have received the request."""
+    return isinstance(exc, httpx.TransportError) and not isinstance(exc, NOT_SENT_ERRORS)
 
-    max_retries: int = MAX_RETRIES
-    retry_http_errors: bool = True
-    read_timeout: float | None = None
+
+def _is_get(method: str) -> bool:
+    return method.upper() == "GET"
+
+
+async def _retry_or_raise(
+    ctx: ProviderContext, exc: _HttpFailure | ProviderError, attempt: int, policy: RetryPolicy, *, final: bool
+) -> int:
+    """After a failed attempt (``attempt`` retries made so far): wait for the next one and return
+    ``attempt + 1``, or raise the failure as a :class:`ProviderError` when it is ``final`` or
+    :func:`retry_delay` refuses another try.
+
+    Raises:
+        ProviderError: ``exc`` itself, or mapped by :func:`transport_error`, with a server-requested
+            wait appended (:func:`_give_up`).
+    """
+    error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
+    delay = None if final else retry_delay(ctx, error, attempt, policy.max_retries)
+    if delay is None:
+        raise _give_up(error) from None
+    await _wait_to_retry(ctx, delay, error, attempt + 1)
+    return attempt + 1
 
 
 def retry_delay(
@@ -258,17 +294,17 @@ def retry_delay(
         return None
     if error.status is not None and error.status not in RETRY_STATUSES:
         return None
-    delay = error.retry_after + 1.0 if error.retry_after is not None else backoff_delay(attempt)
+    delay = error.retry_after + 1.0 if error.retry_after is not None else backoff_delay(attempt, ctx.rng)
     if delay > MAX_RETRY_DELAY or delay >= ctx.remaining():
         return None
     return delay
 
 
-def backoff_delay(attempt: int) -> float:
+def backoff_delay(attempt: int, rng: random.Random) -> float:
     """Seconds to wait before retry ``attempt + 1`` when the server gave no hint: ``2**attempt``
-    scaled by a random factor in [0.5, 1.0] (0.5-1 s, 1-2 s, 2-4 s), so clients that failed together
-    do not all come back at the same instant. Draws from the module's ``_random``."""
-    return float(2**attempt) * _random.uniform(0.5, 1.0)
+    scaled by a random factor in [0.5, 1.0] drawn from ``rng`` (0.5-1 s, 1-2 s, 2-4 s), so clients
+    that failed together do not all come back at the same instant."""
+    return float(2**attempt) * rng.uniform(0.5, 1.0)
 
 
 def retry_reason(error: ProviderError) -> str:
@@ -278,26 +314,25 @@ def retry_reason(error: ProviderError) -> str:
 
 
 async def _wait_to_retry(ctx: ProviderContext, delay: float, error: ProviderError, attempt: int) -> None:
-    """Announce retry number ``attempt`` (``ctx.report_retry``), wait ``delay`` seconds, then
-    announce that the request is being sent again (``ctx.report_resend``)."""
+    """Announce retry number ``attempt`` (``ctx.report_retry``), wait ``delay`` seconds
+    (``ctx.sleep``), then announce that the request is being sent again (``ctx.report_resend``)."""
     ctx.report_retry(delay, retry_reason(error), attempt)
-    await _sleep(delay)
+    await ctx.sleep(delay)
     ctx.report_resend()
 
 
 def _give_up(error: ProviderError) -> ProviderError:
     """The error to raise when retrying stops; a server-requested wait is shown ("retry in 34 s")."""
-    if error.kind is ErrorKind.RATE_LIMIT and (error.retry_after or 0) >= 1 and "retry in" not in error.message:
-        wait = f"retry in {int(error.retry_after + 0.999)} s"
+    asked = error.retry_after or 0.0
+    if error.kind is ErrorKind.RATE_LIMIT and asked >= 1 and "retry in" not in error.message:
+        wait = f"retry in {int(asked + 0.999)} s"
         return ProviderError(
             error.provider, error.kind, f"{error.message} ({wait})", status=error.status, retry_after=error.retry_after
         )
     return error
 
 
-def transport_error(
-    ctx: ProviderContext, exc: httpx.TransportError | httpx.DecodingError | httpx.InvalidURL
-) -> ProviderError:
+def transport_error(ctx: ProviderContext, exc: _HttpFailure) -> ProviderError:
     """Map an httpx exception to a ``timeout``, ``network``, (bad URL) ``config`` or (a body that
     cannot be decompressed) ``protocol`` :class:`ProviderError`."""
     label = ctx.spec.label
@@ -394,8 +429,8 @@ def _decode(response: httpx.Response, body: bytes) -> str:
     return body.decode(response.encoding or "utf-8", errors="replace")
 
 
-def parse_json_body(ctx: ProviderContext, response: httpx.Response, body: bytes) -> Any:
-    """Parse a 2xx body as JSON; HTML, empty or malformed bodies raise ``protocol``."""
+def parse_json_body(spec: ProviderSpec, response: httpx.Response, body: bytes) -> Any:
+    """Parse ``spec``'s provider's 2xx body as JSON; HTML, empty or malformed bodies raise ``protocol``."""
     text = _decode(response, body).strip()
     content_type = response.headers.get("content-type", "").lower()
     looks_json = text[:1] in ("{", "[")
@@ -404,16 +439,14 @@ def parse_json_body(ctx: ProviderContext, response: httpx.Response, body: bytes)
         what = f"an empty body (HTTP {response.status_code})"
         if text:
             what = f"{shown} instead of JSON (HTTP {response.status_code}): {excerpt(text, 200)}"
-        raise ProviderError(
-            ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} returned {what}", status=response.status_code
-        )
+        raise ProviderError(spec.id, ErrorKind.PROTOCOL, f"{spec.label} returned {what}", status=response.status_code)
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than the decoder goes
         raise ProviderError(
-            ctx.spec.id,
+            spec.id,
             ErrorKind.PROTOCOL,
-            f"{ctx.spec.label} returned malformed JSON (HTTP {response.status_code}): {exc}",
+            f"{spec.label} returned malformed JSON (HTTP {response.status_code}): {exc}",
             status=response.status_code,
         ) from None
 
@@ -544,21 +577,22 @@ async def stream_sse(
     retry_http_errors: bool = True,
     max_retries: int = MAX_RETRIES,
     json_fallback: bool = False,
-) -> AsyncIterator[tuple[str, Any]]:
+) -> AsyncGenerator[tuple[str, Any], None]:
     """POST/GET and yield ``(event_name, parsed JSON payload)`` per server-sent event.
 
-    ``[DONE]`` and payloads that are not JSON are skipped. Retries (at most ``max_retries``) happen
-    only before the server accepted the stream: an HTTP error answer (not with
-    ``retry_http_errors=False``), or a connection failure before any answer, which for a POST must
-    be one that cannot have reached the server (as :func:`request_json`). Once a 2xx stream has
-    begun nothing is resent, so a paid call is not billed twice.
+    ``[DONE]`` and payloads that are not JSON are skipped. Retries (at most ``max_retries``, waits
+    made with ``ctx.sleep``) happen only before the server accepted the stream: an HTTP error
+    answer (not with ``retry_http_errors=False``), or a connection failure before any answer, which
+    for a POST must be one that cannot have reached the server (as :func:`send`). Once a 2xx stream
+    has begun nothing is resent, so a paid call is not billed twice.
     With ``json_fallback``, a 2xx JSON response (a server that ignored ``stream: true``) is read
     whole and yielded once as ``("json", payload)`` instead of failing as ``protocol``.
 
     Raises:
-        ProviderError: as :func:`request_json`, plus ``protocol`` when the response is not
+        ProviderError: as :func:`send`, plus ``protocol`` when the response is not
             ``text/event-stream`` or the stream exceeds ``ctx.max_body_bytes`` (decoded) bytes.
     """
+    policy = RetryPolicy(max_retries, retry_http_errors)
     attempt = 0
     while True:
         status: int | None = None
@@ -569,23 +603,17 @@ async def stream_sse(
                 status = source.response.status_code
                 if json_fallback and _is_json_response(source.response):
                     body = await read_capped(ctx, source.response)
-                    yield "json", parse_json_body(ctx, source.response, body)
+                    yield "json", parse_json_body(ctx.spec, source.response, body)
                     return
                 await _check_stream_response(ctx, source.response, describe_error)
                 async for item in _iter_payloads(ctx, source.response):
                     yield item
             return
-        except (httpx.TransportError, httpx.DecodingError, httpx.InvalidURL, ProviderError) as exc:
-            error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
-            maybe_sent = isinstance(exc, httpx.TransportError) and not isinstance(exc, NOT_SENT_ERRORS)
-            final = (status is not None and (status < 300 or not retry_http_errors)) or (
-                status is None and maybe_sent and method.upper() != "GET"
+        except _FAILURES as exc:
+            final = (status is not None and (status < 300 or not policy.retry_http_errors)) or (
+                status is None and _may_have_arrived(exc) and not _is_get(method)
             )  # a stream that began, a final HTTP answer, or a POST the server may have received
-            delay = None if final else retry_delay(ctx, error, attempt, max_retries)
-            if delay is None:
-                raise _give_up(error) from None
-            attempt += 1
-            await _wait_to_retry(ctx, delay, error, attempt)
+            attempt = await _retry_or_raise(ctx, exc, attempt, policy, final=final)
 
 
 class _CappedText:

@@ -1,7 +1,9 @@
 """MCP tool calls over Streamable HTTP (JSON-RPC 2.0), as PROVIDERS.md §1.10 describes.
 
-Used by the keyless Exa (stateless) and Parallel (stateful) endpoints through :func:`call_tool`,
-and by Z.AI through the session API (:func:`open_session`, :meth:`McpSession.request`).
+Providers call one tool with :func:`call_tool` (the keyless Exa endpoint is stateless, Parallel's
+stateful), or hold a conversation through the session API (:func:`open_session`,
+:meth:`McpSession.request`). What a provider adds to the protocol for its server (its name in
+messages, its HTTP error wording, a check of every reply message) comes in as :class:`McpHooks`.
 
 - Every request is a ``POST`` with ``Content-Type: application/json`` and
   ``Accept: application/json, text/event-stream``; request ids are fresh uuid4 strings.
@@ -9,11 +11,9 @@ and by Z.AI through the session API (:func:`open_session`, :meth:`McpSession.req
   ``result.protocolVersion`` string and may issue an ``Mcp-Session-Id``, both visible ASCII since they
   are sent back as headers), then the ``notifications/initialized`` notification (202 with an empty
   body or 200 are both fine), then ``tools/call`` carrying ``Mcp-Session-Id`` (when the server issued
-  one) and ``MCP-Protocol-Version``. A session is remembered per shared
-  client and URL, so later searches skip the handshake; a 404 on a request that carried a session
-  id means the session expired and the handshake is redone once.
-- A 2xx reply holding a non-JSON-RPC ``{"success": false, "code", "msg"}`` body (Z.AI sends one)
-  is a provider-labelled ``API error`` (:meth:`McpSession.api_error`).
+  one) and ``MCP-Protocol-Version``. A session is remembered in the provider's state
+  (:class:`McpSessions`, per URL and headers), so later searches skip the handshake; a 404 on a
+  request that carried a session id means the session expired and the handshake is redone once.
 - Reply bodies may be JSON (one message or a batch array) or SSE (one message or batch per event).
   The reply is picked by id; notifications, other ids and ``id: null`` are skipped.
 - HTTP errors, retries and the per-request timeout come from :mod:`websearch_tui.providers._http`;
@@ -26,17 +26,16 @@ import asyncio
 import json
 import re
 import uuid
-import weakref
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from websearch_tui import __version__
-from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
-from websearch_tui.providers._http import ErrorDescriber, request_text
-from websearch_tui.providers._parse import as_list, code_text, find_message
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, mentions_quota
+from websearch_tui.providers._http import ErrorDescriber, HttpReply, HttpRequest, send
+from websearch_tui.providers._parse import as_list
 from websearch_tui.providers.base import ProviderContext
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -50,15 +49,59 @@ _VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 
 @dataclass(frozen=True)
 class _Session:
+    """What a completed handshake established: the server's session id (if it issued one) and the
+    negotiated protocol version, both sent back as headers."""
+
     session_id: str | None
     protocol_version: str
 
 
-# Sessions of stateful servers, per shared client (dropped with it) and per (url, extra headers).
-_sessions: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[tuple[Any, ...], _Session]] = weakref.WeakKeyDictionary()
-_handshake_locks: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[tuple[Any, ...], asyncio.Lock]] = (
-    weakref.WeakKeyDictionary()
-)
+SessionKey = tuple[Any, ...]
+"""``(url, sorted lower-cased extra headers)``: which remembered session a request may use."""
+
+
+@dataclass
+class McpSessions:
+    """The sessions one provider keeps with stateful MCP servers, in its engine-owned state
+    (``ctx.state.get(McpSessions)``), so every run of the provider in one engine shares them.
+
+    Attributes:
+        established: by :data:`SessionKey`, the sessions whose handshake completed.
+        handshakes: by :data:`SessionKey`, the lock that lets one handshake run at a time (runs
+            that start together wait for it and then use its session).
+    """
+
+    established: dict[SessionKey, _Session] = field(default_factory=dict)
+    handshakes: dict[SessionKey, asyncio.Lock] = field(default_factory=dict)
+
+
+ReplyCheck = Callable[[ProviderContext, Any], ProviderError | None]
+"""``(ctx, message) -> error or None``: a provider's own failure found in one reply message (such as
+a body that is not JSON-RPC at all); run on every message of a reply before it is picked by id."""
+
+
+def no_reply_check(ctx: ProviderContext, message: Any) -> ProviderError | None:
+    """The default :data:`ReplyCheck`: the JSON-RPC rules alone decide."""
+    return None
+
+
+@dataclass(frozen=True)
+class McpHooks:
+    """What a provider adds to the protocol for its server.
+
+    Attributes:
+        name: how messages call the server: ``None`` keeps ``MCP error ...`` unprefixed and the spec
+            label in handshake and deadline messages; a name such as ``"Acme"`` gives
+            ``Acme MCP error ...``, ``Acme MCP initialize ...``.
+        describe_error: words non-2xx replies (default :func:`mcp_error_describer` of the label).
+        describe_auth: let ``describe_error`` word 401/403 too (else the seed auth message).
+        check_reply: a :data:`ReplyCheck` (default :func:`no_reply_check`).
+    """
+
+    name: str | None = None
+    describe_error: ErrorDescriber | None = None
+    describe_auth: bool = False
+    check_reply: ReplyCheck = no_reply_check
 
 
 def mcp_error_describer(label: str, rate_limit_message: str | None = None) -> ErrorDescriber:
@@ -92,7 +135,7 @@ async def call_tool(
 ) -> Any:
     """Call MCP tool ``tool_name`` with ``arguments`` at ``url`` and return its extracted payload.
 
-    ``handshake`` selects the stateful flow (a cached :func:`open_session`); without it one
+    ``handshake`` selects the stateful flow (a remembered :func:`open_session`); without it one
     ``tools/call`` POST is sent with no session. ``headers`` are added to every POST (never put
     secrets in ``url``). ``describe_error`` words non-2xx replies (default :func:`mcp_error_describer`).
 
@@ -105,43 +148,32 @@ async def call_tool(
     Raises:
         ProviderError: ``config`` without a URL; HTTP-mapped kinds (auth, rate_limit, quota,
             server, ...) from ``_http``; ``MCP error (<code>): <message>`` for a JSON-RPC error;
-            ``MCP error: <text>`` for ``result.isError``; ``<Label> API error (<code>): <msg>`` for
-            a ``{"success": false}`` body; ``protocol`` for a reply that cannot be parsed, has no
+            ``MCP error: <text>`` for ``result.isError``; ``protocol`` for a reply that cannot be parsed, has no
             message with the request id, a bad ``initialize`` reply, or an empty
             (``null``/``[]``/``{}``) or content-less result; ``timeout`` past the deadline.
     """
+    hooks = McpHooks(describe_error=describe_error)
     if handshake:
-        session = await open_session(ctx, url, headers, describe_error)
+        session = await open_session(ctx, url, headers, hooks)
     else:
-        session = McpSession(ctx, _require_url(ctx, url), _base_headers(headers), describe_error)
+        session = McpSession(ctx, _require_url(ctx, url), _base_headers(headers), hooks)
     return await session.call_tool(tool_name, arguments)
-
-
-FailureError = Callable[[str, str], ProviderError]
-"""``(code, message) -> error`` for a non-JSON-RPC ``{"success": false, ...}`` reply."""
 
 
 @dataclass
 class McpSession:
     """One MCP conversation with ``url``; build it with :func:`open_session`.
 
-    Without ``state`` (a stateless server) requests carry no session headers. ``name`` is how
-    messages call the server: ``None`` keeps ``MCP error ...`` unprefixed and the spec label in
-    protocol messages; ``"Z.AI"`` gives ``Z.AI MCP error ...`` and ``Z.AI MCP initialize ...``.
-    ``failure_error`` builds the error for a ``{"success": false}`` body (default:
-    ``<name or label> API error (<code>): <msg>``, kind from the code or wording). With
-    ``describe_auth`` the describer also words 401/403. ``cache_key`` is set for a remembered
-    session, which is re-initialised once when the server reports it expired.
+    Without ``state`` (a stateless server) requests carry no session headers. ``hooks`` are the
+    provider's additions (:class:`McpHooks`). ``cache_key`` is set for a session remembered in
+    :class:`McpSessions`, which is hand-shaken again once when the server reports it expired.
     """
 
     ctx: ProviderContext
     url: str
     headers: dict[str, str]
-    describe: ErrorDescriber | None = None
-    name: str | None = None
-    failure_error: FailureError | None = None
-    describe_auth: bool = False
-    cache_key: tuple[Any, ...] | None = None
+    hooks: McpHooks = McpHooks()
+    cache_key: SessionKey | None = None
     state: _Session | None = None
     fresh: bool = False
 
@@ -152,7 +184,8 @@ class McpSession:
         session that was not just created) is hand-shaken again and the request sent once more.
 
         Raises:
-            ProviderError: as :func:`call_tool` (JSON-RPC errors named after :attr:`name`).
+            ProviderError: as :func:`call_tool` (JSON-RPC errors named after ``hooks.name``), or
+                what ``hooks.check_reply`` found.
         """
         for attempt in range(2):
             try:
@@ -170,28 +203,21 @@ class McpSession:
         return self.payload(await self.request("tools/call", {"name": name, "arguments": dict(arguments)}))
 
     def payload(self, result: Any) -> Any:
-        """:func:`extract_payload` of a ``tools/call`` result, ``isError`` named after :attr:`name`."""
+        """:func:`extract_payload` of a ``tools/call`` result, ``isError`` named after ``hooks.name``."""
         try:
             return extract_payload(self.ctx, result)
         except ProviderError as exc:
             raise self._named(exc) from None
 
-    def api_error(self, code: str, message: str) -> ProviderError:
-        """The error for a ``{"success": false, "code", "msg"}`` reply (see :attr:`failure_error`)."""
-        if self.failure_error is not None:
-            return self.failure_error(code, message)
-        return ProviderError(
-            self.ctx.spec.id, _kind_for_code(code, message), f"{self._who} API error ({code or '?'}): {message}"
-        )
-
     @property
     def _who(self) -> str:
-        return self.name or self.ctx.spec.label
+        return self.hooks.name or self.ctx.spec.label
 
     def _named(self, error: ProviderError) -> ProviderError:
-        if not self.name or not error.message.startswith("MCP error"):
+        name = self.hooks.name
+        if not name or not error.message.startswith("MCP error"):
             return error
-        return ProviderError(error.provider, error.kind, f"{self.name} {error.message}", status=error.status)
+        return ProviderError(error.provider, error.kind, f"{name} {error.message}", status=error.status)
 
     def _expired(self, error: ProviderError) -> bool:
         if self.cache_key is None or self.state is None or not self.state.session_id:
@@ -207,72 +233,71 @@ class McpSession:
         return headers
 
     async def _join(self) -> None:
-        """Take the cached session for :attr:`cache_key`, or hand-shake (one at a time per key;
-        a session is cached only once its handshake has completed)."""
+        """Take the remembered session for :attr:`cache_key`, or hand-shake (one at a time per
+        key; a session is remembered only once its handshake has completed)."""
         if self.cache_key is None:
             await self._handshake()
             return
-        cache = _sessions.setdefault(self.ctx.client, {})
-        lock = _handshake_locks.setdefault(self.ctx.client, {}).setdefault(self.cache_key, asyncio.Lock())
-        async with lock:
-            cached = cache.get(self.cache_key)
-            if cached is not None:
-                self.state, self.fresh = cached, False
+        sessions = self.ctx.state.get(McpSessions)
+        async with sessions.handshakes.setdefault(self.cache_key, asyncio.Lock()):
+            known = sessions.established.get(self.cache_key)
+            if known is not None:
+                self.state, self.fresh = known, False
                 return
-            await self._handshake()
-            cache[self.cache_key] = self.state
+            state = await self._handshake()
+            sessions.established[self.cache_key] = state
 
-    async def _handshake(self) -> None:
-        """``initialize`` then ``notifications/initialized``; sets :attr:`state`."""
+    async def _handshake(self) -> _Session:
+        """``initialize`` then ``notifications/initialized``; sets and returns :attr:`state`."""
         self.state = None
         params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
-        result, response = await self._rpc("initialize", params)
+        result, reply = await self._rpc("initialize", params)
         version = result.get("protocolVersion") if isinstance(result, dict) else None
         if not isinstance(version, str) or not _VISIBLE_ASCII.fullmatch(version.strip()):
             raise ProviderError(
                 self.ctx.spec.id,
                 ErrorKind.PROTOCOL,
                 f"{self._who} MCP initialize reply has no protocolVersion; the server did not complete the handshake.",
-                status=response.status_code,
+                status=reply.status_code,
             )
-        session_id = (response.headers.get("mcp-session-id") or "").strip() or None
+        session_id = (reply.headers.get("mcp-session-id") or "").strip() or None
         if session_id is not None and not _VISIBLE_ASCII.fullmatch(session_id):
             raise ProviderError(
                 self.ctx.spec.id,
                 ErrorKind.PROTOCOL,
                 f"{self._who} MCP session id is not visible ASCII; the server did not complete the handshake.",
-                status=response.status_code,
+                status=reply.status_code,
             )
-        state = _Session(session_id=session_id, protocol_version=version.strip())
-        self.state = state
+        state = self.state = _Session(session_id=session_id, protocol_version=version.strip())
         await self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
         self.fresh = True
+        return state
 
-    async def _post(self, message: dict[str, Any]) -> tuple[str, httpx.Response]:
+    async def _post(self, message: dict[str, Any]) -> HttpReply:
         if self.ctx.remaining() <= 0:
             raise ProviderError(
                 self.ctx.spec.id, ErrorKind.TIMEOUT, f"{self._who} MCP exchange ran past the provider deadline."
             )
-        return await request_text(
-            self.ctx,
+        post = HttpRequest(
             "POST",
             self.url,
             headers=self._session_headers(),
             json_body=message,
-            describe_error=self.describe or mcp_error_describer(self.ctx.spec.label),
-            describe_auth=self.describe_auth,
+            describe_error=self.hooks.describe_error or mcp_error_describer(self.ctx.spec.label),
+            describe_auth=self.hooks.describe_auth,
         )
+        return await send(self.ctx, post)
 
-    async def _rpc(self, method: str, params: Mapping[str, Any]) -> tuple[Any, httpx.Response]:
+    async def _rpc(self, method: str, params: Mapping[str, Any]) -> tuple[Any, HttpReply]:
         request_id = uuid.uuid4().hex
-        text, response = await self._post({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        messages = parse_messages(self.ctx, text, response.headers.get("content-type", ""), response.status_code)
+        reply = await self._post({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        messages = parse_messages(self.ctx, reply.text, reply.headers.get("content-type", ""), reply.status_code)
         for message in messages:
-            failure = failure_body(message)
+            failure = self.hooks.check_reply(self.ctx, message)
             if failure is not None:
-                raise self.api_error(*failure)
+                raise failure
         try:
-            return pick_result(self.ctx, messages, request_id), response
+            return pick_result(self.ctx, messages, request_id), reply
         except ProviderError as exc:
             raise self._named(exc) from None
 
@@ -281,36 +306,24 @@ async def open_session(
     ctx: ProviderContext,
     url: str,
     headers: Mapping[str, str] | None = None,
-    describe: ErrorDescriber | None = None,
+    hooks: McpHooks = McpHooks(),
     *,
-    name: str | None = None,
-    failure_error: FailureError | None = None,
-    describe_auth: bool = False,
     cache: bool = True,
 ) -> McpSession:
     """An initialised :class:`McpSession` on ``url`` (``headers`` added to every POST).
 
-    With ``cache`` the session is remembered per shared client, URL and headers: the handshake
-    (``initialize`` + ``notifications/initialized``) runs once per key, concurrent callers wait
-    for it, and an expired session is renewed. Without ``cache`` every call hand-shakes afresh
-    (servers that bind authentication to a new session). ``describe`` words non-2xx replies
-    (default :func:`mcp_error_describer`); see :class:`McpSession` for the other options.
+    With ``cache`` the session is remembered in the provider's :class:`McpSessions` per URL and
+    headers: the handshake (``initialize`` + ``notifications/initialized``) runs once per key,
+    runs that start together wait for it, and an expired session is renewed. Without ``cache``
+    every call hand-shakes afresh (servers that bind authentication to a new session). ``hooks``
+    are the provider's additions (:class:`McpHooks`).
 
     Raises:
         ProviderError: ``config`` without a URL; ``protocol`` when the ``initialize`` reply has no
             ``protocolVersion``; otherwise as :func:`call_tool`.
     """
     key = (url, tuple(sorted((k.lower(), v) for k, v in (headers or {}).items()))) if cache else None
-    session = McpSession(
-        ctx,
-        _require_url(ctx, url),
-        _base_headers(headers),
-        describe,
-        name=name,
-        failure_error=failure_error,
-        describe_auth=describe_auth,
-        cache_key=key,
-    )
+    session = McpSession(ctx, _require_url(ctx, url), _base_headers(headers), hooks, cache_key=key)
     await session._join()
     return session
 
@@ -329,25 +342,12 @@ def _base_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
     return {"Content-Type": "application/json", "Accept": ACCEPT, **(headers or {})}
 
 
-def _forget(ctx: ProviderContext, key: tuple[Any, ...] | None, session: _Session | None) -> None:
-    cache = _sessions.get(ctx.client, {})
-    if key is not None and cache.get(key) is session:
-        del cache[key]
-
-
-def failure_body(message: Any) -> tuple[str, str] | None:
-    """``(code, message)`` of a non-JSON-RPC ``{"success": false, "code", "msg" | "message" |
-    "error_message" | "error"}`` body (code ``""`` when absent), else ``None``."""
-    if not isinstance(message, dict) or message.get("success") is not False or "jsonrpc" in message:
-        return None
-    text = find_message(message, ("msg", "message", "error_message", "error")) or "no message"
-    return code_text(message.get("code")) or "", excerpt(text, 500)
-
-
-def _kind_for_code(code: str, message: str) -> ErrorKind:
-    if code.isdigit() and 400 <= int(code) <= 599:
-        return kind_for_status(int(code), message)
-    return _kind_for_text(message) or ErrorKind.SERVER
+def _forget(ctx: ProviderContext, key: SessionKey | None, session: _Session | None) -> None:
+    """Drop the remembered session for ``key`` if it is still ``session`` (another run may have
+    renewed it already)."""
+    established = ctx.state.get(McpSessions).established
+    if key is not None and established.get(key) is session:
+        del established[key]
 
 
 def parse_messages(ctx: ProviderContext, text: str, content_type: str, status: int = 200) -> list[Any]:
@@ -396,8 +396,10 @@ def parse_messages(ctx: ProviderContext, text: str, content_type: str, status: i
         payload = json.loads(body)
     except RecursionError:
         raise fail("JSON nested too deeply") from None
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise fail(f"malformed JSON ({exc.msg} at position {exc.pos})") from None
+    except ValueError as exc:  # not a JSONDecodeError: an integer with more digits than Python converts
+        raise fail(f"malformed JSON ({exc})") from None
     return payload if isinstance(payload, list) else [payload]
 
 

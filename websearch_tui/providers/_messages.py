@@ -669,9 +669,10 @@ async def _turn(
     describe = error_describer(ctx.spec.label)
     try:
         if not flavor.stream:
-            data, _ = await _http.request_json(
-                ctx, "POST", url, headers=headers, json_body=body, describe_error=describe, read_timeout=ctx.remaining()
+            whole = _http.HttpRequest(
+                "POST", url, headers=headers, json_body=body, describe_error=describe, read_timeout=ctx.remaining()
             )
+            data = (await _http.send(ctx, whole)).json()
             for event in parser.feed_message(data):
                 yield event
             return

@@ -757,8 +757,7 @@ async def run_whole(
 ) -> tuple[list[SearchEvent], Any]:
     """POST ``body`` (``stream: false``) and return the parser's events for the whole response and
     the parsed body (the closing events are left to the caller: call ``parser.finish()``)."""
-    payload, _response = await _http.request_json(
-        ctx,
+    whole = _http.HttpRequest(
         "POST",
         url,
         headers=headers,
@@ -766,4 +765,5 @@ async def run_whole(
         describe_error=describe_error,
         read_timeout=ctx.remaining(),  # a whole searched answer can take 20-30 s (ARK)
     )
+    payload = (await _http.send(ctx, whole)).json()
     return parser.whole(payload), payload

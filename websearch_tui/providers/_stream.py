@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +69,7 @@ async def feed_stream(
     closing: Callable[[], list[SearchEvent]] | None = None,
     on_error: Callable[[ProviderError], ProviderError] | None = None,
     **sse_options: Any,
-) -> AsyncIterator[SearchEvent]:
+) -> AsyncGenerator[SearchEvent, None]:
     """POST ``body`` to ``url`` for an SSE stream (a 2xx JSON body counts as one payload) and yield
     the events ``feed(payload)`` gives for each payload, stopping after one for which ``done`` is
     true; then, when the stream is over, the ``closing()`` events. ``sse_options`` go to

@@ -122,8 +122,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         )
         second = continuation_body(request, parser.model or body["model"], str(parser.request_id))
         try:
-            payload, _response = await _http.request_json(
-                ctx,
+            continuation = _http.HttpRequest(
                 "POST",
                 url,
                 headers=headers,
@@ -131,6 +130,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
                 describe_error=describe_error,
                 read_timeout=ctx.remaining(),
             )
+            payload = (await _http.send(ctx, continuation)).json()
         except ProviderError as error:  # keep the first answer, which is already paid for
             events.append(Note(f"ARK's continuation failed ({error.message}); showing the first answer."))
         else:

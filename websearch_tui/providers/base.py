@@ -75,7 +75,8 @@ class ProviderContext:
         client: the shared ``httpx.AsyncClient`` (never closed by a provider).
         settings: its validated config table.
         credentials: resolved credential values by name (only those that were found).
-        deadline: ``time.monotonic()`` value after which the run is over.
+        deadline: the ``clock()`` value after which the run is over (default: 60 s from now on
+            ``time.monotonic``; give one with a clock of your own).
         credential_sources: where each found credential came from, by name, as a phrase that
             completes "The key came from ...": ``"env BRAVE_API_KEY"``, ``"the OS keyring (service
             websearch-tui, user brave:api_key)"``, ``"the key file"``. Never holds a value.

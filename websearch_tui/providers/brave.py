@@ -12,7 +12,7 @@ from typing import Any
 
 from websearch_tui.core.errors import excerpt
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import (
     SourceList,
     as_dict,
@@ -40,15 +40,16 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``network``, or ``protocol`` for a non-JSON body.
     """
     key = ctx.require_api_key()
-    data, response = await request_json(
-        ctx,
+    search = HttpRequest(
         "GET",
         join_url(ctx.base_url(), PATH),
         headers={"X-Subscription-Token": key, "Accept": "application/json"},
         params=build_params(request, ctx),
         describe_error=describe_error,
     )
-    yield Metadata(request_id=header(response.headers, "x-request-id", "request-id"), auth_mode="api_key")
+    reply = await send(ctx, search)
+    data = reply.json()
+    yield Metadata(request_id=header(reply.headers, "x-request-id", "request-id"), auth_mode="api_key")
     sources = parse_results(data)
     if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))

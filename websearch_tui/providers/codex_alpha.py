@@ -27,7 +27,7 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import USER_AGENT, join_url, request_json
+from websearch_tui.providers._http import USER_AGENT, HttpRequest, join_url, send
 from websearch_tui.providers._parse import (
     SourceList,
     answer_text,
@@ -63,16 +63,11 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     url = join_url(ctx.base_url(), PATH)
     key = ctx.require_api_key()
     model = ctx.model() or DEFAULT_MODEL
-    data, response = await request_json(
-        ctx,
-        "POST",
-        url,
-        headers={"Authorization": f"Bearer {key}", "User-Agent": USER_AGENT, "Accept": "application/json"},
-        json_body=build_body(request, ctx, model),
-        describe_error=describe_error,
-    )
-    payload = check_body(ctx, data)
-    request_id = header(response.headers, "x-request-id", "request-id") or plain_text(payload.get("id"), collapse=True)
+    headers = {"Authorization": f"Bearer {key}", "User-Agent": USER_AGENT}
+    search = HttpRequest.post_json(url, build_body(request, ctx, model), headers, describe_error=describe_error)
+    reply = await send(ctx, search)
+    payload = check_body(ctx, reply.json())
+    request_id = header(reply.headers, "x-request-id", "request-id") or plain_text(payload.get("id"), collapse=True)
     yield Metadata(
         model=plain_text(payload.get("model"), collapse=True) or model,
         request_id=request_id,

@@ -16,8 +16,9 @@ skipped.
 
 Rate limiting (PROVIDERS.md §2.1, §1.12): HTTP 202, a 200 page with ``id="challenge-form"`` and a
 403 all mean DuckDuckGo is rate limiting this address. Requests are serialised (one at a time per
-process), an HTTP error answer (a 429 included) is never resent, and after a rate limit the endpoint
-cools down for :data:`COOLDOWN_SECONDS`, failing fast instead of hammering it.
+engine), an HTTP error answer (a 429 included) is never resent, and after a rate limit the endpoint
+cools down for :data:`COOLDOWN_SECONDS` (on ``ctx.clock``), failing fast instead of hammering it.
+What the runs share lives in the engine's per-provider state (:class:`DdgsState`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,8 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-import time
-import weakref
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -52,39 +52,42 @@ BROWSER_HEADERS = {
     "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
     "Accept-Language": "en-US,en;q=0.5",
 }
+HTML_RETRY = _http.RetryPolicy(retry_http_errors=False)
+"""An error answer (a 429 above all) is final: never hammer DuckDuckGo; a failed connection is retried."""
 _LIBRARY_ENDPOINT = "ddgs-library"
 
 _RATE_LIMIT_TEXT = re.compile(r"rate ?limit|\b202\b.*ratelimit|ratelimit.*\b202\b", re.IGNORECASE)
 
-_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
-_cooldown_until: dict[str, float] = {}
-_library_call: asyncio.Future[Any] | None = None
-"""The library call in flight; a cancelled search leaves it running and the next one waits for it."""
 
+@dataclass
+class DdgsState:
+    """What the DuckDuckGo runs of one engine share (``ctx.state.get(DdgsState)``).
 
-def _lock() -> asyncio.Lock:
-    """The per-event-loop lock that keeps DuckDuckGo requests one at a time."""
-    loop = asyncio.get_running_loop()
-    lock = _locks.get(loop)
-    if lock is None:
-        lock = _locks[loop] = asyncio.Lock()
-    return lock
+    Attributes:
+        lock: keeps DuckDuckGo requests one at a time.
+        cooldown_until: by endpoint (the HTML ``base_url``, or the library), the ``ctx.clock`` time
+            its rate-limit cool-down ends.
+        library_call: the library call in flight; a cancelled search leaves it running (it cannot
+            be interrupted) and the next one waits for it.
+    """
 
-
-def reset_state() -> None:
-    """Forget every cool-down (for tests and for a user who wants to try again at once)."""
-    _cooldown_until.clear()
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    cooldown_until: dict[str, float] = field(default_factory=dict)
+    library_call: asyncio.Future[Any] | None = None
 
 
 def _rate_limited(ctx: ProviderContext, endpoint: str, *, status: int | None = None) -> ProviderError:
-    _cooldown_until[endpoint] = time.monotonic() + COOLDOWN_SECONDS
+    """The rate-limit error; starts the endpoint's cool-down."""
+    ctx.state.get(DdgsState).cooldown_until[endpoint] = ctx.clock() + COOLDOWN_SECONDS
     return ProviderError(
         ctx.spec.id, ErrorKind.RATE_LIMIT, RATE_LIMIT_MESSAGE, status=status, retry_after=COOLDOWN_SECONDS
     )
 
 
 def _check_cooldown(ctx: ProviderContext, endpoint: str) -> None:
-    left = _cooldown_until.get(endpoint, 0.0) - time.monotonic()
+    """Raise ``rate_limit`` while the endpoint cools down; forget a cool-down that is over."""
+    cooldown_until = ctx.state.get(DdgsState).cooldown_until
+    left = cooldown_until.get(endpoint, 0.0) - ctx.clock()
     if left > 0:
         raise ProviderError(
             ctx.spec.id,
@@ -92,7 +95,7 @@ def _check_cooldown(ctx: ProviderContext, endpoint: str) -> None:
             f"{RATE_LIMIT_MESSAGE} (cooling down, retry in {int(left) + 1} s)",
             retry_after=left,
         )
-    _cooldown_until.pop(endpoint, None)
+    cooldown_until.pop(endpoint, None)
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -108,7 +111,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     limit = max(1, min(MAX_RESULTS, request.max_results))
     base_url = ctx.settings.base_url
     endpoint = base_url.rstrip("/") if base_url else _LIBRARY_ENDPOINT
-    async with _lock():
+    async with ctx.state.get(DdgsState).lock:
         _check_cooldown(ctx, endpoint)
         if base_url:
             sources = await _search_html(request, ctx, base_url, endpoint)
@@ -165,19 +168,21 @@ def _in_daemon_thread(function: Callable[[], Any]) -> asyncio.Future[Any]:
     return future
 
 
-async def _library_call_finished(remaining: float) -> None:
-    """Wait (at most ``remaining`` s) for a library call left running by a cancelled search."""
-    global _library_call
-    call = _library_call
+async def _library_call_finished(state: DdgsState, remaining: float) -> None:
+    """Wait (at most ``remaining`` s) for a library call left running by a cancelled search.
+
+    Raises:
+        asyncio.TimeoutError: it is still running after ``remaining`` seconds.
+    """
+    call = state.library_call
     if call is not None and not call.done():
         await asyncio.wait({call}, timeout=max(0.0, remaining))
         if not call.done():
             raise asyncio.TimeoutError
-    _library_call = None
+    state.library_call = None
 
 
 async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[Source]:
-    global _library_call
     from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
     remaining = ctx.remaining()
@@ -192,8 +197,9 @@ async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[
         "backend": str(ctx.option("backend", "auto")),
     }
     try:
-        await _library_call_finished(remaining)  # keep library calls one at a time, even across cancels
-        call = _library_call = _in_daemon_thread(lambda: _library_text(request.query, timeout, **kwargs))
+        state = ctx.state.get(DdgsState)
+        await _library_call_finished(state, remaining)  # keep library calls one at a time, even across cancels
+        call = state.library_call = _in_daemon_thread(lambda: _library_text(request.query, timeout, **kwargs))
         rows = await asyncio.wait_for(asyncio.shield(call), ctx.remaining())
     except RatelimitException:
         raise _rate_limited(ctx, _LIBRARY_ENDPOINT) from None
@@ -237,28 +243,25 @@ def build_form(request: SearchRequest, ctx: ProviderContext) -> dict[str, str]:
 
 
 async def _search_html(request: SearchRequest, ctx: ProviderContext, base_url: str, endpoint: str) -> list[Source]:
+    page = _http.HttpRequest(
+        "POST", html_url(base_url), headers=BROWSER_HEADERS, form=build_form(request, ctx), retry=HTML_RETRY
+    )
     try:
-        text, response = await _http.request_text(
-            ctx,
-            "POST",
-            html_url(base_url),
-            headers=BROWSER_HEADERS,
-            form=build_form(request, ctx),
-            retry_http_errors=False,  # an error answer (429 above all) is final: never hammer DuckDuckGo
-        )
+        reply = await _http.send(ctx, page)
     except ProviderError as exc:
         if exc.status == 403 or exc.kind is ErrorKind.RATE_LIMIT:
             raise _rate_limited(ctx, endpoint, status=exc.status) from None
         raise
-    if response.status_code == 202 or is_challenge_page(text):
-        raise _rate_limited(ctx, endpoint, status=response.status_code)
+    text = reply.text
+    if reply.status_code == 202 or is_challenge_page(text):
+        raise _rate_limited(ctx, endpoint, status=reply.status_code)
     sources = parse_results_page(text)
     if not sources and not has_no_results_marker(text):
         raise ProviderError(
             ctx.spec.id,
             ErrorKind.PROTOCOL,
-            f"{UNREADABLE_MESSAGE} (HTTP {response.status_code}): {excerpt(text, 200)}",
-            status=response.status_code,
+            f"{UNREADABLE_MESSAGE} (HTTP {reply.status_code}): {excerpt(text, 200)}",
+            status=reply.status_code,
         )
     return sources
 
@@ -401,4 +404,4 @@ def parse_results_page(page: str) -> list[Source]:
 
 
 def _is_ad_link(href: str | None) -> bool:
-    return bool(href) and "duckduckgo.com/y.js" in href
+    return href is not None and "duckduckgo.com/y.js" in href

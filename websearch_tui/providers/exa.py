@@ -18,7 +18,7 @@ from typing import Any
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._mcp import call_tool, mcp_error_describer
 from websearch_tui.providers._parse import (
     SourceList,
@@ -81,18 +81,13 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
 
 
 async def _rest(request: SearchRequest, ctx: ProviderContext, key: str) -> AsyncIterator[SearchEvent]:
-    data, response = await request_json(
-        ctx,
-        "POST",
-        join_url(ctx.base_url(), PATH),
-        headers={"x-api-key": key, "Accept": "application/json"},
-        json_body=build_body(request),
-        describe_error=describe_error,
-    )
-    payload = as_dict(data)
+    url = join_url(ctx.base_url(), PATH)
+    search = HttpRequest.post_json(url, build_body(request), {"x-api-key": key}, describe_error=describe_error)
+    reply = await send(ctx, search)
+    payload = as_dict(reply.json())
     if not isinstance(payload.get("results", []), list):
         raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Exa returned JSON without a results list.", status=200)
-    request_id = plain_text(payload.get("requestId"), collapse=True) or header(response.headers, "x-request-id")
+    request_id = plain_text(payload.get("requestId"), collapse=True) or header(reply.headers, "x-request-id")
     yield Metadata(request_id=request_id, auth_mode="api_key")
     sources = parse_results(payload.get("results"))
     if sources or sources.dropped:

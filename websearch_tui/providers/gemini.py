@@ -280,11 +280,11 @@ class StreamParser:
 
 def _unwrap(payload: Any) -> dict[str, Any]:
     """The response dict, unwrapping the Cloud Code ``{"response": {...}}`` shape defensively."""
-    payload = _parse.as_dict(payload)
-    inner = payload.get("response")
-    if isinstance(inner, dict) and "candidates" not in payload and "error" not in payload:
+    body = _parse.as_dict(payload)
+    inner = body.get("response")
+    if isinstance(inner, dict) and "candidates" not in body and "error" not in body:
         return inner
-    return payload
+    return body
 
 
 def _part_texts(candidate: dict[str, Any]) -> list[str]:
@@ -293,7 +293,8 @@ def _part_texts(candidate: dict[str, Any]) -> list[str]:
     for part in _parse.as_list(_parse.as_dict(candidate.get("content")).get("parts")):
         if not isinstance(part, dict) or part.get("thought") is True:
             continue
-        text = sanitize(part.get("text")) if isinstance(part.get("text"), str) else ""
+        text = part.get("text")
+        text = sanitize(text) if isinstance(text, str) else ""
         if text:
             texts.append(text)
     return texts
@@ -370,6 +371,6 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     deadline = ctx.deadline - RESOLVE_MARGIN
     endpoint_host = urlsplit(ctx.base_url()).hostname or ""
     links = parser.redirect_links(trusted_hosts=(endpoint_host,))
-    mapping = await _grounding.resolve_redirects(ctx.client, links, deadline=deadline)
+    mapping = await _grounding.resolve_redirects(ctx.client, links, deadline=deadline, clock=ctx.clock)
     for event in parser.resolved(mapping):
         yield event

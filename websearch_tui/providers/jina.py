@@ -21,7 +21,7 @@ from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, RetryPolicy, join_url, send
 from websearch_tui.providers._parse import (
     SourceList,
     api_error_describer,
@@ -65,21 +65,24 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     query, site = split_site(request.query)
     watcher = NoResultsWatcher()
     try:
-        data, response = await request_json(
+        reply = await send(
             ctx,
-            "GET",
-            join_url(ctx.base_url(), PATH),
-            headers=build_headers(key, site),
-            params=build_params(query, request),
-            describe_error=watcher.describe,
-            max_retries=1,  # site-restricted searches can 500 repeatedly (jina-ai/reader#1258)
+            HttpRequest(
+                "GET",
+                join_url(ctx.base_url(), PATH),
+                headers=build_headers(key, site),
+                params=build_params(query, request),
+                describe_error=watcher.describe,
+                retry=RetryPolicy(max_retries=1),  # site-restricted searches can 500 repeatedly (jina-ai/reader#1258)
+            ),
         )
+        data = reply.json()
     except ProviderError as exc:
         if not watcher.matches(exc):
             raise
         data, request_id = None, None
     else:
-        request_id = header(response.headers, "x-request-id")
+        request_id = header(reply.headers, "x-request-id")
     yield Metadata(request_id=request_id, auth_mode="api_key")
     if data is None or is_no_results(data):
         yield Note(f"{ctx.spec.label} found no results for \u201c{request.query}\u201d.")
@@ -124,7 +127,7 @@ def build_params(query: str, request: SearchRequest) -> dict[str, str]:
 class NoResultsWatcher:
     """An error describer that remembers whether the error body was Jina's "no results" envelope.
 
-    ``describe`` is handed to ``request_json``; ``matches(error)`` then tells whether the raised
+    ``describe`` is the request's ``describe_error``; ``matches(error)`` then tells whether the raised
     :class:`ProviderError` was that envelope (and so an empty result, not a failure).
     """
 

@@ -30,7 +30,7 @@ from websearch_tui.core.models import (
     SourcesFound,
 )
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import (
     SourceList,
     as_dict,
@@ -104,28 +104,23 @@ def api_version(ctx: ProviderContext) -> str:
 async def _fetch(request: SearchRequest, ctx: ProviderContext, key: str, version: str) -> Any:
     describer = EnvelopeDescriber(version)
     limit = clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT)
+    if version == "v0":
+        search = HttpRequest(
+            "GET",
+            join_url(ctx.base_url(), PATH_V0),
+            headers={"Authorization": f"Bot {key}", "Accept": "application/json"},
+            params={"q": request.query, "limit": str(limit)},
+            describe_error=describer,
+        )
+    else:
+        url = join_url(ctx.base_url(), PATH_V1)
+        search = HttpRequest.post_json(
+            url, build_body(request), {"Authorization": f"Bearer {key}"}, describe_error=describer
+        )
     try:
-        if version == "v0":
-            data, _ = await request_json(
-                ctx,
-                "GET",
-                join_url(ctx.base_url(), PATH_V0),
-                headers={"Authorization": f"Bot {key}", "Accept": "application/json"},
-                params={"q": request.query, "limit": str(limit)},
-                describe_error=describer,
-            )
-        else:
-            data, _ = await request_json(
-                ctx,
-                "POST",
-                join_url(ctx.base_url(), PATH_V1),
-                headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
-                json_body=build_body(request),
-                describe_error=describer,
-            )
+        return (await send(ctx, search)).json()
     except ProviderError as error:
         raise describer.refine(error) from None
-    return data
 
 
 def build_body(request: SearchRequest) -> dict[str, Any]:
@@ -185,8 +180,10 @@ def describe_envelope(errors: list[dict[str, Any]], status: int) -> str:
     for item in errors:
         text = plain_text(item.get("message"), collapse=True) or plain_text(item.get("msg"), collapse=True)
         location = plain_text(item.get("location"), collapse=True)
-        if text or location:
-            messages.append(f"{text or 'error'} ({location})" if location else text)
+        if location:
+            messages.append(f"{text or 'error'} ({location})")
+        elif text:
+            messages.append(text)
     code = next((item.get("code") for item in errors if isinstance(item.get("code"), (int, str))), None)
     label = code if code is not None and not isinstance(code, bool) else status
     return f"Kagi API error ({label}): {excerpt('; '.join(messages), 500) or 'no details'}"

@@ -14,7 +14,7 @@ from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import (
     SourceList,
     api_error_describer,
@@ -50,17 +50,15 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     """
     key = ctx.require_api_key()
     try:
-        data, response = await request_json(
-            ctx,
-            "POST",
-            join_url(ctx.base_url(), PATH),
-            headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
-            json_body=build_body(request),
-            describe_error=describe_error,
+        url = join_url(ctx.base_url(), PATH)
+        search = HttpRequest.post_json(
+            url, build_body(request), {"Authorization": f"Bearer {key}"}, describe_error=describe_error
         )
+        reply = await send(ctx, search)
+        data = reply.json()
     except ProviderError as exc:
         raise with_key_hint(exc) from None
-    yield Metadata(request_id=header(response.headers, "x-request-id", "x-msh-request-id"), auth_mode="api_key")
+    yield Metadata(request_id=header(reply.headers, "x-request-id", "x-msh-request-id"), auth_mode="api_key")
     sources = parse_results(data)
     if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))

@@ -19,7 +19,7 @@ from typing import Any
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound, Usage
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._mcp import call_tool, mcp_error_describer
 from websearch_tui.providers._parse import (
     SourceList,
@@ -74,16 +74,11 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     """
     key = ctx.api_key
     if key:
-        data, response = await request_json(
-            ctx,
-            "POST",
-            join_url(ctx.base_url(), PATH),
-            headers={"x-api-key": key, "Accept": "application/json"},
-            json_body=build_body(request),
-            describe_error=describe_error,
-        )
-        payload = _results_payload(ctx, data)
-        request_id = plain_text(payload.get("search_id"), collapse=True) or header(response.headers, "x-request-id")
+        url = join_url(ctx.base_url(), PATH)
+        search = HttpRequest.post_json(url, build_body(request), {"x-api-key": key}, describe_error=describe_error)
+        reply = await send(ctx, search)
+        payload = _results_payload(ctx, reply.json())
+        request_id = plain_text(payload.get("search_id"), collapse=True) or header(reply.headers, "x-request-id")
         yield Metadata(request_id=request_id, usage=parse_usage(payload.get("usage")), auth_mode="api_key")
     else:
         arguments = {

@@ -12,7 +12,7 @@ from typing import Any
 
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, RetryPolicy, join_url, send
 from websearch_tui.providers._parse import SourceList, as_dict, clamp_count, header, limit_sources, sources_from
 from websearch_tui.providers._perplexity import describe_error
 from websearch_tui.providers.base import ProviderContext
@@ -21,6 +21,8 @@ PATH = "/search"
 DEFAULT_COUNT = 10
 MAX_COUNT = 20
 RECENCY_FILTERS = {"day": "day", "week": "week", "month": "month", "year": "year"}
+FINAL_ANSWERS = RetryPolicy(max_retries=1, retry_http_errors=False)
+"""Any HTTP answer from Perplexity is final (PROVIDERS.md §1.12); one resend after a failed connection."""
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -32,18 +34,13 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``Perplexity API error (<s>): <error.message>``; ``timeout``, ``network``, ``protocol``.
     """
     key = ctx.require_api_key()
-    data, response = await request_json(
-        ctx,
-        "POST",
-        join_url(ctx.base_url(), PATH),
-        headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
-        json_body=build_body(request),
-        describe_error=describe_error,
-        retry_http_errors=False,  # any HTTP answer from Perplexity is final (PROVIDERS.md §1.12)
-        max_retries=1,
+    url, body = join_url(ctx.base_url(), PATH), build_body(request)
+    search = HttpRequest.post_json(
+        url, body, {"Authorization": f"Bearer {key}"}, describe_error=describe_error, retry=FINAL_ANSWERS
     )
-    payload = as_dict(data)
-    request_id = plain_text(payload.get("id"), collapse=True) or header(response.headers, "x-request-id")
+    reply = await send(ctx, search)
+    payload = as_dict(reply.json())
+    request_id = plain_text(payload.get("id"), collapse=True) or header(reply.headers, "x-request-id")
     yield Metadata(request_id=request_id, auth_mode="api_key")
     sources = parse_results(payload)
     if sources or sources.dropped:

@@ -23,7 +23,7 @@ from websearch_tui.core.models import (
     SourcesFound,
 )
 from websearch_tui.core.text import has_control_chars, plain_text, sanitize
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import (
     SourceList,
     answer_text,
@@ -68,14 +68,14 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             "SearXNG: the query has only !!bang tokens, which SearXNG answers with a redirect.",
         )
     try:
-        data, _ = await request_json(
-            ctx,
+        search = HttpRequest(
             "GET",
             join_url(ctx.base_url(), PATH),
             headers=headers,
             params=build_params(query, request, ctx),
             describe_error=describe_error,
         )
+        data = (await send(ctx, search)).json()
     except ProviderError as exc:
         if exc.status == 403 and not authorization:
             raise ProviderError(ctx.spec.id, ErrorKind.CONFIG, JSON_DISABLED, status=403) from None
@@ -156,11 +156,11 @@ def auth_header(ctx: ProviderContext) -> str | None:
         token = base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
         register_secret(token)  # a server that echoes the header must not reveal the password
         return f"Basic {token}"
-    token = creds.get("token")
-    if token:
-        if has_control_chars(token):
+    bearer = creds.get("token")
+    if bearer:
+        if has_control_chars(bearer):
             raise _config(ctx, "SearXNG token must not contain control characters.")
-        return f"Bearer {token}"
+        return f"Bearer {bearer}"
     return None
 
 

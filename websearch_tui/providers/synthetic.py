@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import SourceList, api_error_describer, as_dict, limit_sources, sources_from
 from websearch_tui.providers.base import ProviderContext
 
@@ -33,14 +33,11 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``timeout``, ``network``, ``protocol``.
     """
     key = ctx.require_api_key()
-    data, _response = await request_json(
-        ctx,
-        "POST",
-        join_url(ctx.base_url(), PATH),
-        headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
-        json_body={"query": request.query},
-        describe_error=describe_error,
+    url = join_url(ctx.base_url(), PATH)
+    search = HttpRequest.post_json(
+        url, {"query": request.query}, {"Authorization": f"Bearer {key}"}, describe_error=describe_error
     )
+    data = (await send(ctx, search)).json()
     yield Metadata(auth_mode="api_key")
     if request.num_search_results is not None:
         yield Note(

@@ -8,6 +8,7 @@ Endpoint: ``POST {base_url}/search`` (default ``https://api.tavily.com``), heade
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from websearch_tui.core.models import (
@@ -20,7 +21,7 @@ from websearch_tui.core.models import (
     SourcesFound,
 )
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import (
     SourceList,
     answer_text,
@@ -59,24 +60,22 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``timeout``, ``network``, ``protocol``.
     """
     key = ctx.require_api_key()
-    url = join_url(ctx.base_url(), PATH)
-    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
     body = build_body(request, ctx)
-    data, response = await request_json(
-        ctx, "POST", url, headers=headers, json_body=body, describe_error=describe_error
-    )
+    url = join_url(ctx.base_url(), PATH)
+    search = HttpRequest.post_json(url, body, {"Authorization": f"Bearer {key}"}, describe_error=describe_error)
+    reply = await send(ctx, search)
+    data = reply.json()
     note = None
     if any(name in body for name in TIME_FILTERS) and not has_content(data):
         wide = {name: value for name, value in body.items() if name not in TIME_FILTERS}
-        data, response = await request_json(
-            ctx, "POST", url, headers=headers, json_body=wide, describe_error=describe_error
-        )
+        reply = await send(ctx, replace(search, json_body=wide))
+        data = reply.json()
         note = (
             f"Tavily found nothing from the past {request.recency}; "
             "retried without a time filter, so results may be older."
         )
     payload = as_dict(data)
-    request_id = plain_text(payload.get("request_id"), collapse=True) or header(response.headers, "x-request-id")
+    request_id = plain_text(payload.get("request_id"), collapse=True) or header(reply.headers, "x-request-id")
     yield Metadata(request_id=request_id, auth_mode="api_key")
     if note:
         yield Note(note)

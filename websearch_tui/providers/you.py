@@ -16,7 +16,7 @@ from typing import Any
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import (
     SourceList,
     api_error_describer,
@@ -53,17 +53,13 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     """
     key = ctx.require_api_key()
     body = build_body(request)
-    data, response = await request_json(
-        ctx,
-        "POST",
-        join_url(ctx.base_url(), PATH),
-        headers={"X-API-Key": key, "Accept": "application/json"},
-        json_body=body,
-        describe_error=describe_error,
-    )
+    url = join_url(ctx.base_url(), PATH)
+    search = HttpRequest.post_json(url, body, {"X-API-Key": key}, describe_error=describe_error)
+    reply = await send(ctx, search)
+    data = reply.json()
     payload = as_dict(data)
     check_shape(ctx, data)
-    yield Metadata(request_id=request_id(payload, response.headers), auth_mode="api_key")
+    yield Metadata(request_id=request_id(payload, reply.headers), auth_mode="api_key")
     sources = parse_results(payload)
     if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, min(body["count"], request.max_results)))

@@ -6,26 +6,27 @@ Docs: https://docs.z.ai/devpack/mcp/search-mcp-server (PROVIDERS.md §2.16, MCP 
 
 Z.AI binds authentication to the MCP session, so every search runs the full handshake on one
 session: ``initialize`` -> ``notifications/initialized`` -> ``tools/list`` (only the first time per
-client and URL; the tool's name and ``inputSchema`` are remembered) -> ``tools/call``. That is three
-POSTs per search (four the first time), all inside the provider deadline.
+URL in an engine; the tool's name and ``inputSchema`` are remembered in the provider's state,
+:class:`ZaiTools`) -> ``tools/call``. That is three POSTs per search (four the first time), all
+inside the provider deadline.
 
 Arguments come from the tool's ``inputSchema`` (only declared properties; ``count``,
 ``search_recency_filter`` and ``content_size`` only when declared). Without a usable schema the
 seed's three argument shapes are tried in order, moving on only after an argument error.
 
-The session comes from ``_mcp``'s session API (:func:`open_session` with ``cache=False``,
-``describe_auth=True`` so 401/403 keep Z.AI's own words, and Z.AI's business codes for
-``{"success": false}`` bodies); this module keeps only what is Z.AI's: tool discovery, argument
-shapes, payload decoding and messages.
+:class:`ZaiSession` wraps a generic ``_mcp`` session (:func:`open_session` with ``cache=False``)
+with what is Z.AI's, given to it as :class:`McpHooks`: the ``Z.AI`` name in messages, Z.AI's own
+wording of HTTP errors (401/403 included), and its non-JSON-RPC ``{"success": false, "code",
+"msg"}`` reply body as ``Z.AI API error (<code>): <msg>``; plus tool discovery, argument shapes and
+payload decoding.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import weakref
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -33,8 +34,8 @@ import httpx
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text, sanitize, truncate
-from websearch_tui.providers._mcp import McpSession, failure_body, open_session
-from websearch_tui.providers._parse import as_dict, as_list, clamp_count, limit_sources
+from websearch_tui.providers._mcp import McpHooks, McpSession, open_session
+from websearch_tui.providers._parse import as_dict, as_list, clamp_count, code_text, find_message, limit_sources
 from websearch_tui.providers._zhipu import RECENCY_FILTERS, code_kind, error_envelope, parse_results
 from websearch_tui.providers.base import ProviderContext
 
@@ -64,8 +65,12 @@ class SearchTool:
     count_max: int | None = None
 
 
-# Tool descriptions per shared client (dropped with it) and MCP URL.
-_tools: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[str, SearchTool]] = weakref.WeakKeyDictionary()
+@dataclass
+class ZaiTools:
+    """The search tool as each MCP URL described it, kept in the provider's engine-owned state
+    (``ctx.state.get(ZaiTools)``) so that later searches skip ``tools/list``."""
+
+    by_url: dict[str, SearchTool] = field(default_factory=dict)
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -86,17 +91,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     url = ctx.mcp_url()
     if not url:
         raise ProviderError(ctx.spec.id, ErrorKind.CONFIG, "Z.AI Web Search: no mcp_url configured.")
-    session = await open_session(
-        ctx,
-        url,
-        {"Authorization": f"Bearer {key}"},
-        describe_error,
-        name="Z.AI",
-        failure_error=lambda code, message: api_error(ctx, code, message),
-        describe_auth=True,
-        cache=False,
-    )
-    payload, arguments = await search(session, request, ctx)
+    session = await ZaiSession.open(ctx, url, key)
+    payload, arguments = await search(session, request)
     rows, container, text = result_rows(ctx, payload)
     request_id = next((v for k in ("request_id", "requestId", "id") if (v := plain_text(container.get(k)))), None)
     yield Metadata(request_id=request_id, auth_mode="api_key")
@@ -111,76 +107,100 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         yield SourcesFound(limit_sources(sources, request.max_results))
 
 
-# --------------------------------------------------------------------------- the tool call
+# --------------------------------------------------------------------------- the session
 
 
-async def call_tool(session: McpSession, name: str, arguments: dict[str, Any]) -> Any:
-    """``tools/call`` on ``session``; returns :func:`tool_payload` of the result."""
-    result = await session.request("tools/call", {"name": name, "arguments": arguments})
-    return tool_payload(session, result)
+class ZaiSession:
+    """One search's MCP session with Z.AI (``mcp``), with what is Z.AI's on top: the remembered tool
+    description (:class:`ZaiTools`) and the payload rules of its ``tools/call`` results."""
 
+    def __init__(self, mcp: McpSession) -> None:
+        self.mcp = mcp
 
-def tool_payload(session: McpSession, result: Any) -> Any:
-    """The payload of a ``tools/call`` result: ``structuredContent``, then ``data`` / ``result``,
-    then the ``content[]`` texts (decoded twice when double-encoded), as ``_mcp.extract_payload``.
+    @classmethod
+    async def open(cls, ctx: ProviderContext, url: str, key: str) -> ZaiSession:
+        """Hand-shake a new session on ``url`` with the Coding Plan ``key`` (never a remembered
+        one: Z.AI binds authentication to the session).
 
-    Raises:
-        ProviderError: ``Z.AI MCP error: <text>`` for ``isError: true`` (``bad_request`` when the
-            text reads like an argument error); ``protocol`` for an empty or content-less result.
-    """
-    body = as_dict(result)
-    if body.get("isError") is not True and not isinstance(body.get("structuredContent"), dict):
-        for key in ("data", "result"):
-            if isinstance(body.get(key), (dict, list)):
-                return body[key]
-    try:
-        return session.payload(result)
-    except ProviderError as error:
-        if error.kind is not ErrorKind.SERVER or not _ARGUMENT_ERROR.search(error.message):
+        Raises:
+            ProviderError: as :func:`stream` (the handshake's own failures).
+        """
+        hooks = McpHooks(name="Z.AI", describe_error=describe_error, describe_auth=True, check_reply=reply_failure)
+        return cls(await open_session(ctx, url, {"Authorization": f"Bearer {key}"}, hooks, cache=False))
+
+    @property
+    def ctx(self) -> ProviderContext:
+        """The run's context."""
+        return self.mcp.ctx
+
+    async def find_tool(self) -> tuple[SearchTool, bool]:
+        """``(tool, remembered)``: the search tool remembered for this URL, else from ``tools/list``
+        (a server that refuses ``tools/list`` with a request error gets :data:`DEFAULT_TOOL`
+        without a schema, not remembered).
+
+        Raises:
+            ProviderError: ``protocol`` when the listed tools include no web search tool; others as
+                :meth:`McpSession.request`.
+        """
+        tools = self.ctx.state.get(ZaiTools).by_url
+        known = tools.get(self.mcp.url)
+        if known is not None:
+            return known, True
+        try:
+            result = await self.mcp.request("tools/list", {})
+        except ProviderError as exc:
+            if exc.kind is ErrorKind.BAD_REQUEST:
+                return SearchTool(DEFAULT_TOOL), False
             raise
-        raise ProviderError(error.provider, ErrorKind.BAD_REQUEST, error.message) from None
+        tool = tools[self.mcp.url] = pick_tool(self.ctx, result)
+        return tool, False
+
+    def forget_tool(self) -> None:
+        """Forget the tool description remembered for this URL (its schema may have changed)."""
+        self.ctx.state.get(ZaiTools).by_url.pop(self.mcp.url, None)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """``tools/call`` ``name`` with ``arguments``; returns :meth:`tool_payload` of the result."""
+        result = await self.mcp.request("tools/call", {"name": name, "arguments": arguments})
+        return self.tool_payload(result)
+
+    def tool_payload(self, result: Any) -> Any:
+        """The payload of a ``tools/call`` result: ``structuredContent``, then ``data`` / ``result``,
+        then the ``content[]`` texts (decoded twice when double-encoded), as ``_mcp.extract_payload``.
+
+        Raises:
+            ProviderError: ``Z.AI MCP error: <text>`` for ``isError: true`` (``bad_request`` when the
+                text reads like an argument error); ``protocol`` for an empty or content-less result.
+        """
+        body = as_dict(result)
+        if body.get("isError") is not True and not isinstance(body.get("structuredContent"), dict):
+            for key in ("data", "result"):
+                if isinstance(body.get(key), (dict, list)):
+                    return body[key]
+        try:
+            return self.mcp.payload(result)
+        except ProviderError as error:
+            if error.kind is not ErrorKind.SERVER or not _ARGUMENT_ERROR.search(error.message):
+                raise
+            raise ProviderError(error.provider, ErrorKind.BAD_REQUEST, error.message) from None
 
 
 # --------------------------------------------------------------------------- tool and arguments
 
 
-async def search(session: McpSession, request: SearchRequest, ctx: ProviderContext) -> tuple[Any, dict[str, Any]]:
+async def search(session: ZaiSession, request: SearchRequest) -> tuple[Any, dict[str, Any]]:
     """Find the tool and call it (see :func:`run_search`). A remembered tool description that
     yields an argument error is forgotten and the tool listed and called once more (the server's
     schema may have changed)."""
-    tool, cached = await find_tool(session)
+    tool, remembered = await session.find_tool()
     try:
-        return await run_search(session, tool, request, ctx)
+        return await run_search(session, tool, request)
     except ProviderError as exc:
-        if not cached or not is_argument_error(exc):
+        if not remembered or not is_argument_error(exc):
             raise
-    _tools.get(ctx.client, {}).pop(session.url, None)
-    tool, _ = await find_tool(session)
-    return await run_search(session, tool, request, ctx)
-
-
-async def find_tool(session: McpSession) -> tuple[SearchTool, bool]:
-    """``(tool, from_cache)``: the search tool, remembered per client and URL, else from
-    ``tools/list`` (a server that refuses ``tools/list`` with a request error gets
-    :data:`DEFAULT_TOOL` without a schema, not remembered).
-
-    Raises:
-        ProviderError: ``protocol`` when the listed tools include no web search tool; others as
-            :meth:`McpSession.request`.
-    """
-    ctx = session.ctx
-    cached = _tools.get(ctx.client, {}).get(session.url)
-    if cached is not None:
-        return cached, True
-    try:
-        result = await session.request("tools/list", {})
-    except ProviderError as exc:
-        if exc.kind is ErrorKind.BAD_REQUEST:
-            return SearchTool(DEFAULT_TOOL), False
-        raise
-    tool = pick_tool(ctx, result)
-    _tools.setdefault(ctx.client, {})[session.url] = tool
-    return tool, False
+    session.forget_tool()
+    tool, _ = await session.find_tool()
+    return await run_search(session, tool, request)
 
 
 def _tool_key(name: str) -> str:
@@ -243,25 +263,23 @@ def is_argument_error(error: ProviderError) -> bool:
     return error.status == 400 or bool(_ARGUMENT_ERROR.search(error.message))
 
 
-async def run_search(
-    session: McpSession, tool: SearchTool, request: SearchRequest, ctx: ProviderContext
-) -> tuple[Any, dict[str, Any]]:
+async def run_search(session: ZaiSession, tool: SearchTool, request: SearchRequest) -> tuple[Any, dict[str, Any]]:
     """Call the tool; returns ``(payload, arguments that worked)``.
 
     With a usable schema one call; without, the fallback shapes in order, moving to the next only
     after an argument error (:func:`is_argument_error`); the last failure is raised.
     """
     if tool.properties is not None:
-        arguments = schema_arguments(tool, request, ctx)
-        return await call_tool(session, tool.name, arguments), arguments
+        arguments = schema_arguments(tool, request, session.ctx)
+        return await session.call_tool(tool.name, arguments), arguments
     shapes = fallback_shapes(request)
     for arguments in shapes[:-1]:
         try:
-            return await call_tool(session, tool.name, arguments), arguments
+            return await session.call_tool(tool.name, arguments), arguments
         except ProviderError as exc:
             if not is_argument_error(exc):
                 raise
-    return await call_tool(session, tool.name, shapes[-1]), shapes[-1]
+    return await session.call_tool(tool.name, shapes[-1]), shapes[-1]
 
 
 # --------------------------------------------------------------------------- payloads and errors
@@ -293,6 +311,21 @@ def result_rows(ctx: ProviderContext, payload: Any) -> tuple[list[Any], dict[str
     raise ProviderError(
         ctx.spec.id, ErrorKind.PROTOCOL, f"Z.AI Web Search returned no result list: {excerpt(json.dumps(body), 200)}"
     )
+
+
+def failure_body(message: Any) -> tuple[str, str] | None:
+    """``(code, message)`` of Z.AI's non-JSON-RPC ``{"success": false, "code", "msg" | "message" |
+    "error_message" | "error"}`` body (code ``""`` when absent), else ``None``."""
+    if not isinstance(message, dict) or message.get("success") is not False or "jsonrpc" in message:
+        return None
+    text = find_message(message, ("msg", "message", "error_message", "error")) or "no message"
+    return code_text(message.get("code")) or "", excerpt(text, 500)
+
+
+def reply_failure(ctx: ProviderContext, message: Any) -> ProviderError | None:
+    """The ``_mcp`` reply check: :func:`api_error` for a ``{"success": false}`` reply message."""
+    failure = failure_body(message)
+    return api_error(ctx, *failure) if failure is not None else None
 
 
 def rest_failure(body: Any) -> tuple[str, str] | None:

@@ -24,7 +24,7 @@ from typing import Any
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import join_url, request_json
+from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import as_dict, as_list, clamp_count, header, limit_sources, text_list
 from websearch_tui.providers._zhipu import (
     CODE_KINDS,
@@ -59,14 +59,12 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     key = ctx.require_api_key()
     codes: list[str] = []
     try:
-        data, response = await request_json(
-            ctx,
-            "POST",
-            join_url(ctx.base_url(), PATH),
-            headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
-            json_body=build_body(request, ctx),
-            describe_error=error_describer(PREFIX, codes),
+        url, describe = join_url(ctx.base_url(), PATH), error_describer(PREFIX, codes)
+        search = HttpRequest.post_json(
+            url, build_body(request, ctx), {"Authorization": f"Bearer {key}"}, describe_error=describe
         )
+        reply = await send(ctx, search)
+        data = reply.json()
     except ProviderError as exc:
         raise with_code_kind(exc, codes) from None
     payload = as_dict(data)
@@ -76,7 +74,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     if envelope is None and not isinstance(payload.get("search_result"), list):
         raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Zhipu Web Search returned a body without search_result.")
     request_id = plain_text(payload.get("request_id") or payload.get("id"), collapse=True)
-    yield Metadata(request_id=request_id or header(response.headers, "x-request-id"), auth_mode="api_key")
+    yield Metadata(request_id=request_id or header(reply.headers, "x-request-id"), auth_mode="api_key")
     if envelope is not None:
         yield Note(f"Zhipu Web Search found no usable results (code {envelope[0]}): {envelope[1]}")
         return
