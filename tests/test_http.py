@@ -743,20 +743,34 @@ async def test_shared_client_holds_24_requests_open_at_once() -> None:
     assert [reply.json() for reply in replies] == [{"ok": True}] * everyone
 
 
-def gzip_response(payload: bytes, *, pieces: int = 1) -> Callable[[httpx.Request], httpx.Response]:
-    """A handler answering with ``payload`` gzip-compressed, sent in ``pieces`` reads."""
+def compressed_response(
+    payload: bytes, *, pieces: int = 1, encoding: str = "gzip"
+) -> Callable[[httpx.Request], httpx.Response]:
+    """A handler answering with ``payload`` compressed (``gzip``, ``deflate`` with its zlib header, or
+    ``raw-deflate``: sent as ``deflate`` without the header, as some servers do), in ``pieces`` reads."""
     import gzip
+    import zlib
 
-    packed = gzip.compress(payload)
+    if encoding == "gzip":
+        packed = gzip.compress(payload)
+    else:
+        packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS if encoding == "deflate" else -zlib.MAX_WBITS)
+        packed = packer.compress(payload) + packer.flush()
     step = -(-len(packed) // pieces)
 
     async def body():
         for start in range(0, len(packed), step):
             yield packed[start : start + step]
 
+    header = "gzip" if encoding == "gzip" else "deflate"
     return lambda request: httpx.Response(
-        200, content=body(), headers={"content-encoding": "gzip", "content-type": "application/json"}
+        200, content=body(), headers={"content-encoding": header, "content-type": "application/json"}
     )
+
+
+def gzip_response(payload: bytes, *, pieces: int = 1) -> Callable[[httpx.Request], httpx.Response]:
+    """A handler answering with ``payload`` gzip-compressed, sent in ``pieces`` reads."""
+    return compressed_response(payload, pieces=pieces)
 
 
 async def test_a_gzip_bomb_is_inflated_in_small_steps_and_stopped_at_the_cap(sleeps: SleepLog) -> None:
@@ -778,3 +792,98 @@ async def test_a_gzip_body_split_across_reads_decodes_whole(sleeps: SleepLog) ->
     payload = json.dumps({"web": {"results": [{"url": f"https://r{i}.example/"} for i in range(500)]}}).encode()
     data = await fetch_json(make_ctx("brave", gzip_response(payload, pieces=7)), "GET", "https://x.example")
     assert len(data["web"]["results"]) == 500
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "raw-deflate"])
+async def test_every_accepted_encoding_is_inflated_in_steps_and_stopped_at_the_cap(encoding: str) -> None:
+    ctx = make_ctx("brave", compressed_response(b"0" * (64 * 1024 * 1024), encoding=encoding, pieces=4))
+    ctx.max_body_bytes = 1024 * 1024
+    with pytest.raises(ProviderError, match="larger than 1 MiB"):
+        await fetch_json(ctx, "GET", "https://x.example")
+    sizes = []
+    bomb = compressed_response(b"1" * (3 * 1024 * 1024), encoding=encoding)
+    async with make_ctx("brave", bomb).client.stream("GET", "https://x") as reply:
+        async for chunk in _http.body_chunks(reply):
+            sizes.append(len(chunk))
+    assert max(sizes) <= _http.INFLATE_STEP and sum(sizes) == 3 * 1024 * 1024
+    payload = json.dumps({"ok": encoding}).encode()
+    assert await fetch_json(make_ctx("brave", compressed_response(payload, encoding=encoding)), "GET", "https://x") == {
+        "ok": encoding
+    }
+
+
+@pytest.mark.parametrize("encoding", ["br", "zstd", "compress", "gzip, gzip"])
+async def test_an_encoding_that_was_not_asked_for_is_refused(encoding: str) -> None:
+    async def body():
+        yield b"\x00" * 64
+
+    ctx = make_ctx("brave", lambda r: httpx.Response(200, content=body(), headers={"content-encoding": encoding}))
+    with pytest.raises(ProviderError) as caught:
+        await fetch_json(ctx, "GET", "https://x.example")
+    assert caught.value.kind is ErrorKind.PROTOCOL and "was not asked for" in caught.value.message
+
+
+def test_the_client_asks_only_for_encodings_it_bounds() -> None:
+    assert _http.build_client().headers["accept-encoding"] == "gzip, deflate"
+
+
+async def test_reading_may_take_until_the_deadline_not_a_hidden_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A provider that thinks before its first byte is waited for as long as the deadline allows
+    (today 0.3 s of silence with a 0.1 s fallback timeout: it used to fail "did not answer in time")."""
+    from tests.fake_providers import FakeResponse, FakeServer
+
+    monkeypatch.setattr(_http, "REQUEST_TIMEOUT", 0.1)
+
+    async def slow(request):
+        await asyncio.sleep(0.3)
+        return FakeResponse(200, body={"slow": True})
+
+    with FakeServer() as server:
+        server.set("GET", "/slow", slow)
+        client = _http.build_client()
+        try:
+            ctx = make_ctx("brave", timeout=10)
+            ctx.client = client
+            assert await fetch_json(ctx, "GET", server.base_url + "/slow") == {"slow": True}
+        finally:
+            await client.aclose()
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "1e400", "nan", "Infinity"])
+def test_a_retry_hint_that_is_not_a_finite_number_is_no_hint(value: str) -> None:
+    for name in ("Retry-After", "retry-after-ms", "x-ratelimit-reset", "x-ratelimit-reset-after"):
+        assert retry_hint({name: value}) is None
+
+
+def test_absurd_waits_are_clamped_and_worded() -> None:
+    assert retry_hint({"Retry-After": "99999999999999999999"}) == _http.MAX_HINT
+    error = ProviderError("brave", ErrorKind.RATE_LIMIT, "Slow down.", status=429, retry_after=_http.MAX_HINT)
+    assert _http._give_up(error).message == "Slow down. (retry in more than an hour)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "retry" + " " * 30_000 + "x",
+        "retry in " + "1" * 30_000,
+        "try again " + "1 " * 20_000,
+        "reset after " + "9.9" * 10_000,
+        "retry-after-ms=" + "9" * 30_000,
+    ],
+)
+def test_hint_patterns_are_linear_on_hostile_bodies(text: str) -> None:
+    """These took 20 s and more with the old patterns; a linear scan answers at once (the hang guard
+    allows 100 times what it needs, only to stop a regression from hanging the suite)."""
+    assert finishes_within(lambda: retry_hint({}, None, text), seconds=10)
+
+
+def finishes_within(work: Callable[[], object], *, seconds: float) -> bool:
+    """A hang guard (not a speed test): run ``work`` in a thread; False if it is still busy after ``seconds``."""
+    done = threading.Event()
+
+    def run() -> None:
+        work()
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    return done.wait(seconds)

@@ -33,12 +33,14 @@ _ESCAPE_SEQUENCE = re.compile(
 # points (JSON "\ud800" escapes decode to them; they cannot be encoded, so printing them crashes).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-# Known HTML tags only (<b>, </strong>, <a href="...">, <br/>, comments), so "Vec<T>" and "a < b > c" survive.
+# Known HTML tags only (<b>, </strong>, <a href="...">, <br/>), so "Vec<T>" and "a < b > c" survive. The
+# attribute part cannot cross a "<", so each tag attempt scans only up to the next one: linear time.
+# Comments are cut by _strip_comments (a regex alternative for them was quadratic on unclosed "<!--").
 _HTML_TAGS = (
     "a|abbr|b|big|blockquote|br|cite|code|del|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre|q|s|small|"
     "span|strike|strong|sub|sup|table|tbody|td|th|thead|tr|tt|u|ul|wbr"
 )
-_TAG = re.compile(rf"<!--.*?-->|</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>", re.DOTALL | re.IGNORECASE)
+_TAG = re.compile(rf"</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 MAX_URL_CHARS = 2048
 
@@ -68,9 +70,29 @@ def plain_text(value: object, *, collapse: bool = False) -> str | None:
     """
     if not isinstance(value, str):
         return None
-    text = sanitize(html.unescape(_TAG.sub("", value)))
+    text = sanitize(html.unescape(_TAG.sub("", strip_comments(value))))
     text = _SPACES.sub(" ", text).strip() if collapse else text.strip()
     return text if text and text.upper() != "N/A" else None
+
+
+def strip_comments(text: str) -> str:
+    """``text`` without HTML comments (``<!-- ... -->``); an unclosed comment runs to the end, as in a
+    browser. One pass with ``str.find``: linear time, whatever the input."""
+    if "<!--" not in text:
+        return text
+    parts: list[str] = []
+    position = 0
+    while True:
+        start = text.find("<!--", position)
+        if start < 0:
+            parts.append(text[position:])
+            break
+        parts.append(text[position:start])
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break
+        position = end + 3
+    return "".join(parts)
 
 
 def safe_url(value: object) -> str | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import random
 import re
 import time
@@ -42,6 +43,8 @@ MAX_RETRIES = 3
 MAX_RETRY_DELAY = 300.0
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 REQUEST_TIMEOUT = 30.0
+"""The client's fallback read timeout, for a request made without one (every request of ours sets its
+own from the provider's deadline, see :func:`_timeout`)."""
 CONNECT_TIMEOUT = 10.0
 USER_AGENT = f"websearch-tui/{__version__}"
 _MIB = 1024 * 1024
@@ -63,7 +66,7 @@ def build_client() -> httpx.AsyncClient:
         transport=transport,
         timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT),
         follow_redirects=False,
-        headers={"User-Agent": USER_AGENT},
+        headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
     )
 
 
@@ -108,8 +111,12 @@ def join_url(base: str, path: str) -> str:
 
 
 def _timeout(ctx: ProviderContext, read_timeout: float | None = None) -> httpx.Timeout:
+    """One attempt's timeouts: reading may take until the provider's deadline (the ``[search] timeout``
+    is the limit: a reasoning model may think for minutes before its first byte), or ``read_timeout``
+    seconds when a request asks for less; connecting at most :data:`CONNECT_TIMEOUT` seconds."""
     remaining = max(0.1, ctx.remaining())
-    return httpx.Timeout(min(read_timeout or REQUEST_TIMEOUT, remaining), connect=min(CONNECT_TIMEOUT, remaining))
+    read = min(read_timeout, remaining) if read_timeout else remaining
+    return httpx.Timeout(read, connect=min(CONNECT_TIMEOUT, remaining))
 
 
 NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -141,8 +148,8 @@ class HttpRequest:
         describe_error: words non-2xx replies (default ``"<Label> API error (<status>): <excerpt>"``).
         describe_auth: let ``describe_error`` word 401/403 too (else the seed auth message).
         retry: the :class:`RetryPolicy`.
-        read_timeout: seconds to wait for the response (default :data:`REQUEST_TIMEOUT`), never
-            past the deadline.
+        read_timeout: at most this many seconds to wait for the response (default: until the
+            deadline), never past the deadline.
     """
 
     method: str
@@ -322,10 +329,11 @@ async def _wait_to_retry(ctx: ProviderContext, delay: float, error: ProviderErro
 
 
 def _give_up(error: ProviderError) -> ProviderError:
-    """The error to raise when retrying stops; a server-requested wait is shown ("retry in 34 s")."""
+    """The error to raise when retrying stops; a server-requested wait is shown ("retry in 34 s",
+    "retry in more than an hour")."""
     asked = error.retry_after or 0.0
     if error.kind is ErrorKind.RATE_LIMIT and asked >= 1 and "retry in" not in error.message:
-        wait = f"retry in {int(asked + 0.999)} s"
+        wait = f"retry in {math.ceil(asked)} s" if asked <= 3600 else "retry in more than an hour"
         return ProviderError(
             error.provider, error.kind, f"{error.message} ({wait})", status=error.status, retry_after=error.retry_after
         )
@@ -381,34 +389,54 @@ async def read_capped(ctx: ProviderContext, response: httpx.Response) -> bytes:
 
 
 INFLATE_STEP = 256 * 1024
-"""Most bytes a gzip body is inflated to in one step, so a small compressed chunk (a "gzip bomb")
-cannot expand to many MiB before the size cap is checked."""
+"""Most bytes a compressed body is inflated to in one step, so a small compressed chunk (a "gzip
+bomb", a "deflate bomb") cannot expand to many MiB before the size cap is checked."""
+ACCEPT_ENCODING = "gzip, deflate"
+"""The only content encodings the client asks for, and the only ones it decodes (both bounded)."""
 
 
 async def body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
-    """The body's decoded bytes in chunks; a gzip body is inflated at most :data:`INFLATE_STEP`
-    bytes at a time (other encodings are decoded by httpx).
+    """The body's decoded bytes in chunks, read raw and decoded here, never by httpx: identity as it
+    is; gzip and deflate (zlib-wrapped, or raw as some servers send it) inflated at most
+    :data:`INFLATE_STEP` bytes at a time, so the size cap holds before memory grows.
 
     Raises:
-        httpx.DecodingError: the gzip data is corrupt.
+        httpx.DecodingError: the compressed data is corrupt, or the server used an encoding that
+            was not asked for (``br``, ``zstd``, ``compress``, or several stacked).
     """
-    if response.headers.get("content-encoding", "").strip().lower() not in ("gzip", "x-gzip"):
-        async for chunk in response.aiter_bytes():
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        async for chunk in response.aiter_bytes():  # no content coding: httpx decodes nothing here
             yield chunk
         return
-    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        raise httpx.DecodingError(f"content encoding {encoding!r} was not asked for (only {ACCEPT_ENCODING})")
+    inflater: Any = None
     try:
         async for data in response.aiter_raw():
+            if inflater is None:
+                if not data:
+                    continue
+                inflater = zlib.decompressobj(_window_bits(encoding, data))
             while data and not inflater.eof:
                 chunk = inflater.decompress(data, INFLATE_STEP)
                 data = inflater.unconsumed_tail
                 if chunk:
                     yield chunk
-        tail = inflater.flush()
+        tail = inflater.flush() if inflater is not None else b""
     except zlib.error as exc:
-        raise httpx.DecodingError(f"gzip body: {exc}") from None
+        raise httpx.DecodingError(f"{encoding} body: {exc}") from None
     if tail:
         yield tail
+
+
+def _window_bits(encoding: str, head: bytes) -> int:
+    """zlib's ``wbits`` for a body in ``encoding`` that starts with ``head``: gzip; deflate with a
+    zlib header (RFC 1950, what HTTP's "deflate" means); or raw deflate (what some servers send)."""
+    if encoding != "deflate":
+        return zlib.MAX_WBITS | 16
+    wrapped = len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0
+    return zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS
 
 
 def too_large(ctx: ProviderContext, what: str, status: int | None = None) -> ProviderError:
@@ -484,13 +512,26 @@ def error_from_response(
 
 
 def retry_hint(headers: Mapping[str, str], parsed: Any = None, text: str = "") -> float | None:
-    """Seconds to wait according to the response, or ``None`` when it gives no hint.
+    """Seconds to wait according to the response (0 to :data:`MAX_HINT`), or ``None`` when it gives
+    no usable hint (none, or not a finite number: ``inf``, ``1e400``, ``nan``).
 
     In order: ``retry-after-ms``; ``Retry-After`` (seconds or HTTP date); ``x-ratelimit-reset-ms``;
     ``x-ratelimit-reset`` (epoch if > 1e9, else seconds); ``x-ratelimit-reset-after``; a Google
     ``RetryInfo.retryDelay`` such as ``"34.4s"``; body text such as "Please retry in 12s",
-    "try again in 2 min" or "reset after 1h2m3s".
+    "try again in 2 min" or "reset after 1h2m3s" (only the first :data:`HINT_SCAN_CHARS` characters
+    are read; the patterns run in linear time).
     """
+    hint = _raw_retry_hint(headers, parsed, text)
+    return None if hint is None else min(max(0.0, hint), MAX_HINT)
+
+
+MAX_HINT = 86400.0
+"""The longest server-requested wait taken at its word (one day); longer ones are clamped to it."""
+HINT_SCAN_CHARS = 4096
+"""How much of an error body is searched for a "retry in ..." sentence."""
+
+
+def _raw_retry_hint(headers: Mapping[str, str], parsed: Any, text: str) -> float | None:
     lowered = {k.lower(): v for k, v in headers.items()}
     value = _number(lowered.get("retry-after-ms"))
     if value is not None:
@@ -518,30 +559,35 @@ def _retry_after(value: str | None) -> float | None:
     if value:
         try:
             return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
     return None
 
 
-_DURATION = r"((?:\d+(?:\.\d+)?\s*(?:ms|hours?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-zA-Z])\s*)+)"
+# Linear by construction: bounded digit runs, and no two adjacent optional runs that can split the same
+# spaces (the former "\s*[=:]?\s*" backtracked quadratically on "retry" followed by many spaces).
+_AMOUNT = r"\d{1,9}(?:\.\d{1,6})?"
+_UNITS = r"ms|hours?|h|minutes?|mins?|m|seconds?|secs?|s"
+_DURATION = rf"((?:{_AMOUNT}\s*(?:{_UNITS})(?![a-zA-Z])\s*){{1,6}})"
 _TEXT_HINTS = (
-    re.compile(r"retry-after-ms\s*[=:]\s*(\d+)", re.IGNORECASE),  # milliseconds, no unit
-    re.compile(r"(?:retry|try again)(?: after)?(?: in)?\s*[=:]?\s*" + _DURATION, re.IGNORECASE),
+    re.compile(r"retry-after-ms\s*(?:[=:]\s*)(\d{1,12})(?!\d)", re.IGNORECASE),  # milliseconds, no unit
+    re.compile(r"(?:retry|try again)(?: after)?(?: in)?\s*(?:[=:]\s*)?" + _DURATION, re.IGNORECASE),
     re.compile(r"reset after\s*" + _DURATION, re.IGNORECASE),
 )
-_TEXT_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|hours?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-zA-Z])", re.IGNORECASE)
+_TEXT_PART = re.compile(rf"({_AMOUNT})\s*({_UNITS})(?![a-zA-Z])", re.IGNORECASE)
 _TEXT_UNITS = {"ms": 0.001, "h": 3600.0, "m": 60.0, "s": 1.0}
 
 
 def _text_retry_delay(text: str) -> float | None:
     """A wait stated in an error body: "Please retry in 12s", "250ms", "try again in 2 min",
     "reset after 1h2m3s", "retry-after-ms=500"."""
+    text = (text or "")[:HINT_SCAN_CHARS]
     millis, *duration_hints = _TEXT_HINTS
-    match = millis.search(text or "")
+    match = millis.search(text)
     if match:
         return int(match.group(1)) / 1000
     for pattern in duration_hints:
-        match = pattern.search(text or "")
+        match = pattern.search(text)
         if match:
             parts = _TEXT_PART.findall(match.group(1))
             return sum(float(n) * _TEXT_UNITS["ms" if u.lower() == "ms" else u[0].lower()] for n, u in parts)
@@ -549,10 +595,12 @@ def _text_retry_delay(text: str) -> float | None:
 
 
 def _number(value: str | None) -> float | None:
+    """``value`` as a finite number, else ``None`` (absent, blank, not a number, ``inf``, ``nan``)."""
     try:
-        return float(value) if value is not None and value.strip() else None
+        number = float(value) if value is not None and value.strip() else None
     except ValueError:
         return None
+    return number if number is not None and math.isfinite(number) else None
 
 
 def _google_retry_delay(parsed: Any) -> float | None:

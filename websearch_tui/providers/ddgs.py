@@ -42,7 +42,6 @@ from websearch_tui.providers.base import ProviderContext
 MAX_RESULTS = 20
 AUTH_MODE = "keyless"
 COOLDOWN_SECONDS = 120.0
-LIBRARY_TIMEOUT = 20
 RATE_LIMIT_MESSAGE = "DuckDuckGo is rate limiting this address; wait a few minutes"
 UNREADABLE_MESSAGE = "could not read DuckDuckGo results page"
 TIMELIMITS = {"day": "d", "week": "w", "month": "m", "year": "y"}
@@ -188,7 +187,7 @@ async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[
     remaining = ctx.remaining()
     if remaining <= 0:
         raise ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, "DuckDuckGo did not answer in time.")
-    timeout = max(1, min(LIBRARY_TIMEOUT, int(remaining)))
+    timeout = max(1, int(remaining))  # the provider's deadline is the only limit
     kwargs = {
         "max_results": max(1, min(MAX_RESULTS, request.upstream_count)),
         "region": str(ctx.option("region", "wt-wt")),
