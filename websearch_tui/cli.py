@@ -333,7 +333,7 @@ def _mcp(args: argparse.Namespace) -> int:
         if value is not None
     ]
     if not args.http and (http_only or args.allowed_hosts):
-        raise UsageError(f"{', '.join(http_only or ['--allowed-host'])} only apply with --http")
+        raise UsageError(f"only valid with --http: {', '.join(http_only or ['--allowed-host'])}")
     config = _load_config(args)
     try:
         from websearch_tui import mcp_server

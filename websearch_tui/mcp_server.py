@@ -258,7 +258,11 @@ class SearchTools:
         except RequestError as exc:
             return tool_error(str(exc))
         result = self.engine.prepare(request)
-        await _finish_cancelled(self._search_with_progress(result, progress))
+        try:
+            await _finish_cancelled(self._search_with_progress(result, progress))
+        except asyncio.CancelledError:
+            log.info("web_search cancelled by the client: %s", result.summary().text())
+            raise
         document = formats.to_json_document(result)
         if not result.ok:
             error = result.summary().error or "No provider returned results."
