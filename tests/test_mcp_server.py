@@ -53,6 +53,12 @@ WAIT = 30.0
 """Upper bound, in seconds, on waiting for something that happens (never asserted as a duration)."""
 
 
+@pytest.fixture(autouse=True)
+def own_log_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Server processes started by this test log to a file of its own."""
+    monkeypatch.setenv("WEBSEARCH_TUI_LOG", str(tmp_path / "app.log"))
+
+
 @pytest.fixture
 def fake_server() -> Iterator[FakeServer]:
     with FakeServer() as server:
@@ -95,7 +101,7 @@ def without_timings(value: Any) -> Any:
 
 
 def log_file_text() -> str:
-    """What the app logged in this test session (servers started by tests log there too)."""
+    """What the server processes of this test logged."""
     return Path(os.environ["WEBSEARCH_TUI_LOG"]).read_text()
 
 
@@ -422,6 +428,16 @@ async def test_http_concurrent_clients_share_the_engine_each_isolated(
         document = results[query].structured_content
         assert document["query"] == query
         assert document["results"][0]["response"]["sources"][0]["title"] == f"About {query}"
+
+
+async def test_http_progress_and_cancel(fake_server: FakeServer, fake_config: Path) -> None:
+    arrived = hold_until_cancelled(fake_server, "brave")
+    with http_server(fake_config) as (url, _):
+        async with http_session(url) as client:
+            await call_and_cancel(client, arrived)  # needs tavily's progress notification to cancel
+            after = await client.call_tool("web_search", {"query": QUERY, "providers": ["tavily"]})
+    assert not after.is_error
+    assert "web_search cancelled by the client: Cancelled — 1 done, 1 cancelled." in log_file_text()
 
 
 @pytest.mark.parametrize(
