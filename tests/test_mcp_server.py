@@ -27,12 +27,12 @@ from typing import Any
 
 import anyio
 import httpx
+import httpx2
 import jsonschema
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer, data_json
 from tests.fake_providers.routes import search_route
@@ -327,10 +327,8 @@ def http_server(config: Path, *args: str, env: dict[str, str] | None = None) -> 
 async def http_session(url: str, token: str | None = None) -> AsyncIterator[Client]:
     """An SDK client session over Streamable HTTP, sending ``token`` as the bearer token."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with (
-        create_mcp_http_client(headers=headers) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
-    ):
+    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(WAIT, read=300))  # the SDK's default timeouts
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
         yield client
 
 
