@@ -1,11 +1,12 @@
 """Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``keys``, ``config``,
-``--version``.
+``mcp``, ``--version``.
 
 Exit codes: 0 success (``search``: at least one provider returned content), 1 every provider
 failed or a key could not be stored or deleted, 2 bad arguments or an unusable config file (one
 line on stderr), 130 interrupted.
 
-Only the TUI path imports Textual; ``search -p X`` imports only provider ``X``.
+Only the TUI path imports Textual, only ``mcp`` imports the MCP SDK; ``search -p X`` imports only
+provider ``X``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import functools
 import json
 import os
 import sys
@@ -84,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     tui.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
     _add_keys_parser(commands)
     _add_config_parser(commands)
+    _add_mcp_parser(commands)
     return parser
 
 
@@ -115,6 +118,30 @@ def _add_config_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         )
 
 
+def _add_mcp_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    mcp = commands.add_parser(
+        "mcp", help="serve web_search and list_providers to agents over MCP (stdio; --http: Streamable HTTP)"
+    )
+    mcp.add_argument("--http", action="store_true", help="serve Streamable HTTP at /mcp instead of stdio")
+    mcp.add_argument("--host", help="address to listen on with --http (default: 127.0.0.1)")
+    mcp.add_argument("--port", type=int, help="port to listen on with --http (default: 8765; 0: any free port)")
+    mcp.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="file whose first line is the bearer token (at least 32 characters; or $WEBSEARCH_TUI_MCP_TOKEN); "
+        "required for an address that is not loopback",
+    )
+    mcp.add_argument(
+        "--allowed-host",
+        dest="allowed_hosts",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name clients use to reach the server (Host header check); repeat for several",
+    )
+    mcp.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+
+
 def _max_results(value: str) -> int:
     try:
         number = int(value)
@@ -142,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _keys(args)
         if args.command == "config":
             return _config(args)
+        if args.command == "mcp":
+            return _mcp(args)
         return _tui(args)
     except UsageError as exc:
         return _fail(str(exc), 2)
@@ -170,32 +199,33 @@ def _load_config(args: argparse.Namespace) -> Config:
 
 
 def _check_providers(ids: Sequence[str]) -> tuple[str, ...]:
-    from websearch_tui.providers import SPECS
+    """``ids`` checked as :func:`websearch_tui.search.requests.check_providers`; raises :class:`UsageError`."""
+    from websearch_tui.core.models import RequestError
+    from websearch_tui.search.requests import check_providers
 
-    ids = [provider_id.strip().lower() for provider_id in ids]
-    for provider_id in ids:
-        if provider_id not in SPECS:
-            close = difflib.get_close_matches(provider_id, list(SPECS), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(SPECS)}"
-            raise UsageError(f"unknown provider {provider_id!r}{hint}")
-    return tuple(dict.fromkeys(ids))
+    try:
+        return check_providers(ids)
+    except RequestError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _search(args: argparse.Namespace) -> int:
-    from websearch_tui.core.models import RequestError, SearchRequest
+    from websearch_tui.core.models import RequestError
     from websearch_tui.search.engine import Engine
+    from websearch_tui.search.requests import build_request
 
     providers = _check_providers(args.providers or ())
     if args.merged and args.format != "llm":
         raise UsageError("--merged goes with --format llm (json and markdown always include the merged sources)")
     config = _load_config(args)
     try:
-        request = SearchRequest(
-            query=" ".join(args.query),
+        request = build_request(
+            config,
+            " ".join(args.query),
             providers=providers,
-            mode=args.mode or config.search.mode,
-            max_results=args.max_results or config.search.max_results,
-            recency=args.recency or config.search.recency,
+            mode=args.mode,
+            max_results=args.max_results,
+            recency=args.recency,
         )
     except RequestError as exc:
         raise UsageError(str(exc)) from None
@@ -301,6 +331,42 @@ def _tui(args: argparse.Namespace) -> int:
     from websearch_tui.tui.app import run_tui
 
     return run_tui(config)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    """``mcp``: the MCP server over stdio, or Streamable HTTP with ``--http``, until the client closes
+    stdin or the process gets SIGINT/SIGTERM."""
+    http_only = [
+        flag
+        for flag, value in (("--host", args.host), ("--port", args.port), ("--token-file", args.token_file))
+        if value is not None
+    ]
+    if not args.http and (http_only or args.allowed_hosts):
+        raise UsageError(f"only valid with --http: {', '.join(http_only or ['--allowed-host'])}")
+    config = _load_config(args)
+    try:
+        from websearch_tui import mcp_server
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").startswith(PROG.replace("-", "_")):
+            raise
+        return _fail(
+            f"the MCP server needs the MCP SDK (module {exc.name!r} is missing): "
+            "python3 -m pip install 'websearch-tui[mcp]' (in a checkout: python3 -m pip install -e '.[mcp]')",
+            1,
+        )
+    mcp_server.log_to_stderr()
+    try:
+        if not args.http:
+            asyncio.run(mcp_server.serve_stdio(mcp_server.make_tools(config)))
+            return 0
+        options = mcp_server.http_options(
+            args.host, args.port, token_file=args.token_file, allowed_hosts=args.allowed_hosts
+        )
+        announce = functools.partial(print, file=sys.stderr, flush=True)
+        asyncio.run(mcp_server.serve_http(mcp_server.make_tools(config), options, announce))
+    except mcp_server.ServeError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
 
 
 # --- keys -------------------------------------------------------------------------------------

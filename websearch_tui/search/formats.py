@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from websearch_tui.core.merge import MergedSource, merge_responses
-from websearch_tui.core.models import SearchResponse
+from websearch_tui.core.models import MODES, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import format_age, host_of, truncate
 
@@ -250,3 +250,107 @@ def to_json_document(result: SearchResult) -> dict[str, Any]:
     if not result.ok:
         document["error"] = {"message": result.summary().error or "No provider returned results."}
     return document
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+_STRING = {"type": "string"}
+_COUNT = {"type": "integer", "minimum": 0}
+_STRINGS = {"type": "array", "items": _STRING}
+_SOURCE_SCHEMA = {
+    "type": "object",
+    "required": ["url", "title"],
+    "properties": {
+        "url": _STRING,
+        "title": _STRING,
+        "snippet": _nullable(_STRING),
+        "published_date": _nullable(_STRING),
+        "age_seconds": _nullable(_COUNT),
+        "author": _nullable(_STRING),
+    },
+}
+_CITATION_SCHEMA = {
+    "type": "object",
+    "required": ["url", "title"],
+    "properties": {"url": _STRING, "title": _STRING, "cited_text": _nullable(_STRING)},
+}
+_USAGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        name: _nullable(_COUNT) for name in ("input_tokens", "output_tokens", "total_tokens", "search_requests")
+    },
+}
+_RESPONSE_SCHEMA = {
+    "type": "object",
+    "required": ["provider", "sources", "citations", "related_questions", "search_queries", "notes"],
+    "properties": {
+        "provider": _STRING,
+        "answer": _nullable(_STRING),
+        "sources": {"type": "array", "items": _SOURCE_SCHEMA},
+        "citations": {"type": "array", "items": _CITATION_SCHEMA},
+        "related_questions": _STRINGS,
+        "search_queries": _STRINGS,
+        "usage": _nullable(_USAGE_SCHEMA),
+        "model": _nullable(_STRING),
+        "request_id": _nullable(_STRING),
+        "auth_mode": _nullable(_STRING),
+        "notes": _STRINGS,
+        "elapsed_ms": _nullable(_COUNT),
+        "first_event_ms": _nullable(_COUNT),
+        "dropped_sources": _COUNT,
+    },
+}
+_ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["kind", "message"],
+    "properties": {"kind": _STRING, "message": _STRING, "status": _nullable({"type": "integer"})},
+}
+_OUTCOME_SCHEMA = {
+    "type": "object",
+    "required": ["provider", "status", "elapsed_ms", "response", "error"],
+    "properties": {
+        "provider": _STRING,
+        "status": {"enum": [status.value for status in RunStatus]},
+        "elapsed_ms": _COUNT,
+        "first_event_ms": _nullable(_COUNT),
+        "response": _nullable(_RESPONSE_SCHEMA),
+        "error": _nullable(_ERROR_SCHEMA),
+    },
+}
+_MERGED_SCHEMA = {
+    "type": "object",
+    "required": ["url", "link", "title", "providers", "ranks", "cited_by", "score"],
+    "properties": {
+        "url": _STRING,
+        "link": _STRING,
+        "title": _STRING,
+        "snippet": _nullable(_STRING),
+        "published_date": _nullable(_STRING),
+        "providers": _STRINGS,
+        "ranks": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+        "cited_by": {
+            "type": "object",
+            "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+        },
+        "score": {"type": "number", "minimum": 0},
+    },
+}
+JSON_DOCUMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["query", "mode", "max_results", "results", "merged"],
+    "properties": {
+        "query": _STRING,
+        "mode": {"enum": list(MODES)},
+        "max_results": {"type": "integer", "minimum": 1},
+        "recency": _nullable(_STRING),
+        "results": {"type": "array", "items": _OUTCOME_SCHEMA},
+        "merged": {"type": "array", "items": _MERGED_SCHEMA},
+        "winner": _nullable(_STRING),
+        "error": {"type": "object", "required": ["message"], "properties": {"message": _STRING}},
+    },
+}
+"""JSON Schema (2020-12) of :func:`to_json_document`: what ``search --format json`` prints and the MCP
+``web_search`` tool's structured content. A field added to the document is added here too (the
+tests validate real documents against it); objects stay open to new fields."""

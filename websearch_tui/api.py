@@ -1,0 +1,102 @@
+"""The Python API: :func:`search`, :func:`asearch` and :func:`providers`, reached as
+``websearch_tui.search(...)``, ``websearch_tui.asearch(...)`` and ``websearch_tui.providers()``.
+
+The same engine, providers and normalised result as the TUI and the CLI. Each search builds its own
+engine and closes its connections when it ends; keys come from the environment, the OS keyring or the
+key file, as for the CLI. Importing this module is cheap: the engine (and httpx) is imported when a
+search runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from websearch_tui.config import Config
+    from websearch_tui.core.results import SearchResult
+    from websearch_tui.core.specs import ProviderSpec
+
+
+def search(
+    query: str,
+    *,
+    providers: Sequence[str] | None = None,
+    mode: str = "compare",
+    max_results: int | None = None,
+    recency: str | None = None,
+    config: str | os.PathLike[str] | Config | None = None,
+) -> SearchResult:
+    """Search ``query`` and return every provider's outcome (blocking; see :func:`asearch`).
+
+    Raises:
+        RuntimeError: when called from a running event loop (``await asearch(...)`` there).
+        websearch_tui.core.models.RequestError, websearch_tui.config.ConfigError: as :func:`asearch`.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError("websearch_tui.search() cannot run inside an event loop; await websearch_tui.asearch()")
+    return asyncio.run(
+        asearch(query, providers=providers, mode=mode, max_results=max_results, recency=recency, config=config)
+    )
+
+
+async def asearch(
+    query: str,
+    *,
+    providers: Sequence[str] | None = None,
+    mode: str = "compare",
+    max_results: int | None = None,
+    recency: str | None = None,
+    config: str | os.PathLike[str] | Config | None = None,
+) -> SearchResult:
+    """Search ``query`` with ``providers`` (ids; ``None``: the config's default selection) in ``mode``
+    (``"compare"``: all at once; ``"auto"``: one at a time until one answers) and return the result.
+
+    ``max_results`` (sources per provider, 1-20) and ``recency`` (``"day"``, ``"week"``, ``"month"``,
+    ``"year"``) default to the config's. ``config`` is a path to a ``config.toml``, a loaded
+    :class:`~websearch_tui.config.Config`, or ``None`` for the file the CLI would use.
+
+    ``result.outcomes`` holds one :class:`~websearch_tui.core.results.ProviderOutcome` per provider:
+    ``.provider``, ``.status`` (``RunStatus.DONE``, ``EMPTY``, ``FAILED``, ...), ``.response``
+    (``answer``, ``sources`` with ``.url`` / ``.title`` / ``.snippet``, ``citations``, ...) and
+    ``.error`` (a :class:`~websearch_tui.core.errors.ProviderError` or ``None``). A provider's failure
+    never raises; ``result.ok`` tells whether any returned content, ``result.summary().error`` why not.
+
+    Raises:
+        websearch_tui.core.models.RequestError: an unknown provider (with a did-you-mean), an empty or
+            too long query (1-4000 characters), a mode, recency or max_results out of range.
+        websearch_tui.config.ConfigError: the config file cannot be used.
+        asyncio.CancelledError: when the calling task is cancelled (every provider run is cancelled
+            and its connections closed first).
+    """
+    from websearch_tui.search.engine import Engine
+    from websearch_tui.search.requests import build_request
+
+    loaded = _config(config)
+    request = build_request(loaded, query, providers=providers, mode=mode, max_results=max_results, recency=recency)
+    engine = Engine.from_config(loaded)
+    try:
+        return await engine.search(request)
+    finally:
+        await engine.aclose()
+
+
+def providers() -> list[ProviderSpec]:
+    """Every registered provider's :class:`~websearch_tui.core.specs.ProviderSpec` (``.id``, ``.label``,
+    ``.kind``, ``.capabilities``, ``.key_env_vars``, ...), in registry order. Imports no provider code."""
+    from websearch_tui.providers import SPECS
+
+    return list(SPECS.values())
+
+
+def _config(config: str | os.PathLike[str] | Config | None) -> Config:
+    """``config`` itself when loaded, else the file at that path (or the CLI's default file)."""
+    from websearch_tui.config import Config, load_config
+
+    return config if isinstance(config, Config) else load_config(config)
