@@ -7,6 +7,7 @@ import pytest
 from keyring.backend import KeyringBackend
 
 from websearch_tui import credentials
+from websearch_tui.core import errors
 from websearch_tui.providers import SPECS
 
 
@@ -47,6 +48,8 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKey
     monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(tmp_path / "no-keys.toml"))  # never the user's key file
     monkeypatch.setattr(credentials, "_locked_until", 0.0)  # a locked keyring in one test is not in the next
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    monkeypatch.setattr(errors, "_secrets", set())  # a key registered by one test is not redacted in the next
+    monkeypatch.setattr(errors, "_pattern", None)
     for spec in SPECS.values():
         for credential in spec.credentials:
             for name in credential.env_vars:

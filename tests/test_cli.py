@@ -102,7 +102,7 @@ def test_llm_and_markdown_formats(fake_providers: None, capsys: pytest.CaptureFi
     assert main(["search", "hello", "-p", "brave", "--format", "llm"]) == 0
     assert capsys.readouterr().out == "# Brave Search (brave)\n[1] Alpha [b]x[/b]\n    https://a.example/x\n    snip\n"
     assert main(["search", "hello", "-p", "brave", "--format", "markdown"]) == 0
-    assert "1. [Alpha \\[b\\]x\\[/b\\]](<https://a.example/x>) — a.example" in capsys.readouterr().out
+    assert "1. [Alpha \\[b\\]x\\[\\/b\\]](<https://a.example/x>) — a\\.example" in capsys.readouterr().out
 
 
 def test_llm_merged_prints_one_source_list(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -494,3 +494,37 @@ def test_keys_and_config_never_import_textual(tmp_path) -> None:
     }
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[0, 0, 0] False", out.stderr
+
+
+def test_the_tui_without_a_terminal_exits_at_once_pointing_at_search(tmp_path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "websearch_tui"], stdin=subprocess.DEVNULL, capture_output=True, timeout=60
+    )
+    assert done.returncode == 2 and done.stdout == b""  # no escape codes written, no hang
+    assert b'websearch-tui search "your question"' in done.stderr
+
+
+def test_a_query_that_is_not_valid_utf8_is_a_usage_error(tmp_path) -> None:
+    bad = b"caf\xff".decode("utf-8", "surrogateescape")  # what Python makes of undecodable argv bytes
+    done = subprocess.run(
+        [sys.executable, "-m", "websearch_tui", "search", bad, "-p", "ddgs"], capture_output=True, timeout=60
+    )
+    assert done.returncode == 2 and b"Traceback" not in done.stderr
+    assert done.stderr.decode().strip() == (
+        "websearch-tui: error: the query is not valid text in this terminal's encoding (UTF-8 expected)"
+    )
+
+
+def test_output_the_terminal_cannot_encode_is_replaced_not_a_traceback(fake_providers: None) -> None:
+    import io
+
+    raw = io.BytesIO()
+    strict = io.TextIOWrapper(raw, encoding="ascii", errors="strict")
+    real = sys.stdout
+    sys.stdout = strict
+    try:
+        assert main(["search", "hello", "-p", "brave", "--format", "llm"]) == 0
+        strict.flush()
+    finally:
+        sys.stdout = real
+    assert b"Alpha" in raw.getvalue()

@@ -266,7 +266,8 @@ def test_the_reducer_sanitizes_every_string_an_event_carries() -> None:
     hostile = "\x1b]52;c;Y2xpcA==\x07\x1b[2J\u202e"
     builder = ResponseBuilder("p")
     folded = builder.apply(AnswerDelta(f"a{hostile}b"))
-    assert folded == AnswerDelta("ab")  # the front end streams the returned, clean delta
+    held = builder.finish()  # a tail may be held back while secrets are registered (see redact_stream)
+    assert folded.text + (held.text if held else "") == "ab"  # the front end streams the returned, clean text
     builder.apply(
         SourcesFound(
             (Source(f"https://x.test/{hostile}", f"t{hostile}", f"s{hostile}", f"d{hostile}", author=f"w{hostile}"),)
@@ -285,3 +286,50 @@ def test_the_reducer_sanitizes_every_string_an_event_carries() -> None:
     texts += [citation.title, citation.cited_text]
     assert all("\x1b" not in text and "\x07" not in text and "\u202e" not in text for text in texts), texts
     assert (source.title, citation.cited_text, response.notes) == ("t", "q", ["n"])
+
+
+def test_each_list_stops_at_its_limit_and_a_note_counts_what_was_dropped() -> None:
+    from websearch_tui.core.models import LIMITS
+
+    builder = ResponseBuilder("p")
+    flood = tuple(Citation(f"https://c{i}.example", f"c{i}") for i in range(20_000))
+    folded = builder.apply(CitationsFound(flood))
+    assert len(folded.citations) == LIMITS["citations"] == len(builder.response.citations)
+    builder.apply(SourcesFound(tuple(Source(f"https://s{i}.example", f"s{i}") for i in range(150))))
+    builder.apply(RelatedQuestions(tuple(f"q{i}?" for i in range(30))))
+    for i in range(60):
+        builder.apply(SearchQueries((f"query {i}", "query 0")))
+    r = builder.response
+    assert (len(r.sources), len(r.related_questions), len(r.search_queries)) == (100, 20, 50)
+    assert set(r.notes) == {
+        "19800 more citations than the 200 kept were dropped.",
+        "50 more sources than the 100 kept were dropped.",
+        "10 more related questions than the 20 kept were dropped.",
+        "10 more search queries than the 50 kept were dropped.",
+    }
+    builder.apply(CitationsFound(flood[:3], replace=True))  # a snapshot replaces the list and its count
+    assert len(builder.response.citations) == 3
+    assert not any("citations" in note for note in builder.response.notes)
+
+
+def test_the_reducer_redacts_every_string_and_a_key_split_across_tokens() -> None:
+    secret = "sk-leak-0123456789abcdef"
+    register_secret(secret)
+    builder = ResponseBuilder("p")
+    builder.apply(AnswerDelta(f"key {secret[:10]}"))
+    builder.apply(AnswerDelta(f"{secret[10:]} done"))
+    builder.apply(SourcesFound((Source(f"https://x.example/?k={secret}", f"t {secret}", f"s {secret}"),)))
+    builder.apply(CitationsFound((Citation(f"https://c.example/{secret}", secret, secret),)))
+    builder.apply(Metadata(model=secret, request_id=f"req-{secret}"))
+    builder.apply(Note(f"echo {secret}"))
+    builder.apply(RelatedQuestions((secret,)))
+    builder.apply(SearchQueries((secret,)))
+    r = builder.response
+    assert r.answer == "key *** done"
+    live = ResponseBuilder("p")
+    shown = [live.apply(AnswerDelta(piece)).text for piece in ("again ", secret[:5], secret[5:], " end")]
+    rest = live.finish()
+    shown.append(rest.text if rest else "")
+    assert "".join(shown) == "again *** end"  # what a live view streams never holds the key in pieces
+    text = repr(r)
+    assert secret not in text and secret[:10] not in text.replace("***", "")

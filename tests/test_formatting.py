@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import re
+from urllib.parse import quote
 
-from websearch_tui.core.errors import ErrorKind, ProviderError
+import pytest
+
+from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.providers import SPECS
@@ -123,15 +128,23 @@ def test_json_document_shape() -> None:
     assert "error" not in document
 
 
+def rendered(markdown: str) -> str:
+    """``markdown`` as a CommonMark renderer (markdown-it, GFM tables on) turns it into HTML."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").render(markdown)
+
+
 def test_markdown_and_text_reports() -> None:
     markdown = to_markdown(_result())
-    assert markdown.startswith("# rust \\[1.80\\]\n")
-    assert "## Perplexity" in markdown and "## Brave Search" in markdown
+    html = rendered(markdown)
+    assert html.startswith("<h1>rust [1.80]</h1>\n")
+    assert "<h2>Perplexity</h2>" in html and "<h2>Brave Search</h2>" in html
     assert (
-        "1. [Announcing Rust 1.80.0](<https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html>) — blog.rust-lang.org"
-        in markdown
+        '<li><a href="https://blog.rust-lang.org/2024/07/25/Rust-1.80.0.html">Announcing Rust 1.80.0</a>'
+        " — blog.rust-lang.org" in html
     )
-    assert "failed (rate\\_limit)" not in markdown and "failed (rate_limit) after 0.1s: Slow down." in markdown
+    assert "<em>failed (rate_limit) after 0.1s: Slow down.</em>" in html  # the underscore is not emphasis
     text = to_text(_result())
     assert "== Perplexity (perplexity): done in 1.2s, 2 sources" in text
     assert "== Brave Search (brave): failed (rate_limit) after 0.1s: Slow down." in text
@@ -161,8 +174,9 @@ def test_text_and_markdown_show_auto_failures_partial_answers_and_no_raw_html() 
     assert "half <script>x</script>" in text  # plain text keeps the partial answer verbatim
     markdown = to_markdown(result)
     assert "## Brave Search" in markdown and "## Perplexity" in markdown
-    assert "<script>" not in markdown and "&lt;script&gt;" in markdown
-    assert "<img" not in markdown and "&lt;b&gt;T&lt;/b&gt; &amp; co" in markdown
+    html = rendered(markdown)
+    assert "<script>" not in html and "half &lt;script&gt;x&lt;/script&gt;" in html
+    assert "<img" not in html and "<b>" not in html and "&lt;b&gt;T&lt;/b&gt; &amp; co" in html
     assert to_llm_document(result).startswith("# Perplexity (perplexity)\nok")  # the seed shows the winner only
 
 
@@ -224,9 +238,11 @@ def test_markdown_ends_with_a_merged_sources_table_that_escapes_cells() -> None:
     markdown = to_markdown(_fan_out())
     table = markdown[markdown.index("## Merged sources") :].splitlines()
     assert table[2] == "| # | Source | Found by | Cited by |"
-    assert table[4].startswith("| 1 | [asyncio — Asynchronous I/O](<https://docs.python.org/3/library/asyncio.html")
+    assert table[4].startswith("| 1 | [asyncio — Asynchronous I\\/O](<https://docs.python.org/3/library/asyncio.html")
     assert "| Exa (1), Perplexity (1), Brave Search (2) | Perplexity [1] |" in table[4]
-    assert table[5] == "| 2 | [A \\| pipes \\[here\\]](<https://a.example/x>) — a.example | Brave Search (1) | – |"
+    assert table[5] == "| 2 | [A \\| pipes \\[here\\]](<https://a.example/x>) — a\\.example | Brave Search (1) | – |"
+    cells = rendered(markdown).split("<tbody>")[1]
+    assert '<td><a href="https://a.example/x">A | pipes [here]</a> — a.example</td>' in cells
     unescaped_pipes = [len(re.findall(r"(?<!\\)\|", row)) for row in table[2:6]]
     assert unescaped_pipes == [5, 5, 5, 5]  # a pipe in a title cannot add a column
 
@@ -240,3 +256,104 @@ def test_llm_merged_gives_the_answers_then_one_ranked_source_list() -> None:
     assert "[1] asyncio — Asynchronous I/O\n    https://docs.python.org/3/library/asyncio.html?utm_source=exa\n" in text
     assert "    found by exa #1, perplexity #1, brave #2 · cited by perplexity [1]" in text
     assert text.endswith("[2] A | pipes [here]\n    https://a.example/x\n    found by brave #1")
+
+
+HOSTILE = "\x1b]52;c;Y2xpcA==\x07\x1b]0;title\x07\x1b[2J\x9b31m\u202e"
+
+
+def hostile_result(text: str) -> SearchResult:
+    """A result with ``text`` in every field a format prints, built without the reducer (as a parser
+    that forgot to clean would leave it): the formats must guard their own boundary."""
+    response = SearchResponse(
+        provider="perplexity",
+        answer=f"answer {text}",
+        sources=[Source(f"https://a.example/{text}", f"title {text}", f"snippet {text}", f"date {text}")],
+        citations=[Citation(f"https://c.example/{text}", f"cite {text}", f"quote {text}")],
+        related_questions=[f"related {text}"],
+        search_queries=[f"query {text}"],
+        notes=[f"note {text}"],
+        model=f"model {text}",
+        request_id=f"req {text}",
+    )
+    failed = ProviderOutcome(
+        "brave", RunStatus.FAILED, SearchResponse("brave"), ProviderError("brave", ErrorKind.SERVER, "x")
+    )
+    failed.error.message = f"error {text}"  # an error built elsewhere, past its own cleaning
+    request = SearchRequest(query="q", providers=("perplexity", "brave"))
+    outcomes = [ProviderOutcome("perplexity", RunStatus.DONE, response), failed]
+    return SearchResult(request=request, mode="compare", labels=LABELS, outcomes=outcomes)
+
+
+def every_format(result: SearchResult) -> dict[str, str]:
+    return {
+        "llm": to_llm_document(result),
+        "llm --merged": to_llm_merged(result),
+        "text": to_text(result),
+        "markdown": to_markdown(result),
+        "json": json.dumps(to_json_document(result), ensure_ascii=False),
+    }
+
+
+def test_no_format_lets_a_terminal_escape_through_from_any_field() -> None:
+    for name, output in every_format(hostile_result(HOSTILE)).items():
+        bad = [ch for ch in output if ch == "\x1b" or "\x80" <= ch <= "\x9f" or ch in "\x07\u202e"]
+        assert not bad, (name, bad[:5])
+
+
+def test_a_key_echoed_in_any_field_is_redacted_in_every_format() -> None:
+    secret = "tvly-echoed-0a1b2c3d4e5f"
+    register_secret(secret)
+    for name, output in every_format(hostile_result(secret)).items():
+        assert secret not in output and secret[:8] not in output, name
+        assert "***" in output, name
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        lambda s: s,
+        lambda s: quote(s, safe=""),
+        lambda s: base64.b64encode(s.encode()).decode(),
+        lambda s: json.dumps(s)[1:-1],
+        lambda s: s[:8] + "…",
+    ],
+)
+def test_transformed_echoes_of_a_key_are_redacted(form) -> None:
+    secret = "ab/cd+ef=gh12345678-long-enough"
+    register_secret(secret)
+    output = to_text(hostile_result(form(secret)))
+    assert form(secret).rstrip("…") not in output
+
+
+def test_markdown_links_and_images_in_answers_cannot_act() -> None:
+    answer = (
+        "Read [the docs](https://docs.python.org) or [this](javascript:alert(1)) or [that](JaVaScRiPt:x) "
+        "or [file](file:///etc/passwd) or [ent](&#106;avascript:alert(1)). ![pixel](https://tracker.example/p.gif)\n\n"
+        "[ref]: data:text/html;base64,PHNjcmlwdD4=\n[ok]: https://fine.example\n<a href='javascript:x'>raw</a>"
+    )
+    response = SearchResponse("perplexity", answer=answer)
+    request = SearchRequest(query="q", providers=("perplexity",))
+    result = SearchResult(
+        request, "compare", labels=LABELS, outcomes=[ProviderOutcome("perplexity", RunStatus.DONE, response)]
+    )
+    html = rendered(to_markdown(result))
+    assert re.findall(r'href="([^"]*)"', html) == ["https://docs.python.org", "https://tracker.example/p.gif"]
+    assert "<img" not in html and "<a href='javascript" not in html  # the image is only a link now
+
+
+def test_markdown_text_fields_are_literal_and_urls_cannot_break_out_of_their_link() -> None:
+    sneaky = "https://a.example/x>) [click](https://phish.example"
+    response = SearchResponse(
+        "brave",
+        sources=[Source(sneaky, "__init__.py *star* `code`")],
+        related_questions=["# not a heading", "1. not a list"],
+    )
+    request = SearchRequest(query="\x1b[31mred __q__", providers=("brave",))
+    result = SearchResult(
+        request, "compare", labels=LABELS, outcomes=[ProviderOutcome("brave", RunStatus.DONE, response)]
+    )
+    html = rendered(to_markdown(result))
+    assert "<h1>red __q__</h1>" in html  # the escape sequence removed; underscores not bold
+    assert "__init__.py *star* `code`" in html and "<strong>" not in html and "<code>" not in html
+    assert re.findall(r'href="([^"]*)"', html) == ["https://a.example/x%3E)%20%5Bclick%5D(https://phish.example"] * 2
+    assert "<li># not a heading</li>" in html and "<li>1. not a list</li>" in html

@@ -38,6 +38,7 @@ from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse
 from tests.fake_providers.routes import search_route
 from websearch_tui.cli import main
 from websearch_tui.config import Config, load_config
+from websearch_tui.core.errors import register_secret
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import RunStatus, SearchResult
 from websearch_tui.mcp_server import SearchTools, build_server, http_options, transport_security
@@ -546,6 +547,7 @@ async def test_sessions_share_the_engine_and_its_pacing(fake_config: Path) -> No
 
 async def test_an_unexpected_failure_is_a_tool_error(fake_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tools = SearchTools(load_config(fake_config), Engine.from_config(load_config(fake_config)))
+    register_secret(FAKE_KEYS["TAVILY_API_KEY"])  # as a search that resolved the key before it broke would have
 
     async def broken(*args: Any, **kwargs: Any) -> SearchResult:
         raise RuntimeError(f"bad state near {FAKE_KEYS['TAVILY_API_KEY']}")

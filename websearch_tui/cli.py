@@ -156,8 +156,10 @@ def _max_results(value: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    _tolerant_output()
     try:
         args = build_parser().parse_args(argv)
+        _check_decodable(args)
         from websearch_tui.logs import setup_logging
 
         setup_logging()
@@ -182,6 +184,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except OSError as exc:
         return _fail(f"cannot write the output: {exc.strerror or exc}", 1)
+
+
+def _tolerant_output() -> None:
+    """Text a terminal's encoding cannot show is replaced (``?``) instead of ending the program with a
+    traceback (``LANG=C``, a pipe with a strict encoding)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+
+
+def _check_decodable(args: argparse.Namespace) -> None:
+    """Refuse arguments whose bytes were not valid in the locale's encoding (Python keeps them as lone
+    surrogates, which no provider could use).
+
+    Raises:
+        UsageError: naming the argument.
+    """
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        for text in values:
+            if isinstance(text, str) and any("\udc80" <= ch <= "\udcff" for ch in text):
+                where = "the query" if name == "query" else f"--{name.replace('_', '-')}"
+                raise UsageError(f"{where} is not valid text in this terminal's encoding (UTF-8 expected)")
 
 
 def _fail(message: str, code: int) -> int:
@@ -327,6 +353,11 @@ def _key_source(spec: ProviderSpec, sources: Sequence[CredentialSource]) -> str:
 
 
 def _tui(args: argparse.Namespace) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "the terminal UI needs a terminal (stdin or stdout is not one); "
+            'for a search without one run: websearch-tui search "your question"'
+        )
     config = _load_config(args)
     from websearch_tui.tui.app import run_tui
 

@@ -8,10 +8,13 @@ secret it resolves).
 
 from __future__ import annotations
 
+import base64
 import html
+import json
 import re
 import threading
 from enum import Enum
+from urllib.parse import quote, quote_plus
 
 from websearch_tui.core.text import sanitize, truncate
 
@@ -201,24 +204,87 @@ _pattern: re.Pattern[str] | None = None
 
 
 def register_secret(value: str | None) -> None:
-    """Remember ``value`` so :func:`redact` removes it everywhere (values shorter than 4 are ignored)."""
+    """Remember ``value`` so :func:`redact` removes it everywhere, in the forms a provider may echo it
+    in (:func:`secret_forms`); values shorter than 4 characters are ignored."""
     global _pattern
     if not value or len(value) < _MIN_SECRET_CHARS:
         return
+    forms = {form for form in secret_forms(value) if len(form) >= _MIN_SECRET_CHARS}
     with _secrets_lock:
-        if value not in _secrets:
-            _secrets.add(value)
+        if not forms <= _secrets:
+            _secrets.update(forms)
             _pattern = None
 
 
+PREFIX_CHARS = 8
+"""A provider that quotes part of a key ("key sk-ab12cd34... is invalid") quotes its start: the first
+8 characters of a key of :data:`PREFIX_MIN_CHARS` or more are redacted too."""
+PREFIX_MIN_CHARS = 20
+"""Keys at least this long (real API keys are 32 and more) have their prefix redacted; a shorter
+value's first 8 characters are too likely to be ordinary text."""
+
+
+def secret_forms(value: str) -> set[str]:
+    """``value`` and the transformed forms an echo may carry: percent-encoded (with and without ``/``
+    kept, ``+`` for spaces), JSON-escaped, base64 (standard and URL-safe, with and without padding),
+    and its first :data:`PREFIX_CHARS` characters when it is :data:`PREFIX_MIN_CHARS` or longer."""
+    encoded = value.encode("utf-8", "surrogatepass")
+    b64 = base64.b64encode(encoded).decode("ascii")
+    urlsafe = base64.urlsafe_b64encode(encoded).decode("ascii")
+    forms = {
+        value,
+        quote(value, safe=""),
+        quote(value, safe="/"),
+        quote_plus(value),
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        b64,
+        b64.rstrip("="),
+        urlsafe,
+        urlsafe.rstrip("="),
+    }
+    if len(value) >= PREFIX_MIN_CHARS:
+        forms.add(value[:PREFIX_CHARS])
+    return forms
+
+
 def redact(text: str) -> str:
-    """Replace every registered secret in ``text`` with ``***``."""
-    global _pattern
+    """Replace every registered secret (in every form, :func:`secret_forms`) in ``text`` with ``***``."""
     if not text or not _secrets:
         return text
+    return _secret_pattern().sub("***", text)
+
+
+def redact_stream(text: str) -> tuple[str, str]:
+    """Split a stream's text so far into ``(ready, held)``: ``ready`` is redacted and safe to show
+    now; ``held`` is the (unredacted) tail that could still be the start of a secret completed by
+    the next piece, to be prepended to it (at the stream's end, show ``redact(held)``). Only a tail
+    that is the start of some registered form is held (usually none, or a few characters), so a
+    live view does not lag. Linear in ``text``."""
+    if not text or not _secrets:
+        return text, ""
+    pattern = _secret_pattern()
+    hold = next((k for k in range(min(_longest - 1, len(text)), 0, -1) if text[-k:] in _prefixes), 0)
+    cut = len(text) - hold
+    for match in pattern.finditer(text):
+        if match.start() < cut < match.end():
+            cut = match.end()
+    return pattern.sub("***", text[:cut]), text[cut:]
+
+
+_longest = 0
+_prefixes: frozenset[str] = frozenset()
+
+
+def _secret_pattern() -> re.Pattern[str]:
+    """The compiled alternation of every registered form (longest first), rebuilt after a change,
+    with the proper prefixes of every form (for :func:`redact_stream`)."""
+    global _pattern, _longest, _prefixes
     pattern = _pattern
     if pattern is None:
         with _secrets_lock:
             ordered = sorted(_secrets, key=len, reverse=True)
+            _longest = len(ordered[0]) if ordered else 0
+            _prefixes = frozenset(form[:k] for form in ordered for k in range(1, len(form)))
             pattern = _pattern = re.compile("|".join(re.escape(s) for s in ordered))
-    return pattern.sub("***", text)
+    return pattern

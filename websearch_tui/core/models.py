@@ -11,10 +11,14 @@ Nothing in this module does I/O or imports Textual or httpx.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
+from websearch_tui.core.errors import redact, redact_stream
 from websearch_tui.core.text import canonical_url, sanitize
+
+_T = TypeVar("_T")
 
 RECENCIES: tuple[str, ...] = ("day", "week", "month", "year")
 MODES: tuple[str, ...] = ("compare", "auto")
@@ -237,58 +241,155 @@ class SearchResponse:
         return asdict(self)
 
 
+LIMITS: dict[str, int] = {"sources": 100, "citations": 200, "related questions": 20, "search queries": 50}
+"""The most of each list one response keeps; what a provider sends beyond is dropped and counted in a note."""
+MAX_NOTES = 20
+"""The most notes one response keeps."""
+
+
 class ResponseBuilder:
     """The reducer: folds :data:`SearchEvent` values into one :class:`SearchResponse`.
 
-    ``apply`` is O(1) per token (answer text is joined only when ``response`` is read);
-    ``response`` is always the current state.
+    Every string enters sanitized and redacted (:func:`clean`), once. A streamed answer piece is
+    returned redacted, holding back a tail that could be the start of a key split across tokens until
+    the next piece (or :meth:`finish`) settles it; the joined answer is redacted as a whole. Work per
+    event is proportional to the event, not to the response so far: answer text is joined only when
+    ``response`` is read,
+    sources and search queries are de-duplicated through indexes, and each list stops at its
+    :data:`LIMITS` entry with a note counting what was dropped. ``response`` is always the current state.
     """
 
     def __init__(self, provider: str) -> None:
         self._response = SearchResponse(provider=provider)
         self._parts: list[str] = []
         self._joined = 0
+        self._held = ""
         self._source_index: dict[str, int] = {}
+        self._queries: set[str] = set()
+        self._over: dict[str, int] = {}
+        self._over_notes: dict[str, str] = {}
 
     @property
     def response(self) -> SearchResponse:
         """The response so far (the streamed answer joined on read, not per token)."""
         if self._joined != len(self._parts):
-            self._parts = ["".join(self._parts)]
+            self._parts = [redact("".join(self._parts))]
             self._joined = 1
             self._response.answer = self._parts[0]
         return self._response
 
     def apply(self, event: SearchEvent) -> SearchEvent:
-        """Fold one event into the response; returns the event as folded, its text sanitized
-        (front ends that show a streamed delta show the returned one)."""
-        event = clean_event(event)
-        r = self._response
+        """Fold one event into the response; returns the event as folded: its text sanitized and
+        redacted, its lists cut to what was kept (front ends that show a streamed piece show the
+        returned one)."""
         if isinstance(event, AnswerDelta):
-            self._parts.append(event.text)
-        elif isinstance(event, SourcesFound):
-            if event.replace:
-                r.sources = []
-                r.dropped_sources = 0
-                self._source_index = {}
-            r.dropped_sources += event.dropped
-            for source in event.sources:
-                self._merge_source(source)
-        elif isinstance(event, CitationsFound):
-            r.citations = list(event.citations) if event.replace else r.citations + list(event.citations)
-        elif isinstance(event, RelatedQuestions):
-            r.related_questions = _unique(event.questions)
-        elif isinstance(event, SearchQueries):
-            r.search_queries = _unique([*r.search_queries, *event.queries])
-        elif isinstance(event, Metadata):
-            for name in ("model", "request_id", "usage", "auth_mode"):
-                value = getattr(event, name)
-                if value is not None:
-                    setattr(r, name, value)
-        elif isinstance(event, Note):
-            if event.text not in r.notes:
-                r.notes.append(event.text)
-        return event
+            text = sanitize(event.text)
+            self._parts.append(text)
+            ready, self._held = redact_stream(self._held + text)
+            return AnswerDelta(ready)
+        if isinstance(event, SourcesFound):
+            return self._sources(event)
+        if isinstance(event, CitationsFound):
+            return self._citations(event)
+        if isinstance(event, RelatedQuestions):
+            questions = _unique(clean(q) for q in self._kept("related questions", event.questions, 0, reset=True))
+            self._response.related_questions = questions
+            return RelatedQuestions(tuple(questions))
+        if isinstance(event, SearchQueries):
+            return self._search_queries(event)
+        if isinstance(event, Metadata):
+            return self._metadata(event)
+        return self._note(Note(clean(event.text)))
+
+    def finish(self) -> AnswerDelta | None:
+        """The answer text still held back because it could have been the start of a secret (see
+        :func:`~websearch_tui.core.errors.redact_stream`), redacted; call once the stream has ended,
+        so a front end that shows the returned deltas shows the whole answer. ``None`` if nothing is held."""
+        held, self._held = self._held, ""
+        return AnswerDelta(redact(held)) if held else None
+
+    def _kept(self, kind: str, items: Sequence[_T], held: int, *, reset: bool = False) -> Sequence[_T]:
+        """The first of ``items`` that fit beside the ``held`` already kept; the rest are counted
+        (``reset``: this list replaces the earlier one, so earlier drops no longer count)."""
+        room = max(0, LIMITS[kind] - held)
+        dropped = max(0, len(items) - room)
+        if reset:
+            self._over[kind] = 0
+        if dropped:
+            self._over[kind] = self._over.get(kind, 0) + dropped
+        if reset or dropped:
+            self._note_overflow(kind)
+        return items[:room] if dropped else items
+
+    def _note_overflow(self, kind: str) -> None:
+        """Keep the response's one note on ``kind`` dropped over its limit up to date."""
+        notes = self._response.notes
+        count = self._over.get(kind, 0)
+        text = f"{count} more {kind} than the {LIMITS[kind]} kept were dropped." if count else None
+        old = self._over_notes.pop(kind, None)
+        if old in notes:
+            notes.remove(old)
+        if text is not None:
+            notes.append(text)
+            self._over_notes[kind] = text
+
+    def _sources(self, event: SourcesFound) -> SourcesFound:
+        r = self._response
+        if event.replace:
+            r.sources = []
+            r.dropped_sources = 0
+            self._source_index = {}
+            self._over["sources"] = 0
+            self._note_overflow("sources")
+        r.dropped_sources += event.dropped
+        kept: list[Source] = []
+        for position, source in enumerate(event.sources):
+            if len(r.sources) >= LIMITS["sources"]:
+                self._kept("sources", event.sources[position:], LIMITS["sources"])
+                break
+            cleaned = _clean_source(source)
+            self._merge_source(cleaned)
+            kept.append(cleaned)
+        return SourcesFound(tuple(kept), replace=event.replace, dropped=event.dropped)
+
+    def _citations(self, event: CitationsFound) -> CitationsFound:
+        r = self._response
+        held = 0 if event.replace else len(r.citations)
+        fitting = self._kept("citations", event.citations, held, reset=event.replace)
+        citations = [Citation(clean(c.url), clean(c.title), _clean_optional(c.cited_text)) for c in fitting]
+        if event.replace:
+            r.citations = citations
+        else:
+            r.citations.extend(citations)
+        return CitationsFound(tuple(citations), replace=event.replace)
+
+    def _search_queries(self, event: SearchQueries) -> SearchQueries:
+        added = []
+        for query in event.queries:
+            text = clean(query).strip()
+            if not text or text in self._queries:
+                continue
+            if len(self._queries) >= LIMITS["search queries"]:
+                self._kept("search queries", [text], LIMITS["search queries"])
+                continue
+            self._queries.add(text)
+            added.append(text)
+        self._response.search_queries.extend(added)
+        return SearchQueries(tuple(added))
+
+    def _metadata(self, event: Metadata) -> Metadata:
+        cleaned = replace(event, model=_clean_optional(event.model), request_id=_clean_optional(event.request_id))
+        for name in ("model", "request_id", "usage", "auth_mode"):
+            value = getattr(cleaned, name)
+            if value is not None:
+                setattr(self._response, name, value)
+        return cleaned
+
+    def _note(self, note: Note) -> Note:
+        notes = self._response.notes
+        if note.text not in notes and len(notes) < MAX_NOTES:
+            notes.append(note.text)
+        return note
 
     def _merge_source(self, source: Source) -> None:
         key = canonical_url(source.url)
@@ -309,7 +410,7 @@ class ResponseBuilder:
         self._response.sources[index] = filled
 
 
-def _unique(items: Any) -> list[str]:
+def _unique(items: Iterable[object]) -> list[str]:
     seen: dict[str, None] = {}
     for item in items:
         text = item.strip() if isinstance(item, str) else ""
@@ -318,34 +419,18 @@ def _unique(items: Any) -> list[str]:
     return list(seen)
 
 
-def clean_event(event: SearchEvent) -> SearchEvent:
-    """``event`` with every provider string in it sanitized (escape sequences, control and bidi
-    characters removed; see :func:`~websearch_tui.core.text.sanitize`); non-string values that
-    should have been strings become ``""``. Linear in the event's text."""
-    if isinstance(event, AnswerDelta):
-        return AnswerDelta(sanitize(event.text))
-    if isinstance(event, Note):
-        return Note(sanitize(event.text))
-    if isinstance(event, SourcesFound):
-        sources = tuple(_clean_source(source) for source in event.sources)
-        return SourcesFound(sources, replace=event.replace, dropped=event.dropped)
-    if isinstance(event, CitationsFound):
-        citations = tuple(
-            Citation(sanitize(c.url), sanitize(c.title), _clean_optional(c.cited_text)) for c in event.citations
-        )
-        return CitationsFound(citations, replace=event.replace)
-    if isinstance(event, RelatedQuestions):
-        return RelatedQuestions(tuple(sanitize(q) for q in event.questions))
-    if isinstance(event, SearchQueries):
-        return SearchQueries(tuple(sanitize(q) for q in event.queries))
-    return replace(event, model=_clean_optional(event.model), request_id=_clean_optional(event.request_id))
+def clean(text: object) -> str:
+    """Provider text as it may enter core: sanitized (escape sequences, control and bidi characters
+    removed; see :func:`~websearch_tui.core.text.sanitize`) and redacted (every configured secret
+    replaced, see :func:`~websearch_tui.core.errors.redact`); a non-string gives ``""``. Linear."""
+    return redact(sanitize(text))
 
 
 def _clean_source(source: Source) -> Source:
     return replace(
         source,
-        url=sanitize(source.url),
-        title=sanitize(source.title),
+        url=clean(source.url),
+        title=clean(source.title),
         snippet=_clean_optional(source.snippet),
         published_date=_clean_optional(source.published_date),
         author=_clean_optional(source.author),
@@ -353,4 +438,4 @@ def _clean_source(source: Source) -> Source:
 
 
 def _clean_optional(text: str | None) -> str | None:
-    return None if text is None else sanitize(text)
+    return None if text is None else clean(text)

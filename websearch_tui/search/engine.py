@@ -385,6 +385,7 @@ class Engine:
         try:
             await asyncio.wait_for(consume(), timeout=timeout)
         except asyncio.CancelledError:
+            tracker.finish()
             cancelled = self._outcome(provider_id, RunStatus.CANCELLED, builder, None, started, tracker)
             if record is not None:
                 record(cancelled)
@@ -399,6 +400,7 @@ class Engine:
             error = ProviderError(
                 provider_id, ErrorKind.PROTOCOL, f"Unexpected error in {spec.label}: {type(exc).__name__}: {exc}"
             )
+        tracker.finish()
         kept = len(builder.response.sources)
         if kept > request.max_results:
             tracker.event(Note(f"Kept {kept} sources (limit {request.max_results}) because the answer cites them."))
@@ -505,8 +507,14 @@ class _Tracker:
         self._send(error=error)
 
     def event(self, event: SearchEvent) -> None:
-        """Fold ``event`` into the response and report it (sanitized, as folded)."""
+        """Fold ``event`` into the response and report it (sanitized and redacted, as folded)."""
         self._send(self._builder.apply(event))
+
+    def finish(self) -> None:
+        """The stream ended: report the answer text the reducer held back, if any."""
+        held = self._builder.finish()
+        if held is not None:
+            self._send(held)
 
     def retrying(self, delay: float, reason: str, attempt: int) -> None:
         """The shared HTTP layer waits ``delay`` seconds before resending (see ``RetryReporter``)."""

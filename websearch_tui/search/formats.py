@@ -6,12 +6,15 @@ formats are ours. All functions are pure: ``SearchResult`` in, ``str`` or ``dict
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
+from websearch_tui.core.errors import redact
 from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.models import MODES, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
-from websearch_tui.core.text import format_age, host_of, truncate
+from websearch_tui.core.text import format_age, host_of, sanitize, truncate
 
 
 def _plural(count: int, word: str) -> str:
@@ -27,6 +30,24 @@ def dropped_sources_text(count: int) -> str:
     ``"2 results without a usable URL were dropped."``."""
     verb = "was" if count == 1 else "were"
     return f"{_plural(count, 'result')} without a usable URL {verb} dropped."
+
+
+def safe_text(text: str) -> str:
+    """The last step of every text format: no terminal escape or control character (but newline and
+    tab) and no configured secret, whatever a parser let through (the reducer already cleans each
+    field; this is the boundary's own guard). Linear."""
+    return redact(sanitize(text))
+
+
+def _safe_tree(value: Any) -> Any:
+    """``value`` (a JSON document of ours) with :func:`safe_text` applied to every string in it."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(key) if isinstance(key, str) else key: _safe_tree(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_safe_tree(item) for item in value]
+    return value
 
 
 def to_llm_text(response: SearchResponse) -> str:
@@ -59,13 +80,13 @@ def to_llm_text(response: SearchResponse) -> str:
     if response.search_queries:
         parts.append(f"Search queries: {len(response.search_queries)}")
         parts.extend(f"- {truncate(query, 120)}" for query in response.search_queries[:3])
-    return "\n".join(parts)
+    return safe_text("\n".join(parts))
 
 
 def outcome_llm_text(outcome: ProviderOutcome) -> str:
     """The LLM text of an outcome: the response, or ``Error: <message>`` when it failed."""
     if outcome.error is not None:
-        return f"Error: {outcome.error.message}"
+        return safe_text(f"Error: {outcome.error.message}")
     return to_llm_text(outcome.response)
 
 
@@ -86,7 +107,7 @@ def _visible(result: SearchResult) -> list[ProviderOutcome]:
 def to_llm_document(result: SearchResult) -> str:
     """Every shown provider as ``# <Label> (<id>)`` followed by its LLM text block."""
     blocks = [f"# {result.label(o.provider)} ({o.provider})\n{outcome_llm_text(o)}" for o in _visible(result)]
-    return "\n\n".join(blocks)
+    return safe_text("\n\n".join(blocks))
 
 
 def merged_sources(result: SearchResult) -> list[MergedSource]:
@@ -117,7 +138,7 @@ def to_llm_merged(result: SearchResult) -> str:
             lines.append(f"    {truncate(row.snippet, 240)}")
         lines.append(f"    {_provenance(row)}")
     blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return safe_text("\n\n".join(blocks))
 
 
 def _provenance(row: MergedSource) -> str:
@@ -141,18 +162,53 @@ def to_text(result: SearchResult) -> str:
         if dropped:
             header += f"\nNote: {dropped_sources_text(dropped)}"
         blocks.append(f"{header}\n{to_llm_text(outcome.response)}".rstrip())  # partial content of a failure too
-    return "\n\n".join(blocks)
+    return safe_text("\n\n".join(blocks))
+
+
+_MD_PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
+_LINK_SCHEMES = ("http", "https", "mailto")
+_INLINE_DESTINATION = re.compile(r"\]\(\s*<?([^)\s>]{0,64})")
+_REFERENCE_DEFINITION = re.compile(r"^( {0,3})(\[[^\]\n]{1,999}\]:[ \t]*<?)(\S{0,64})", re.MULTILINE)
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]{0,31}):")
 
 
 def _md_escape(text: str) -> str:
-    """Escape Markdown link brackets and HTML (provider text must not become markup in a renderer)."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    """Provider text as literal Markdown text: every ASCII punctuation character backslash-escaped
+    (CommonMark allows it for all of them), so ``__init__.py`` stays a name, a leading ``#`` never
+    makes a heading and ``<``/``[`` never start HTML or a link; line breaks become spaces."""
+    return _MD_PUNCTUATION.sub(r"\\\1", " ".join(sanitize(text).split()))
 
 
-def _md_html_escape(text: str) -> str:
-    """An answer stays Markdown, but raw HTML in it is shown as text, never rendered."""
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+def _md_url(url: str) -> str:
+    """A link destination for ``(<url>)``: what would end it or be read as an escape (``<``, ``>``,
+    ``\\``, whitespace) percent-encoded."""
+    return url.replace("\\", "%5C").replace("<", "%3C").replace(">", "%3E").replace(" ", "%20")
+
+
+def _md_answer(text: str) -> str:
+    """An answer stays Markdown, but nothing in it can act in a renderer: raw HTML is shown as text,
+    images become plain links (no remote image is fetched when the report is opened), and links or
+    link definitions whose target is not http(s) or mailto (``javascript:``, ``file:``, ``data:``,
+    entity-encoded or not) lose their link syntax. Linear in ``text``."""
+    text = sanitize(text).replace("<", "&lt;").replace(">", "&gt;").replace("![", "\\![")
+    text = _INLINE_DESTINATION.sub(_neutral_inline, text)
+    return _REFERENCE_DEFINITION.sub(_neutral_definition, text)
+
+
+def _neutral_inline(match: re.Match[str]) -> str:
+    return match.group(0) if _allowed_target(match.group(1)) else "]\\(" + match.group(0)[2:]
+
+
+def _neutral_definition(match: re.Match[str]) -> str:
+    if _allowed_target(match.group(3)):
+        return match.group(0)
+    return f"{match.group(1)}\\{match.group(2)}{match.group(3)}"
+
+
+def _allowed_target(target: str) -> bool:
+    """True for a relative target or one whose scheme (after decoding entities) is http(s) or mailto."""
+    scheme = _SCHEME.match("".join(html.unescape(target).split()))
+    return scheme is None or scheme.group(1).lower() in _LINK_SCHEMES
 
 
 def to_markdown(result: SearchResult) -> str:
@@ -160,7 +216,7 @@ def to_markdown(result: SearchResult) -> str:
     lines: list[str] = [f"# {_md_escape(result.request.query)}", ""]
     for outcome in result.outcomes:
         response = outcome.response
-        lines += [f"## {result.label(outcome.provider)}", "", f"*{_md_escape(_status_line(outcome))}*", ""]
+        lines += [f"## {_md_escape(result.label(outcome.provider))}", "", f"*{_md_escape(_status_line(outcome))}*", ""]
         notes = [_md_escape(note) for note in response.notes]
         if response.dropped_sources:
             notes.append(dropped_sources_text(response.dropped_sources))
@@ -168,27 +224,27 @@ def to_markdown(result: SearchResult) -> str:
             lines += [f"> Note: {note}" for note in notes] + [""]
         answer = (response.answer or "").strip()
         if answer:
-            lines += [_md_html_escape(answer), ""]
+            lines += [_md_answer(answer), ""]
         if response.sources:
             lines += ["### Sources", ""]
             for index, source in enumerate(response.sources, 1):
                 meta = " · ".join(
                     x for x in (host_of(source.url), _age_text(source.published_date, source.age_seconds)) if x
                 )
-                lines.append(f"{index}. [{_md_escape(source.title)}](<{source.url}>) — {meta}")
+                lines.append(f"{index}. [{_md_escape(source.title)}](<{_md_url(source.url)}>) — {_md_escape(meta)}")
                 if source.snippet:
                     lines.append(f"   {_md_escape(truncate(' '.join(source.snippet.split()), 300))}")
             lines.append("")
         if response.citations:
             lines += ["### Citations", ""]
-            lines += [f"{i}. [{_md_escape(c.title)}](<{c.url}>)" for i, c in enumerate(response.citations, 1)]
+            lines += [f"{i}. [{_md_escape(c.title)}](<{_md_url(c.url)}>)" for i, c in enumerate(response.citations, 1)]
             lines.append("")
         if response.related_questions:
             lines += ["### Related", ""] + [f"- {_md_escape(q)}" for q in response.related_questions] + [""]
         if response.search_queries:
             lines += ["### Search queries", ""] + [f"- {_md_escape(q)}" for q in response.search_queries] + [""]
     lines += _markdown_merged(result)
-    return "\n".join(lines).rstrip() + "\n"
+    return safe_text("\n".join(lines).rstrip() + "\n")
 
 
 def _markdown_merged(result: SearchResult) -> list[str]:
@@ -204,14 +260,14 @@ def _markdown_merged(result: SearchResult) -> list[str]:
         cited = ", ".join(
             f"{_cell(result.label(pid))} [{', '.join(map(str, numbers))}]" for pid, numbers in row.cited_by.items()
         )
-        source = f"[{_cell(row.title)}](<{row.link}>)" + (f" — {_cell(meta)}" if meta else "")
+        source = f"[{_cell(row.title)}](<{_md_url(row.link)}>)" + (f" — {_cell(meta)}" if meta else "")
         lines.append(f"| {index} | {source} | {found or '–'} | {cited or '–'} |")
     return [*lines, ""]
 
 
 def _cell(text: str) -> str:
-    """Text for a Markdown table cell: escaped like other text, ``|`` escaped, on one line."""
-    return _md_escape(" ".join(text.split())).replace("|", "\\|")
+    """Text for a Markdown table cell: escaped like other text (``|`` included), on one line."""
+    return _md_escape(text)
 
 
 def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
@@ -249,7 +305,8 @@ def to_json_document(result: SearchResult) -> dict[str, Any]:
         document["winner"] = result.winner
     if not result.ok:
         document["error"] = {"message": result.summary().error or "No provider returned results."}
-    return document
+    cleaned: dict[str, Any] = _safe_tree(document)
+    return cleaned
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
