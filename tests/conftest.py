@@ -6,7 +6,6 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from websearch_tui import credentials
 from websearch_tui.providers import SPECS
 
 
@@ -45,7 +44,6 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKey
     keyring.set_keyring(backend)
     monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(tmp_path / "no-config.toml"))
     monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(tmp_path / "no-keys.toml"))  # never the user's key file
-    monkeypatch.setattr(credentials, "_locked_until", 0.0)  # a locked keyring in one test is not in the next
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     for spec in SPECS.values():
         for credential in spec.credentials:

@@ -14,7 +14,6 @@ from textual.widgets import Input, Select, Switch
 
 from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
 from websearch_tui.config import load_config
-from websearch_tui.core.specs import CredentialSpec
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
@@ -26,8 +25,6 @@ from websearch_tui.tui.widgets.settings_fields import (
     INT,
     LIST,
     FieldSpec,
-    basic_auth_problem,
-    credential_problem,
     format_value,
     parse_text,
     provider_fields,
@@ -881,18 +878,6 @@ def test_provider_fields_cover_the_spec():
     grok = {field.key: field for field in provider_fields(SPECS["grok"])}
     assert [value for _, value in grok["search_mode"].choices] == ["web", "x", "both"]
     assert grok["model"].placeholder == SPECS["grok"].default_model
-
-
-def test_credential_rules():
-    username = CredentialSpec("username", secret=False)
-    password = CredentialSpec("password")
-    assert credential_problem(username, "ann") is None
-    assert "':'" in credential_problem(username, "ann:x")
-    assert "control characters" in credential_problem(password, "pw\x1b[31m")
-    assert credential_problem(password, "p:w") is None
-    assert basic_auth_problem(set(), {"username": "ann"}) is not None
-    assert basic_auth_problem({"password"}, {"username": "ann"}) is None
-    assert basic_auth_problem(set(), {"token": "t"}) is None
 
 
 async def test_the_title_says_when_a_typed_key_is_not_stored(config_file, memory_keyring):

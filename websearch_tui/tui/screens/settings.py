@@ -7,7 +7,7 @@ Ctrl+S writes them (only the changed keys' text changes; comments survive). A fi
 meanwhile is detected on save, and the user chooses between keeping both changes and overwriting.
 
 Keys never go in config.toml: "Save key" (and "Save and close") stores typed keys in the OS
-keyring (:func:`websearch_tui.credentials.store_secret`), or, without a usable keyring and only
+keyring (:meth:`websearch_tui.credentials.KeyStore.store`), or, without a usable keyring and only
 after the user confirms a modal for that key, in the unencrypted key file. Every keyring and file
 call runs in a thread. "Test" runs one search (query ``test``, one result) on a one-off
 :class:`~websearch_tui.search.engine.Engine` with the form's pending settings and the stored or
@@ -40,7 +40,8 @@ from textual.worker import Worker, get_current_worker
 
 from websearch_tui.config import Config, ConfigError, parse_config
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus
-from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.core.specs import BASIC_AUTH
+from websearch_tui.credentials import credential_problem
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.safe import plain
@@ -51,15 +52,7 @@ from websearch_tui.tui.widgets.settings_dialogs import (
     key_file_dialog,
     unsaved_dialog,
 )
-from websearch_tui.tui.widgets.settings_fields import (
-    BASIC_AUTH,
-    basic_auth_problem,
-    credential_label,
-    credential_problem,
-    general_fields,
-    labelled,
-    provider_fields,
-)
+from websearch_tui.tui.widgets.settings_fields import general_fields, labelled, provider_fields
 from websearch_tui.tui.widgets.settings_form import (
     TEST_QUERY,
     GeneralForm,
@@ -335,11 +328,7 @@ class SettingsScreen(AppScreen[bool]):
     @property
     def unsaved_keys(self) -> list[str]:
         """Labels of typed keys that were not stored (``"API key of Brave Search"``)."""
-        names = {
-            (spec.id, c.name): f"{credential_label(c)} of {spec.label}"
-            for spec in SPECS.values()
-            for c in spec.credentials
-        }
+        names = {(spec.id, c.name): f"{c.label} of {spec.label}" for spec in SPECS.values() for c in spec.credentials}
         return [names[key] for key, value in self._typed.items() if value and key in names]
 
     def pending_changes(self) -> list[str]:
@@ -396,17 +385,14 @@ class SettingsScreen(AppScreen[bool]):
 
     @work(group="settings-status", exit_on_error=False, description="provider statuses")
     async def _refresh_statuses(self, provider_ids: list[str]) -> None:
-        from websearch_tui.credentials import lookup, provider_status
-
         config = self.pending_config()
+        key_store = self.engine.key_store
 
         def resolve_all() -> dict[str, str]:
             statuses = {}
             for pid in provider_ids:
-                spec = SPECS[pid]
                 try:
-                    values, _ = lookup(spec)
-                    statuses[pid] = provider_status(spec, config.settings_for(pid), values)
+                    statuses[pid] = key_store.status(SPECS[pid], config.settings_for(pid))
                 except Exception:  # readiness is informative only
                     statuses[pid] = "unknown"
             return statuses
@@ -417,15 +403,15 @@ class SettingsScreen(AppScreen[bool]):
     @work(group="settings-sources", exit_on_error=False, description="key sources")
     async def _load_sources(self, provider_id: str) -> None:
         """Show where each credential of ``provider_id`` comes from (and a login provider's state)."""
-        from websearch_tui.credentials import credential_sources, login_state
+        from websearch_tui.credentials import login_state
 
         spec = SPECS[provider_id]
         form = self.provider_form(provider_id)
-        if spec.login:
+        if spec.key_need == "login":
             state = await asyncio.to_thread(login_state, spec)
             form.show_login(("Logged in. " if state.ready else "Not logged in. ") + str(state.reason or ""))
             return
-        sources = {source.name: source for source in await asyncio.to_thread(credential_sources, spec)}
+        sources = {source.name: source for source in await asyncio.to_thread(self.engine.key_store.sources, spec)}
         for row in form.key_rows:
             row.set_source(sources.get(row.credential.name))
 
@@ -462,76 +448,42 @@ class SettingsScreen(AppScreen[bool]):
         await self.store_keys(provider_id)
 
     async def store_keys(self, provider_id: str) -> str | None:
-        """Store the keys typed for ``provider_id``; None when all were stored, else the problem.
+        """Store the keys typed for ``provider_id`` (:meth:`KeyStore.store`); None when all were
+        stored, else the problem.
 
-        The values are checked first (control characters, half a Basic auth pair; a key the
-        environment sets is skipped). Without a usable OS keyring each store asks before writing the
-        unencrypted key file. The outcome is also shown under the provider's Save key button when
-        its form is built. Must run in a worker (it may wait for the user's answer).
+        Without a usable OS keyring each store asks before writing the unencrypted key file. The
+        outcome is also shown under the provider's Save key button when its form is built. Must run
+        in a worker (it may wait for the user's answer).
         """
+        from websearch_tui.credentials import key_file_path
+
         spec = SPECS[provider_id]
-        typed, problem = await self._checked_typed(spec)
-        places: list[str] = []
-        if problem is None:
-            places, problem = await self._write_keys(spec, typed)
-        if places:
+        key_store = self.engine.key_store
+        typed = {name: value for (pid, name), value in self._typed.items() if pid == provider_id}
+        result = await asyncio.to_thread(key_store.store, spec, typed)
+        if result.needs_consent:
+            names = [c.name for c in spec.credentials if c.name in typed and c.name not in result.skipped]
+            labels = " and ".join(c.label for c in spec.credentials if c.name in names)
+            dialog = key_file_dialog(key_file_path(), result.problem or "", f"the {labels} of {spec.label}")
+            if await self.app.push_screen_wait(dialog) == "file":
+                result = await asyncio.to_thread(key_store.store, spec, typed, allow_file=True)
+        for name in result.stored:
+            self._forget_typed(provider_id, name)
+        if result.stored:
             self._keys_changed(provider_id)
+        problem = result.problem
+        if result.needs_consent:
+            problem = "Not stored: there is no OS keyring, and the key file was declined."
         form = self._built_form(provider_id)
         if problem is not None:
             if form is not None:
                 form.show_keys_status(problem, error=True)
             return problem
         if form is not None:
-            where = "the key file (not encrypted)" if "file" in places else "the OS keyring"
-            stored = ", ".join(credential_label(c) for c in spec.credentials if c.name in typed)
+            where = "the key file (not encrypted)" if "file" in result.stored.values() else "the OS keyring"
+            stored = ", ".join(c.label for c in spec.credentials if c.name in result.stored)
             form.show_keys_status(f"Stored the {stored} in {where}.")
         return None
-
-    async def _checked_typed(self, spec: ProviderSpec) -> tuple[dict[str, str], str | None]:
-        """The typed values of ``spec`` that may be stored (by name), or the reason none may."""
-        from websearch_tui.credentials import KeyStoreError, credential_sources
-
-        typed = {name: value for (pid, name), value in self._typed.items() if pid == spec.id and value}
-        if not typed:
-            return {}, "Type a key first; nothing was stored."
-        try:
-            sources = {source.name: source.where for source in await asyncio.to_thread(credential_sources, spec)}
-        except KeyStoreError as exc:
-            return {}, str(exc)
-        typed = {c.name: typed[c.name] for c in spec.credentials if c.name in typed and sources.get(c.name) != "env"}
-        if not typed:
-            return {}, "The environment sets this key, so it cannot be changed here; nothing was stored."
-        problem = next((p for p in (credential_problem(c, typed.get(c.name, "")) for c in spec.credentials) if p), None)
-        if problem is None and _has_basic_pair(spec):
-            problem = basic_auth_problem({name for name, where in sources.items() if where}, typed)
-        return typed, None if problem is None else f"{problem}; nothing was stored."
-
-    async def _write_keys(self, spec: ProviderSpec, typed: dict[str, str]) -> tuple[list[str], str | None]:
-        """Store each typed value; returns where each one went and the problem that stopped it (or None).
-
-        Without a usable OS keyring the user is asked before the key file is written, once per
-        store (consent never carries over to the next Save key).
-        """
-        from websearch_tui.credentials import KeyStoreError, NoKeyringError, key_file_path, store_secret
-
-        places: list[str] = []
-        allow_file = False
-        for name, value in typed.items():
-            try:
-                try:
-                    place = await asyncio.to_thread(store_secret, spec.id, name, value, allow_file=allow_file)
-                except NoKeyringError as exc:
-                    labels = " and ".join(credential_label(c) for c in spec.credentials if c.name in typed)
-                    dialog = key_file_dialog(key_file_path(), str(exc), f"the {labels} of {spec.label}")
-                    if await self.app.push_screen_wait(dialog) != "file":
-                        return places, "Not stored: there is no OS keyring, and the key file was declined."
-                    allow_file = True
-                    place = await asyncio.to_thread(store_secret, spec.id, name, value, allow_file=True)
-            except KeyStoreError as exc:
-                return places, str(exc)
-            places.append(place)
-            self._forget_typed(spec.id, name)
-        return places, None
 
     def _forget_typed(self, provider_id: str, name: str) -> None:
         self._typed.pop((provider_id, name), None)
@@ -561,17 +513,17 @@ class SettingsScreen(AppScreen[bool]):
         event.stop()
         row = next(node for node in event.button.ancestors if isinstance(node, KeyRow))
         names = [row.credential.name]
-        if row.credential.name in BASIC_AUTH and _has_basic_pair(row.spec):
+        if row.credential.name in BASIC_AUTH and row.spec.basic_auth:
             names = list(BASIC_AUTH)
         self._delete_keys(row.spec.id, names)
 
     @work(group="settings-keys", exit_on_error=False, description="delete keys")
     async def _delete_keys(self, provider_id: str, names: list[str]) -> None:
-        from websearch_tui.credentials import KeyStoreError, delete_secret
+        from websearch_tui.credentials import KeyStoreError
 
         spec = SPECS[provider_id]
         form = self.provider_form(provider_id)
-        labels = " and ".join(credential_label(c) for c in spec.credentials if c.name in names)
+        labels = " and ".join(c.label for c in spec.credentials if c.name in names)
         question = ChoiceDialog(
             f"Delete the stored {labels} of {spec.label}?",
             "It is removed from the OS keyring and the key file. Environment variables are not touched.",
@@ -580,15 +532,13 @@ class SettingsScreen(AppScreen[bool]):
         )
         if await self.app.push_screen_wait(question) != "delete":
             return
-        removed: list[str] = []
         try:
-            for name in names:
-                removed += await asyncio.to_thread(delete_secret, provider_id, name)
+            removed = await asyncio.to_thread(self.engine.key_store.delete, spec, names)
         except KeyStoreError as exc:
             form.show_keys_status(str(exc), error=True)
             self.notify(str(exc), severity="error", markup=False)
         else:
-            where = " and ".join(dict.fromkeys("the key file" if r == "file" else "the OS keyring" for r in removed))
+            where = " and ".join("the key file" if r == "file" else "the OS keyring" for r in removed)
             form.show_keys_status(
                 f"Deleted the {labels} from {where}." if removed else f"No stored {labels} to delete."
             )
@@ -755,8 +705,3 @@ class SettingsScreen(AppScreen[bool]):
         if not self._valid() or not await self._store_all_typed():
             return False
         return not self.unsaved_config or await self.save()
-
-
-def _has_basic_pair(spec: ProviderSpec) -> bool:
-    names = {credential.name for credential in spec.credentials}
-    return all(name in names for name in BASIC_AUTH)

@@ -24,7 +24,8 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Collapsible, Input, Select, SelectionList, Static, Switch
 from textual.widgets.selection_list import Selection
 
-from websearch_tui.core.specs import KIND_LABELS, CredentialSpec, ProviderSpec
+from websearch_tui.core.specs import KIND_LABELS, CredentialSpec, KeyNeed, ProviderSpec
+from websearch_tui.credentials import credential_problem
 from websearch_tui.search.engine import PROBE_QUERY
 from websearch_tui.tui.safe import clean, plain
 from websearch_tui.tui.widgets.settings_fields import (
@@ -32,8 +33,6 @@ from websearch_tui.tui.widgets.settings_fields import (
     CHOICE,
     SWITCH,
     FieldSpec,
-    credential_label,
-    credential_problem,
     format_value,
     parse_text,
 )
@@ -248,7 +247,7 @@ class KeyRow(Vertical):
         """Label, masked input, Delete button; then the source line and the environment note."""
         secret = self.credential.secret
         with Horizontal():
-            yield Static(plain(credential_label(self.credential)), classes="setting-label")
+            yield Static(plain(self.credential.label), classes="setting-label")
             yield Input(
                 self._typed,
                 placeholder="paste a new key" if secret else "type a new value",
@@ -392,11 +391,11 @@ class ProviderForm(VerticalScroll):
 
     def _keys(self) -> ComposeResult:
         spec = self.spec
-        if spec.login:
+        if spec.key_need == "login":
             yield section("Login")
             yield Static(plain("checking…"), classes="login-state")
             return
-        if not spec.credentials:
+        if spec.key_need == "none":
             yield section("Key")
             yield Static(plain("No key needed."), classes="keys-status")
             return
@@ -459,12 +458,18 @@ class ProviderForm(VerticalScroll):
         self.query_one(".login-state", Static).update(plain(text))
 
 
+KEY_NEEDS: dict[KeyNeed, str] = {
+    "login": "uses an existing login",
+    "none": "keyless",
+    "optional": "key optional",
+    "required": "key required",
+}
+"""How a form's subtitle words what the provider needs (:attr:`ProviderSpec.key_need`)."""
+
+
 def _subtitle(spec: ProviderSpec) -> str:
-    kind = KIND_LABELS.get(spec.kind, spec.kind)
-    need = "uses an existing login" if spec.login else ("key optional" if spec.keyless else "key required")
-    if not spec.credentials and not spec.login:
-        need = "keyless"
-    return f"{kind} · {need} · [providers.{spec.id}]"
+    """``"model-native · key required · [providers.openai]"``."""
+    return f"{KIND_LABELS.get(spec.kind, spec.kind)} · {KEY_NEEDS[spec.key_need]} · [providers.{spec.id}]"
 
 
 class GeneralForm(VerticalScroll):
