@@ -19,6 +19,9 @@ from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.screens.search import SearchScreen
 from websearch_tui.tui.screens.settings import SettingsScreen
+from websearch_tui.tui.widgets.key_row import KeyRow
+from websearch_tui.tui.widgets.provider_form import ProviderForm
+from websearch_tui.tui.widgets.setting_row import SettingRow
 from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
 from websearch_tui.tui.widgets.settings_fields import (
     FLOAT,
@@ -29,7 +32,6 @@ from websearch_tui.tui.widgets.settings_fields import (
     parse_text,
     provider_fields,
 )
-from websearch_tui.tui.widgets.settings_form import KeyRow, ProviderForm, SettingRow
 
 BRAVE_ENTRY = ("websearch-tui", "brave:api_key")
 BRAVE_SEARCH = ("GET", "/brave/res/v1/web/search")
@@ -357,9 +359,12 @@ async def test_env_key_is_shown_and_cannot_be_overwritten(config_file, memory_ke
         assert row.query_one(".key-delete").disabled
         note = text_of(row.query_one(".key-note"))
         assert "BRAVE_API_KEY takes precedence" in note and "Unset it" in note
-        screen.save_keys(screen.provider_form("brave"))
+        await pilot.click("#save-key-brave")  # Save key stays enabled, the field does not
         await settle(pilot)
         assert memory_keyring.entries == {}
+        assert (
+            text_of(screen.provider_form("brave").query_one(".keys-status")) == "Type a key first; nothing was stored."
+        )
         assert "env-brave-key-42" not in app.export_screenshot()
 
 
@@ -458,6 +463,26 @@ async def test_without_a_keyring_the_key_file_needs_confirmation(config_file, tm
         await pilot.click("#choice-cancel")
         await settle(pilot)
         assert "tavily" not in key_file.read_text(encoding="utf-8")
+
+
+async def test_a_failing_key_worker_is_reported_not_silent(config_file, memory_keyring, monkeypatch):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        said: list[tuple[str, str]] = []
+        monkeypatch.setattr(app, "notify", lambda message, **kw: said.append((message, kw.get("severity", ""))))
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("key store bug")
+
+        monkeypatch.setattr(app.engine.key_store, "store", broken)
+        await type_key(pilot, key_row(screen, "brave"), "brave-bug-key-1")
+        assert said == [
+            ("Internal error in store keys: RuntimeError: key store bug (details in the log file)", "error")
+        ]
+        assert app.screen is screen  # the app keeps running
+    assert memory_keyring.entries == {}
 
 
 # --- the Test action ------------------------------------------------------------------------

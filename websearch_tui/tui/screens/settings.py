@@ -1,30 +1,31 @@
 """The settings screen: provider keys, endpoints, models, options and search defaults, saved to config.toml.
 
 Left, "General" and every provider grouped by kind with its status (ready / needs key / keyless /
-disabled); right, the chosen entry's form. Values are checked at the field with
-``ConfigEditor.check`` and kept in a :class:`~websearch_tui.config_edit.ConfigEditor` until
-Ctrl+S writes them (only the changed keys' text changes; comments survive). A file changed on disk
-meanwhile is detected on save, and the user chooses between keeping both changes and overwriting.
+disabled); right, the chosen entry's form, built the first time it is shown. Values are checked at
+the field with ``ConfigEditor.check`` and kept in a :class:`~websearch_tui.config_edit.ConfigEditor`
+until Ctrl+S writes them (only the changed keys' text changes; comments survive). A file changed on
+disk meanwhile is detected on save, and the user chooses between keeping both changes and
+overwriting.
 
-Keys never go in config.toml: "Save key" (and "Save and close") stores typed keys in the OS
-keyring (:meth:`websearch_tui.credentials.KeyStore.store`), or, without a usable keyring and only
-after the user confirms a modal for that key, in the unencrypted key file. Every keyring and file
-call runs in a thread. "Test" runs one search (query ``test``, one result) on a one-off
-:class:`~websearch_tui.search.engine.Engine` with the form's pending settings and the stored or
-typed key; a typed key is used for the test but stored only by "Save key". One Test runs per
-provider: a new one, leaving the form, or Escape cancels it, and a cancelled run never shows.
+The screen keeps the navigation, the document and saving. Each provider's form owns its keys and
+its Test (:class:`~websearch_tui.tui.widgets.provider_form.ProviderForm`): "Save key" stores typed
+keys through the app's key store (``engine.key_store``), never in config.toml; "Test" runs one
+search on the app's engine (:meth:`SettingsScreen.probe`) with the form's pending settings and its
+stored or typed keys. Leaving a form or Escape cancels its running Test.
 
 Closing (Escape, q) or quitting (Ctrl+C, through :meth:`SettingsScreen.ask_before_quit`) with
-unsaved changes or typed keys asks first. The screen's result is True when the user chose to quit
-the app. Below 100 columns the screen switches to a compact layout (class ``-narrow``).
+unsaved changes or typed keys asks first; "Save and close" stores the typed keys and saves. The
+screen's result is True when the user chose to quit the app. Below 100 columns the screen switches
+to a compact layout (class ``-narrow``).
 
 The screen posts :class:`SettingsScreen.Saved` after a save and :class:`SettingsScreen.KeysChanged`
-after a key was stored or deleted; the app applies them to its engine and main screen.
+after a form stored or deleted a key; the app applies them to its engine and main screen.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,33 +35,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widget import Widget
-from textual.widgets import Button, ContentSwitcher, Footer, Input, OptionList, SelectionList, Static
-from textual.worker import Worker, get_current_worker
+from textual.widgets import ContentSwitcher, Footer, OptionList, SelectionList, Static
 
 from websearch_tui.config import Config, ConfigError, parse_config
-from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus
-from websearch_tui.core.specs import BASIC_AUTH
-from websearch_tui.credentials import credential_problem
+from websearch_tui.core.results import OnUpdate, ProviderOutcome
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.safe import plain
 from websearch_tui.tui.screens.base import AppScreen
-from websearch_tui.tui.widgets.settings_dialogs import (
-    ChoiceDialog,
-    changed_on_disk_dialog,
-    key_file_dialog,
-    unsaved_dialog,
-)
+from websearch_tui.tui.widgets.general_form import GeneralForm
+from websearch_tui.tui.widgets.key_row import KeyRow
+from websearch_tui.tui.widgets.key_section import KeySection
+from websearch_tui.tui.widgets.provider_form import ProviderForm
+from websearch_tui.tui.widgets.setting_row import SettingRow, field_reason
+from websearch_tui.tui.widgets.settings_dialogs import changed_on_disk_dialog, unsaved_dialog
 from websearch_tui.tui.widgets.settings_fields import general_fields, labelled, provider_fields
-from websearch_tui.tui.widgets.settings_form import (
-    TEST_QUERY,
-    GeneralForm,
-    KeyRow,
-    ProviderForm,
-    SettingRow,
-    field_reason,
-)
 from websearch_tui.tui.widgets.settings_nav import GENERAL, SettingsNav
 
 if TYPE_CHECKING:
@@ -70,17 +59,7 @@ if TYPE_CHECKING:
 SAVE_HINT = "Ctrl+S saves · Esc closes"
 FORM_DELAY = 0.08
 """Seconds the highlight must rest on a provider before its form is built (a form takes ~0.1-0.3 s)."""
-
-
-def describe_outcome(outcome: ProviderOutcome) -> tuple[str, bool]:
-    """``("OK 0.42 s · 3 sources", True)``, or the failure as ``("Failed (auth): <message>", False)``."""
-    seconds = outcome.elapsed_ms / 1000
-    if outcome.status is RunStatus.DONE:
-        count = len(outcome.response.sources)
-        return f"OK {seconds:.2f} s · {count} source{'s' if count != 1 else ''}", True
-    if outcome.error is not None:
-        return f"Failed ({outcome.error.kind.value}): {outcome.error.message}", False
-    return f"Reached in {seconds:.2f} s, but no results for “{TEST_QUERY}”.", False
+_MIB = 1024 * 1024
 
 
 class SettingsScreen(AppScreen[bool]):
@@ -91,7 +70,8 @@ class SettingsScreen(AppScreen[bool]):
     Args:
         config: the settings in use (the status tags start from them).
         path: the config file to edit (it may not exist yet).
-        engine: the app's engine, which runs the Test (:meth:`Engine.probe`).
+        engine: the app's engine: its key store reads and writes keys, its :meth:`Engine.probe`
+            runs the Test.
     """
 
     BINDINGS = [
@@ -144,12 +124,9 @@ class SettingsScreen(AppScreen[bool]):
         self.path = path
         self.engine = engine
         self.editor: ConfigEditor | None = None
-        self.backend: BackendInfo | None = None
         self._saved_text = ""
         self._invalid: dict[tuple[str, str], str] = {}
-        self._typed: dict[tuple[str, str], str] = {}
         self._key_note = ""
-        self._tests: dict[str, Worker[None]] = {}
         self._wanted = GENERAL
         self._building: set[str] = set()
 
@@ -191,9 +168,9 @@ class SettingsScreen(AppScreen[bool]):
             self.query_one("#form-loading", Static).update(plain(f"Cannot edit the settings: {exc}", "$text-error"))
             return
         self._saved_text = self.editor.text()
-        self.backend = await asyncio.to_thread(credentials.backend_info)
+        backend = await asyncio.to_thread(credentials.backend_info)
         problem = await asyncio.to_thread(credentials.key_file_problem)
-        self._show_backend(self.backend, problem)
+        self._show_backend(backend, problem)
         await self._show_form(GENERAL)
         self.nav.highlighted = 0
         self._update_title()
@@ -222,7 +199,7 @@ class SettingsScreen(AppScreen[bool]):
             state = " · typed key not stored"
         self.query_one("#settings-title", Static).update(plain(f"Settings{state} · {SAVE_HINT} · {self.path}"))
 
-    # --- forms ----------------------------------------------------------------------------
+    # --- navigation -----------------------------------------------------------------------
 
     @on(OptionList.OptionHighlighted, "#settings-nav")
     async def _on_highlight(self, event: OptionList.OptionHighlighted) -> None:
@@ -259,40 +236,57 @@ class SettingsScreen(AppScreen[bool]):
         Leaving a provider's form cancels its running Test.
         """
         self._wanted = entry
-        form_id = f"form-{entry}"
-        if not self.switcher.query(f"#{form_id}"):
-            if entry in self._building:
-                return
-            self._building.add(entry)
-            try:
-                await self.switcher.add_content(self._build_form(entry), id=form_id)
-            finally:
-                self._building.discard(entry)
-            if entry in SPECS:
-                self._load_sources(entry)
+        if not self.switcher.query(f"#form-{entry}") and not await self._add_form(entry):
+            return
         if self._wanted == entry:
-            left = (self.switcher.current or "").removeprefix("form-")
-            if left != entry:
-                self.cancel_test(left)
-            self.switcher.current = form_id
+            left = self._built_form((self.switcher.current or "").removeprefix("form-"))
+            if left is not None and left.spec.id != entry:
+                left.cancel_test()
+            self.switcher.current = f"form-{entry}"
 
-    def _build_form(self, entry: str) -> Widget:
+    async def _add_form(self, entry: str, typed: Mapping[str, str] | None = None) -> bool:
+        """Build and mount the form of ``entry`` (hidden); False when it is being built already."""
+        if entry in self._building:
+            return False
+        self._building.add(entry)
+        try:
+            form = self._general_form() if entry == GENERAL else self._provider_form(entry, typed)
+            await self.switcher.add_content(form, id=f"form-{entry}")
+        finally:
+            self._building.discard(entry)
+        return True
+
+    def _general_form(self) -> GeneralForm:
         editor = self._require_editor()
-        if entry == GENERAL:
-            fields = general_fields(sorted(self.app.available_themes))
-            values = {(f.table, f.key): editor.get(f.table, f.key) for f in fields}
-            configured = editor.get("search", "providers")
-            selected = configured if isinstance(configured, list) else list(self.config.search.providers)
-            return GeneralForm(fields, values, list(SPECS.values()), selected, editor.check)
-        spec = SPECS[entry]
+        fields = general_fields(sorted(self.app.available_themes))
+        values = {(f.table, f.key): editor.get(f.table, f.key) for f in fields}
+        configured = editor.get("search", "providers")
+        selected = configured if isinstance(configured, list) else list(self.config.search.providers)
+        return GeneralForm(fields, values, list(SPECS.values()), selected, editor.check)
+
+    def _provider_form(self, provider_id: str, typed: Mapping[str, str] | None) -> ProviderForm:
+        editor = self._require_editor()
+        spec = SPECS[provider_id]
         fields = provider_fields(spec)
         values = {f.key: editor.get(f.table, f.key) for f in fields}
-        typed = {name: value for (pid, name), value in self._typed.items() if pid == entry}
-        return ProviderForm(spec, fields, values, editor.check, typed, self._key_note)
+        return ProviderForm(
+            spec,
+            fields,
+            values,
+            editor.check,
+            key_store=self.engine.key_store,
+            probe=self.probe,
+            typed=typed,
+            key_note=self._key_note,
+        )
 
     def provider_form(self, provider_id: str) -> ProviderForm:
         """The (already built) form of ``provider_id``."""
         return self.switcher.query_one(f"#form-{provider_id}", ProviderForm)
+
+    def provider_forms(self) -> list[ProviderForm]:
+        """Every provider form built so far, in the order they were built."""
+        return list(self.switcher.query(ProviderForm))
 
     def _built_form(self, provider_id: str) -> ProviderForm | None:
         """The form of ``provider_id`` when it is built, else None."""
@@ -305,12 +299,17 @@ class SettingsScreen(AppScreen[bool]):
         await self._show_form(provider_id)
 
     async def _rebuild_forms(self) -> None:
-        """Drop every built form (after the document was reloaded) and show the current entry again."""
+        """Drop every built form (after the document was reloaded) and show the current entry again;
+        the forms that hold typed keys are built again at once with them."""
         current = (self.switcher.current or "form-general").removeprefix("form-")
+        typed = {form.spec.id: form.typed_keys() for form in self.provider_forms()}
         self.switcher.current = "form-loading"
         self._invalid.clear()
         for form in list(self.switcher.query("GeneralForm, ProviderForm")):
             await form.remove()
+        for provider_id, keys in typed.items():
+            if keys:
+                await self._add_form(provider_id, keys)
         await self._show_form(current)
 
     def _require_editor(self) -> ConfigEditor:
@@ -318,7 +317,7 @@ class SettingsScreen(AppScreen[bool]):
             raise RuntimeError("settings are not loaded yet")
         return self.editor
 
-    # --- config values --------------------------------------------------------------------
+    # --- the document ---------------------------------------------------------------------
 
     @property
     def unsaved_config(self) -> bool:
@@ -328,8 +327,12 @@ class SettingsScreen(AppScreen[bool]):
     @property
     def unsaved_keys(self) -> list[str]:
         """Labels of typed keys that were not stored (``"API key of Brave Search"``)."""
-        names = {(spec.id, c.name): f"{c.label} of {spec.label}" for spec in SPECS.values() for c in spec.credentials}
-        return [names[key] for key, value in self._typed.items() if value and key in names]
+        return [
+            f"{credential.label} of {form.spec.label}"
+            for form in self.provider_forms()
+            for credential in form.spec.credentials
+            if credential.name in form.typed_keys()
+        ]
 
     def pending_changes(self) -> list[str]:
         """What closing now would lose, one plain line each (empty: nothing)."""
@@ -372,7 +375,7 @@ class SettingsScreen(AppScreen[bool]):
             self._refresh_statuses([provider_id])
 
     @on(SelectionList.SelectedChanged, "#f-search-providers")
-    def _on_default_providers(self, event: SelectionList.SelectedChanged) -> None:
+    def _on_default_providers(self, event: SelectionList.SelectedChanged[str]) -> None:
         event.stop()
         form = self.switcher.query_one("#form-general", GeneralForm)
         try:
@@ -381,7 +384,22 @@ class SettingsScreen(AppScreen[bool]):
             self.notify(str(exc), severity="error", markup=False)
         self._update_title()
 
-    # --- statuses and key sources (blocking lookups in threads) ---------------------------
+    # --- what the forms report ------------------------------------------------------------
+
+    @on(KeyRow.Typed)
+    def _on_key_typed(self, event: KeyRow.Typed) -> None:
+        event.stop()
+        self._update_title()
+
+    @on(KeySection.KeysChanged)
+    def _on_keys_changed(self, event: KeySection.KeysChanged) -> None:
+        """A form stored or deleted a key: its status here, then the app (the main screen's list).
+
+        Posted to the app directly: after a Save and close this screen is already being removed.
+        """
+        event.stop()
+        self._refresh_statuses([event.provider_id])
+        self.app.post_message(self.KeysChanged(event.provider_id))
 
     @work(group="settings-status", exit_on_error=False, description="provider statuses")
     async def _refresh_statuses(self, provider_ids: list[str]) -> None:
@@ -400,222 +418,18 @@ class SettingsScreen(AppScreen[bool]):
         for pid, status in (await asyncio.to_thread(resolve_all)).items():
             self.nav.set_status(pid, status)
 
-    @work(group="settings-sources", exit_on_error=False, description="key sources")
-    async def _load_sources(self, provider_id: str) -> None:
-        """Show where each credential of ``provider_id`` comes from (and a login provider's state)."""
-        from websearch_tui.credentials import login_state
-
-        spec = SPECS[provider_id]
-        form = self.provider_form(provider_id)
-        if spec.key_need == "login":
-            state = await asyncio.to_thread(login_state, spec)
-            form.show_login(("Logged in. " if state.ready else "Not logged in. ") + str(state.reason or ""))
-            return
-        sources = {source.name: source for source in await asyncio.to_thread(self.engine.key_store.sources, spec)}
-        for row in form.key_rows:
-            row.set_source(sources.get(row.credential.name))
-
-    # --- keys -----------------------------------------------------------------------------
-
-    @on(KeyRow.Typed)
-    def _on_key_typed(self, event: KeyRow.Typed) -> None:
-        event.stop()
-        row = event.row
-        place = (row.spec.id, row.credential.name)
-        if row.typed:
-            self._typed[place] = row.typed
-        else:
-            self._typed.pop(place, None)
-        self._update_title()
-
-    @on(Button.Pressed, ".save-key")
-    def _on_save_key(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.save_keys(self._form_of(event.button))
-
-    @on(Input.Submitted, ".key-input")
-    def _on_key_submitted(self, event: Input.Submitted) -> None:
-        """Enter in a key field stores the typed keys, like Save key."""
-        event.stop()
-        self.save_keys(self._form_of(event.input))
-
-    def save_keys(self, form: ProviderForm) -> None:
-        """Store the keys typed in ``form`` (Save key, Enter in a key field); see :meth:`store_keys`."""
-        self._store_keys_worker(form.spec.id)
-
-    @work(group="settings-keys", exit_on_error=False, description="store keys")
-    async def _store_keys_worker(self, provider_id: str) -> None:
-        await self.store_keys(provider_id)
-
-    async def store_keys(self, provider_id: str) -> str | None:
-        """Store the keys typed for ``provider_id`` (:meth:`KeyStore.store`); None when all were
-        stored, else the problem.
-
-        Without a usable OS keyring each store asks before writing the unencrypted key file. The
-        outcome is also shown under the provider's Save key button when its form is built. Must run
-        in a worker (it may wait for the user's answer).
-        """
-        from websearch_tui.credentials import key_file_path
-
-        spec = SPECS[provider_id]
-        key_store = self.engine.key_store
-        typed = {name: value for (pid, name), value in self._typed.items() if pid == provider_id}
-        result = await asyncio.to_thread(key_store.store, spec, typed)
-        if result.needs_consent:
-            names = [c.name for c in spec.credentials if c.name in typed and c.name not in result.skipped]
-            labels = " and ".join(c.label for c in spec.credentials if c.name in names)
-            dialog = key_file_dialog(key_file_path(), result.problem or "", f"the {labels} of {spec.label}")
-            if await self.app.push_screen_wait(dialog) == "file":
-                result = await asyncio.to_thread(key_store.store, spec, typed, allow_file=True)
-        for name in result.stored:
-            self._forget_typed(provider_id, name)
-        if result.stored:
-            self._keys_changed(provider_id)
-        problem = result.problem
-        if result.needs_consent:
-            problem = "Not stored: there is no OS keyring, and the key file was declined."
-        form = self._built_form(provider_id)
-        if problem is not None:
-            if form is not None:
-                form.show_keys_status(problem, error=True)
-            return problem
-        if form is not None:
-            where = "the key file (not encrypted)" if "file" in result.stored.values() else "the OS keyring"
-            stored = ", ".join(c.label for c in spec.credentials if c.name in result.stored)
-            form.show_keys_status(f"Stored the {stored} in {where}.")
-        return None
-
-    def _forget_typed(self, provider_id: str, name: str) -> None:
-        self._typed.pop((provider_id, name), None)
-        form = self._built_form(provider_id)
-        for row in form.key_rows if form is not None else ():
-            if row.credential.name == name:
-                row.clear()
-        self._update_title()
-
-    async def _store_all_typed(self) -> bool:
-        """Store every typed key (Save and close); on a problem show that provider's form and return False."""
-        for provider_id in list(dict.fromkeys(pid for pid, _ in self._typed)):
-            if await self.store_keys(provider_id) is not None:
-                await self._reveal(provider_id)
-                self.notify(
-                    f"Settings stay open: the typed key of {SPECS[provider_id].label} was not stored "
-                    "(the reason is in its Key section).",
-                    severity="error",
-                    markup=False,
-                    timeout=10,
-                )
-                return False
-        return True
-
-    @on(Button.Pressed, ".key-delete")
-    def _on_delete_key(self, event: Button.Pressed) -> None:
-        event.stop()
-        row = next(node for node in event.button.ancestors if isinstance(node, KeyRow))
-        names = [row.credential.name]
-        if row.credential.name in BASIC_AUTH and row.spec.basic_auth:
-            names = list(BASIC_AUTH)
-        self._delete_keys(row.spec.id, names)
-
-    @work(group="settings-keys", exit_on_error=False, description="delete keys")
-    async def _delete_keys(self, provider_id: str, names: list[str]) -> None:
-        from websearch_tui.credentials import KeyStoreError
-
-        spec = SPECS[provider_id]
-        form = self.provider_form(provider_id)
-        labels = " and ".join(c.label for c in spec.credentials if c.name in names)
-        question = ChoiceDialog(
-            f"Delete the stored {labels} of {spec.label}?",
-            "It is removed from the OS keyring and the key file. Environment variables are not touched.",
-            [("Cancel", "cancel", "default"), ("Delete", "delete", "error")],
-            id="delete-dialog",
-        )
-        if await self.app.push_screen_wait(question) != "delete":
-            return
-        try:
-            removed = await asyncio.to_thread(self.engine.key_store.delete, spec, names)
-        except KeyStoreError as exc:
-            form.show_keys_status(str(exc), error=True)
-            self.notify(str(exc), severity="error", markup=False)
-        else:
-            where = " and ".join("the key file" if r == "file" else "the OS keyring" for r in removed)
-            form.show_keys_status(
-                f"Deleted the {labels} from {where}." if removed else f"No stored {labels} to delete."
-            )
-        self._keys_changed(provider_id)
-
-    def _keys_changed(self, provider_id: str) -> None:
-        if self._built_form(provider_id) is not None:
-            self._load_sources(provider_id)
-        self._refresh_statuses([provider_id])
-        self.post_message(self.KeysChanged(provider_id))
-
-    def _form_of(self, widget: Widget) -> ProviderForm:
-        return next(node for node in widget.ancestors_with_self if isinstance(node, ProviderForm))
-
-    # --- test -----------------------------------------------------------------------------
-
-    @on(Button.Pressed, ".test-button")
-    def _on_test(self, event: Button.Pressed) -> None:
-        """Start a Test of the form's provider; a Test still running for it is cancelled."""
-        event.stop()
-        form = self._form_of(event.button)
-        typed = {
-            row.credential.name: row.typed
-            for row in form.key_rows
-            if row.typed and not row.from_env and credential_problem(row.credential, row.typed) is None
-        }
-        form.show_searching()
-        provider_id = form.spec.id
-        self._tests[provider_id] = self.run_worker(
-            self._run_test(provider_id, typed),
-            group=f"settings-test-{provider_id}",
-            exclusive=True,
-            exit_on_error=False,
-            description="provider test",
-        )
-
-    async def _run_test(self, provider_id: str, typed: dict[str, str]) -> None:
-        """Probe ``provider_id``; only the newest Test of that provider may show its progress and result."""
-        worker = get_current_worker()
-
-        def current_form() -> ProviderForm | None:
-            return self._built_form(provider_id) if self._tests.get(provider_id) is worker else None
-
-        def on_update(update: ProviderUpdate) -> None:
-            form = current_form()
-            if form is None:
-                return
-            if update.retry is not None:
-                form.show_retry(update.retry.delay, update.retry.reason)
-            elif update.event is None and update.status in (RunStatus.RUNNING, RunStatus.STREAMING):
-                form.show_searching()
-
+    async def probe(self, provider_id: str, typed: Mapping[str, str], on_update: OnUpdate) -> ProviderOutcome:
+        """One Test of ``provider_id`` on the app's engine with the settings as edited (saved or not),
+        its stored keys overlaid with ``typed`` (never stored by a Test); see :meth:`Engine.probe`."""
         config = self.pending_config()
-        outcome = await self.engine.probe(
+        return await self.engine.probe(
             provider_id,
             config.settings_for(provider_id),
             typed=typed,
             timeout=config.search.timeout,
-            max_body_bytes=int(config.search.max_body_mib * 1024 * 1024),
+            max_body_bytes=int(config.search.max_body_mib * _MIB),
             on_update=on_update,
         )
-        form = current_form()
-        if form is not None:
-            del self._tests[provider_id]
-            text, ok = describe_outcome(outcome)
-            form.show_test(text, ok=ok)
-
-    def cancel_test(self, provider_id: str) -> bool:
-        """Cancel the running Test of ``provider_id`` (its form says "Test cancelled."); True if one ran."""
-        worker = self._tests.pop(provider_id, None)
-        if worker is None or worker.is_finished:
-            return False
-        worker.cancel()
-        form = self._built_form(provider_id)
-        if form is not None:
-            form.show_test("Test cancelled.", ok=None)
-        return True
 
     # --- save and close -------------------------------------------------------------------
 
@@ -670,7 +484,7 @@ class SettingsScreen(AppScreen[bool]):
     def action_close(self) -> None:
         """Escape / q: cancel a running Test if there is one; else close, asking first about unsaved
         changes or typed keys (save and close, discard, keep editing)."""
-        cancelled = [provider_id for provider_id in list(self._tests) if self.cancel_test(provider_id)]
+        cancelled = [form for form in self.provider_forms() if form.cancel_test()]
         if cancelled:
             return
         pending = self.pending_changes()
@@ -697,7 +511,6 @@ class SettingsScreen(AppScreen[bool]):
         if choice == "save" and not await self._save_all():
             return
         if choice in ("save", "discard"):
-            self._typed.clear()
             self.dismiss(quitting)
 
     async def _save_all(self) -> bool:
@@ -705,3 +518,18 @@ class SettingsScreen(AppScreen[bool]):
         if not self._valid() or not await self._store_all_typed():
             return False
         return not self.unsaved_config or await self.save()
+
+    async def _store_all_typed(self) -> bool:
+        """Store every form's typed keys (Save and close); on a problem show that form and return False."""
+        for form in self.provider_forms():
+            if form.typed_keys() and not await form.store_keys():
+                await self._reveal(form.spec.id)
+                self.notify(
+                    f"Settings stay open: the typed key of {form.spec.label} was not stored "
+                    "(the reason is in its Key section).",
+                    severity="error",
+                    markup=False,
+                    timeout=10,
+                )
+                return False
+        return True

@@ -53,7 +53,7 @@ class FieldSpec:
     choices: tuple[tuple[str, Any], ...] = ()
     placeholder: str = ""
     help: str = ""
-    states: tuple[str, str] = ()
+    states: tuple[str, str] | tuple[()] = ()
 
     @property
     def ident(self) -> str:
