@@ -420,7 +420,8 @@ async def test_typed_key_never_reaches_the_screen_or_the_config_file(config_file
     assert "min_interval = 2" in text and secret not in text
 
 
-async def test_searxng_basic_auth_is_checked_at_the_field(config_file, memory_keyring):
+async def test_searxng_basic_auth_is_checked_at_the_field_and_deleted_together(config_file, memory_keyring):
+    """The field rules and the pair's Delete; the pair's store rules are KeyStore unit tests."""
     app = make_settings_app(config_file)
     async with app.run_test(size=(150, 45)) as pilot:
         screen = await open_settings(pilot)
@@ -435,13 +436,8 @@ async def test_searxng_basic_auth_is_checked_at_the_field(config_file, memory_ke
         username.input.value = "ann"
         await pilot.pause()
         assert not username.has_class("-invalid")
-        await type_key(pilot, username, "ann")
-        await settle(pilot)
-        status = text_of(screen.provider_form("searxng").query_one(".keys-status"))
-        assert "needs both a username and a password" in status
-        assert memory_keyring.entries == {}
         key_row(screen, "searxng", "password").input.value = "pw-123456"
-        await type_key(pilot, username, "ann")
+        await type_key(pilot, username, "ann")  # Enter in one field stores every typed value of the form
         await settle(pilot)
         assert memory_keyring.entries[("websearch-tui", "searxng:username")] == "ann"
         assert memory_keyring.entries[("websearch-tui", "searxng:password")] == "pw-123456"

@@ -1,7 +1,8 @@
 """The settings screen: provider keys, endpoints, models, options and search defaults, saved to config.toml.
 
 Left, "General" and every provider grouped by kind with its status (ready / needs key / keyless /
-disabled); right, the chosen entry's form, built the first time it is shown. Values are checked at
+disabled); right, the chosen entry's form, built the first time it is shown
+(:class:`~websearch_tui.tui.widgets.settings_forms.SettingsForms`). Values are checked at
 the field with ``ConfigEditor.check`` and kept in a :class:`~websearch_tui.config_edit.ConfigEditor`
 until Ctrl+S writes them (only the changed keys' text changes; comments survive). A file changed on
 disk meanwhile is detected on save, and the user chooses between keeping both changes and
@@ -35,7 +36,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import ContentSwitcher, Footer, OptionList, SelectionList, Static
+from textual.widgets import Footer, OptionList, SelectionList, Static
 
 from websearch_tui.config import Config, ConfigError, parse_config
 from websearch_tui.core.results import OnUpdate, ProviderOutcome
@@ -50,6 +51,7 @@ from websearch_tui.tui.widgets.provider_form import ProviderForm
 from websearch_tui.tui.widgets.setting_row import SettingRow, field_reason
 from websearch_tui.tui.widgets.settings_dialogs import changed_on_disk_dialog, unsaved_dialog
 from websearch_tui.tui.widgets.settings_fields import general_fields, labelled, provider_fields
+from websearch_tui.tui.widgets.settings_forms import LOADING, SettingsForms
 from websearch_tui.tui.widgets.settings_nav import GENERAL, SettingsNav
 
 if TYPE_CHECKING:
@@ -57,8 +59,6 @@ if TYPE_CHECKING:
     from websearch_tui.credentials import BackendInfo
 
 SAVE_HINT = "Ctrl+S saves · Esc closes"
-FORM_DELAY = 0.08
-"""Seconds the highlight must rest on a provider before its form is built (a form takes ~0.1-0.3 s)."""
 _MIB = 1024 * 1024
 
 
@@ -127,8 +127,6 @@ class SettingsScreen(AppScreen[bool]):
         self._saved_text = ""
         self._invalid: dict[tuple[str, str], str] = {}
         self._key_note = ""
-        self._wanted = GENERAL
-        self._building: set[str] = set()
 
     # --- composition ----------------------------------------------------------------------
 
@@ -138,8 +136,8 @@ class SettingsScreen(AppScreen[bool]):
         yield Static(plain("Checking the OS keyring…"), id="keystore")
         with Horizontal(id="settings-main"):
             yield SettingsNav(list(SPECS.values()), id="settings-nav")
-            with ContentSwitcher(id="settings-forms", initial="form-loading"):
-                yield Static(plain("Loading…"), id="form-loading")
+            with SettingsForms(build=self._build_form, id="settings-forms"):
+                yield Static(plain("Loading…"), id=LOADING)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -153,9 +151,9 @@ class SettingsScreen(AppScreen[bool]):
         return self.query_one("#settings-nav", SettingsNav)
 
     @property
-    def switcher(self) -> ContentSwitcher:
+    def switcher(self) -> SettingsForms:
         """The form area."""
-        return self.query_one("#settings-forms", ContentSwitcher)
+        return self.query_one("#settings-forms", SettingsForms)
 
     @work(group="settings-load", exclusive=True, exit_on_error=False, description="load settings")
     async def _load(self) -> None:
@@ -165,13 +163,13 @@ class SettingsScreen(AppScreen[bool]):
         try:
             self.editor = await asyncio.to_thread(ConfigEditor.load, self.path)
         except ConfigError as exc:
-            self.query_one("#form-loading", Static).update(plain(f"Cannot edit the settings: {exc}", "$text-error"))
+            self.query_one(f"#{LOADING}", Static).update(plain(f"Cannot edit the settings: {exc}", "$text-error"))
             return
         self._saved_text = self.editor.text()
         backend = await asyncio.to_thread(credentials.backend_info)
         problem = await asyncio.to_thread(credentials.key_file_problem)
         self._show_backend(backend, problem)
-        await self._show_form(GENERAL)
+        await self.switcher.show(GENERAL)
         self.nav.highlighted = 0
         self._update_title()
         self._refresh_statuses(list(SPECS))
@@ -203,76 +201,35 @@ class SettingsScreen(AppScreen[bool]):
 
     @on(OptionList.OptionHighlighted, "#settings-nav")
     async def _on_highlight(self, event: OptionList.OptionHighlighted) -> None:
-        entry = event.option.id
-        if self.editor is None or not entry:
-            return
-        self._wanted = entry
-        if self.switcher.query(f"#form-{entry}"):
-            await self._show_form(entry)
-        else:
-            self._show_soon(entry)
-
-    @work(group="settings-form", exit_on_error=False, description="show a form")
-    async def _show_soon(self, entry: str) -> None:
-        """Build ``entry``'s form unless the highlight moves on first (holding ↓ builds only the last)."""
-        await asyncio.sleep(FORM_DELAY)
-        if self._wanted == entry:
-            await self._show_form(entry)
+        if self.editor is not None and event.option.id:
+            await self.switcher.want(event.option.id)
 
     @on(OptionList.OptionSelected, "#settings-nav")
     async def _on_select(self, event: OptionList.OptionSelected) -> None:
         """Enter on an entry moves into its form."""
         if self.editor is None or not event.option.id:
             return
-        await self._show_form(event.option.id)
+        await self.switcher.show(event.option.id)
         form = self.switcher.visible_content
         if form is not None:
             target = next((widget for widget in form.query("*") if widget.focusable), form)
             target.focus()
 
-    async def _show_form(self, entry: str) -> None:
-        """Show the form of ``entry`` (``"general"`` or a provider id), building it on first use.
-
-        Leaving a provider's form cancels its running Test.
-        """
-        self._wanted = entry
-        if not self.switcher.query(f"#form-{entry}") and not await self._add_form(entry):
-            return
-        if self._wanted == entry:
-            left = self._built_form((self.switcher.current or "").removeprefix("form-"))
-            if left is not None and left.spec.id != entry:
-                left.cancel_test()
-            self.switcher.current = f"form-{entry}"
-
-    async def _add_form(self, entry: str, typed: Mapping[str, str] | None = None) -> bool:
-        """Build and mount the form of ``entry`` (hidden); False when it is being built already."""
-        if entry in self._building:
-            return False
-        self._building.add(entry)
-        try:
-            form = self._general_form() if entry == GENERAL else self._provider_form(entry, typed)
-            await self.switcher.add_content(form, id=f"form-{entry}")
-        finally:
-            self._building.discard(entry)
-        return True
-
-    def _general_form(self) -> GeneralForm:
+    def _build_form(self, entry: str, typed: Mapping[str, str] | None) -> GeneralForm | ProviderForm:
+        """The form of ``entry`` from the document now (``typed``: keys typed earlier, not stored)."""
         editor = self._require_editor()
-        fields = general_fields(sorted(self.app.available_themes))
-        values = {(f.table, f.key): editor.get(f.table, f.key) for f in fields}
-        configured = editor.get("search", "providers")
-        selected = configured if isinstance(configured, list) else list(self.config.search.providers)
-        return GeneralForm(fields, values, list(SPECS.values()), selected, editor.check)
-
-    def _provider_form(self, provider_id: str, typed: Mapping[str, str] | None) -> ProviderForm:
-        editor = self._require_editor()
-        spec = SPECS[provider_id]
-        fields = provider_fields(spec)
-        values = {f.key: editor.get(f.table, f.key) for f in fields}
+        if entry == GENERAL:
+            fields = general_fields(sorted(self.app.available_themes))
+            configured = editor.get("search", "providers")
+            selected = configured if isinstance(configured, list) else list(self.config.search.providers)
+            values = {(f.table, f.key): editor.get(f.table, f.key) for f in fields}
+            return GeneralForm(fields, values, list(SPECS.values()), selected, editor.check)
+        spec = SPECS[entry]
+        provider = provider_fields(spec)
         return ProviderForm(
             spec,
-            fields,
-            values,
+            provider,
+            {f.key: editor.get(f.table, f.key) for f in provider},
             editor.check,
             key_store=self.engine.key_store,
             probe=self.probe,
@@ -284,33 +241,10 @@ class SettingsScreen(AppScreen[bool]):
         """The (already built) form of ``provider_id``."""
         return self.switcher.query_one(f"#form-{provider_id}", ProviderForm)
 
-    def provider_forms(self) -> list[ProviderForm]:
-        """Every provider form built so far, in the order they were built."""
-        return list(self.switcher.query(ProviderForm))
-
-    def _built_form(self, provider_id: str) -> ProviderForm | None:
-        """The form of ``provider_id`` when it is built, else None."""
-        forms = self.switcher.query(f"#form-{provider_id}")
-        return next((form for form in forms if isinstance(form, ProviderForm)), None)
-
     async def _reveal(self, provider_id: str) -> None:
         """Highlight ``provider_id`` in the list and show its form."""
         self.nav.highlighted = self.nav.get_option_index(provider_id)
-        await self._show_form(provider_id)
-
-    async def _rebuild_forms(self) -> None:
-        """Drop every built form (after the document was reloaded) and show the current entry again;
-        the forms that hold typed keys are built again at once with them."""
-        current = (self.switcher.current or "form-general").removeprefix("form-")
-        typed = {form.spec.id: form.typed_keys() for form in self.provider_forms()}
-        self.switcher.current = "form-loading"
-        self._invalid.clear()
-        for form in list(self.switcher.query("GeneralForm, ProviderForm")):
-            await form.remove()
-        for provider_id, keys in typed.items():
-            if keys:
-                await self._add_form(provider_id, keys)
-        await self._show_form(current)
+        await self.switcher.show(provider_id)
 
     def _require_editor(self) -> ConfigEditor:
         if self.editor is None:
@@ -329,7 +263,7 @@ class SettingsScreen(AppScreen[bool]):
         """Labels of typed keys that were not stored (``"API key of Brave Search"``)."""
         return [
             f"{credential.label} of {form.spec.label}"
-            for form in self.provider_forms()
+            for form in self.switcher.provider_forms()
             for credential in form.spec.credentials
             if credential.name in form.typed_keys()
         ]
@@ -469,7 +403,8 @@ class SettingsScreen(AppScreen[bool]):
                 if choice == "merge":
                     for refused in await asyncio.to_thread(editor.rebase):
                         self.notify(f"Not applied: {refused}", severity="warning", markup=False, timeout=10)
-                    await self._rebuild_forms()
+                    self._invalid.clear()
+                    await self.switcher.rebuild()
                 config = await asyncio.to_thread(editor.save, overwrite=True)
         except ConfigError as exc:
             self.notify(f"Not saved: {exc}", severity="error", markup=False, timeout=10)
@@ -484,7 +419,7 @@ class SettingsScreen(AppScreen[bool]):
     def action_close(self) -> None:
         """Escape / q: cancel a running Test if there is one; else close, asking first about unsaved
         changes or typed keys (save and close, discard, keep editing)."""
-        cancelled = [form for form in self.provider_forms() if form.cancel_test()]
+        cancelled = [form for form in self.switcher.provider_forms() if form.cancel_test()]
         if cancelled:
             return
         pending = self.pending_changes()
@@ -521,7 +456,7 @@ class SettingsScreen(AppScreen[bool]):
 
     async def _store_all_typed(self) -> bool:
         """Store every form's typed keys (Save and close); on a problem show that form and return False."""
-        for form in self.provider_forms():
+        for form in self.switcher.provider_forms():
             if form.typed_keys() and not await form.store_keys():
                 await self._reveal(form.spec.id)
                 self.notify(
