@@ -483,6 +483,7 @@ class KeyStore:
             return self._read_keyring(provider_id, credential)
 
     def _read_keyring(self, provider_id: str, credential: CredentialSpec) -> str | None:
+        """One keyring read (the caller holds the read lock); a locked keyring starts the pause."""
         try:
             import keyring
             from keyring.errors import KeyringLocked
@@ -694,6 +695,7 @@ def _status_without_keys(spec: ProviderSpec, settings: ProviderSettings) -> str 
 
 
 def _status_of_keys(spec: ProviderSpec, values: Mapping[str, str]) -> str:
+    """``"ready"`` with any of its credentials, else ``"keyless"`` or ``"missing key"``."""
     if any(values.get(credential.name) for credential in spec.credentials):
         return "ready"
     return "keyless" if spec.keyless else "missing key"
