@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from websearch_tui import credentials
 from websearch_tui.core import errors
 from websearch_tui.providers import SPECS
 
@@ -39,6 +40,20 @@ def isolated_log(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 @pytest.fixture(autouse=True)
+def log_handlers_restored() -> Iterator[None]:
+    """A log handler a test's in-process command installs (``setup_logging`` with that test's own
+    ``WEBSEARCH_TUI_LOG``) is closed and removed afterwards, so later tests log where they expect."""
+    import logging
+
+    logger = logging.getLogger("websearch_tui")
+    before = list(logger.handlers)
+    yield
+    for handler in [h for h in logger.handlers if h not in before]:
+        logger.removeHandler(handler)
+        handler.close()
+
+
+@pytest.fixture(autouse=True)
 def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKeyring:
     """Every test: empty in-memory keyring, config path in tmp, no provider env vars."""
     backend = MemoryKeyring()
@@ -46,7 +61,6 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKey
     keyring.set_keyring(backend)
     monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(tmp_path / "no-config.toml"))
     monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(tmp_path / "no-keys.toml"))  # never the user's key file
-    monkeypatch.setattr(credentials, "_locked_until", 0.0)  # a locked keyring in one test is not in the next
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     monkeypatch.setattr(errors, "_secrets", set())  # a key registered by one test is not redacted in the next
     monkeypatch.setattr(errors, "_pattern", None)

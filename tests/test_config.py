@@ -148,20 +148,22 @@ def test_searxng_endpoint_env_seeds_base_url(monkeypatch: pytest.MonkeyPatch) ->
 def test_credentials_env_first_then_keyring(monkeypatch: pytest.MonkeyPatch, memory_keyring) -> None:
     spec = get_spec("brave")
     memory_keyring.set_password("websearch-tui", "brave:api_key", "from-keyring-123")
-    values, sources = credentials.lookup(spec)
+    key_store = credentials.KeyStore()
+    values, sources = key_store.lookup(spec)
     assert values == {"api_key": "from-keyring-123"} and sources[0].describe() == "keyring"
     monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "from-env-second-456")
-    values, sources = credentials.lookup(spec)
+    values, sources = key_store.lookup(spec)
     assert values == {"api_key": "from-env-second-456"} and sources[0].describe() == "env BRAVE_SEARCH_API_KEY"
     monkeypatch.setenv("BRAVE_API_KEY", "from-env-first-789")
-    assert credentials.resolve(spec) == {"api_key": "from-env-first-789"}
+    assert key_store.lookup(spec)[0] == {"api_key": "from-env-first-789"}
     assert redact("x from-env-first-789 from-keyring-123") == "x *** ***"
 
 
 def test_missing_keyring_backend_is_not_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     keyring.set_keyring(FailKeyring())
-    assert credentials.resolve(get_spec("tavily")) == {}
-    assert credentials.provider_status(get_spec("tavily"), ProviderSettings()) == "missing key"
+    key_store = credentials.KeyStore()
+    assert key_store.lookup(get_spec("tavily"))[0] == {}
+    assert key_store.status(get_spec("tavily"), ProviderSettings()) == "missing key"
 
 
 @pytest.mark.parametrize(

@@ -487,7 +487,7 @@ async def test_each_provider_keeps_its_state_for_the_engines_lifetime() -> None:
 
 
 def lookup_from(records: list[CredentialSource], values: dict[str, str]) -> Callable[[ProviderSpec], object]:
-    """A ``credentials.lookup`` stand-in that reports fixed values and sources."""
+    """A ``KeyStore.lookup`` stand-in that reports fixed values and sources."""
     return lambda spec: (values, records)
 
 
@@ -518,7 +518,8 @@ async def test_auth_failure_from_the_real_lookup(monkeypatch: pytest.MonkeyPatch
 
     memory_keyring.set_password("websearch-tui", "brave:api_key", "kr-secret-1")
     install(monkeypatch, {"brave": brave_json})
-    engine = http_engine(lambda r: httpx.Response(403), resolve_credentials=lookup_resolver(credentials.lookup))
+    resolver = lookup_resolver(credentials.KeyStore().lookup)
+    engine = http_engine(lambda r: httpx.Response(403), resolve_credentials=resolver)
     message = (await engine.search(request("brave"))).outcomes[0].error.message
     assert message.endswith(
         "authorization failed (403). Check API key or base URL. "

@@ -44,6 +44,7 @@ if _locked:
 from websearch_tui import credentials
 from websearch_tui.providers import SPECS
 KEY = os.environ["WST_TEST_KEY"]
+KEY_STORE = credentials.KeyStore()
 
 def fresh(code):
     '''Run ``code`` in a new Python process of this session; return its stdout.'''
@@ -59,7 +60,7 @@ def keys_list():
 
 FRESH_LOOKUP = (
     "import os; from websearch_tui import credentials; from websearch_tui.providers import SPECS\\n"
-    "values, sources = credentials.lookup(SPECS['brave'])\\n"
+    "values, sources = credentials.KeyStore().lookup(SPECS['brave'])\\n"
     "print(values.get('api_key') == os.environ['WST_TEST_KEY'], sources[0].describe())"
 )
 """
@@ -114,7 +115,7 @@ def run_in_session(home: Path, key: str, script: str) -> dict:
 
 STORE = """\
 info = credentials.backend_info()
-where = credentials.store_secret("brave", "api_key", "  " + KEY + "\\n")
+where = KEY_STORE.store_one(SPECS["brave"], "api_key", "  " + KEY + "\\n")
 import keyring
 print(json.dumps({
     "bus": os.environ["DBUS_SESSION_BUS_ADDRESS"],
@@ -130,12 +131,12 @@ print(json.dumps({
 AFTER_RESTART = """\
 before = fresh(FRESH_LOOKUP).split()
 listed = keys_list()
-removed = credentials.delete_secret("brave", "api_key")
+removed = KEY_STORE.delete(SPECS["brave"], ["api_key"])
 print(json.dumps({
     "fresh_process": before,
     "keys_list": listed,
     "removed": removed,
-    "removed_again": credentials.delete_secret("brave", "api_key"),
+    "removed_again": KEY_STORE.delete(SPECS["brave"], ["api_key"]),
     "after_delete": fresh(FRESH_LOOKUP).split(),
 }))
 """

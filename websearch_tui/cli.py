@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from websearch_tui.config import Config
     from websearch_tui.core.results import SearchResult
     from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
-    from websearch_tui.credentials import CredentialSource
+    from websearch_tui.credentials import CredentialSource, KeyStore
     from websearch_tui.search.engine import Engine
 
 PROG = "websearch-tui"
@@ -309,16 +309,17 @@ def _providers(args: argparse.Namespace) -> int:
     from websearch_tui.providers import SPECS
 
     config = _load_config(args)
+    key_store = credentials.KeyStore()
     rows: list[dict[str, object]] = []
     for spec in SPECS.values():
-        values, sources = credentials.lookup(spec)
+        values, sources = key_store.lookup(spec)
         settings = config.settings_for(spec.id)
         rows.append(
             {
                 "id": spec.id,
                 "label": spec.label,
                 "kind": KIND_LABELS[spec.kind],
-                "key": _key_need(spec),
+                "key": spec.key_need,
                 "status": credentials.provider_status(spec, settings, values),
                 "key_source": _key_source(spec, sources),
                 "key_env_vars": list(spec.key_env_vars),
@@ -334,18 +335,9 @@ def _providers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _key_need(spec: ProviderSpec) -> str:
-    """``"login"`` (an existing login, Codex), ``"none"``, ``"optional"`` or ``"required"``."""
-    if spec.login:
-        return "login"
-    if not spec.credentials:
-        return "none"
-    return "optional" if spec.keyless else "required"
-
-
 def _key_source(spec: ProviderSpec, sources: Sequence[CredentialSource]) -> str:
     """Where a provider's credentials come from, for the ``providers`` table (never a value)."""
-    if spec.login:
+    if spec.key_need == "login":
         from websearch_tui import credentials
 
         return "login file" if credentials.login_state(spec).ready else "no login"
@@ -406,13 +398,14 @@ def _mcp(args: argparse.Namespace) -> int:
 def _keys(args: argparse.Namespace) -> int:
     from websearch_tui import credentials
 
+    key_store = credentials.KeyStore()
     if args.keys_command == "list":
-        return _keys_list()
+        return _keys_list(key_store)
     spec, credential = _credential_of(args.provider, args.credential)
     try:
         if args.keys_command == "set":
-            return _keys_set(spec, credential, allow_file=args.file)
-        return _keys_delete(spec, credential)
+            return _keys_set(key_store, spec, credential, allow_file=args.file)
+        return _keys_delete(key_store, spec, credential)
     except credentials.KeyStoreError as exc:
         return _fail(str(exc), 1)
 
@@ -426,9 +419,9 @@ def _credential_of(provider_id: str, name: str | None) -> tuple[ProviderSpec, Cr
     from websearch_tui.providers import SPECS
 
     spec = SPECS[_check_providers([provider_id])[0]]
-    if spec.login:
+    if spec.key_need == "login":
         raise UsageError(f"{spec.id} uses your existing {spec.label} login, not a stored key")
-    if not spec.credentials:
+    if spec.key_need == "none":
         raise UsageError(f"{spec.id} needs no key")
     names = [c.name for c in spec.credentials]
     if name is None:
@@ -440,8 +433,8 @@ def _credential_of(provider_id: str, name: str | None) -> tuple[ProviderSpec, Cr
     return spec, spec.credentials[names.index(name)]
 
 
-def _keys_set(spec: ProviderSpec, credential: CredentialSpec, *, allow_file: bool) -> int:
-    """``keys set``: read the value (no echo on a TTY), store it, and say where it went."""
+def _keys_set(key_store: KeyStore, spec: ProviderSpec, credential: CredentialSpec, *, allow_file: bool) -> int:
+    """``keys set``: read the value (no echo on a TTY), store it as given, and say where it went."""
     from websearch_tui import credentials
 
     if not allow_file:
@@ -453,7 +446,7 @@ def _keys_set(spec: ProviderSpec, credential: CredentialSpec, *, allow_file: boo
     if not value:
         raise UsageError(f"no {credential.name} given for {spec.id}; nothing was stored")
     try:
-        where = credentials.store_secret(spec.id, credential.name, value, allow_file=allow_file)
+        where = key_store.store_one(spec, credential.name, value, allow_file=allow_file)
     except credentials.NoKeyringError as exc:
         return _fail(f"{exc} {_FILE_HINT}", 1)
     if where == "file":
@@ -493,11 +486,9 @@ def _warn_env(credential: CredentialSpec, text: str) -> None:
             return
 
 
-def _keys_delete(spec: ProviderSpec, credential: CredentialSpec) -> int:
+def _keys_delete(key_store: KeyStore, spec: ProviderSpec, credential: CredentialSpec) -> int:
     """``keys delete``: remove the stored credential from the keyring and the key file."""
-    from websearch_tui import credentials
-
-    removed = credentials.delete_secret(spec.id, credential.name)
+    removed = key_store.delete(spec, [credential.name])
     if removed:
         places = " and ".join({"keyring": "the OS keyring", "file": "the key file"}[where] for where in removed)
         print(f"Deleted {spec.id} {credential.name} from {places}.")
@@ -507,14 +498,14 @@ def _keys_delete(spec: ProviderSpec, credential: CredentialSpec) -> int:
     return 0
 
 
-def _keys_list() -> int:
+def _keys_list(key_store: KeyStore) -> int:
     """``keys list``: provider, credential, where it is stored; then the keyring backend in use."""
     from websearch_tui import credentials
     from websearch_tui.providers import SPECS
 
     rows = [("PROVIDER", "CREDENTIAL", "STORED")]
     for spec in SPECS.values():
-        rows += [(spec.id, s.name, s.describe()) for s in credentials.credential_sources(spec)]
+        rows += [(spec.id, s.name, s.describe()) for s in key_store.sources(spec)]
     _print_table(rows)
     info = credentials.backend_info()
     print()

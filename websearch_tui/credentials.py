@@ -8,11 +8,16 @@ broken keyring never fails a lookup: the credential is simply not found there. E
 found or stored is registered with :func:`websearch_tui.core.errors.register_secret`, so it is
 redacted from every message, log and export.
 
-Storage (:func:`store_secret`, :func:`delete_secret`) goes to the OS keyring through the
-``keyring`` library; keys never go in ``config.toml``. Without a usable keyring backend,
-:class:`NoKeyringError` explains the options; the key file is written only with ``allow_file=True``.
+:class:`KeyStore` does the lookups and the writes, and keeps what must be shared by every caller
+in one application (the locked-keyring pause, the read lock, the key file warnings already
+logged). Storage goes to the OS keyring through the ``keyring`` library; keys never go in
+``config.toml``. Without a usable keyring backend the key file is written only after explicit
+consent (:class:`NoKeyringError` explains the options). :meth:`KeyStore.store` applies the settings
+screen's rules and returns a :class:`StoreResult`; :meth:`KeyStore.store_one` stores one value as
+given (``keys set``).
 
-All functions here may block on the keyring (D-Bus); the TUI calls them off the event loop.
+Everything here may block on the keyring (D-Bus); the TUI calls it off the event loop. Nothing here
+imports a front end.
 """
 
 from __future__ import annotations
@@ -22,16 +27,16 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from websearch_tui.core.errors import redact, register_secret
-from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
+from websearch_tui.core.specs import BASIC_AUTH, CredentialSpec, ProviderSettings, ProviderSpec
 from websearch_tui.core.text import has_control_chars
 
 KEYRING_SERVICE = "websearch-tui"
@@ -45,7 +50,6 @@ the keyring and removed from this file. Environment variables (BRAVE_API_KEY, ..
 WHERE_LABELS = {"keyring": "keyring", "file": "key file (not encrypted)"}
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-_warned: set[str] = set()  # key file problems already logged
 
 
 class KeyStoreError(Exception):
@@ -314,11 +318,11 @@ def _store_in_file(provider_id: str, name: str, value: str) -> None:
     document = _read_key_file() or _new_key_file()
     if provider_id not in document:
         document.add(provider_id, tomlkit.table())
-    document[provider_id][name] = value  # type: ignore[index]
+    document[provider_id][name] = value
     _write_key_file(document)
 
 
-# --- lookup -----------------------------------------------------------------------------------
+# --- value rules ------------------------------------------------------------------------------
 
 
 def _from_env(credential: CredentialSpec) -> tuple[str, str] | None:
@@ -329,18 +333,14 @@ def _from_env(credential: CredentialSpec) -> tuple[str, str] | None:
     return None
 
 
-_BASIC_AUTH_PARTS = ("username", "password")
-"""Credentials sent base64-encoded as UTF-8 (RFC 7617), so any printable text is fine; every other
-credential goes into a header or URL as it is and must be ASCII."""
-
-
 def value_problem(credential: CredentialSpec, value: str) -> str | None:
     """Why ``value`` (already stripped) cannot be stored for ``credential``, as a phrase completing
     "the <credential> ..." (``"is empty"``); ``None`` when it can.
 
     Refused: an empty value; control characters (a pasted line break or terminal escape; values go
     into HTTP headers); ``:`` in a Basic-auth user name (RFC 7617 joins ``user:password``); a
-    character outside ASCII in anything but a Basic-auth user name or password.
+    character outside ASCII in anything but a Basic-auth user name or password (those are sent
+    base64-encoded as UTF-8; every other credential goes into a header or URL as it is).
     """
     if not value:
         return "is empty"
@@ -348,165 +348,295 @@ def value_problem(credential: CredentialSpec, value: str) -> str | None:
         return "contains control characters (a pasted line break or terminal escape?)"
     if credential.name == "username" and ":" in value:
         return "must not contain ':' (Basic auth joins username:password)"
-    if credential.name not in _BASIC_AUTH_PARTS and not value.isascii():
+    if credential.name not in BASIC_AUTH and not value.isascii():
         return "contains a character that is not plain ASCII (a pasted no-break space or typographic quote?)"
     return None
 
 
+def credential_problem(credential: CredentialSpec, value: str) -> str | None:
+    """Why ``value`` cannot be stored for ``credential``, worded for its field (``"API key contains
+    control characters ..."``); ``None`` when it can or when nothing is typed (only whitespace)."""
+    value = value.strip()
+    problem = value_problem(credential, value) if value else None
+    return f"{credential.label} {problem}" if problem else None
+
+
+def _half_pair_problem(present: set[str], typed: Mapping[str, str]) -> str | None:
+    """Why storing ``typed`` would leave half a Basic pair (``None``: both or neither).
+
+    ``present`` are the credential names that have a value now (any source).
+    """
+    after = present | set(typed)
+    missing = [name for name in BASIC_AUTH if name not in after]
+    if len(missing) == 1:
+        return f"Basic auth needs both a username and a password; the {missing[0]} is missing"
+    return None
+
+
+# --- the key store ----------------------------------------------------------------------------
+
 LOCKED_PAUSE = 60.0
 """Seconds keyring reads are skipped after the keyring reported itself locked (one unlock prompt,
 not one per credential)."""
-_locked_until = 0.0
-_keyring_read_lock = threading.Lock()
+
+NOTHING_TYPED = "Type a key first; nothing was stored."
+ALL_FROM_ENV = "The environment sets this key, so it cannot be changed here; nothing was stored."
 
 
-def _clear_locked_pause() -> None:
-    global _locked_until
-    _locked_until = 0.0
+@dataclass(frozen=True)
+class StoreResult:
+    """What :meth:`KeyStore.store` did; it never holds a value.
 
-
-def _from_keyring(provider_id: str, credential: CredentialSpec) -> str | None:
-    """The keyring value, or ``None`` when absent or when the keyring cannot be used (logged).
-
-    After a locked keyring (the user dismissed its unlock prompt), reads are skipped for
-    :data:`LOCKED_PAUSE` seconds so looking up 24 providers does not raise 24 prompts. Reads are
-    serialized (the engine looks providers up in parallel threads), so only one prompt is open.
+    Attributes:
+        stored: credential name -> ``"keyring"`` or ``"file"``, for every value stored, in the
+            spec's order.
+        skipped: credential name -> why that typed value was left alone (``"set by env
+            BRAVE_API_KEY"``: the environment wins over stored keys, so it is not changed).
+        problem: the one problem that stopped the store, one plain-words line (``None``: there was
+            none). A refused value or half a Basic pair stops it before anything is written
+            (``"...; nothing was stored."``); a key store error stops it after the values already in
+            ``stored``.
+        needs_consent: there is no usable OS keyring; ``problem`` explains it and the options. Ask
+            the user, then call :meth:`KeyStore.store` again with ``allow_file=True`` to use the
+            unencrypted key file.
     """
-    with _keyring_read_lock:
-        return _read_keyring(provider_id, credential)
+
+    stored: Mapping[str, str] = field(default_factory=dict)
+    skipped: Mapping[str, str] = field(default_factory=dict)
+    problem: str | None = None
+    needs_consent: bool = False
 
 
-def _read_keyring(provider_id: str, credential: CredentialSpec) -> str | None:
-    global _locked_until
-    if time.monotonic() < _locked_until:
-        return None
-    try:
-        import keyring
-        from keyring.errors import KeyringLocked
+class KeyStore:
+    """Reads and writes provider credentials: the environment, the OS keyring, the key file.
 
+    Blocking (the keyring may wait on D-Bus or an unlock prompt): front ends call it from threads.
+    One instance per application (the engine holds it, :attr:`Engine.key_store`) keeps the state
+    that makes a locked keyring prompt once, not once per credential or per caller: after the
+    keyring reported itself locked, reads are skipped for :data:`LOCKED_PAUSE` seconds; reads are
+    serialized, so only one unlock prompt is ever open; a problem with the key file is logged once.
+
+    Args:
+        clock: the monotonic clock (seconds) the pause is measured with (tests pass a fake).
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._locked_until = 0.0
+        self._read_lock = threading.Lock()
+        self._warned: set[str] = set()
+
+    # --- lookup ---------------------------------------------------------------------------
+
+    def lookup(self, spec: ProviderSpec) -> tuple[dict[str, str], list[CredentialSource]]:
+        """Find every credential of ``spec``: ``({name: value}, [CredentialSource])``, the sources
+        in the spec's order.
+
+        Order: env vars, OS keyring, key file. Secret values are registered for redaction. Never
+        raises for a missing, locked or broken keyring or an unusable key file. Blocks on the keyring.
+        """
+        found = self._find(spec)
+        values = {source.name: value for source, value in found if value}
+        return values, [source for source, _ in found]
+
+    def sources(self, spec: ProviderSpec) -> list[CredentialSource]:
+        """Where each credential of ``spec`` comes from (as :meth:`lookup`, without the values)."""
+        return [source for source, _ in self._find(spec)]
+
+    def status(self, spec: ProviderSpec, settings: ProviderSettings) -> str:
+        """The provider's readiness (see :func:`provider_status`); its keys are looked up only when
+        the status depends on them. Blocks on the keyring."""
+        return _status_without_keys(spec, settings) or _status_of_keys(spec, self.lookup(spec)[0])
+
+    def _find(self, spec: ProviderSpec) -> list[tuple[CredentialSource, str | None]]:
+        """Each credential of ``spec`` with its source and value (env, then keyring, then key file)."""
+        found: list[tuple[CredentialSource, str | None]] = []
+        document: tomlkit.TOMLDocument | None = None
+        document_read = False
+        for credential in spec.credentials:
+            from_env = _from_env(credential)
+            if from_env:
+                found.append((CredentialSource(credential.name, "env", from_env[0]), from_env[1]))
+                continue
+            value = self._from_keyring(spec.id, credential)
+            if value:
+                found.append((CredentialSource(credential.name, "keyring"), value))
+                continue
+            if not document_read:
+                document, document_read = self._key_file_for_lookup(), True
+            value = _file_value(document, spec.id, credential.name)
+            found.append((CredentialSource(credential.name, "file" if value else None), value))
+        for credential, (_, value) in zip(spec.credentials, found, strict=True):
+            if credential.secret:
+                register_secret(value)
+        return found
+
+    def _from_keyring(self, provider_id: str, credential: CredentialSpec) -> str | None:
+        """The keyring value, or ``None`` when absent or when the keyring cannot be used (logged).
+
+        Reads are serialized (the engine looks providers up in parallel threads), so only one
+        unlock prompt is open; after a locked keyring they are skipped for :data:`LOCKED_PAUSE`.
+        """
+        with self._read_lock:
+            if self._clock() < self._locked_until:
+                return None
+            return self._read_keyring(provider_id, credential)
+
+    def _read_keyring(self, provider_id: str, credential: CredentialSpec) -> str | None:
+        """One keyring read (the caller holds the read lock); a locked keyring starts the pause."""
         try:
-            value = keyring.get_password(KEYRING_SERVICE, keyring_username(provider_id, credential.name))
-        except KeyringLocked:
-            _locked_until = time.monotonic() + LOCKED_PAUSE
-            log.warning("the OS keyring is locked; keys stored in it are not used for %d s", LOCKED_PAUSE)
+            import keyring
+            from keyring.errors import KeyringLocked
+
+            try:
+                value = keyring.get_password(KEYRING_SERVICE, keyring_username(provider_id, credential.name))
+            except KeyringLocked:
+                self._locked_until = self._clock() + LOCKED_PAUSE
+                log.warning("the OS keyring is locked; keys stored in it are not used for %d s", LOCKED_PAUSE)
+                return None
+        except Exception as exc:  # no backend, denied, D-Bus down: the key is just not available
+            log.debug("keyring unavailable for %s: %s", provider_id, type(exc).__name__)
             return None
-    except Exception as exc:  # no backend, denied, D-Bus down: the key is just not available
-        log.debug("keyring unavailable for %s: %s", provider_id, type(exc).__name__)
-        return None
-    return value.strip() if value and value.strip() else None
+        return value.strip() if value and value.strip() else None
 
-
-def _key_file_for_lookup() -> tomlkit.TOMLDocument | None:
-    """The key file for a lookup: an unusable file is skipped with a warning, logged once per reason."""
-    try:
-        return _read_key_file()
-    except KeyStoreError as exc:
-        if str(exc) not in _warned:
-            _warned.add(str(exc))
-            log.warning("%s", exc)
-        return None
-
-
-def _find(spec: ProviderSpec) -> list[tuple[CredentialSource, str | None]]:
-    """Each credential of ``spec`` with its source and value (env, then keyring, then key file)."""
-    found: list[tuple[CredentialSource, str | None]] = []
-    document: tomlkit.TOMLDocument | None = None
-    document_read = False
-    for credential in spec.credentials:
-        from_env = _from_env(credential)
-        if from_env:
-            found.append((CredentialSource(credential.name, "env", from_env[0]), from_env[1]))
-            continue
-        value = _from_keyring(spec.id, credential)
-        if value:
-            found.append((CredentialSource(credential.name, "keyring"), value))
-            continue
-        if not document_read:
-            document, document_read = _key_file_for_lookup(), True
-        value = _file_value(document, spec.id, credential.name)
-        found.append((CredentialSource(credential.name, "file" if value else None), value))
-    for credential, (_, value) in zip(spec.credentials, found, strict=True):
-        if credential.secret:
-            register_secret(value)
-    return found
-
-
-def lookup(spec: ProviderSpec) -> tuple[dict[str, str], list[CredentialSource]]:
-    """Find every credential of ``spec``: ``({name: value}, [CredentialSource])``.
-
-    Order: env vars, OS keyring, key file. Values are registered for redaction. Never raises for
-    a missing, locked or broken keyring or an unusable key file. Blocks on the keyring.
-    """
-    found = _find(spec)
-    values = {source.name: value for source, value in found if value}
-    return values, [source for source, _ in found]
-
-
-def credential_sources(spec: ProviderSpec) -> list[CredentialSource]:
-    """Where each credential of ``spec`` comes from (as :func:`lookup`, without the values)."""
-    return [source for source, _ in _find(spec)]
-
-
-def resolve(spec: ProviderSpec) -> dict[str, str]:
-    """The credential values of ``spec`` by name (only those found). Blocks on the keyring."""
-    return lookup(spec)[0]
-
-
-# --- storage --------------------------------------------------------------------------------
-
-
-def _credential_spec(provider_id: str, credential: str) -> tuple[ProviderSpec, CredentialSpec]:
-    """The specs of a provider credential; :class:`KeyStoreError` for an unknown one."""
-    from websearch_tui.providers import SPECS
-
-    spec = SPECS.get(provider_id)
-    if spec is None:
-        raise KeyStoreError(f"Unknown provider {provider_id!r}; no key was stored or deleted.")
-    for item in spec.credentials:
-        if item.name == credential:
-            return spec, item
-    names = ", ".join(c.name for c in spec.credentials) or "none"
-    raise KeyStoreError(f"{spec.label} has no credential {credential!r} (its credentials: {names}).")
-
-
-def store_secret(provider_id: str, credential: str, value: str, *, allow_file: bool = False) -> str:
-    """Store a provider credential; returns ``"keyring"`` or ``"file"``.
-
-    The value is stripped and registered for redaction first. It goes to the OS keyring (and any
-    old copy in the key file is then removed). Without a usable keyring it goes to the key file
-    (0600, atomic) only when ``allow_file`` is true, i.e. the user explicitly confirmed.
-    ``config.toml`` is never written.
-
-    Raises:
-        NoKeyringError: no usable keyring backend and ``allow_file`` is false.
-        KeyStoreError: unknown provider or credential, a value :func:`value_problem` refuses,
-            a locked or denying keyring, or an unwritable key file.
-    """
-    spec, item = _credential_spec(provider_id, credential)
-    value = (value or "").strip()
-    problem = value_problem(item, value)
-    if problem is not None:
-        raise KeyStoreError(f"{spec.label}: the {credential} {problem}; nothing was stored.")
-    if item.secret:
-        register_secret(value)
-    info = backend_info()
-    if info.usable:
-        import keyring
-
-        username = keyring_username(provider_id, credential)
+    def _key_file_for_lookup(self) -> tomlkit.TOMLDocument | None:
+        """The key file for a lookup: an unusable file is skipped with a warning, logged once per reason."""
         try:
-            _keyring_call(spec, item, "store", lambda: keyring.set_password(KEYRING_SERVICE, username, value))
-        except NoKeyringError:
-            if not allow_file:
-                raise
-        else:
-            _clear_locked_pause()  # storing worked, so the keyring is unlocked now
-            _drop_file_copy(provider_id, credential)
-            return "keyring"
-    elif not allow_file:
-        raise NoKeyringError(no_keyring_message(_env_hint(spec, item), f"backend: {info.name}"))
-    _store_in_file(provider_id, credential, value)
-    return "file"
+            return _read_key_file()
+        except KeyStoreError as exc:
+            if str(exc) not in self._warned:
+                self._warned.add(str(exc))
+                log.warning("%s", exc)
+            return None
+
+    # --- storage --------------------------------------------------------------------------
+
+    def store(self, spec: ProviderSpec, typed: Mapping[str, str], *, allow_file: bool = False) -> StoreResult:
+        """Store the values typed for ``spec`` (credential name -> text) by the settings screen's
+        rules, and say what happened (:class:`StoreResult`); key store problems are in the result.
+
+        Blank values are ignored; nothing left is a problem. A credential the environment sets is
+        skipped (the environment wins, so it is not changed); nothing left is a problem. Then every
+        value must pass :func:`credential_problem`, and a Basic pair must end up complete (both
+        halves stored or set, or neither), or nothing is stored. Each value then goes to the OS
+        keyring; without a usable one the result ``needs_consent`` unless ``allow_file`` (the user
+        agreed to the unencrypted key file for this store; consent never carries over). Calling
+        again with the same values after consent is safe: a value already stored is stored again.
+
+        Raises:
+            ValueError: a name in ``typed`` is not a credential of ``spec`` (a caller bug).
+        """
+        unknown = set(typed) - {credential.name for credential in spec.credentials}
+        if unknown:
+            raise ValueError(f"{spec.id} has no credential {', '.join(sorted(unknown))}")
+        values = {c.name: typed[c.name].strip() for c in spec.credentials if typed.get(c.name, "").strip()}
+        if not values:
+            return StoreResult(problem=NOTHING_TYPED)
+        sources = self.sources(spec)
+        skipped = {s.name: f"set by {s.describe()}" for s in sources if s.where == "env" and s.name in values}
+        values = {name: value for name, value in values.items() if name not in skipped}
+        problem = ALL_FROM_ENV if not values else _refusal(spec, values, {s.name for s in sources if s.where})
+        if problem is not None:
+            return StoreResult(skipped=skipped, problem=problem)
+        stored: dict[str, str] = {}
+        for name, value in values.items():
+            try:
+                stored[name] = self.store_one(spec, name, value, allow_file=allow_file)
+            except NoKeyringError as exc:
+                return StoreResult(stored, skipped, str(exc), needs_consent=True)
+            except KeyStoreError as exc:
+                return StoreResult(stored, skipped, str(exc))
+        return StoreResult(stored, skipped)
+
+    def store_one(self, spec: ProviderSpec, name: str, value: str, *, allow_file: bool = False) -> str:
+        """Store one credential of ``spec`` as given (``keys set``: no environment or Basic pair
+        rules); returns ``"keyring"`` or ``"file"``.
+
+        The value is stripped, checked with :func:`value_problem` and registered for redaction. It
+        goes to the OS keyring (and any old copy in the key file is then removed; the keyring is
+        unlocked now, so the locked pause ends). Without a usable keyring it goes to the key file
+        (0600, atomic) only when ``allow_file`` is true, i.e. the user explicitly confirmed.
+        ``config.toml`` is never written.
+
+        Raises:
+            NoKeyringError: no usable keyring backend and ``allow_file`` is false.
+            KeyStoreError: an unknown credential, a value :func:`value_problem` refuses, a locked
+                or denying keyring, or an unwritable key file.
+        """
+        item = _credential(spec, name)
+        value = value.strip()
+        problem = value_problem(item, value)
+        if problem is not None:
+            raise KeyStoreError(f"{spec.label}: the {name} {problem}; nothing was stored.")
+        if item.secret:
+            register_secret(value)
+        info = backend_info()
+        if info.usable:
+            import keyring
+
+            username = keyring_username(spec.id, name)
+            try:
+                _keyring_call(spec, item, "store", lambda: keyring.set_password(KEYRING_SERVICE, username, value))
+            except NoKeyringError:
+                if not allow_file:
+                    raise
+            else:
+                self._locked_until = 0.0
+                _drop_file_copy(spec.id, name)
+                return "keyring"
+        elif not allow_file:
+            raise NoKeyringError(no_keyring_message(_env_hint(spec, item), f"backend: {info.name}"))
+        _store_in_file(spec.id, name, value)
+        return "file"
+
+    def delete(self, spec: ProviderSpec, names: Sequence[str]) -> list[str]:
+        """Remove the stored credentials ``names`` of ``spec`` from the OS keyring and the key file.
+
+        Returns where they were removed from, each place once in order: ``["keyring"]``,
+        ``["file"]``, both, or ``[]`` when nothing was stored. Environment variables are not touched.
+
+        Raises:
+            KeyStoreError: an unknown credential, a locked or denying keyring, or an unusable key
+                file (the names before it are deleted).
+        """
+        removed: list[str] = []
+        usable = backend_info().usable
+        for name in names:
+            item = _credential(spec, name)
+            if usable and _delete_from_keyring(spec, item):
+                removed.append("keyring")
+            if _remove_from_file(spec.id, name):
+                removed.append("file")
+        return list(dict.fromkeys(removed))
+
+
+def _refusal(spec: ProviderSpec, values: Mapping[str, str], present: set[str]) -> str | None:
+    """Why ``values`` may not be stored for ``spec`` (a refused value, half a Basic pair), worded
+    for the settings screen; ``present`` are the credential names that have a value now."""
+    problem = next((p for p in (credential_problem(c, values.get(c.name, "")) for c in spec.credentials) if p), None)
+    if problem is None and spec.basic_auth:
+        problem = _half_pair_problem(present, values)
+    return None if problem is None else f"{problem}; nothing was stored."
+
+
+def _credential(spec: ProviderSpec, name: str) -> CredentialSpec:
+    """The credential ``name`` of ``spec``; :class:`KeyStoreError` for one it does not have."""
+    for item in spec.credentials:
+        if item.name == name:
+            return item
+    names = ", ".join(c.name for c in spec.credentials) or "none"
+    raise KeyStoreError(f"{spec.label} has no credential {name!r} (its credentials: {names}).")
+
+
+def _delete_from_keyring(spec: ProviderSpec, item: CredentialSpec) -> bool:
+    """Delete the keyring entry of ``item``; True when there was one. Raises :class:`KeyStoreError`."""
+    import keyring
+
+    username = keyring_username(spec.id, item.name)
+    if _keyring_call(spec, item, "read", lambda: keyring.get_password(KEYRING_SERVICE, username)) is None:
+        return False
+    _keyring_call(spec, item, "delete", lambda: keyring.delete_password(KEYRING_SERVICE, username))
+    return True
 
 
 def _drop_file_copy(provider_id: str, credential: str) -> None:
@@ -518,55 +648,54 @@ def _drop_file_copy(provider_id: str, credential: str) -> None:
         log.warning("%s", exc)
 
 
-def delete_secret(provider_id: str, credential: str) -> list[str]:
-    """Remove a stored credential from the OS keyring and the key file.
-
-    Returns where it was removed from: ``["keyring"]``, ``["file"]``, both, or ``[]`` when nothing
-    was stored. Environment variables are not touched.
-
-    Raises:
-        KeyStoreError: unknown provider or credential, a locked or denying keyring, or an unusable
-            key file.
-    """
-    spec, item = _credential_spec(provider_id, credential)
-    removed = []
-    if backend_info().usable:
-        import keyring
-
-        username = keyring_username(provider_id, credential)
-        if _keyring_call(spec, item, "read", lambda: keyring.get_password(KEYRING_SERVICE, username)) is not None:
-            _keyring_call(spec, item, "delete", lambda: keyring.delete_password(KEYRING_SERVICE, username))
-            removed.append("keyring")
-    if _remove_from_file(provider_id, credential):
-        removed.append("file")
-    return removed
-
-
 # --- provider readiness ---------------------------------------------------------------------
 
 
-def login_state(spec: ProviderSpec):  # -> object with .ready and .reason
-    """The state of the existing login a provider uses (``spec.login``); never raises."""
+class LoginState(Protocol):
+    """The state of an existing login (``spec.login``): ``ready`` and a plain-words ``reason``."""
+
+    @property
+    def ready(self) -> bool:
+        """True when the login can be used."""
+
+    @property
+    def reason(self) -> str:
+        """Why it is (not) ready, one line."""
+
+
+def login_state(spec: ProviderSpec) -> LoginState:
+    """The state of the existing login a provider uses (``spec.login``, ``"module:function"``);
+    never raises."""
     import importlib
 
     module, _, function = (spec.login or "").partition(":")
-    return getattr(importlib.import_module(module), function)()
+    state: LoginState = getattr(importlib.import_module(module), function)()
+    return state
 
 
-def provider_status(spec: ProviderSpec, settings: ProviderSettings, values: dict[str, str] | None = None) -> str:
+def provider_status(spec: ProviderSpec, settings: ProviderSettings, values: Mapping[str, str]) -> str:
     """``"disabled"``, ``"missing base_url"``, ``"ready"``, ``"keyless"``, ``"missing key"`` or
     ``"missing login"`` (a provider that uses an existing login, e.g. Codex).
 
-    ``values`` are the already resolved credentials; when omitted they are looked up (blocking).
+    ``values`` are its resolved credentials (:meth:`KeyStore.lookup`); :meth:`KeyStore.status`
+    looks them up when needed.
     """
+    return _status_without_keys(spec, settings) or _status_of_keys(spec, values)
+
+
+def _status_without_keys(spec: ProviderSpec, settings: ProviderSettings) -> str | None:
+    """The status that does not depend on stored keys (disabled, no base URL, a login), else None."""
     if settings.enabled is False:
         return "disabled"
     if spec.needs_base_url and not settings.base_url:
         return "missing base_url"
-    if spec.login:
+    if spec.key_need == "login":
         return "ready" if login_state(spec).ready else "missing login"
-    if values is None:
-        values = resolve(spec)
+    return None
+
+
+def _status_of_keys(spec: ProviderSpec, values: Mapping[str, str]) -> str:
+    """``"ready"`` with any of its credentials, else ``"keyless"`` or ``"missing key"``."""
     if any(values.get(credential.name) for credential in spec.credentials):
         return "ready"
     return "keyless" if spec.keyless else "missing key"

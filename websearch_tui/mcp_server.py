@@ -67,7 +67,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 READINESS_WORDS = {"missing key": "needs key", "missing base_url": "needs URL", "missing login": "no login"}
-"""``credentials.provider_status`` values in the words the provider list uses (the rest are kept)."""
+"""``KeyStore.status`` values in the words the provider list uses (the rest are kept)."""
 READY = ("ready", "keyless")
 """Readiness values of a provider that can run now."""
 
@@ -228,12 +228,10 @@ class SearchTools:
             return tool_error(redact(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"))
 
     def readiness(self) -> dict[str, str]:
-        """Provider id -> readiness word (:data:`READINESS_WORDS`); blocking (it looks keys up)."""
-        from websearch_tui import credentials
-
-        statuses = {
-            pid: credentials.provider_status(spec, self.config.settings_for(pid)) for pid, spec in SPECS.items()
-        }
+        """Provider id -> readiness word (:data:`READINESS_WORDS`); blocking (it looks keys up through
+        the engine's key store, so a locked keyring prompts once for the server, not per call)."""
+        store = self.engine.key_store
+        statuses = {pid: store.status(spec, self.config.settings_for(pid)) for pid, spec in SPECS.items()}
         return {pid: READINESS_WORDS.get(status, status) for pid, status in statuses.items()}
 
     def _search_description(self, readiness: Mapping[str, str]) -> str:

@@ -10,11 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 KIND_LABELS = {"conventional": "conventional", "agent": "agent search API", "model": "model-native"}
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest response body (or event stream) read by default: 8 MiB (config ``[search] max_body_mib``)."""
+
+KeyNeed = Literal["login", "none", "optional", "required"]
+"""What a provider needs to run: an existing login (Codex), nothing, a key it can do without (a
+keyless endpoint), or a key."""
+
+BASIC_AUTH = ("username", "password")
+"""Credential names that form an HTTP Basic pair (RFC 7617): sent base64-encoded as UTF-8, so any
+printable text is allowed; stored together and deleted together."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,12 @@ class CredentialSpec:
     name: str
     env_vars: tuple[str, ...] = ()
     secret: bool = True
+
+    @property
+    def label(self) -> str:
+        """What messages and forms call it: ``"API key"`` for the usual key, else the name
+        capitalized (``"Token"``, ``"Username"``)."""
+        return "API key" if self.name == "api_key" else self.name.replace("_", " ").capitalize()
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,22 @@ class ProviderSpec:
     def key_env_vars(self) -> tuple[str, ...]:
         """Env var names of the API key credential (may be empty)."""
         return self.credentials[0].env_vars if self.credentials else ()
+
+    @property
+    def key_need(self) -> KeyNeed:
+        """``"login"`` (it uses an existing login, :attr:`login`), ``"none"`` (it reads no
+        credential), ``"optional"`` (it runs keyless without one) or ``"required"``."""
+        if self.login:
+            return "login"
+        if not self.credentials:
+            return "none"
+        return "optional" if self.keyless else "required"
+
+    @property
+    def basic_auth(self) -> bool:
+        """True when it reads an HTTP Basic pair (credentials named as in :data:`BASIC_AUTH`)."""
+        names = {credential.name for credential in self.credentials}
+        return all(name in names for name in BASIC_AUTH)
 
 
 @dataclass(frozen=True)

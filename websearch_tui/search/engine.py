@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     import httpx
 
     from websearch_tui.config import Config
+    from websearch_tui.credentials import KeyStore
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ class CredentialRecord(Protocol):
 def lookup_resolver(
     lookup: Callable[[ProviderSpec], tuple[Mapping[str, str], Sequence[CredentialRecord]]],
 ) -> Callable[[ProviderSpec], ResolvedCredentials]:
-    """A :data:`CredentialResolver` over ``lookup`` (``credentials.lookup``: ``spec -> (values,
+    """A :data:`CredentialResolver` over ``lookup`` (``KeyStore.lookup``: ``spec -> (values,
     [CredentialSource])``) that also reports where each credential came from."""
 
     def resolve(spec: ProviderSpec) -> ResolvedCredentials:
@@ -151,6 +152,8 @@ class Engine:
             (config ``[search] max_body_mib``).
         clock, sleep, rng: the monotonic clock (seconds), the wait and the jitter source every run
             uses (tests pass fakes).
+        key_store: the :class:`~websearch_tui.credentials.KeyStore` front ends share with this
+            engine (:attr:`key_store`; :meth:`from_config` resolves credentials through it too).
     """
 
     def __init__(
@@ -165,6 +168,7 @@ class Engine:
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
+        key_store: KeyStore | None = None,
     ) -> None:
         self.settings = dict(settings or {})
         self.default_providers = tuple(default_providers)
@@ -179,25 +183,35 @@ class Engine:
         self._states: dict[str, ProviderState] = {}
         self._model_turns: dict[str, int] = {}
         self._searches = 0
+        self._key_store = key_store
 
     @classmethod
     def from_config(
         cls,
         config: Config,
         *,
+        key_store: KeyStore | None = None,
         resolve_credentials: CredentialResolver | None = None,
         client: httpx.AsyncClient | None = None,
     ) -> Engine:
-        """An engine for ``config`` (see :meth:`reconfigure`) that resolves credentials, and where
-        each came from, with :func:`websearch_tui.credentials.lookup` unless ``resolve_credentials``
-        is given."""
-        if resolve_credentials is None:
-            from websearch_tui import credentials
-
-            resolve_credentials = lookup_resolver(credentials.lookup)
-        engine = cls(resolve_credentials=resolve_credentials, client=client)
+        """An engine for ``config`` (see :meth:`reconfigure`) holding ``key_store`` (a new
+        :class:`~websearch_tui.credentials.KeyStore` if omitted), which resolves credentials, and
+        where each came from, unless ``resolve_credentials`` is given. Front ends reach the same
+        store through :attr:`key_store`, so a locked keyring prompts once per application."""
+        engine = cls(client=client, key_store=key_store)
+        engine.resolve_credentials = resolve_credentials or lookup_resolver(engine.key_store.lookup)
         engine.reconfigure(config)
         return engine
+
+    @property
+    def key_store(self) -> KeyStore:
+        """The key store of this application: credential lookups, readiness, storing and deleting
+        keys (created on first use when none was given)."""
+        if self._key_store is None:
+            from websearch_tui.credentials import KeyStore
+
+            self._key_store = KeyStore()
+        return self._key_store
 
     def reconfigure(self, config: Config) -> None:
         """Use ``config`` from the next run on: provider tables (with endpoint env vars such as

@@ -27,7 +27,8 @@ class WebSearchApp(App[int]):
         config: loaded settings (default selection, mode, result count, recency, provider tables).
         engine: the engine that runs providers; the app closes it on exit.
         status_resolver: blocking ``(spec, settings) -> status`` for the provider list
-            (defaults to ``credentials.provider_status``); always called in a thread.
+            (defaults to the engine's key store, ``engine.key_store.status``); always called in a
+            thread.
         clock: monotonic clock for elapsed times and the spinner (tests pass a frozen one).
     """
 

@@ -51,6 +51,8 @@ class SearchScreen(AppScreen[None]):
     The screen owns the one search worker: it asks the engine for a search, and routes each
     :class:`~websearch_tui.core.results.ProviderUpdate` of the current search (by its search id) to
     that provider's pane; when the search ends, the hint line shows the engine's summary.
+    Provider readiness comes from ``status_resolver``, by default the engine's key store
+    (:meth:`KeyStore.status <websearch_tui.credentials.KeyStore.status>`).
     """
 
     BINDINGS = [
@@ -182,7 +184,7 @@ class SearchScreen(AppScreen[None]):
 
     @work(group="status", exclusive=True, exit_on_error=False, description="provider readiness")
     async def _load_statuses(self) -> None:
-        resolver = self.status_resolver or _default_status_resolver
+        resolver = self.status_resolver or self.engine.key_store.status
         specs = list(SPECS.values())
         config = self.config
 
@@ -407,9 +409,3 @@ class SearchScreen(AppScreen[None]):
         if not pane.focus_source(event.url):
             pane.focus_target()
 
-
-def _default_status_resolver(spec: ProviderSpec, settings: ProviderSettings) -> str:
-    """``credentials.provider_status``, imported only when first needed."""
-    from websearch_tui.credentials import provider_status
-
-    return provider_status(spec, settings)

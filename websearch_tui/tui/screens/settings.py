@@ -1,30 +1,32 @@
 """The settings screen: provider keys, endpoints, models, options and search defaults, saved to config.toml.
 
 Left, "General" and every provider grouped by kind with its status (ready / needs key / keyless /
-disabled); right, the chosen entry's form. Values are checked at the field with
-``ConfigEditor.check`` and kept in a :class:`~websearch_tui.config_edit.ConfigEditor` until
-Ctrl+S writes them (only the changed keys' text changes; comments survive). A file changed on disk
-meanwhile is detected on save, and the user chooses between keeping both changes and overwriting.
+disabled); right, the chosen entry's form, built the first time it is shown
+(:class:`~websearch_tui.tui.widgets.settings_forms.SettingsForms`). Values are checked at
+the field with ``ConfigEditor.check`` and kept in a :class:`~websearch_tui.config_edit.ConfigEditor`
+until Ctrl+S writes them (only the changed keys' text changes; comments survive). A file changed on
+disk meanwhile is detected on save, and the user chooses between keeping both changes and
+overwriting.
 
-Keys never go in config.toml: "Save key" (and "Save and close") stores typed keys in the OS
-keyring (:func:`websearch_tui.credentials.store_secret`), or, without a usable keyring and only
-after the user confirms a modal for that key, in the unencrypted key file. Every keyring and file
-call runs in a thread. "Test" runs one search (query ``test``, one result) on a one-off
-:class:`~websearch_tui.search.engine.Engine` with the form's pending settings and the stored or
-typed key; a typed key is used for the test but stored only by "Save key". One Test runs per
-provider: a new one, leaving the form, or Escape cancels it, and a cancelled run never shows.
+The screen keeps the navigation, the document and saving. Each provider's form owns its keys and
+its Test (:class:`~websearch_tui.tui.widgets.provider_form.ProviderForm`): "Save key" stores typed
+keys through the app's key store (``engine.key_store``), never in config.toml; "Test" runs one
+search on the app's engine (:meth:`SettingsScreen.probe`) with the form's pending settings and its
+stored or typed keys. Leaving a form or Escape cancels its running Test.
 
 Closing (Escape, q) or quitting (Ctrl+C, through :meth:`SettingsScreen.ask_before_quit`) with
-unsaved changes or typed keys asks first. The screen's result is True when the user chose to quit
-the app. Below 100 columns the screen switches to a compact layout (class ``-narrow``).
+unsaved changes or typed keys asks first; "Save and close" stores the typed keys and saves. The
+screen's result is True when the user chose to quit the app. Below 100 columns the screen switches
+to a compact layout (class ``-narrow``).
 
 The screen posts :class:`SettingsScreen.Saved` after a save and :class:`SettingsScreen.KeysChanged`
-after a key was stored or deleted; the app applies them to its engine and main screen.
+after a form stored or deleted a key; the app applies them to its engine and main screen.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,40 +36,22 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widget import Widget
-from textual.widgets import Button, ContentSwitcher, Footer, Input, OptionList, SelectionList, Static
-from textual.worker import Worker, get_current_worker
+from textual.widgets import Footer, OptionList, SelectionList, Static
 
 from websearch_tui.config import Config, ConfigError, parse_config
-from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus
-from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.core.results import OnUpdate, ProviderOutcome
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.safe import plain
 from websearch_tui.tui.screens.base import AppScreen
-from websearch_tui.tui.widgets.settings_dialogs import (
-    ChoiceDialog,
-    changed_on_disk_dialog,
-    key_file_dialog,
-    unsaved_dialog,
-)
-from websearch_tui.tui.widgets.settings_fields import (
-    BASIC_AUTH,
-    basic_auth_problem,
-    credential_label,
-    credential_problem,
-    general_fields,
-    labelled,
-    provider_fields,
-)
-from websearch_tui.tui.widgets.settings_form import (
-    TEST_QUERY,
-    GeneralForm,
-    KeyRow,
-    ProviderForm,
-    SettingRow,
-    field_reason,
-)
+from websearch_tui.tui.widgets.general_form import GeneralForm
+from websearch_tui.tui.widgets.key_row import KeyRow
+from websearch_tui.tui.widgets.key_section import KeySection
+from websearch_tui.tui.widgets.provider_form import ProviderForm
+from websearch_tui.tui.widgets.setting_row import SettingRow, field_reason
+from websearch_tui.tui.widgets.settings_dialogs import changed_on_disk_dialog, unsaved_dialog
+from websearch_tui.tui.widgets.settings_fields import general_fields, labelled, provider_fields
+from websearch_tui.tui.widgets.settings_forms import LOADING, SettingsForms
 from websearch_tui.tui.widgets.settings_nav import GENERAL, SettingsNav
 
 if TYPE_CHECKING:
@@ -75,19 +59,7 @@ if TYPE_CHECKING:
     from websearch_tui.credentials import BackendInfo
 
 SAVE_HINT = "Ctrl+S saves · Esc closes"
-FORM_DELAY = 0.08
-"""Seconds the highlight must rest on a provider before its form is built (a form takes ~0.1-0.3 s)."""
-
-
-def describe_outcome(outcome: ProviderOutcome) -> tuple[str, bool]:
-    """``("OK 0.42 s · 3 sources", True)``, or the failure as ``("Failed (auth): <message>", False)``."""
-    seconds = outcome.elapsed_ms / 1000
-    if outcome.status is RunStatus.DONE:
-        count = len(outcome.response.sources)
-        return f"OK {seconds:.2f} s · {count} source{'s' if count != 1 else ''}", True
-    if outcome.error is not None:
-        return f"Failed ({outcome.error.kind.value}): {outcome.error.message}", False
-    return f"Reached in {seconds:.2f} s, but no results for “{TEST_QUERY}”.", False
+_MIB = 1024 * 1024
 
 
 class SettingsScreen(AppScreen[bool]):
@@ -98,7 +70,8 @@ class SettingsScreen(AppScreen[bool]):
     Args:
         config: the settings in use (the status tags start from them).
         path: the config file to edit (it may not exist yet).
-        engine: the app's engine, which runs the Test (:meth:`Engine.probe`).
+        engine: the app's engine: its key store reads and writes keys, its :meth:`Engine.probe`
+            runs the Test.
     """
 
     BINDINGS = [
@@ -151,14 +124,9 @@ class SettingsScreen(AppScreen[bool]):
         self.path = path
         self.engine = engine
         self.editor: ConfigEditor | None = None
-        self.backend: BackendInfo | None = None
         self._saved_text = ""
         self._invalid: dict[tuple[str, str], str] = {}
-        self._typed: dict[tuple[str, str], str] = {}
         self._key_note = ""
-        self._tests: dict[str, Worker[None]] = {}
-        self._wanted = GENERAL
-        self._building: set[str] = set()
 
     # --- composition ----------------------------------------------------------------------
 
@@ -168,8 +136,8 @@ class SettingsScreen(AppScreen[bool]):
         yield Static(plain("Checking the OS keyring…"), id="keystore")
         with Horizontal(id="settings-main"):
             yield SettingsNav(list(SPECS.values()), id="settings-nav")
-            with ContentSwitcher(id="settings-forms", initial="form-loading"):
-                yield Static(plain("Loading…"), id="form-loading")
+            with SettingsForms(build=self._build_form, id="settings-forms"):
+                yield Static(plain("Loading…"), id=LOADING)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -183,9 +151,9 @@ class SettingsScreen(AppScreen[bool]):
         return self.query_one("#settings-nav", SettingsNav)
 
     @property
-    def switcher(self) -> ContentSwitcher:
+    def switcher(self) -> SettingsForms:
         """The form area."""
-        return self.query_one("#settings-forms", ContentSwitcher)
+        return self.query_one("#settings-forms", SettingsForms)
 
     @work(group="settings-load", exclusive=True, exit_on_error=False, description="load settings")
     async def _load(self) -> None:
@@ -195,13 +163,13 @@ class SettingsScreen(AppScreen[bool]):
         try:
             self.editor = await asyncio.to_thread(ConfigEditor.load, self.path)
         except ConfigError as exc:
-            self.query_one("#form-loading", Static).update(plain(f"Cannot edit the settings: {exc}", "$text-error"))
+            self.query_one(f"#{LOADING}", Static).update(plain(f"Cannot edit the settings: {exc}", "$text-error"))
             return
         self._saved_text = self.editor.text()
-        self.backend = await asyncio.to_thread(credentials.backend_info)
+        backend = await asyncio.to_thread(credentials.backend_info)
         problem = await asyncio.to_thread(credentials.key_file_problem)
-        self._show_backend(self.backend, problem)
-        await self._show_form(GENERAL)
+        self._show_backend(backend, problem)
+        await self.switcher.show(GENERAL)
         self.nav.highlighted = 0
         self._update_title()
         self._refresh_statuses(list(SPECS))
@@ -229,103 +197,61 @@ class SettingsScreen(AppScreen[bool]):
             state = " · typed key not stored"
         self.query_one("#settings-title", Static).update(plain(f"Settings{state} · {SAVE_HINT} · {self.path}"))
 
-    # --- forms ----------------------------------------------------------------------------
+    # --- navigation -----------------------------------------------------------------------
 
     @on(OptionList.OptionHighlighted, "#settings-nav")
     async def _on_highlight(self, event: OptionList.OptionHighlighted) -> None:
-        entry = event.option.id
-        if self.editor is None or not entry:
-            return
-        self._wanted = entry
-        if self.switcher.query(f"#form-{entry}"):
-            await self._show_form(entry)
-        else:
-            self._show_soon(entry)
-
-    @work(group="settings-form", exit_on_error=False, description="show a form")
-    async def _show_soon(self, entry: str) -> None:
-        """Build ``entry``'s form unless the highlight moves on first (holding ↓ builds only the last)."""
-        await asyncio.sleep(FORM_DELAY)
-        if self._wanted == entry:
-            await self._show_form(entry)
+        if self.editor is not None and event.option.id:
+            await self.switcher.want(event.option.id)
 
     @on(OptionList.OptionSelected, "#settings-nav")
     async def _on_select(self, event: OptionList.OptionSelected) -> None:
         """Enter on an entry moves into its form."""
         if self.editor is None or not event.option.id:
             return
-        await self._show_form(event.option.id)
+        await self.switcher.show(event.option.id)
         form = self.switcher.visible_content
         if form is not None:
             target = next((widget for widget in form.query("*") if widget.focusable), form)
             target.focus()
 
-    async def _show_form(self, entry: str) -> None:
-        """Show the form of ``entry`` (``"general"`` or a provider id), building it on first use.
-
-        Leaving a provider's form cancels its running Test.
-        """
-        self._wanted = entry
-        form_id = f"form-{entry}"
-        if not self.switcher.query(f"#{form_id}"):
-            if entry in self._building:
-                return
-            self._building.add(entry)
-            try:
-                await self.switcher.add_content(self._build_form(entry), id=form_id)
-            finally:
-                self._building.discard(entry)
-            if entry in SPECS:
-                self._load_sources(entry)
-        if self._wanted == entry:
-            left = (self.switcher.current or "").removeprefix("form-")
-            if left != entry:
-                self.cancel_test(left)
-            self.switcher.current = form_id
-
-    def _build_form(self, entry: str) -> Widget:
+    def _build_form(self, entry: str, typed: Mapping[str, str] | None) -> GeneralForm | ProviderForm:
+        """The form of ``entry`` from the document now (``typed``: keys typed earlier, not stored)."""
         editor = self._require_editor()
         if entry == GENERAL:
             fields = general_fields(sorted(self.app.available_themes))
-            values = {(f.table, f.key): editor.get(f.table, f.key) for f in fields}
             configured = editor.get("search", "providers")
             selected = configured if isinstance(configured, list) else list(self.config.search.providers)
+            values = {(f.table, f.key): editor.get(f.table, f.key) for f in fields}
             return GeneralForm(fields, values, list(SPECS.values()), selected, editor.check)
         spec = SPECS[entry]
-        fields = provider_fields(spec)
-        values = {f.key: editor.get(f.table, f.key) for f in fields}
-        typed = {name: value for (pid, name), value in self._typed.items() if pid == entry}
-        return ProviderForm(spec, fields, values, editor.check, typed, self._key_note)
+        provider = provider_fields(spec)
+        return ProviderForm(
+            spec,
+            provider,
+            {f.key: editor.get(f.table, f.key) for f in provider},
+            editor.check,
+            key_store=self.engine.key_store,
+            probe=self.probe,
+            typed=typed,
+            key_note=self._key_note,
+        )
 
     def provider_form(self, provider_id: str) -> ProviderForm:
         """The (already built) form of ``provider_id``."""
         return self.switcher.query_one(f"#form-{provider_id}", ProviderForm)
 
-    def _built_form(self, provider_id: str) -> ProviderForm | None:
-        """The form of ``provider_id`` when it is built, else None."""
-        forms = self.switcher.query(f"#form-{provider_id}")
-        return next((form for form in forms if isinstance(form, ProviderForm)), None)
-
     async def _reveal(self, provider_id: str) -> None:
         """Highlight ``provider_id`` in the list and show its form."""
         self.nav.highlighted = self.nav.get_option_index(provider_id)
-        await self._show_form(provider_id)
-
-    async def _rebuild_forms(self) -> None:
-        """Drop every built form (after the document was reloaded) and show the current entry again."""
-        current = (self.switcher.current or "form-general").removeprefix("form-")
-        self.switcher.current = "form-loading"
-        self._invalid.clear()
-        for form in list(self.switcher.query("GeneralForm, ProviderForm")):
-            await form.remove()
-        await self._show_form(current)
+        await self.switcher.show(provider_id)
 
     def _require_editor(self) -> ConfigEditor:
         if self.editor is None:
             raise RuntimeError("settings are not loaded yet")
         return self.editor
 
-    # --- config values --------------------------------------------------------------------
+    # --- the document ---------------------------------------------------------------------
 
     @property
     def unsaved_config(self) -> bool:
@@ -335,12 +261,12 @@ class SettingsScreen(AppScreen[bool]):
     @property
     def unsaved_keys(self) -> list[str]:
         """Labels of typed keys that were not stored (``"API key of Brave Search"``)."""
-        names = {
-            (spec.id, c.name): f"{credential_label(c)} of {spec.label}"
-            for spec in SPECS.values()
-            for c in spec.credentials
-        }
-        return [names[key] for key, value in self._typed.items() if value and key in names]
+        return [
+            f"{credential.label} of {form.spec.label}"
+            for form in self.switcher.provider_forms()
+            for credential in form.spec.credentials
+            if credential.name in form.typed_keys()
+        ]
 
     def pending_changes(self) -> list[str]:
         """What closing now would lose, one plain line each (empty: nothing)."""
@@ -383,7 +309,7 @@ class SettingsScreen(AppScreen[bool]):
             self._refresh_statuses([provider_id])
 
     @on(SelectionList.SelectedChanged, "#f-search-providers")
-    def _on_default_providers(self, event: SelectionList.SelectedChanged) -> None:
+    def _on_default_providers(self, event: SelectionList.SelectedChanged[str]) -> None:
         event.stop()
         form = self.switcher.query_one("#form-general", GeneralForm)
         try:
@@ -392,21 +318,33 @@ class SettingsScreen(AppScreen[bool]):
             self.notify(str(exc), severity="error", markup=False)
         self._update_title()
 
-    # --- statuses and key sources (blocking lookups in threads) ---------------------------
+    # --- what the forms report ------------------------------------------------------------
+
+    @on(KeyRow.Typed)
+    def _on_key_typed(self, event: KeyRow.Typed) -> None:
+        event.stop()
+        self._update_title()
+
+    @on(KeySection.KeysChanged)
+    def _on_keys_changed(self, event: KeySection.KeysChanged) -> None:
+        """A form stored or deleted a key: its status here, then the app (the main screen's list).
+
+        Posted to the app directly: after a Save and close this screen is already being removed.
+        """
+        event.stop()
+        self._refresh_statuses([event.provider_id])
+        self.app.post_message(self.KeysChanged(event.provider_id))
 
     @work(group="settings-status", exit_on_error=False, description="provider statuses")
     async def _refresh_statuses(self, provider_ids: list[str]) -> None:
-        from websearch_tui.credentials import lookup, provider_status
-
         config = self.pending_config()
+        key_store = self.engine.key_store
 
         def resolve_all() -> dict[str, str]:
             statuses = {}
             for pid in provider_ids:
-                spec = SPECS[pid]
                 try:
-                    values, _ = lookup(spec)
-                    statuses[pid] = provider_status(spec, config.settings_for(pid), values)
+                    statuses[pid] = key_store.status(SPECS[pid], config.settings_for(pid))
                 except Exception:  # readiness is informative only
                     statuses[pid] = "unknown"
             return statuses
@@ -414,258 +352,18 @@ class SettingsScreen(AppScreen[bool]):
         for pid, status in (await asyncio.to_thread(resolve_all)).items():
             self.nav.set_status(pid, status)
 
-    @work(group="settings-sources", exit_on_error=False, description="key sources")
-    async def _load_sources(self, provider_id: str) -> None:
-        """Show where each credential of ``provider_id`` comes from (and a login provider's state)."""
-        from websearch_tui.credentials import credential_sources, login_state
-
-        spec = SPECS[provider_id]
-        form = self.provider_form(provider_id)
-        if spec.login:
-            state = await asyncio.to_thread(login_state, spec)
-            form.show_login(("Logged in. " if state.ready else "Not logged in. ") + str(state.reason or ""))
-            return
-        sources = {source.name: source for source in await asyncio.to_thread(credential_sources, spec)}
-        for row in form.key_rows:
-            row.set_source(sources.get(row.credential.name))
-
-    # --- keys -----------------------------------------------------------------------------
-
-    @on(KeyRow.Typed)
-    def _on_key_typed(self, event: KeyRow.Typed) -> None:
-        event.stop()
-        row = event.row
-        place = (row.spec.id, row.credential.name)
-        if row.typed:
-            self._typed[place] = row.typed
-        else:
-            self._typed.pop(place, None)
-        self._update_title()
-
-    @on(Button.Pressed, ".save-key")
-    def _on_save_key(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.save_keys(self._form_of(event.button))
-
-    @on(Input.Submitted, ".key-input")
-    def _on_key_submitted(self, event: Input.Submitted) -> None:
-        """Enter in a key field stores the typed keys, like Save key."""
-        event.stop()
-        self.save_keys(self._form_of(event.input))
-
-    def save_keys(self, form: ProviderForm) -> None:
-        """Store the keys typed in ``form`` (Save key, Enter in a key field); see :meth:`store_keys`."""
-        self._store_keys_worker(form.spec.id)
-
-    @work(group="settings-keys", exit_on_error=False, description="store keys")
-    async def _store_keys_worker(self, provider_id: str) -> None:
-        await self.store_keys(provider_id)
-
-    async def store_keys(self, provider_id: str) -> str | None:
-        """Store the keys typed for ``provider_id``; None when all were stored, else the problem.
-
-        The values are checked first (control characters, half a Basic auth pair; a key the
-        environment sets is skipped). Without a usable OS keyring each store asks before writing the
-        unencrypted key file. The outcome is also shown under the provider's Save key button when
-        its form is built. Must run in a worker (it may wait for the user's answer).
-        """
-        spec = SPECS[provider_id]
-        typed, problem = await self._checked_typed(spec)
-        places: list[str] = []
-        if problem is None:
-            places, problem = await self._write_keys(spec, typed)
-        if places:
-            self._keys_changed(provider_id)
-        form = self._built_form(provider_id)
-        if problem is not None:
-            if form is not None:
-                form.show_keys_status(problem, error=True)
-            return problem
-        if form is not None:
-            where = "the key file (not encrypted)" if "file" in places else "the OS keyring"
-            stored = ", ".join(credential_label(c) for c in spec.credentials if c.name in typed)
-            form.show_keys_status(f"Stored the {stored} in {where}.")
-        return None
-
-    async def _checked_typed(self, spec: ProviderSpec) -> tuple[dict[str, str], str | None]:
-        """The typed values of ``spec`` that may be stored (by name), or the reason none may."""
-        from websearch_tui.credentials import KeyStoreError, credential_sources
-
-        typed = {name: value for (pid, name), value in self._typed.items() if pid == spec.id and value}
-        if not typed:
-            return {}, "Type a key first; nothing was stored."
-        try:
-            sources = {source.name: source.where for source in await asyncio.to_thread(credential_sources, spec)}
-        except KeyStoreError as exc:
-            return {}, str(exc)
-        typed = {c.name: typed[c.name] for c in spec.credentials if c.name in typed and sources.get(c.name) != "env"}
-        if not typed:
-            return {}, "The environment sets this key, so it cannot be changed here; nothing was stored."
-        problem = next((p for p in (credential_problem(c, typed.get(c.name, "")) for c in spec.credentials) if p), None)
-        if problem is None and _has_basic_pair(spec):
-            problem = basic_auth_problem({name for name, where in sources.items() if where}, typed)
-        return typed, None if problem is None else f"{problem}; nothing was stored."
-
-    async def _write_keys(self, spec: ProviderSpec, typed: dict[str, str]) -> tuple[list[str], str | None]:
-        """Store each typed value; returns where each one went and the problem that stopped it (or None).
-
-        Without a usable OS keyring the user is asked before the key file is written, once per
-        store (consent never carries over to the next Save key).
-        """
-        from websearch_tui.credentials import KeyStoreError, NoKeyringError, key_file_path, store_secret
-
-        places: list[str] = []
-        allow_file = False
-        for name, value in typed.items():
-            try:
-                try:
-                    place = await asyncio.to_thread(store_secret, spec.id, name, value, allow_file=allow_file)
-                except NoKeyringError as exc:
-                    labels = " and ".join(credential_label(c) for c in spec.credentials if c.name in typed)
-                    dialog = key_file_dialog(key_file_path(), str(exc), f"the {labels} of {spec.label}")
-                    if await self.app.push_screen_wait(dialog) != "file":
-                        return places, "Not stored: there is no OS keyring, and the key file was declined."
-                    allow_file = True
-                    place = await asyncio.to_thread(store_secret, spec.id, name, value, allow_file=True)
-            except KeyStoreError as exc:
-                return places, str(exc)
-            places.append(place)
-            self._forget_typed(spec.id, name)
-        return places, None
-
-    def _forget_typed(self, provider_id: str, name: str) -> None:
-        self._typed.pop((provider_id, name), None)
-        form = self._built_form(provider_id)
-        for row in form.key_rows if form is not None else ():
-            if row.credential.name == name:
-                row.clear()
-        self._update_title()
-
-    async def _store_all_typed(self) -> bool:
-        """Store every typed key (Save and close); on a problem show that provider's form and return False."""
-        for provider_id in list(dict.fromkeys(pid for pid, _ in self._typed)):
-            if await self.store_keys(provider_id) is not None:
-                await self._reveal(provider_id)
-                self.notify(
-                    f"Settings stay open: the typed key of {SPECS[provider_id].label} was not stored "
-                    "(the reason is in its Key section).",
-                    severity="error",
-                    markup=False,
-                    timeout=10,
-                )
-                return False
-        return True
-
-    @on(Button.Pressed, ".key-delete")
-    def _on_delete_key(self, event: Button.Pressed) -> None:
-        event.stop()
-        row = next(node for node in event.button.ancestors if isinstance(node, KeyRow))
-        names = [row.credential.name]
-        if row.credential.name in BASIC_AUTH and _has_basic_pair(row.spec):
-            names = list(BASIC_AUTH)
-        self._delete_keys(row.spec.id, names)
-
-    @work(group="settings-keys", exit_on_error=False, description="delete keys")
-    async def _delete_keys(self, provider_id: str, names: list[str]) -> None:
-        from websearch_tui.credentials import KeyStoreError, delete_secret
-
-        spec = SPECS[provider_id]
-        form = self.provider_form(provider_id)
-        labels = " and ".join(credential_label(c) for c in spec.credentials if c.name in names)
-        question = ChoiceDialog(
-            f"Delete the stored {labels} of {spec.label}?",
-            "It is removed from the OS keyring and the key file. Environment variables are not touched.",
-            [("Cancel", "cancel", "default"), ("Delete", "delete", "error")],
-            id="delete-dialog",
-        )
-        if await self.app.push_screen_wait(question) != "delete":
-            return
-        removed: list[str] = []
-        try:
-            for name in names:
-                removed += await asyncio.to_thread(delete_secret, provider_id, name)
-        except KeyStoreError as exc:
-            form.show_keys_status(str(exc), error=True)
-            self.notify(str(exc), severity="error", markup=False)
-        else:
-            where = " and ".join(dict.fromkeys("the key file" if r == "file" else "the OS keyring" for r in removed))
-            form.show_keys_status(
-                f"Deleted the {labels} from {where}." if removed else f"No stored {labels} to delete."
-            )
-        self._keys_changed(provider_id)
-
-    def _keys_changed(self, provider_id: str) -> None:
-        if self._built_form(provider_id) is not None:
-            self._load_sources(provider_id)
-        self._refresh_statuses([provider_id])
-        self.post_message(self.KeysChanged(provider_id))
-
-    def _form_of(self, widget: Widget) -> ProviderForm:
-        return next(node for node in widget.ancestors_with_self if isinstance(node, ProviderForm))
-
-    # --- test -----------------------------------------------------------------------------
-
-    @on(Button.Pressed, ".test-button")
-    def _on_test(self, event: Button.Pressed) -> None:
-        """Start a Test of the form's provider; a Test still running for it is cancelled."""
-        event.stop()
-        form = self._form_of(event.button)
-        typed = {
-            row.credential.name: row.typed
-            for row in form.key_rows
-            if row.typed and not row.from_env and credential_problem(row.credential, row.typed) is None
-        }
-        form.show_searching()
-        provider_id = form.spec.id
-        self._tests[provider_id] = self.run_worker(
-            self._run_test(provider_id, typed),
-            group=f"settings-test-{provider_id}",
-            exclusive=True,
-            exit_on_error=False,
-            description="provider test",
-        )
-
-    async def _run_test(self, provider_id: str, typed: dict[str, str]) -> None:
-        """Probe ``provider_id``; only the newest Test of that provider may show its progress and result."""
-        worker = get_current_worker()
-
-        def current_form() -> ProviderForm | None:
-            return self._built_form(provider_id) if self._tests.get(provider_id) is worker else None
-
-        def on_update(update: ProviderUpdate) -> None:
-            form = current_form()
-            if form is None:
-                return
-            if update.retry is not None:
-                form.show_retry(update.retry.delay, update.retry.reason)
-            elif update.event is None and update.status in (RunStatus.RUNNING, RunStatus.STREAMING):
-                form.show_searching()
-
+    async def probe(self, provider_id: str, typed: Mapping[str, str], on_update: OnUpdate) -> ProviderOutcome:
+        """One Test of ``provider_id`` on the app's engine with the settings as edited (saved or not),
+        its stored keys overlaid with ``typed`` (never stored by a Test); see :meth:`Engine.probe`."""
         config = self.pending_config()
-        outcome = await self.engine.probe(
+        return await self.engine.probe(
             provider_id,
             config.settings_for(provider_id),
             typed=typed,
             timeout=config.search.timeout,
-            max_body_bytes=int(config.search.max_body_mib * 1024 * 1024),
+            max_body_bytes=int(config.search.max_body_mib * _MIB),
             on_update=on_update,
         )
-        form = current_form()
-        if form is not None:
-            del self._tests[provider_id]
-            text, ok = describe_outcome(outcome)
-            form.show_test(text, ok=ok)
-
-    def cancel_test(self, provider_id: str) -> bool:
-        """Cancel the running Test of ``provider_id`` (its form says "Test cancelled."); True if one ran."""
-        worker = self._tests.pop(provider_id, None)
-        if worker is None or worker.is_finished:
-            return False
-        worker.cancel()
-        form = self._built_form(provider_id)
-        if form is not None:
-            form.show_test("Test cancelled.", ok=None)
-        return True
 
     # --- save and close -------------------------------------------------------------------
 
@@ -705,7 +403,8 @@ class SettingsScreen(AppScreen[bool]):
                 if choice == "merge":
                     for refused in await asyncio.to_thread(editor.rebase):
                         self.notify(f"Not applied: {refused}", severity="warning", markup=False, timeout=10)
-                    await self._rebuild_forms()
+                    self._invalid.clear()
+                    await self.switcher.rebuild()
                 config = await asyncio.to_thread(editor.save, overwrite=True)
         except ConfigError as exc:
             self.notify(f"Not saved: {exc}", severity="error", markup=False, timeout=10)
@@ -720,7 +419,7 @@ class SettingsScreen(AppScreen[bool]):
     def action_close(self) -> None:
         """Escape / q: cancel a running Test if there is one; else close, asking first about unsaved
         changes or typed keys (save and close, discard, keep editing)."""
-        cancelled = [provider_id for provider_id in list(self._tests) if self.cancel_test(provider_id)]
+        cancelled = [form for form in self.switcher.provider_forms() if form.cancel_test()]
         if cancelled:
             return
         pending = self.pending_changes()
@@ -747,7 +446,6 @@ class SettingsScreen(AppScreen[bool]):
         if choice == "save" and not await self._save_all():
             return
         if choice in ("save", "discard"):
-            self._typed.clear()
             self.dismiss(quitting)
 
     async def _save_all(self) -> bool:
@@ -756,7 +454,17 @@ class SettingsScreen(AppScreen[bool]):
             return False
         return not self.unsaved_config or await self.save()
 
-
-def _has_basic_pair(spec: ProviderSpec) -> bool:
-    names = {credential.name for credential in spec.credentials}
-    return all(name in names for name in BASIC_AUTH)
+    async def _store_all_typed(self) -> bool:
+        """Store every form's typed keys (Save and close); on a problem show that form and return False."""
+        for form in self.switcher.provider_forms():
+            if form.typed_keys() and not await form.store_keys():
+                await self._reveal(form.spec.id)
+                self.notify(
+                    f"Settings stay open: the typed key of {form.spec.label} was not stored "
+                    "(the reason is in its Key section).",
+                    severity="error",
+                    markup=False,
+                    timeout=10,
+                )
+                return False
+        return True

@@ -1,7 +1,8 @@
-"""Modal questions of the settings screen: unsaved changes, a file changed on disk, the unencrypted key file.
+"""Modal questions of the settings screen: unsaved changes, a file changed on disk, the unencrypted
+key file, deleting a stored key.
 
 :class:`ChoiceDialog` asks one question with a few buttons and dismisses with the chosen button's
-value (``None`` on Escape). The builders below word the three questions the screen asks.
+value (``None`` on Escape). The builders below word the four questions the screen and its forms ask.
 """
 
 from __future__ import annotations
@@ -90,6 +91,17 @@ def key_file_dialog(path: Path, explanation: str, what: str) -> ChoiceDialog:
         body,
         [("Cancel", "cancel", "default"), ("Store in the file", "file", "warning")],
         id="key-file-dialog",
+    )
+
+
+def delete_key_dialog(labels: str, provider: str) -> ChoiceDialog:
+    """Ask before the stored ``labels`` (``"Username and Password"``) of ``provider`` (its label) are
+    deleted; results ``"delete"`` or ``"cancel"``."""
+    return ChoiceDialog(
+        f"Delete the stored {labels} of {provider}?",
+        "It is removed from the OS keyring and the key file. Environment variables are not touched.",
+        [("Cancel", "cancel", "default"), ("Delete", "delete", "error")],
+        id="delete-dialog",
     )
 
 

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, RECENCIES
-from websearch_tui.core.specs import CredentialSpec, ProviderSpec
-from websearch_tui.credentials import value_problem
+from websearch_tui.core.specs import ProviderSpec
 
 TEXT, INT, FLOAT, LIST, BOOL, SWITCH, CHOICE = "text", "int", "float", "list", "bool", "switch", "choice"
 """Field kinds: typed text (str, whole number, number, comma-separated list), a tri-state boolean
@@ -30,9 +29,6 @@ KIND_GROUPS = (
 
 ENABLED_STATES = ("off: never searched, even when selected", "on: searched when selected")
 """The help line of a provider's Enabled switch when it is off and when it is on."""
-
-BASIC_AUTH = ("username", "password")
-"""Credential names that form an HTTP Basic pair (RFC 7617): both are stored, or neither."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +53,7 @@ class FieldSpec:
     choices: tuple[tuple[str, Any], ...] = ()
     placeholder: str = ""
     help: str = ""
-    states: tuple[str, str] = ()
+    states: tuple[str, str] | tuple[()] = ()
 
     @property
     def ident(self) -> str:
@@ -196,31 +192,3 @@ def _option_field(spec: ProviderSpec, key: str, kind: type) -> FieldSpec:
         return FieldSpec(table, key, label, BOOL, (("on", True), ("off", False)), "default")
     kinds = {int: INT, float: FLOAT, list: LIST}
     return FieldSpec(table, key, label, kinds.get(kind, TEXT), placeholder="default")
-
-
-def credential_label(credential: CredentialSpec) -> str:
-    """``"API key"`` for the usual key, else the credential's name (``"Token"``, ``"Username"``)."""
-    return "API key" if credential.name == "api_key" else credential.name.replace("_", " ").capitalize()
-
-
-def credential_problem(credential: CredentialSpec, value: str) -> str | None:
-    """Why ``value`` cannot be stored for ``credential``, worded for its field (``"API key contains
-    control characters ..."``); ``None`` when it can or when nothing is typed. The rules are the key
-    store's (:func:`websearch_tui.credentials.value_problem`)."""
-    value = value.strip()
-    problem = value_problem(credential, value) if value else None
-    return f"{credential_label(credential)} {problem}" if problem else None
-
-
-def basic_auth_problem(stored: set[str], typed: dict[str, str]) -> str | None:
-    """Why storing ``typed`` would leave half a Basic auth pair (``None``: both or neither).
-
-    ``stored`` are the credential names that have a value now, ``typed`` the values about to be
-    stored by name.
-    """
-    after = stored | {name for name, value in typed.items() if value}
-    present = [name for name in BASIC_AUTH if name in after]
-    if len(present) == 1:
-        missing = next(name for name in BASIC_AUTH if name not in after)
-        return f"Basic auth needs both a username and a password; the {missing} is missing"
-    return None
