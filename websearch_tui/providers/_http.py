@@ -24,7 +24,7 @@ import random
 import re
 import time
 import zlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -288,7 +288,7 @@ async def _wait_to_retry(ctx: ProviderContext, delay: float, error: ProviderErro
 def _give_up(error: ProviderError) -> ProviderError:
     """The error to raise when retrying stops; a server-requested wait is shown ("retry in 34 s")."""
     if error.kind is ErrorKind.RATE_LIMIT and (error.retry_after or 0) >= 1 and "retry in" not in error.message:
-        wait = f"retry in {int(error.retry_after + 0.999)} s"
+        wait = f"retry in {int((error.retry_after or 0) + 0.999)} s"
         return ProviderError(
             error.provider, error.kind, f"{error.message} ({wait})", status=error.status, retry_after=error.retry_after
         )
@@ -544,7 +544,7 @@ async def stream_sse(
     retry_http_errors: bool = True,
     max_retries: int = MAX_RETRIES,
     json_fallback: bool = False,
-) -> AsyncIterator[tuple[str, Any]]:
+) -> AsyncGenerator[tuple[str, Any], None]:
     """POST/GET and yield ``(event_name, parsed JSON payload)`` per server-sent event.
 
     ``[DONE]`` and payloads that are not JSON are skipped. Retries (at most ``max_retries``) happen
