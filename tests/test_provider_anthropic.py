@@ -25,7 +25,7 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import _messages, get_spec, load_stream
+from websearch_tui.providers import _messages, _parse, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window, user_prompt
 from websearch_tui.providers.base import ProviderContext
 
@@ -470,6 +470,39 @@ async def test_json_answer_instead_of_stream_is_accepted() -> None:
     assert response.answer == expected_answer(whole["content"])
     assert response.search_queries == ["python asyncio"]
     assert [c.url for c in response.citations] == [DOCS, TASKS]
+
+
+async def test_json_body_that_is_not_a_message_says_so() -> None:
+    """A 2xx JSON body that is not a message object (a gateway's ``[]`` or ``null``) was reported as
+    "stream ended before it finished"; it now gets the words the non-streamed path gives it."""
+    _, error, _ = await run_until_error(lambda request: httpx.Response(200, json=[]))
+    assert error.kind is ErrorKind.PROTOCOL
+    assert error.message == "Anthropic returned JSON that is not a message object."
+
+
+def test_thousands_of_citations_cost_work_in_proportion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """4,000 ``citations_delta`` events over 200 results: each citation is canonicalised once (the
+    source selection used to re-scan every result and citation per event: 50 s for such a stream)."""
+    calls = [0]
+    real = _parse.canonical_url
+
+    def counting(url: str) -> str:
+        calls[0] += 1
+        return real(url)
+
+    monkeypatch.setattr(_parse, "canonical_url", counting)
+    parser = _messages.MessageParser(provider=PID, label="Anthropic", max_results=5, requested_model="claude")
+    results = [result(f"https://r{n}.example/page", f"R{n}") for n in range(200)]
+    events = [start(), *search(0, "q", results), block(2, {"type": "text", "text": "", "citations": []})]
+    for n in range(4000):
+        events.append(
+            delta(2, {"type": "citations_delta", "citation": location(f"https://r{n % 200}.example/page", "R")})
+        )
+    sent = [event for name, payload in events for event in parser.feed(name, payload)]
+    assert calls[0] == 200 + 4000
+    selections = [e for e in sent if isinstance(e, SourcesFound)]
+    assert len(selections[-1].sources) == 200  # every cited result is listed, beyond max_results
+    assert len(selections) == 1 + 195  # the first results, then once per newly cited later result
 
 
 # --- pause_turn ------------------------------------------------------------------------------
