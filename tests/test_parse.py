@@ -6,8 +6,8 @@ from types import MappingProxyType
 
 import pytest
 
+from tests.helpers import count_canonical_urls
 from websearch_tui.core.models import Source, SourcesFound
-from websearch_tui.providers import _parse
 from websearch_tui.providers._parse import (
     SourceSelection,
     answer_text,
@@ -179,14 +179,7 @@ def test_selection_work_per_call_is_proportional_to_what_it_is_given(monkeypatch
     """4,000 sources added one call at a time, each followed by a citation: every call canonicalises
     only the URLs it is given, so the total is linear (re-scanning all sources and citations on
     every call, as before, would be some 16 million)."""
-    calls = [0]
-    real = _parse.canonical_url
-
-    def counting(url: str) -> str:
-        calls[0] += 1
-        return real(url)
-
-    monkeypatch.setattr(_parse, "canonical_url", counting)
+    calls = count_canonical_urls(monkeypatch)
     selection = SourceSelection(10)
     for n in range(4000):
         selection.add([_source(n)])

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.fake_providers import FakeServer, fake_anthropic
-from tests.helpers import Recorder, collect, make_ctx, shared_fixture
+from tests.helpers import Recorder, collect, count_canonical_urls, make_ctx, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -25,7 +25,7 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import _messages, _parse, get_spec, load_stream
+from websearch_tui.providers import _messages, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window, user_prompt
 from websearch_tui.providers.base import ProviderContext
 
@@ -483,14 +483,7 @@ async def test_json_body_that_is_not_a_message_says_so() -> None:
 def test_thousands_of_citations_cost_work_in_proportion(monkeypatch: pytest.MonkeyPatch) -> None:
     """4,000 ``citations_delta`` events over 200 results: each citation is canonicalised once (the
     source selection used to re-scan every result and citation per event: 50 s for such a stream)."""
-    calls = [0]
-    real = _parse.canonical_url
-
-    def counting(url: str) -> str:
-        calls[0] += 1
-        return real(url)
-
-    monkeypatch.setattr(_parse, "canonical_url", counting)
+    calls = count_canonical_urls(monkeypatch)
     parser = _messages.MessageParser(provider=PID, label="Anthropic", max_results=5, requested_model="claude")
     results = [result(f"https://r{n}.example/page", f"R{n}") for n in range(200)]
     events = [start(), *search(0, "q", results), block(2, {"type": "text", "text": "", "citations": []})]

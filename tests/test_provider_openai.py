@@ -17,7 +17,7 @@ import pytest
 
 from tests.fake_providers import FakeServer
 from tests.fake_providers import fake_openai as fake
-from tests.helpers import Recorder, collect, make_ctx, shared_fixture
+from tests.helpers import Recorder, collect, count_canonical_urls, make_ctx, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -28,7 +28,7 @@ from websearch_tui.core.models import (
     SourcesFound,
 )
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import _http, _parse, get_spec, load_stream
+from websearch_tui.providers import _http, get_spec, load_stream
 from websearch_tui.providers._responses import ResponsesParser, cited_text, clean_url, links_in
 from websearch_tui.providers.base import ProviderContext
 
@@ -401,14 +401,7 @@ async def test_citations_sources_and_cap() -> None:
 def test_thousands_of_annotations_cost_work_in_proportion(monkeypatch: pytest.MonkeyPatch) -> None:
     """4,000 ``url_citation`` annotations over 40 pages: each is canonicalised twice (its source and
     its citation), not once per citation so far (which took ~10 s for such a stream)."""
-    calls = [0]
-    real = _parse.canonical_url
-
-    def counting(url: str) -> str:
-        calls[0] += 1
-        return real(url)
-
-    monkeypatch.setattr(_parse, "canonical_url", counting)
+    calls = count_canonical_urls(monkeypatch)
     parser = ResponsesParser(provider_id="openai", label="OpenAI", requested_model="gpt-5-mini", max_results=5)
     part = {"item_id": "msg_1", "content_index": 0}
     sent = []

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
 from websearch_tui.core.errors import (
@@ -147,6 +147,7 @@ class ChunkParser:
     provider_id: str = "gemini"
     usage: Usage | None = None
     finished: bool = False
+    done: ClassVar[bool] = False  # Gemini closes the stream itself after its last chunk: read until it does
     finish_reason: str | None = None
     has_text: bool = False
     grounded: bool = False
@@ -159,11 +160,6 @@ class ChunkParser:
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
         self._sources = _parse.SourceSelection(self.max_results)
-
-    @property
-    def done(self) -> bool:
-        """Always false: Gemini closes the stream itself after its last chunk."""
-        return False
 
     @property
     def sources(self) -> list[Source]:

@@ -26,7 +26,7 @@ import re
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
@@ -189,6 +189,7 @@ class ChunkParser:
     provider_id: str = "zhipu_chat_search"
     usage: Usage | None = None
     finished: bool = False
+    done: ClassVar[bool] = False  # usage may come after the chunk with the finish_reason: read until the server closes
     finish_reason: str | None = None
     answer: str = ""
     queries: list[str] = field(default_factory=list)
@@ -203,11 +204,6 @@ class ChunkParser:
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
         self._sources = _parse.SourceSelection(self.max_results)
-
-    @property
-    def done(self) -> bool:
-        """Always false: usage may come after the chunk with the ``finish_reason``."""
-        return False
 
     @property
     def sources(self) -> list[Source]:
