@@ -30,6 +30,11 @@ URL = "https://stream.example/v1/chat"
 SSE = {"content-type": "text/event-stream"}
 
 
+def describe(status: int, text: str, parsed: Any) -> str:
+    """The error describer the loop is given (no test here reaches an HTTP error)."""
+    return f"Test API error ({status})"
+
+
 @dataclass
 class WordParser:
     """A parser for the test: ``{"word": w}`` gives ``AnswerDelta(w)``; ``{"end": true}`` makes it
@@ -90,7 +95,7 @@ def serve(body: Body | bytes) -> Callable[[httpx.Request], httpx.Response]:
 
 async def run_stream(parser: WordParser, body: Body | bytes, **options: Any) -> list[SearchEvent]:
     ctx = make_ctx("perplexity", serve(body))
-    events = _stream.feed_stream(ctx, URL, headers={}, body={}, describe_error=lambda *a: "x", parser=parser, **options)
+    events = _stream.feed_stream(ctx, URL, headers={}, body={}, describe_error=describe, parser=parser, **options)
     return [event async for event in events]
 
 
@@ -119,7 +124,7 @@ async def test_a_stream_that_ends_before_the_parser_finished_ended_early() -> No
     seen: list[SearchEvent] = []
     with pytest.raises(ProviderError) as info:
         async for event in _stream.feed_stream(
-            ctx, URL, headers={}, body={}, describe_error=lambda *a: "x", parser=WordParser()
+            ctx, URL, headers={}, body={}, describe_error=describe, parser=WordParser()
         ):
             seen.append(event)
     assert seen == [AnswerDelta("a")]  # no closing events after a failure
@@ -139,7 +144,9 @@ async def test_errors_from_the_parser_go_through_on_error() -> None:
 async def test_a_json_body_is_one_payload_named_json() -> None:
     parser = WordParser()
     ctx = make_ctx("perplexity", lambda request: httpx.Response(200, json={"word": "whole", "end": True}))
-    events = [e async for e in _stream.feed_stream(ctx, URL, headers={}, body={}, describe_error=None, parser=parser)]
+    events = [
+        e async for e in _stream.feed_stream(ctx, URL, headers={}, body={}, describe_error=describe, parser=parser)
+    ]
     assert parser.fed == [("json", {"word": "whole", "end": True})]
     assert events == [AnswerDelta("whole"), Note("closed")]
 
@@ -147,7 +154,7 @@ async def test_a_json_body_is_one_payload_named_json() -> None:
 async def test_a_consumer_that_stops_early_closes_the_http_stream() -> None:
     body = Body(frames({"word": "a"}, {"word": "b"}, {"end": True}))
     ctx = make_ctx("perplexity", serve(body))
-    events = _stream.feed_stream(ctx, URL, headers={}, body={}, describe_error=lambda *a: "x", parser=WordParser())
+    events = _stream.feed_stream(ctx, URL, headers={}, body={}, describe_error=describe, parser=WordParser())
     async with aclosing(events) as running:
         async for event in running:
             assert event == AnswerDelta("a")
@@ -164,7 +171,7 @@ async def test_several_requests_feed_one_parser_and_close_once() -> None:
     events: list[SearchEvent] = []
     for _turn in range(2):
         parser.finished = False
-        payloads = _stream.sse_payloads(ctx, URL, headers={}, body={}, describe_error=None)
+        payloads = _stream.sse_payloads(ctx, URL, headers={}, body={}, describe_error=describe)
         events += [event async for event in _stream.feed_payloads(ctx, parser, payloads)]
     events += parser.closing()
     assert events == [AnswerDelta("first"), AnswerDelta("second"), Note("closed")]

@@ -1,4 +1,5 @@
-"""Parsing helpers shared by the JSON search providers (Brave, Tavily, SearXNG, Exa, Parallel, ...).
+"""Parsing helpers shared by the providers: the JSON search ones (Brave, Tavily, SearXNG, Exa, ...)
+and the streaming model-native ones (the source selection).
 
 Everything that turns an untrusted provider row into our types goes through here, so the
 normalisation rules of PROVIDERS.md §1.6 live in one place:

@@ -205,11 +205,6 @@ class ChunkParser:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
         self._sources = _parse.SourceSelection(self.max_results)
 
-    @property
-    def sources(self) -> list[Source]:
-        """Every distinct result so far, in order (listed or not)."""
-        return self._sources.sources
-
     def feed(self, name: str, payload: Any) -> list[SearchEvent]:
         """Events for one payload (a dict); anything else gives no events."""
         if not isinstance(payload, dict):
@@ -256,7 +251,7 @@ class ChunkParser:
             events.append(Note(LENGTH_NOTE))
         if self.finish_reason == "sensitive":
             events.append(Note(SENSITIVE_NOTE))
-        if not self.sources:
+        if not self._sources.sources:
             events.append(Note(NO_SEARCH_NOTE))
         return events
 
