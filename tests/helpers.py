@@ -191,3 +191,20 @@ class Recorder:
     def headers(self, index: int = 0) -> httpx.Headers:
         """The headers of the ``index``-th request (case-insensitive)."""
         return self.requests[index].headers
+
+
+def count_canonical_urls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the calls of the source selection's ``canonical_url`` (in ``providers._parse``) from
+    now on: the returned one-item list holds the count. A measure of work that does not depend on
+    the machine's load."""
+    from websearch_tui.providers import _parse
+
+    calls = [0]
+    real = _parse.canonical_url
+
+    def counting(url: str) -> str:
+        calls[0] += 1
+        return real(url)
+
+    monkeypatch.setattr(_parse, "canonical_url", counting)
+    return calls

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from websearch_tui.core.models import SourcesFound
+import pytest
+
+from tests.helpers import count_canonical_urls
+from websearch_tui.core.models import Source, SourcesFound
 from websearch_tui.providers._parse import (
+    SourceSelection,
     answer_text,
     code_text,
     collect_sources,
@@ -89,3 +93,97 @@ def test_limit_sources_keeps_the_dropped_count_and_the_event_reads_it() -> None:
     assert SourcesFound(limited, dropped=5).dropped == 5  # an explicit count wins
     assert SourcesFound(tuple(parsed)).dropped == 0  # a plain tuple carries no count
     assert limit_sources([make_source("https://a.example")], 1).dropped == 0
+
+
+# --------------------------------------------------------------------------- SourceSelection
+
+
+def _source(n: int, title: str | None = None) -> Source:
+    url = f"https://s{n}.example/page"
+    return Source(url=url, title=title or url)
+
+
+def _urls(sources: tuple[Source, ...] | list[Source]) -> list[str]:
+    return [s.url.split("/")[2] for s in sources]
+
+
+def test_selection_lists_the_first_max_results_and_every_cited_later_one_in_provider_order() -> None:
+    selection = SourceSelection(2)
+    selection.add([_source(n) for n in range(6)] + [Source("https://S1.example/page/", "repeat")])
+    selection.cite(["https://s5.example/page", "https://s3.example/page/", ""])
+    assert _urls(selection.selection()) == ["s0.example", "s1.example", "s3.example", "s5.example"]
+    assert selection.sources[1].title == "https://s1.example/page"  # a repeat keeps the first one
+    assert len(selection.sources) == 6
+
+
+def test_selection_a_citation_may_come_before_its_source() -> None:
+    selection = SourceSelection(1)
+    selection.cite(["https://s3.example/page"])
+    selection.add([_source(0), _source(1), _source(2)])
+    assert _urls(selection.selection()) == ["s0.example"]
+    selection.add([_source(3)])
+    assert _urls(selection.selection()) == ["s0.example", "s3.example"]
+
+
+def test_selection_event_only_when_the_selection_changed() -> None:
+    selection = SourceSelection(1)
+    assert selection.sources_event() == []
+    selection.add([_source(0)])
+    first = selection.sources_event()
+    assert first == [SourcesFound((_source(0),), replace=True)]
+    selection.add([_source(0), _source(1)])  # a repeat, and a source beyond the limit
+    selection.cite(["https://s0.example/page"])  # already listed
+    assert selection.sources_event() == []
+    selection.cite(["https://s1.example/page"])
+    assert selection.sources_event() == [SourcesFound((_source(0), _source(1)), replace=True)]
+    assert selection.sources_event() == []
+
+
+def test_selection_cite_only_replaces_the_cited_set() -> None:
+    selection = SourceSelection(1)
+    selection.add([_source(n) for n in range(4)])
+    selection.cite_only(["https://s1.example/page", "https://s3.example/page"])
+    assert _urls(selection.selection()) == ["s0.example", "s1.example", "s3.example"]
+    selection.sources_event()
+    selection.cite_only(["https://s3.example/page", "https://s0.example/page"])
+    assert _urls(selection.selection()) == ["s0.example", "s3.example"]
+    assert selection.sources_event() == [SourcesFound((_source(0), _source(3)), replace=True)]
+
+
+def test_selection_fill_titles_names_a_url_only_source_from_a_repeat() -> None:
+    selection = SourceSelection(1, fill_titles=True)
+    selection.add([_source(0), _source(1)])
+    selection.sources_event()
+    selection.add([Source("https://s1.example/page", "Hidden", "snippet")])  # beyond the limit: no event
+    assert selection.sources_event() == []
+    selection.add([Source("https://s0.example/page", "Named", "snippet"), Source("https://s0.example/page", "Later")])
+    assert selection.sources_event() == [
+        SourcesFound((Source("https://s0.example/page", "Named", "snippet"),), replace=True)
+    ]
+    selection.cite(["https://s1.example/page"])
+    assert [s.title for s in selection.selection()] == ["Named", "Hidden"]
+    plain = SourceSelection(1)
+    plain.add([_source(0), Source("https://s0.example/page", "Named")])
+    assert plain.selection()[0].title == "https://s0.example/page"
+
+
+def test_selection_carries_the_dropped_count() -> None:
+    selection = SourceSelection(3)
+    selection.dropped = 2
+    selection.add([_source(0)])
+    event = selection.sources_event()[0]
+    assert selection.selection().dropped == 2 and isinstance(event, SourcesFound) and event.dropped == 2
+
+
+def test_selection_work_per_call_is_proportional_to_what_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """4,000 sources added one call at a time, each followed by a citation: every call canonicalises
+    only the URLs it is given, so the total is linear (re-scanning all sources and citations on
+    every call, as before, would be some 16 million)."""
+    calls = count_canonical_urls(monkeypatch)
+    selection = SourceSelection(10)
+    for n in range(4000):
+        selection.add([_source(n)])
+        selection.cite([_source(n if n % 100 == 0 else 0).url])
+        selection.sources_event()
+    assert calls[0] == 8000
+    assert len(selection.selection()) == 10 + 39

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.fake_providers import FakeServer, fake_anthropic
-from tests.helpers import Recorder, collect, make_ctx, no_wait, shared_fixture
+from tests.helpers import Recorder, collect, count_canonical_urls, make_ctx, no_wait, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -467,6 +467,32 @@ async def test_json_answer_instead_of_stream_is_accepted() -> None:
     assert response.answer == expected_answer(whole["content"])
     assert response.search_queries == ["python asyncio"]
     assert [c.url for c in response.citations] == [DOCS, TASKS]
+
+
+async def test_json_body_that_is_not_a_message_says_so() -> None:
+    """A 2xx JSON body that is not a message object (a gateway's ``[]`` or ``null``) was reported as
+    "stream ended before it finished"; it now gets the words the non-streamed path gives it."""
+    _, error, _ = await run_until_error(lambda request: httpx.Response(200, json=[]))
+    assert error.kind is ErrorKind.PROTOCOL
+    assert error.message == "Anthropic returned JSON that is not a message object."
+
+
+def test_thousands_of_citations_cost_work_in_proportion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """4,000 ``citations_delta`` events over 200 results: each citation is canonicalised once (the
+    source selection used to re-scan every result and citation per event: 50 s for such a stream)."""
+    calls = count_canonical_urls(monkeypatch)
+    parser = _messages.MessageParser(provider=PID, label="Anthropic", max_results=5, requested_model="claude")
+    results = [result(f"https://r{n}.example/page", f"R{n}") for n in range(200)]
+    events = [start(), *search(0, "q", results), block(2, {"type": "text", "text": "", "citations": []})]
+    for n in range(4000):
+        events.append(
+            delta(2, {"type": "citations_delta", "citation": location(f"https://r{n % 200}.example/page", "R")})
+        )
+    sent = [event for name, payload in events for event in parser.feed(name, payload)]
+    assert calls[0] == 200 + 4000
+    selections = [e for e in sent if isinstance(e, SourcesFound)]
+    assert len(selections[-1].sources) == 200  # every cited result is listed, beyond max_results
+    assert len(selections) == 1 + 195  # the first results, then once per newly cited later result
 
 
 # --- pause_turn ------------------------------------------------------------------------------

@@ -204,6 +204,16 @@ async def test_markdown_links_become_citations_when_annotations_are_empty() -> N
     assert "https://docs.python.org/3/library/asyncio.html" in [s.url for s in response.sources]
 
 
+async def test_links_are_read_from_the_answer_as_shown() -> None:
+    """An escape sequence inside a bare URL neither cuts it short nor ends up in the citation: the
+    links are read from the sanitized answer, whose text the pane shows."""
+    text = "Read https://docs.python.org/3/\x1b[1mlibrary\x1b[0m/asyncio.html today."
+    _, _, response = await run_codex(respond_sse(simple_stream(text)))
+    assert response.answer == "Read https://docs.python.org/3/library/asyncio.html today."
+    assert [c.url for c in response.citations] == ["https://docs.python.org/3/library/asyncio.html"]
+    assert [c.cited_text for c in response.citations] == ["Read"]
+
+
 async def test_response_done_event_also_ends_the_stream() -> None:
     data = simple_stream("x", final=False) + frame(
         [{"type": "response.done", "response": {"id": "r9", "status": "completed"}}]

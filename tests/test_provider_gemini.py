@@ -409,6 +409,13 @@ async def test_empty_grounded_response_is_a_failure() -> None:
     assert error.message == EMPTY_MESSAGE
 
 
+async def test_an_answer_of_control_characters_only_is_still_empty() -> None:
+    """The text is passed on as sent (the reducer cleans it), but "nothing was answered" still
+    reads it as shown."""
+    _, events, error = await run_until_error(handler(sse(response("\x1b[0m\x07", finish="STOP"))))
+    assert error.kind is ErrorKind.EMPTY and error.message == EMPTY_MESSAGE
+
+
 async def test_blocked_prompt_is_bad_request() -> None:
     blocked = {"promptFeedback": {"blockReason": "SAFETY"}, "modelVersion": "gemini-2.5-flash"}
     _, _, error = await run_until_error(handler(sse(blocked)))

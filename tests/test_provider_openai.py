@@ -17,7 +17,7 @@ import pytest
 
 from tests.fake_providers import FakeServer
 from tests.fake_providers import fake_openai as fake
-from tests.helpers import Recorder, collect, make_ctx, no_wait, shared_fixture
+from tests.helpers import Recorder, collect, count_canonical_urls, make_ctx, no_wait, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -25,10 +25,11 @@ from websearch_tui.core.models import (
     Metadata,
     SearchEvent,
     SearchRequest,
+    SourcesFound,
 )
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import get_spec, load_stream
-from websearch_tui.providers._responses import cited_text, clean_url, links_in
+from websearch_tui.providers._responses import ResponsesParser, cited_text, clean_url, links_in
 from websearch_tui.providers.base import ProviderContext
 
 KEY = "sk-test-openai-key-123456"
@@ -388,6 +389,28 @@ async def test_citations_sources_and_cap() -> None:
     assert response.sources[2].title == "Docs A"
     assert response.search_queries == ["q1", "q2"]
     assert response.usage.search_requests == 2
+
+
+def test_thousands_of_annotations_cost_work_in_proportion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """4,000 ``url_citation`` annotations over 40 pages: each is canonicalised twice (its source and
+    its citation), not once per citation so far (which took ~10 s for such a stream)."""
+    calls = count_canonical_urls(monkeypatch)
+    parser = ResponsesParser(provider_id="openai", label="OpenAI", requested_model="gpt-5-mini", max_results=5)
+    part = {"item_id": "msg_1", "content_index": 0}
+    sent = []
+    for n in range(4000):
+        sent += parser.feed("message", {"type": "response.output_text.delta", **part, "delta": "word "})
+        annotation = {"type": "url_citation", "url": f"https://p{n % 40}.example/", "title": "P", "start_index": 5 * n}
+        added = {
+            "type": "response.output_text.annotation.added",
+            **part,
+            "annotation_index": n,
+            "annotation": annotation,
+        }
+        sent += parser.feed("message", added)
+    assert calls[0] == 2 * 4000
+    selections = [e for e in sent if isinstance(e, SourcesFound)]
+    assert len(selections) == 40 and len(selections[-1].sources) == 40  # one per new page: all are cited
 
 
 async def test_empty_annotations_fall_back_to_links_in_the_answer() -> None:

@@ -489,9 +489,9 @@ def test_reducer_matches_events_for_fixture_citations() -> None:
     parser = ChunkParser(requested_model="sonar-pro", max_results=10)
     builder = ResponseBuilder("perplexity")
     for payload in payloads:
-        for event in parser.feed(payload):
+        for event in parser.feed("message", payload):
             builder.apply(event)
-    for event in parser.finish():
+    for event in parser.closing():
         builder.apply(event)
     assert builder.response.answer and "[3]" in builder.response.answer
     assert len(builder.response.citations) == 7

@@ -186,6 +186,15 @@ async def test_temperature_above_glm_maximum_is_capped_with_a_note() -> None:
     assert any("temperature" in note for note in result.notes)
 
 
+async def test_markers_are_read_from_the_answer_as_shown() -> None:
+    """An escape sequence right before ``ref_1`` would hide the marker from the pattern; the markers
+    are read from the sanitized answer."""
+    data = sse(chunk("Fact [Source: \x1b[1mref_1\x1b[0m]."), chunk(finish="stop", web_search=[row(1)]))
+    _, _, result = await run(sse_reply(data))
+    assert result.answer == "Fact [Source: ref_1]."
+    assert [c.url for c in result.citations] == ["https://site1.example/page"]
+
+
 async def test_missing_key_is_config_error() -> None:
     with pytest.raises(ProviderError) as info:
         await collect(PID, SearchRequest("q"), make_ctx(PID, Recorder(), sleep=no_wait))

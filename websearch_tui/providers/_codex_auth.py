@@ -119,8 +119,9 @@ def read_login(path: Path | None = None) -> CodexLogin:
         raise
     except (OSError, ValueError) as exc:
         raise _fail(UNREADABLE.format(path=path, reason=type(exc).__name__)) from None
-    tokens = data.get("tokens") if isinstance(data, dict) else None
-    access = tokens.get("access_token") if isinstance(tokens, dict) else None
+    found = data.get("tokens") if isinstance(data, dict) else None
+    tokens: dict[str, Any] = found if isinstance(found, dict) else {}
+    access = tokens.get("access_token")
     if not isinstance(access, str) or not access.strip():
         has_key = isinstance(data, dict) and isinstance(data.get("OPENAI_API_KEY"), str) and data["OPENAI_API_KEY"]
         raise _fail((API_KEY_LOGIN if has_key else NO_LOGIN).format(path=path))

@@ -7,7 +7,7 @@
   absent from the result (the caller keeps the redirect link and its title).
 - :func:`is_redirect_link` recognises such links by their path marker.
 
-(Capping the sources while keeping every cited one is :func:`._parse.limit_sources`.)
+(Capping the sources while keeping every cited one is :class:`._parse.SourceSelection`.)
 """
 
 from __future__ import annotations

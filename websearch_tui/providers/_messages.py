@@ -10,7 +10,8 @@ Both speak ``POST {base_url}/v1/messages`` with the ``web_search_20250305`` serv
   whole message is replayed as the events a stream would have carried, so both paths share every
   rule (answer joining, citations, sources, queries, usage, in-200 tool errors);
 - :func:`run`: the request loop, including ``pause_turn`` continuations (the assistant content
-  received so far is sent back, at most :data:`MAX_CONTINUATIONS` times, within the deadline).
+  received so far is sent back, at most :data:`MAX_CONTINUATIONS` times, within the deadline);
+  every turn, streamed or not, runs through the shared loop :func:`._stream.feed_payloads`.
 
 Answer joining: consecutive text blocks are concatenated with ``""`` (Claude splits cited prose
 into many blocks); when a tool block sits between two text blocks, they are separated by a blank
@@ -22,7 +23,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,8 +42,8 @@ from websearch_tui.core.models import (
     Source,
     SourcesFound,
 )
-from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
-from websearch_tui.providers import _http, _parse
+from websearch_tui.core.text import plain_text, safe_url, sanitize
+from websearch_tui.providers import _http, _parse, _stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
 from websearch_tui.providers.base import ProviderContext
 
@@ -312,11 +313,13 @@ class MessageParser:
     per ``citations_delta``, ``SearchQueries`` when a ``server_tool_use`` block closes,
     ``SourcesFound`` (replace) whenever the selection changes, ``Note`` for a
     ``web_search_tool_result_error`` and for ``max_tokens``/``refusal`` stops. ``feed_message``
-    does the same for a whole message (coalesced, see :func:`coalesce`). ``finish`` returns the
-    closing ``Metadata`` (usage summed over turns) and the "answered without searching" note.
+    does the same for a whole message (coalesced, see :func:`coalesce`); ``feed("json", message)``
+    too. ``finished`` (and ``done``) turns true on the turn's ``message_stop``; :meth:`start_turn`
+    begins the next turn. ``closing`` returns the closing ``Metadata`` (usage summed over turns) and
+    the "answered without searching" note. (The :class:`._stream.StreamParser` contract.)
 
-    Sources: every ``web_search_result`` (de-duplicated), cut to ``max_results`` but keeping
-    every cited one. Citations: all, in answer order.
+    Sources: every ``web_search_result``, selected by :class:`._parse.SourceSelection` (cut to
+    ``max_results`` but keeping every cited one). Citations: all, in answer order.
 
     Raises (from ``feed``):
         ProviderError: for an ``error`` event (kind from ``error.type``).
@@ -329,21 +332,26 @@ class MessageParser:
     model: str | None = None
     request_id: str | None = None
     stop_reason: str | None = None
-    turn_finished: bool = False
+    finished: bool = False
     searched: bool = False
     _answer_tail: str = ""
     _pending_gap: bool = False
     _blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
     _partial_json: dict[int, str] = field(default_factory=dict)
     _content: list[dict[str, Any]] = field(default_factory=list)
-    _results: list[Source] = field(default_factory=list)
-    _result_keys: set[str] = field(default_factory=set)
-    _cited: set[str] = field(default_factory=set)
-    _sent_sources: tuple[Source, ...] = ()
+    _sources: _parse.SourceSelection = field(init=False)
     _queries: set[str] = field(default_factory=set)
     _turn_usage: dict[str, int] = field(default_factory=dict)
     _usage_total: dict[str, int] = field(default_factory=dict)
     _notes: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self._sources = _parse.SourceSelection(self.max_results)
+
+    @property
+    def done(self) -> bool:
+        """The turn's ``message_stop`` arrived (the same as :attr:`finished`)."""
+        return self.finished
 
     # ---- turns
 
@@ -351,7 +359,7 @@ class MessageParser:
         """Begin a new request/response turn (the first one or a ``pause_turn`` continuation)."""
         self._close_turn()
         self.stop_reason = None
-        self.turn_finished = False
+        self.finished = False
 
     def _close_turn(self) -> None:
         for index in sorted(self._blocks):
@@ -390,7 +398,7 @@ class MessageParser:
             ) from None
         return content
 
-    def finish(self) -> list[SearchEvent]:
+    def closing(self) -> list[SearchEvent]:
         """The closing ``Metadata`` (usage summed over all turns) and a note when no search ran."""
         self._close_turn()
         events: list[SearchEvent] = []
@@ -441,10 +449,12 @@ class MessageParser:
 
     def feed(self, name: str, payload: Any) -> list[SearchEvent]:
         """Events for one streamed ``(event_name, payload)``; the payload's ``type`` wins over the name."""
+        if name == "json":  # a whole message: not streamed, or a server that ignored stream: true
+            return self.feed_message(payload)
         if not isinstance(payload, dict):
             return []
-        kind = payload.get("type") if isinstance(payload.get("type"), str) else name
-        if name == "json" or kind == "message":
+        kind = payload["type"] if isinstance(payload.get("type"), str) else name
+        if kind == "message":
             return self.feed_message(payload)
         handler = {
             "message_start": self._message_start,
@@ -506,13 +516,15 @@ class MessageParser:
         block = self._blocks.get(index if index is not None else -1)
         kind = delta.get("type")
         if kind == "text_delta":
-            text = delta.get("text") if isinstance(delta.get("text"), str) else ""
+            text = delta["text"] if isinstance(delta.get("text"), str) else ""
             if block is not None:
                 block["text"] = (block.get("text") or "") + text
             return self._text(text)
         if kind == "citations_delta":
             if block is not None:
-                block["citations"] = [*_parse.as_list(block.get("citations")), delta.get("citation")]
+                if not isinstance(block.get("citations"), list):
+                    block["citations"] = []
+                block["citations"].append(delta.get("citation"))  # in place: O(1) per citation
             return self._citations([delta.get("citation")])
         if kind == "input_json_delta" and index in self._partial_json:
             piece = delta.get("partial_json")
@@ -557,12 +569,14 @@ class MessageParser:
         return []
 
     def _message_stop(self, payload: dict[str, Any]) -> list[SearchEvent]:
-        self.turn_finished = True
+        self.finished = True
         return []
 
     # ---- pieces
 
     def _text(self, text: Any) -> list[SearchEvent]:
+        # Sanitized here, not only by the reducer: the blank-line rule below reads the answer's last
+        # two characters as they are shown ("\r\n" shown as "\n", escape sequences removed).
         clean = sanitize(text) if isinstance(text, str) else ""
         if not clean:
             return []
@@ -578,8 +592,8 @@ class MessageParser:
         citations = tuple(c for c in (_citation(item) for item in raw) if c is not None)
         if not citations:
             return []
-        self._cited.update(canonical_url(c.url) for c in citations)
-        return [CitationsFound(citations), *self._source_update()]
+        self._sources.cite(c.url for c in citations)
+        return [CitationsFound(citations), *self._sources.sources_event()]
 
     def _tool_result(self, content: Any) -> list[SearchEvent]:
         if isinstance(content, dict):  # web_search_tool_result_error inside a 200
@@ -589,21 +603,8 @@ class MessageParser:
         return self._add_sources([_result_source(item) for item in _parse.as_list(content)])
 
     def _add_sources(self, sources: list[Source | None]) -> list[SearchEvent]:
-        for source in sources:
-            if source is None:
-                continue
-            key = canonical_url(source.url)
-            if key not in self._result_keys:
-                self._result_keys.add(key)
-                self._results.append(source)
-        return self._source_update()
-
-    def _source_update(self) -> list[SearchEvent]:
-        selected = _parse.limit_sources(self._results, self.max_results, self._cited)
-        if selected == self._sent_sources:
-            return []
-        self._sent_sources = selected
-        return [SourcesFound(selected, replace=True)]
+        self._sources.add(source for source in sources if source is not None)
+        return self._sources.sources_event()
 
     def _note(self, text: str) -> list[SearchEvent]:
         if text in self._notes:
@@ -615,13 +616,14 @@ class MessageParser:
 # --------------------------------------------------------------------------- the run
 
 
-async def run(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> AsyncIterator[SearchEvent]:
+async def run(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> AsyncGenerator[SearchEvent, None]:
     """Run one search over the Messages API and yield its events as they arrive.
 
     Sends the request, streams (or reads) the reply, and on ``stop_reason: pause_turn`` sends the
     same request again with the assistant content received so far appended, at most
     :data:`MAX_CONTINUATIONS` times and only while the deadline leaves time; a search still paused
-    after that ends with a note. Ends with the closing ``Metadata``.
+    after that ends with a note. Ends with the closing ``Metadata``. The HTTP stream is closed when
+    the returned generator is.
 
     Raises:
         ProviderError: ``config`` (no key, OAuth token, bad base URL); ``auth`` (401/403, seed
@@ -637,6 +639,7 @@ async def run(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> A
     for note in notes:
         yield Note(note)
     url = _http.join_url(ctx.base_url(), PATH)
+    describe = error_describer(ctx.spec.label)
     parser = MessageParser(
         provider=ctx.spec.id, label=ctx.spec.label, max_results=request.max_results, requested_model=body["model"]
     )
@@ -646,45 +649,26 @@ async def run(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> A
             assistant = {"role": "assistant", "content": parser.continuation_content()}
             body = {**body, "messages": [first_message, assistant]}
         parser.start_turn()
-        async for event in _turn(ctx, url, headers, body, flavor, parser):
-            yield event
+        if flavor.stream:
+            payloads = _stream.sse_payloads(ctx, url, headers=headers, body=body, describe_error=describe)
+        else:
+            payloads = _whole_message(ctx, url, headers, body, describe)
+        async with aclosing(_stream.feed_payloads(ctx, parser, payloads, on_error=requalify)) as events:
+            async for event in events:
+                yield event
         if parser.stop_reason != "pause_turn":
             break
         if turn == MAX_CONTINUATIONS or ctx.remaining() < MIN_CONTINUE_SECONDS:
             yield Note(f"{ctx.spec.label} paused its search and was not resumed again; the answer may be incomplete.")
             break
-    for event in parser.finish():
+    for event in parser.closing():
         yield event
 
 
-async def _turn(
-    ctx: ProviderContext,
-    url: str,
-    headers: dict[str, str],
-    body: dict[str, Any],
-    flavor: Flavor,
-    parser: MessageParser,
-) -> AsyncIterator[SearchEvent]:
-    """One request/response turn: SSE (``flavor.stream``) or one JSON body."""
-    describe = error_describer(ctx.spec.label)
-    try:
-        if not flavor.stream:
-            whole = _http.HttpRequest(
-                "POST", url, headers=headers, json_body=body, describe_error=describe, read_timeout=ctx.remaining()
-            )
-            data = (await _http.send(ctx, whole)).json()
-            for event in parser.feed_message(data):
-                yield event
-            return
-        events = _http.stream_sse(
-            ctx, "POST", url, headers=headers, json_body=body, describe_error=describe, json_fallback=True
-        )
-        async with aclosing(events) as payloads:
-            async for name, payload in payloads:
-                for event in parser.feed(name, payload):
-                    yield event
-                if parser.turn_finished:
-                    return
-    except ProviderError as exc:
-        raise requalify(exc) from None
-    raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, f"{ctx.spec.label} stream ended before it finished")
+async def _whole_message(
+    ctx: ProviderContext, url: str, headers: dict[str, str], body: dict[str, Any], describe: _http.ErrorDescriber
+) -> _stream.Payloads:
+    """One non-streamed turn (``stream: false``) as the payloads of a stream: the reply body, once,
+    named ``"json"``."""
+    whole = _http.HttpRequest("POST", url, headers=headers, json_body=body, describe_error=describe)
+    yield "json", (await _http.send(ctx, whole)).json()

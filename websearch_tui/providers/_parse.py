@@ -1,4 +1,5 @@
-"""Parsing helpers shared by the JSON search providers (Brave, Tavily, SearXNG, Exa, Parallel, ...).
+"""Parsing helpers shared by the providers: the JSON search ones (Brave, Tavily, SearXNG, Exa, ...)
+and the streaming model-native ones (the source selection).
 
 Everything that turns an untrusted provider row into our types goes through here, so the
 normalisation rules of PROVIDERS.md §1.6 live in one place:
@@ -13,20 +14,23 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
 - :func:`start_date` gives the ``YYYY-MM-DD`` lower bound of a recency window (§1.4);
 - :func:`find_message` / :func:`api_error_describer` turn provider error bodies into messages;
 - :func:`text_list` / :func:`join_texts` clean lists of strings (suggestions, excerpts, warnings);
-- :func:`limit_sources` cuts a source list to the result limit, keeping every cited source (and the
-  dropped count);
+- :class:`SourceSelection` is the one rule for which sources are listed (the first ``max_results``
+  plus every cited one), kept incrementally as a streamed answer adds sources and citations;
+  :func:`limit_sources` applies it to a whole list at once (keeping the dropped count);
 - :func:`int_field` / :func:`usage_from` read counts and token usage;
 - :func:`choice_option` validates a string option against its allowed values.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from websearch_tui.core.errors import excerpt
-from websearch_tui.core.models import Source, Usage
+from websearch_tui.core.models import SearchEvent, Source, SourcesFound, Usage
 from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize, truncate
 
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
@@ -200,25 +204,119 @@ def join_texts(parts: Iterable[object], separator: str) -> str | None:
     return separator.join(seen) if seen else None
 
 
+class SourceSelection:
+    """The sources of one answer as they arrive, cut to ``max_results`` but keeping every cited one.
+
+    The rule (PROVIDERS.md §1.3): sources are de-duplicated by canonical URL (provider order, the
+    first one kept), the first ``max_results`` are listed, and so is every later one whose URL a
+    citation names (citations are never truncated, so what they point at stays listed). A citation
+    may name a URL before its source arrives.
+
+    Kept incrementally for streamed answers: :meth:`add` and :meth:`cite` cost O(what they are
+    given), :meth:`sources_event` O(1) when nothing changed and O(selection) when it did; nothing
+    re-scans the sources or citations seen so far.
+
+    Attributes:
+        max_results: how many sources are listed whether cited or not.
+        fill_titles: a repeat of a kept source whose title is only its URL gives it its title (and
+            a snippet it lacks): for parsers that make a source from a citation that carries no
+            title before the search result naming it arrives (Responses).
+        dropped: provider rows left out for lack of a usable URL, carried by :meth:`selection`
+            (see :class:`SourceTuple`).
+    """
+
+    def __init__(self, max_results: int, *, fill_titles: bool = False) -> None:
+        self.max_results = max_results
+        self.fill_titles = fill_titles
+        self.dropped = 0
+        self._sources: list[Source] = []
+        self._positions: dict[str, int] = {}  # canonical URL -> index in _sources
+        self._cited: set[str] = set()  # canonical URLs
+        self._cited_beyond: list[int] = []  # sorted indices >= max_results of cited sources
+        self._changed = False
+
+    @property
+    def sources(self) -> list[Source]:
+        """Every distinct source added so far, in provider order (listed or not; do not modify)."""
+        return self._sources
+
+    def add(self, sources: Iterable[Source]) -> None:
+        """Add sources in provider order; a repeat (same canonical URL) keeps the first one."""
+        for source in sources:
+            key = canonical_url(source.url)
+            index = self._positions.get(key)
+            if index is not None:
+                if self.fill_titles:
+                    self._fill(index, key, source)
+                continue
+            index = self._positions[key] = len(self._sources)
+            self._sources.append(source)
+            if index < self.max_results:
+                self._changed = True
+            elif key in self._cited:
+                self._cited_beyond.append(index)  # the largest index so far: the list stays sorted
+                self._changed = True
+
+    def cite(self, urls: Iterable[str]) -> None:
+        """Mark ``urls`` as cited (blank ones are ignored): their sources stay listed."""
+        for url in urls:
+            key = canonical_url(url) if url else ""
+            if key and key not in self._cited:
+                self._cited.add(key)
+                self._list_beyond(key, listed=True)
+
+    def cite_only(self, urls: Iterable[str]) -> None:
+        """Make ``urls`` the whole set of cited URLs (for a provider whose citations arrive as
+        snapshots that may also lose an entry). O(len(urls) + the URLs cited before)."""
+        keys = {canonical_url(url) for url in urls if url}
+        for key in self._cited - keys:
+            self._list_beyond(key, listed=False)
+        for key in keys - self._cited:
+            self._list_beyond(key, listed=True)
+        self._cited = keys
+
+    def selection(self) -> SourceTuple:
+        """The listed sources: the first ``max_results``, then the cited later ones, in provider order."""
+        beyond = (self._sources[index] for index in self._cited_beyond)
+        return SourceTuple([*self._sources[: self.max_results], *beyond], self.dropped)
+
+    def sources_event(self) -> list[SearchEvent]:
+        """``[SourcesFound(selection, replace=True)]`` when the selection changed since the last
+        call (or, the first time, since it was created empty), else ``[]``."""
+        if not self._changed:
+            return []
+        self._changed = False
+        return [SourcesFound(self.selection(), replace=True)]
+
+    def _list_beyond(self, key: str, *, listed: bool) -> None:
+        """List (or stop listing) the source of ``key`` when it lies beyond ``max_results``."""
+        index = self._positions.get(key)
+        if index is None or index < self.max_results:
+            return
+        if listed:
+            bisect.insort(self._cited_beyond, index)
+        else:
+            self._cited_beyond.remove(index)
+        self._changed = True
+
+    def _fill(self, index: int, key: str, source: Source) -> None:
+        kept = self._sources[index]
+        if kept.title == kept.url and source.title != source.url:
+            self._sources[index] = replace(kept, title=source.title, snippet=kept.snippet or source.snippet)
+            if index < self.max_results or key in self._cited:
+                self._changed = True
+
+
 def limit_sources(sources: Sequence[Source], max_results: int, cited_urls: Iterable[str] = ()) -> SourceTuple:
-    """``sources`` de-duplicated by canonical URL (provider order), cut to the first ``max_results``,
-    plus every later one whose URL is in ``cited_urls`` (compared canonically): PROVIDERS.md §1.3,
-    citations are never truncated, so what they point at stays listed. The result keeps the
-    ``dropped`` count of ``sources`` (0 for a plain sequence); sources cut by the limit are not
-    counted as dropped."""
-    cited = {canonical_url(url) for url in cited_urls if url}
-    seen: set[str] = set()
-    kept: list[Source] = []
-    for source in sources:
-        key = canonical_url(source.url)
-        if key in seen:
-            continue
-        seen.add(key)
-        if len(seen) <= max_results or key in cited:
-            kept.append(source)
-        elif not cited:
-            break
-    return SourceTuple(kept, getattr(sources, "dropped", 0))
+    """``sources`` cut by the :class:`SourceSelection` rule: de-duplicated by canonical URL
+    (provider order), the first ``max_results``, plus every later one whose URL is in ``cited_urls``.
+    The result keeps the ``dropped`` count of ``sources`` (0 for a plain sequence); sources cut by
+    the limit are not counted as dropped."""
+    selection = SourceSelection(max_results)
+    selection.cite(cited_urls)
+    selection.add(sources)
+    selection.dropped = getattr(sources, "dropped", 0)
+    return selection.selection()
 
 
 def int_field(mapping: object, *names: str, minimum: int | None = None) -> int | None:

@@ -11,10 +11,11 @@ This module holds everything the four providers share:
 
 - request pieces: :func:`user_input`, :func:`system_input`, :func:`accepts_temperature`,
   :func:`search_context_size`;
-- :class:`ResponsesParser`: turns stream events (or one whole response) into our events;
-- :func:`run_stream` (the SSE loop with the "ended before it finished" rule),
-  :func:`stream_search` (notes + a fresh parser + :func:`run_stream`, the whole ``stream`` of a
-  provider) and :func:`run_whole` (one JSON response);
+- :class:`ResponsesParser`: turns stream events (or one whole response) into our events (the
+  :class:`._stream.StreamParser` contract);
+- :func:`stream_search` (notes + a fresh parser through the shared SSE loop
+  :func:`._stream.feed_stream`, the whole ``stream`` of a provider), :func:`api_key_stream` (the
+  same with an API key) and :func:`run_whole` (one JSON response);
 - error wording: :func:`http_error_describer`, :func:`stream_error`.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,12 +40,11 @@ from websearch_tui.core.models import (
     SearchQueries,
     SearchRequest,
     Source,
-    SourcesFound,
     Usage,
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
 from websearch_tui.providers import _http, _parse, _prompt
-from websearch_tui.providers._stream import MetadataTracker, ended_early
+from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
 CITED_TEXT_CHARS = 300
@@ -71,7 +71,9 @@ _SENTENCE_END = re.compile(r"(?:[.!?。！？]\s|\n)")
 # --------------------------------------------------------------------------- request pieces
 
 
-def user_input(request: SearchRequest, *, typed: bool = True, scope: str = "web", item_type: bool = False) -> dict:
+def user_input(
+    request: SearchRequest, *, typed: bool = True, scope: str = "web", item_type: bool = False
+) -> dict[str, Any]:
     """The user message of ``input``: the §1.5 prompt.
 
     ``typed`` gives ``content: [{"type": "input_text", "text": ...}]`` (OpenAI, Codex, ARK), else
@@ -84,7 +86,7 @@ def user_input(request: SearchRequest, *, typed: bool = True, scope: str = "web"
     return {"type": "message", **message} if item_type else message
 
 
-def system_input(*, typed: bool = True) -> dict:
+def system_input(*, typed: bool = True) -> dict[str, Any]:
     """The system prompt as a ``system`` input message (for APIs without ``instructions``)."""
     content: Any = [{"type": "input_text", "text": _prompt.SYSTEM_PROMPT}] if typed else _prompt.SYSTEM_PROMPT
     return {"role": "system", "content": content}
@@ -102,7 +104,9 @@ def accepts_temperature(model: str) -> bool:
     return not _NO_TEMPERATURE.match(model or "")
 
 
-def sampling_fields(request: SearchRequest, model: str, label: str, *, temperature_ok: bool) -> tuple[dict, list[str]]:
+def sampling_fields(
+    request: SearchRequest, model: str, label: str, *, temperature_ok: bool
+) -> tuple[dict[str, Any], list[str]]:
     """``max_output_tokens`` / ``temperature`` for the body (only when the request sets them) and notes.
 
     ``temperature`` is dropped with a note when ``temperature_ok`` is false for ``model``.
@@ -261,13 +265,19 @@ class _Part:
 class ResponsesParser:
     """Turns Responses events (or a whole response object) into :data:`SearchEvent` values.
 
-    ``feed(name, payload)`` returns the events one stream event adds; ``whole(response)`` those of a
-    complete response body; ``finish()`` the closing events (fallback citations, the no-search note,
-    the final ``Metadata``) and raises ``protocol`` when the final event never came.
+    The :class:`._stream.StreamParser` contract: ``feed(name, payload)`` returns the events one
+    stream event adds (``"json"`` names a whole response body); ``finished`` (and ``done``) turns
+    true with the final event (``response.completed`` / ``.done`` / ``.incomplete``) or a whole
+    response; ``closing()`` gives the closing events (fallback citations, the no-search note, the
+    final ``Metadata``). ``whole(response)`` gives the events of a complete response body.
+
+    Sources: every search-call row and cited URL, selected by :class:`._parse.SourceSelection` (cut
+    to ``max_results`` but keeping every cited one; a cited URL's source takes the title a search
+    row gives it).
 
     Options: ``join_messages`` (all message texts joined with a blank line; ``False`` keeps only the
     last non-blank one, as ARK), ``require_search`` (Codex: a completion without any search call is
-    a failure, ``server`` 502, raised by :meth:`finish` after its events).
+    a failure, ``server`` 502, given by :meth:`failure` after the closing events).
 
     Raises (from ``feed``/``whole``): :class:`ProviderError` for ``error`` and ``response.failed``
     events and for error bodies (see :func:`stream_error`).
@@ -282,14 +292,12 @@ class ResponsesParser:
     require_search: bool = False
     usage: Usage | None = None
     searched: bool = False
-    completed: bool = False
+    finished: bool = False
     incomplete_reason: str | None = None
     _parts: dict[tuple[str, int], _Part] = field(default_factory=dict)
     _answer: list[str] = field(default_factory=list)
-    _candidates: list[Source] = field(default_factory=list)
-    _candidate_keys: dict[str, int] = field(default_factory=dict)
-    _selection: tuple[Source, ...] = ()
-    _citations: list[Citation] = field(default_factory=list)
+    _sources: _parse.SourceSelection = field(init=False)
+    _cited: bool = False
     _queries: list[str] = field(default_factory=list)
     _search_calls: int = 0
     _seen_calls: set[str] = field(default_factory=set)
@@ -297,8 +305,14 @@ class ResponsesParser:
 
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, self.auth_mode)
+        self._sources = _parse.SourceSelection(self.max_results, fill_titles=True)
 
     # ---- public
+
+    @property
+    def done(self) -> bool:
+        """The final event arrived (the same as :attr:`finished`)."""
+        return self.finished
 
     @property
     def model(self) -> str | None:
@@ -312,15 +326,15 @@ class ResponsesParser:
 
     @property
     def answer(self) -> str:
-        """The answer text emitted so far."""
+        """The answer text emitted so far, as sent (the reducer sanitizes it)."""
         return "".join(self._answer)
 
     def feed(self, name: str, payload: Any) -> list[SearchEvent]:
         """Events for one stream event; ``name`` is the SSE event name (``payload.type`` wins)."""
         if not isinstance(payload, dict):
             return []
-        kind = payload.get("type") if isinstance(payload.get("type"), str) else name
-        if kind == "json":  # a server that ignored stream: true (see run_stream)
+        kind: str = payload["type"] if isinstance(payload.get("type"), str) else name
+        if kind == "json":  # a server that ignored stream: true
             return self.whole(payload)
         if kind == "error" or kind == "response.failed":
             raise stream_error(self.provider_id, self.label, payload)
@@ -363,15 +377,13 @@ class ResponsesParser:
         self._answer, self._parts = saved_answer, saved_parts
         return [e for e in events if not isinstance(e, AnswerDelta)], False
 
-    def finish(self) -> list[SearchEvent]:
-        """The closing events; raises ``protocol`` when the final event never arrived.
+    def closing(self) -> list[SearchEvent]:
+        """The closing events (after the final event: see :attr:`finished`).
 
         After the returned events, call :meth:`failure` (Codex without a search).
         """
-        if not self.completed:
-            raise ended_early(self.provider_id, self.label)
         events: list[SearchEvent] = []
-        if not self._citations:
+        if not self._cited:
             events.extend(self._citations_from_links())
         if self.incomplete_reason:
             reason = self.incomplete_reason.replace("_", " ")
@@ -382,7 +394,7 @@ class ResponsesParser:
         return events
 
     def failure(self) -> ProviderError | None:
-        """The error to raise after :meth:`finish` (Codex completion without any web search)."""
+        """The error to raise after :meth:`closing` (Codex completion without any web search)."""
         if self.require_search and not self.searched:
             return ProviderError(
                 self.provider_id,
@@ -395,11 +407,10 @@ class ResponsesParser:
     # ---- text
 
     def _emit_text(self, text: str) -> list[SearchEvent]:
-        clean = sanitize(text)
-        if not clean:
+        if not text:
             return []
-        self._answer.append(clean)
-        return [AnswerDelta(clean)]
+        self._answer.append(text)
+        return [AnswerDelta(text)]
 
     def _delta(self, key: tuple[str, int], delta: object) -> list[SearchEvent]:
         if not isinstance(delta, str) or not delta:
@@ -460,9 +471,8 @@ class ResponsesParser:
         if new_queries:
             self._queries.extend(new_queries)
             events.append(SearchQueries(tuple(new_queries)))
-        for source in sources:
-            self._add_candidate(source)
-        events.extend(self._sources_event())
+        self._sources.add(sources)
+        events.extend(self._sources.sources_event())
         return events
 
     def _message(self, item: dict[str, Any], output_index: Any) -> list[SearchEvent]:
@@ -512,15 +522,17 @@ class ResponsesParser:
     def _add_citations(self, citations: list[Citation]) -> list[SearchEvent]:
         if not citations:
             return []
-        self._citations.extend(citations)
-        for citation in citations:
-            self._add_candidate(Source(url=citation.url, title=citation.title))
-        return [CitationsFound(tuple(citations)), *self._sources_event()]
+        self._cited = True
+        self._sources.add(Source(url=citation.url, title=citation.title) for citation in citations)
+        self._sources.cite(citation.url for citation in citations)
+        return [CitationsFound(tuple(citations)), *self._sources.sources_event()]
 
     def _citations_from_links(self) -> list[SearchEvent]:
         """Citations (and sources) from the markdown links and bare URLs of the answer, when the
         response had no ``url_citation`` annotations at all (PROVIDERS.md §2.20, §2.21)."""
-        text = self.answer
+        # Read from the answer as it is shown, once: an escape sequence inside a link must neither
+        # cut the URL short nor end up in it, and the cited_text offsets are into this same text.
+        text = sanitize(self.answer)
         citations: list[Citation] = []
         seen: set[str] = set()
         for raw_url, title, offset in links_in(text):
@@ -532,31 +544,6 @@ class ResponsesParser:
             citations.append(Citation(url=url, title=name or url, cited_text=cited_text(text, offset)))
         return self._add_citations(citations)
 
-    def _add_candidate(self, source: Source) -> None:
-        key = canonical_url(source.url)
-        index = self._candidate_keys.get(key)
-        if index is None:
-            self._candidate_keys[key] = len(self._candidates)
-            self._candidates.append(source)
-            return
-        kept = self._candidates[index]
-        if kept.title == kept.url and source.title != source.url:
-            self._candidates[index] = Source(
-                url=kept.url,
-                title=source.title,
-                snippet=kept.snippet or source.snippet,
-                published_date=kept.published_date,
-                age_seconds=kept.age_seconds,
-                author=kept.author,
-            )
-
-    def _sources_event(self) -> list[SearchEvent]:
-        selection = _parse.limit_sources(self._candidates, self.max_results, [c.url for c in self._citations])
-        if selection == self._selection:
-            return []
-        self._selection = selection
-        return [SourcesFound(selection, replace=True)]
-
     # ---- metadata and the final response
 
     def _metadata(self, response: dict[str, Any]) -> list[SearchEvent]:
@@ -567,7 +554,7 @@ class ResponsesParser:
         status = response.get("status")
         if status == "failed" or (response.get("error") and status not in ("completed", "incomplete")):
             raise stream_error(self.provider_id, self.label, {"response": response})
-        self.completed = True
+        self.finished = True
         if status == "incomplete":
             details = _parse.as_dict(response.get("incomplete_details"))
             self.incomplete_reason = plain_text(details.get("reason"), collapse=True) or "incomplete"
@@ -628,8 +615,8 @@ def _arguments(value: object) -> dict[str, Any]:
 
 def _last_message_text(output: list[dict[str, Any]]) -> str:
     """The last non-blank ``output_text`` of the ``message`` items (ARK's answer rule)."""
-    texts = [
-        content.get("text")
+    texts: list[str] = [
+        content["text"]
         for item in output
         if item.get("type") == "message"
         for content in map(_parse.as_dict, _parse.as_list(item.get("content")))
@@ -655,40 +642,6 @@ def _usage(response: dict[str, Any], search_calls: int) -> Usage | None:
 # --------------------------------------------------------------------------- running
 
 
-async def run_stream(
-    ctx: ProviderContext,
-    url: str,
-    *,
-    headers: Mapping[str, str],
-    body: Mapping[str, Any],
-    parser: ResponsesParser,
-    describe_error: _http.ErrorDescriber,
-) -> AsyncIterator[SearchEvent]:
-    """POST ``body`` and yield the parser's events as the SSE stream arrives, then its closing events.
-
-    A 2xx JSON body (a server that ignored ``stream: true``) is parsed as one whole response.
-
-    Raises:
-        ProviderError: HTTP errors (``describe_error`` wording; 401/403 the seed message),
-            ``error``/``response.failed`` events, ``protocol`` when the stream ends before its
-            final event, and :meth:`ResponsesParser.failure` (after the closing events).
-    """
-    events = _http.stream_sse(
-        ctx, "POST", url, headers=headers, json_body=dict(body), describe_error=describe_error, json_fallback=True
-    )
-    async with aclosing(events) as payloads:
-        async for name, payload in payloads:
-            for event in parser.feed(name, payload):
-                yield event
-            if parser.completed:
-                break
-    for event in parser.finish():
-        yield event
-    failure = parser.failure()
-    if failure is not None:
-        raise failure
-
-
 async def stream_search(
     request: SearchRequest,
     ctx: ProviderContext,
@@ -699,13 +652,18 @@ async def stream_search(
     notes: Iterable[str],
     describe_error: _http.ErrorDescriber,
     **parser_options: Any,
-) -> AsyncIterator[SearchEvent]:
-    """A Responses provider's whole ``stream``: ``Note`` per note, then :func:`run_stream` with a
-    fresh :class:`ResponsesParser` for ``ctx.spec`` (``parser_options`` such as ``auth_mode`` or
-    ``require_search`` go to the parser). The HTTP stream closes even if the consumer stops early.
+) -> AsyncGenerator[SearchEvent, None]:
+    """A Responses provider's whole ``stream``: ``Note`` per note, then a fresh
+    :class:`ResponsesParser` for ``ctx.spec`` (``parser_options`` such as ``auth_mode`` or
+    ``require_search`` go to it) through :func:`._stream.feed_stream`: ``body`` POSTed to ``url``,
+    the parser's events as the SSE stream arrives (a 2xx JSON body, from a server that ignored
+    ``stream: true``, is parsed as one whole response), then its closing events. The HTTP stream
+    closes even if the consumer stops early.
 
     Raises:
-        ProviderError: as :func:`run_stream`.
+        ProviderError: HTTP errors (``describe_error`` wording; 401/403 the seed message),
+            ``error``/``response.failed`` events, ``protocol`` when the stream ends before its
+            final event, and :meth:`ResponsesParser.failure` (after the closing events).
     """
     for note in notes:
         yield Note(note)
@@ -716,10 +674,13 @@ async def stream_search(
         max_results=request.max_results,
         **parser_options,
     )
-    events = run_stream(ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error)
+    events = feed_stream(ctx, url, headers=headers, body=dict(body), describe_error=describe_error, parser=parser)
     async with aclosing(events) as stream_events:
         async for event in stream_events:
             yield event
+    failure = parser.failure()
+    if failure is not None:
+        raise failure
 
 
 async def api_key_stream(
@@ -728,13 +689,13 @@ async def api_key_stream(
     path: str,
     build_body: Callable[[SearchRequest, ProviderContext], tuple[dict[str, Any], list[str]]],
     describe_error: _http.ErrorDescriber,
-) -> AsyncIterator[SearchEvent]:
+) -> AsyncGenerator[SearchEvent, None]:
     """The whole ``stream`` of an API-key Responses provider (OpenAI, Grok): the key as
     ``Authorization: Bearer``, ``build_body(request, ctx) -> (body, notes)`` POSTed to ``path`` under
     the configured base URL, then :func:`stream_search`.
 
     Raises:
-        ProviderError: ``config`` without a key; otherwise as :func:`run_stream`.
+        ProviderError: ``config`` without a key; otherwise as :func:`stream_search`.
     """
     key = ctx.require_api_key()
     body, notes = build_body(request, ctx)
@@ -756,14 +717,13 @@ async def run_whole(
     describe_error: _http.ErrorDescriber,
 ) -> tuple[list[SearchEvent], Any]:
     """POST ``body`` (``stream: false``) and return the parser's events for the whole response and
-    the parsed body (the closing events are left to the caller: call ``parser.finish()``)."""
+    the parsed body (the closing events are left to the caller: call ``parser.closing()``)."""
     whole = _http.HttpRequest(
         "POST",
         url,
         headers=headers,
         json_body=dict(body),
         describe_error=describe_error,
-        read_timeout=ctx.remaining(),  # a whole searched answer can take 20-30 s (ARK)
     )
     payload = (await _http.send(ctx, whole)).json()
     return parser.whole(payload), payload

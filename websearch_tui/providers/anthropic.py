@@ -15,8 +15,7 @@ become ``AnswerDelta`` events as they arrive, ``citations_delta`` become citatio
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncGenerator
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
 from websearch_tui.providers import _messages
@@ -25,13 +24,11 @@ from websearch_tui.providers.base import ProviderContext
 FLAVOR = _messages.Flavor(stream=True, system=True, gateway_bearer=True, reject_oauth=True)
 
 
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one Anthropic web search; see :func:`websearch_tui.providers._messages.run`.
 
     Raises:
         ProviderError: as :func:`websearch_tui.providers._messages.run` (404 gives the seed message
             ``Anthropic web search returned 404 (model or endpoint not found).``).
     """
-    async with aclosing(_messages.run(request, ctx, FLAVOR)) as events:  # closes the HTTP stream early too
-        async for event in events:
-            yield event
+    return _messages.run(request, ctx, FLAVOR)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from websearch_tui.core.errors import ProviderError, register_secret
@@ -88,7 +88,7 @@ def continuation_body(request: SearchRequest, model: str, response_id: str) -> d
     return body
 
 
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one ARK web search (one JSON response, optionally a continuation) and yield its events.
 
     Yields ``AnswerDelta`` (the whole answer once), ``CitationsFound``/``SourcesFound`` from the
@@ -144,5 +144,5 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         )
     for event in events:
         yield event
-    for event in parser.finish():
+    for event in parser.closing():
         yield event

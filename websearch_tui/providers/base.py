@@ -1,7 +1,8 @@
 """The provider contract: what a provider receives when it runs, and the function it exposes.
 
-A provider module exposes ``async def stream(request, ctx) -> AsyncIterator[SearchEvent]`` and
-nothing else that the engine uses. Its static description, a
+A provider module exposes ``stream(request, ctx)``, returning an async generator of
+:data:`~websearch_tui.core.models.SearchEvent` (see :class:`StreamFunction`), and nothing else that
+the engine uses. Its static description, a
 :class:`~websearch_tui.core.specs.ProviderSpec`, lives in the registry (``websearch_tui.providers``)
 so listing providers never imports their modules. Everything a run may use arrives in its
 :class:`ProviderContext`: the shared HTTP client, settings, credentials, the deadline, the clock and
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -167,6 +168,10 @@ class ProviderContext:
 
 
 class StreamFunction(Protocol):
-    """Signature of a provider module's ``stream`` function."""
+    """Signature of a provider module's ``stream`` function: ``stream(request, ctx)`` returns an
+    async generator (an ``async def`` with ``yield``, or a function returning one) that yields the
+    search's events as they arrive and raises :class:`ProviderError` when it fails (after the events
+    already yielded). A generator, not just an iterator: a consumer that stops early closes it with
+    ``aclose()`` (``contextlib.aclosing``), which closes the HTTP stream behind it at once."""
 
-    def __call__(self, request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]: ...
+    def __call__(self, request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]: ...

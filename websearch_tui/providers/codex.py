@@ -14,7 +14,7 @@ search call is a failure (502). No count, ``max_tokens`` or ``temperature`` (not
 from __future__ import annotations
 
 import platform
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -78,7 +78,7 @@ def build_headers(login: _codex_auth.CodexLogin) -> dict[str, str]:
     return headers
 
 
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one Codex web search with the stored ChatGPT login and yield its events.
 
     Events as :func:`websearch_tui.providers.openai.stream` (``auth_mode="oauth"``); markdown links

@@ -15,8 +15,7 @@ prompt is sent (PROVIDERS.md §2.18).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncGenerator
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
 from websearch_tui.providers import _messages
@@ -25,7 +24,7 @@ from websearch_tui.providers.base import ProviderContext
 FLAVOR = _messages.Flavor(stream=False, system=False)
 
 
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one DeepSeek web search; see :func:`websearch_tui.providers._messages.run`.
 
     Raises:
@@ -33,6 +32,4 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``DeepSeek API error (<status>): <message>``; 404 as ``DeepSeek web search returned 404
             (model or endpoint not found).``).
     """
-    async with aclosing(_messages.run(request, ctx, FLAVOR)) as events:  # closes the HTTP stream early too
-        async for event in events:
-            yield event
+    return _messages.run(request, ctx, FLAVOR)

@@ -19,10 +19,10 @@ into the §1.5 prompt and the sources are sliced locally, keeping every cited on
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
 from websearch_tui.core.errors import (
@@ -44,7 +44,7 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
-from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
+from websearch_tui.core.text import plain_text, safe_url, sanitize
 from websearch_tui.providers import _grounding, _http, _parse
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
@@ -122,15 +122,20 @@ class _ChunkRef:
 
 
 @dataclass
-class StreamParser:
+class ChunkParser:
     """Turns ``GenerateContentResponse`` payloads into events, remembering the grounding seen so far.
 
-    ``feed(payload)`` returns the events one payload adds: an ``AnswerDelta`` per text part
-    (``thought`` parts skipped), ``Metadata`` when the model or response id first appears or
-    changes, and, when a chunk carries grounding, ``SourcesFound``/``CitationsFound``
-    (``replace=True`` snapshots) and ``SearchQueries`` for new queries. ``finished`` turns true on
-    the chunk with a ``finishReason``. :meth:`finish` gives the closing ``Metadata`` (last usage)
-    and notes; :meth:`resolved` re-sends sources and citations with resolved redirect links.
+    The :class:`._stream.StreamParser` contract: ``feed(name, payload)`` returns the events one
+    payload adds (the name is not used; a ``"json"`` body may be a list of responses): an
+    ``AnswerDelta`` per text part (``thought`` parts skipped), ``Metadata`` when the model or
+    response id first appears or changes, and, when a chunk carries grounding,
+    ``SourcesFound``/``CitationsFound`` (``replace=True`` snapshots) and ``SearchQueries`` for new
+    queries. ``finished`` turns true on the chunk with a ``finishReason``; ``done`` never does (the
+    stream is read until Gemini closes it). :meth:`closing` gives the closing ``Metadata`` (last
+    usage) and notes; :meth:`resolved` re-sends sources and citations with resolved redirect links.
+
+    Sources: the grounding chunks' pages, selected by :class:`._parse.SourceSelection` (cut to
+    ``max_results`` but keeping every cited one).
 
     Raises (from ``feed``):
         ProviderError: an ``{"error": ...}`` payload inside the stream (kind from its code), or a
@@ -142,24 +147,29 @@ class StreamParser:
     provider_id: str = "gemini"
     usage: Usage | None = None
     finished: bool = False
+    done: ClassVar[bool] = False  # Gemini closes the stream itself after its last chunk: read until it does
     finish_reason: str | None = None
     has_text: bool = False
     grounded: bool = False
-    sources: list[Source] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
-    _source_keys: set[str] = field(default_factory=set)
     _citation_keys: set[tuple[str, str | None]] = field(default_factory=set)
-    _sent_sources: tuple[Source, ...] = ()
+    _sources: _parse.SourceSelection = field(init=False)
     _meta: MetadataTracker = field(init=False)
 
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
+        self._sources = _parse.SourceSelection(self.max_results)
 
-    def feed(self, payload: Any) -> list[SearchEvent]:
+    @property
+    def sources(self) -> list[Source]:
+        """Every distinct grounding page so far, in order (listed or not)."""
+        return self._sources.sources
+
+    def feed(self, name: str, payload: Any) -> list[SearchEvent]:
         """Events for one payload (a response dict, a ``{"response": ...}`` wrapper or a list of them)."""
         if isinstance(payload, list):
-            return [event for item in payload for event in self.feed(item)]
+            return [event for item in payload for event in self.feed(name, item)]
         payload = _unwrap(payload)
         if not payload:
             return []
@@ -170,7 +180,9 @@ class StreamParser:
         if not candidate:
             self._raise_blocked(payload)
         for text in _part_texts(candidate):
-            self.has_text = True
+            # the empty error ("nothing was answered") reads the text as it will be shown: sanitized
+            # here only until the first part that is not empty then
+            self.has_text = self.has_text or bool(sanitize(text))
             events.append(AnswerDelta(text))
         events.extend(self._grounding(_parse.as_dict(candidate.get("groundingMetadata"))))
         usage = _usage(payload.get("usageMetadata"))
@@ -181,7 +193,7 @@ class StreamParser:
             self.finished, self.finish_reason = True, reason
         return events
 
-    def finish(self) -> list[SearchEvent]:
+    def closing(self) -> list[SearchEvent]:
         """The closing ``Metadata`` (model, id, last usage with the number of searches) and notes."""
         usage = self.usage
         if self.queries:
@@ -213,20 +225,17 @@ class StreamParser:
             target = mapping.get(url, url)
             return target, (target if title == url else title)
 
-        sources = []
+        selection = _parse.SourceSelection(self.max_results)
         for source in self.sources:
             url, title = swap(source.url, source.title)
-            sources.append(replace(source, url=url, title=title))
+            selection.add([replace(source, url=url, title=title)])
         citations = []
         for citation in self.citations:
             url, title = swap(citation.url, citation.title)
             citations.append(replace(citation, url=url, title=title))
-        self.sources, self.citations = sources, citations
-        self._sent_sources = self._selected()
-        return [SourcesFound(self._sent_sources, replace=True), CitationsFound(tuple(citations), replace=True)]
-
-    def _selected(self) -> tuple[Source, ...]:
-        return _parse.limit_sources(self.sources, self.max_results, [c.url for c in self.citations])
+        selection.cite(citation.url for citation in citations)
+        self._sources, self.citations = selection, citations
+        return [SourcesFound(selection.selection(), replace=True), CitationsFound(tuple(citations), replace=True)]
 
     def _raise_stream_error(self, payload: dict[str, Any]) -> None:
         if not payload.get("error") or payload.get("candidates"):
@@ -253,23 +262,17 @@ class StreamParser:
         queries = [q for q in _parse.text_list(metadata.get("webSearchQueries")) if q not in self.queries]
         if refs or queries:
             self.grounded = True
+        self._sources.add(Source(url=ref.url, title=ref.title or ref.url) for ref in refs if ref.url)
         new_citations = False
-        for ref in refs:
-            if ref.url and canonical_url(ref.url) not in self._source_keys:
-                self._source_keys.add(canonical_url(ref.url))
-                self.sources.append(Source(url=ref.url, title=ref.title or ref.url))
         for support in _parse.as_list(metadata.get("groundingSupports")):
             for citation in _support_citations(_parse.as_dict(support), refs):
                 key = (citation.url, citation.cited_text)
                 if key not in self._citation_keys:
                     self._citation_keys.add(key)
                     self.citations.append(citation)
+                    self._sources.cite([citation.url])
                     new_citations = True
-        events: list[SearchEvent] = []
-        selected = self._selected()
-        if selected != self._sent_sources:
-            self._sent_sources = selected
-            events.append(SourcesFound(selected, replace=True))
+        events: list[SearchEvent] = [*self._sources.sources_event()]
         if new_citations:
             events.append(CitationsFound(tuple(self.citations), replace=True))
         if queries:
@@ -280,24 +283,23 @@ class StreamParser:
 
 def _unwrap(payload: Any) -> dict[str, Any]:
     """The response dict, unwrapping the Cloud Code ``{"response": {...}}`` shape defensively."""
-    body = _parse.as_dict(payload)
-    inner = body.get("response")
-    if isinstance(inner, dict) and "candidates" not in body and "error" not in body:
+    response = _parse.as_dict(payload)
+    inner = response.get("response")
+    if isinstance(inner, dict) and "candidates" not in response and "error" not in response:
         return inner
-    return body
+    return response
 
 
 def _part_texts(candidate: dict[str, Any]) -> list[str]:
-    """The sanitized, non-empty ``text`` of each answer part, skipping ``thought`` parts."""
-    texts = []
-    for part in _parse.as_list(_parse.as_dict(candidate.get("content")).get("parts")):
-        if not isinstance(part, dict) or part.get("thought") is True:
-            continue
-        text = part.get("text")
-        text = sanitize(text) if isinstance(text, str) else ""
-        if text:
-            texts.append(text)
-    return texts
+    """The non-empty ``text`` of each answer part (as sent), skipping ``thought`` parts."""
+    return [
+        part["text"]
+        for part in _parse.as_list(_parse.as_dict(candidate.get("content")).get("parts"))
+        if isinstance(part, dict)
+        and part.get("thought") is not True
+        and isinstance(part.get("text"), str)
+        and part["text"]
+    ]
 
 
 def _chunk_ref(chunk: Any) -> _ChunkRef:
@@ -330,7 +332,7 @@ def _usage(raw: Any) -> Usage | None:
     return _parse.usage_from(raw, input="promptTokenCount", output="candidatesTokenCount", total="totalTokenCount")
 
 
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one grounded Gemini search and yield its events as they arrive.
 
     Yields ``Metadata`` (model, response id), one ``AnswerDelta`` per text part, then with the last
@@ -351,16 +353,14 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     model = ctx.model() or DEFAULT_MODEL
     url = stream_url(ctx.base_url(), model)
     headers = {"x-goog-api-key": key, "Accept": "text/event-stream"}
-    parser = StreamParser(requested_model=model, max_results=request.max_results, provider_id=ctx.spec.id)
+    parser = ChunkParser(requested_model=model, max_results=request.max_results, provider_id=ctx.spec.id)
     events = feed_stream(
         ctx,
         url,
         headers=headers,
         body=build_body(request),
         describe_error=describe_error,
-        feed=parser.feed,
-        finished=lambda: parser.finished,
-        closing=parser.finish,
+        parser=parser,
         on_error=lambda exc: _reclassify(exc, ctx.spec.label),
     )
     async with aclosing(events) as running:

@@ -13,8 +13,7 @@ a ``deprecated`` error. Search calls carry a JSON-string ``arguments``; citation
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from websearch_tui.core.errors import excerpt
@@ -81,7 +80,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     return body, notes + sampling_notes
 
 
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one Grok search and yield its events as they arrive.
 
     Yields ``AnswerDelta`` per text delta, ``SearchQueries`` from each search call's ``arguments``,
@@ -94,7 +93,4 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``rate_limit``, ``quota``, ``bad_request``, ``server`` as ``Grok API error (<s>): <msg>``;
             stream errors after the partial events; ``protocol`` when the stream ends early.
     """
-    events = _responses.api_key_stream(request, ctx, PATH, build_body, describe_error)
-    async with aclosing(events) as stream_events:  # the HTTP stream closes even if the consumer stops early
-        async for event in stream_events:
-            yield event
+    return _responses.api_key_stream(request, ctx, PATH, build_body, describe_error)

@@ -13,8 +13,7 @@ is shared with Codex, Grok and ARK in :mod:`websearch_tui.providers._responses`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
@@ -56,7 +55,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     return body, notes + sampling_notes
 
 
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one OpenAI web search and yield its events as they arrive.
 
     Yields ``AnswerDelta`` per text delta, ``SearchQueries`` and ``SourcesFound`` (replace; capped at
@@ -71,7 +70,4 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``error``/``response.failed`` event as ``OpenAI error (<code>): <msg>`` after the partial
             events; ``protocol`` "OpenAI stream ended before it finished".
     """
-    events = _responses.api_key_stream(request, ctx, PATH, build_body, describe_error)
-    async with aclosing(events) as stream_events:  # the HTTP stream closes even if the consumer stops early
-        async for event in stream_events:
-            yield event
+    return _responses.api_key_stream(request, ctx, PATH, build_body, describe_error)

@@ -18,7 +18,7 @@ Citations are never truncated or reordered: the answer's ``[n]`` marker is ``cit
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +37,7 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
-from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
+from websearch_tui.core.text import canonical_url, plain_text, safe_url
 from websearch_tui.providers import _http, _parse
 from websearch_tui.providers._perplexity import ERROR_KEYS, describe_error
 from websearch_tui.providers._prompt import SYSTEM_PROMPT
@@ -88,11 +88,17 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
 class ChunkParser:
     """Turns Perplexity chunks (or one whole response) into events, remembering what was sent.
 
-    ``feed(payload)`` returns the events one payload adds: an ``AnswerDelta`` for its text,
+    The :class:`._stream.StreamParser` contract: ``feed(name, payload)`` returns the events one
+    payload adds (the name is not used): an ``AnswerDelta`` for its text,
     ``CitationsFound``/``SourcesFound`` (``replace=True``) when ``citations`` or ``search_results``
     first appear or change, ``RelatedQuestions`` and ``SearchQueries`` when they change, and
     ``Metadata`` when the model or id changes. The cumulative ``usage`` is only remembered;
-    :meth:`finish` returns it (last value wins). ``chunks`` counts the payloads fed (dicts only).
+    :meth:`closing` returns it (last value wins). ``chunks`` counts the payloads fed (dicts only);
+    ``finished`` is true from the first one (no end marker is required), ``done`` on the
+    ``chat.completion.done`` chunk.
+
+    Sources: ``search_results`` (else the cited URLs), both repeated whole on every chunk, cut by
+    :func:`._parse.limit_sources` (the :class:`._parse.SourceSelection` rule) when they change.
 
     Raises (from ``feed``):
         ProviderError: ``server``/``bad_request`` when a streamed payload is an error object.
@@ -103,6 +109,7 @@ class ChunkParser:
     provider_id: str = "perplexity"
     usage: Usage | None = None
     chunks: int = 0
+    done: bool = False
     _raw_citations: Any = None
     _raw_results: Any = None
     _raw_related: Any = None
@@ -117,11 +124,17 @@ class ChunkParser:
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
 
-    def feed(self, payload: Any) -> list[SearchEvent]:
+    @property
+    def finished(self) -> bool:
+        """True once a chunk was read: a stream may end without ``chat.completion.done`` or ``[DONE]``."""
+        return self.chunks > 0
+
+    def feed(self, name: str, payload: Any) -> list[SearchEvent]:
         """Events for one chunk payload (a dict); anything else gives no events."""
         if not isinstance(payload, dict):
             return []
         self.chunks += 1
+        self.done = payload.get("object") == "chat.completion.done"
         self._raise_stream_error(payload)
         events: list[SearchEvent] = []
         events.extend(self._meta.update(payload.get("model"), payload.get("id")))
@@ -151,7 +164,7 @@ class ChunkParser:
             events.extend(self._note("Perplexity stopped at the max_tokens limit; the answer is cut short."))
         return events
 
-    def finish(self) -> list[SearchEvent]:
+    def closing(self) -> list[SearchEvent]:
         """The closing ``Metadata`` with the last usage seen (and model/id/auth_mode)."""
         return [self._meta.metadata(self.usage)]
 
@@ -215,14 +228,14 @@ def _content_text(choice: Any) -> str:
         return ""
     content = body.get("content")
     if isinstance(content, str):
-        return sanitize(content)
+        return content
     parts: list[str] = []
     for part in _parse.as_list(content):
         if isinstance(part, str):
             parts.append(part)
         elif isinstance(part, dict) and isinstance(part.get("text"), str) and part.get("type", "text") == "text":
             parts.append(part["text"])
-    return sanitize("".join(parts))
+    return "".join(parts)
 
 
 def _results(raw: Any) -> tuple[Source, ...]:
@@ -287,11 +300,7 @@ def _usage(raw: Any) -> Usage | None:
     )
 
 
-def _is_done(payload: Any) -> bool:
-    return isinstance(payload, dict) and payload.get("object") == "chat.completion.done"
-
-
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one Perplexity Sonar search and yield its events as they arrive.
 
     Yields ``AnswerDelta`` per token, ``CitationsFound``/``SourcesFound`` (replace) as soon as
@@ -320,10 +329,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         headers=headers,
         body=body,
         describe_error=describe_error,
-        feed=parser.feed,
-        done=_is_done,
-        finished=lambda: parser.chunks > 0,
-        closing=parser.finish,
+        parser=parser,
         retry_http_errors=False,
         max_retries=1,
     )

@@ -23,10 +23,10 @@ stream event); the business code decides the kind (:mod:`._zhipu`).
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
@@ -39,10 +39,9 @@ from websearch_tui.core.models import (
     SearchQueries,
     SearchRequest,
     Source,
-    SourcesFound,
     Usage,
 )
-from websearch_tui.core.text import canonical_url, plain_text, sanitize
+from websearch_tui.core.text import plain_text, sanitize
 from websearch_tui.providers import _http, _parse, _zhipu
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
@@ -171,11 +170,13 @@ class RefScanner:
 class ChunkParser:
     """Turns chat-completion chunks (or one whole completion) into events.
 
-    ``feed(payload)`` returns what one payload adds: ``Metadata`` when the model or id first appears
-    or changes, an ``AnswerDelta`` for its text, ``SourcesFound`` (replace: results sliced to
-    ``max_results`` plus every cited one) and ``CitationsFound`` (replace) when they change,
-    ``SearchQueries`` for new search intents and ``RelatedQuestions`` for recommendations.
-    ``finished`` turns true on a choice with a ``finish_reason``; :meth:`finish` gives the closing
+    The :class:`._stream.StreamParser` contract: ``feed(name, payload)`` returns what one payload
+    adds (the name is not used): ``Metadata`` when the model or id first appears or changes, an
+    ``AnswerDelta`` for its text, ``SourcesFound`` (replace: results selected by
+    :class:`._parse.SourceSelection`, sliced to ``max_results`` plus every cited one) and
+    ``CitationsFound`` (replace) when they change, ``SearchQueries`` for new search intents and
+    ``RelatedQuestions`` for recommendations. ``finished`` turns true on a choice with a
+    ``finish_reason``; ``done`` never does (usage may follow). :meth:`closing` gives the closing
     ``Metadata`` (last usage) and notes.
 
     Raises (from ``feed``):
@@ -188,23 +189,23 @@ class ChunkParser:
     provider_id: str = "zhipu_chat_search"
     usage: Usage | None = None
     finished: bool = False
+    done: ClassVar[bool] = False  # usage may come after the chunk with the finish_reason: read until the server closes
     finish_reason: str | None = None
     answer: str = ""
-    sources: list[Source] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
     _by_ref: dict[str, Source] = field(default_factory=dict)
-    _source_keys: set[str] = field(default_factory=set)
     _related: tuple[str, ...] = ()
-    _sent_sources: tuple[Source, ...] = ()
     _sent_citations: tuple[Citation, ...] = ()
     _searched: bool = False
+    _sources: _parse.SourceSelection = field(init=False)
     _meta: MetadataTracker = field(init=False)
     _refs: RefScanner = field(default_factory=RefScanner)
 
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
+        self._sources = _parse.SourceSelection(self.max_results)
 
-    def feed(self, payload: Any) -> list[SearchEvent]:
+    def feed(self, name: str, payload: Any) -> list[SearchEvent]:
         """Events for one payload (a dict); anything else gives no events."""
         if not isinstance(payload, dict):
             return []
@@ -217,6 +218,8 @@ class ChunkParser:
         choice = _parse.as_dict(choices[0]) if choices else {}
         body = _parse.as_dict(choice.get("delta")) or _parse.as_dict(choice.get("message"))
         content = body.get("content")
+        # Sanitized here, not only by the reducer: the ref_N markers are read from the answer as it
+        # is shown (an escape sequence before "ref_1" would otherwise hide the marker).
         text = sanitize(content) if isinstance(content, str) else ""
         if text:
             self.answer += text
@@ -238,7 +241,7 @@ class ChunkParser:
                 )
         return events
 
-    def finish(self) -> list[SearchEvent]:
+    def closing(self) -> list[SearchEvent]:
         """The closing ``Metadata`` (usage; ``search_requests`` = 1 when the search returned data) and notes."""
         usage = self.usage
         if self._searched:
@@ -248,7 +251,7 @@ class ChunkParser:
             events.append(Note(LENGTH_NOTE))
         if self.finish_reason == "sensitive":
             events.append(Note(SENSITIVE_NOTE))
-        if not self.sources:
+        if not self._sources.sources:
             events.append(Note(NO_SEARCH_NOTE))
         return events
 
@@ -277,12 +280,9 @@ class ChunkParser:
         citations = self._citations()
         if citations != self._sent_citations:
             self._sent_citations = citations
+            self._sources.cite_only(c.url for c in citations)  # a marker may vanish (ref_1 -> ref_12)
             events.append(CitationsFound(citations, replace=True))
-        selected = _parse.limit_sources(self.sources, self.max_results, [c.url for c in citations])
-        if selected != self._sent_sources:
-            self._sent_sources = selected
-            events.insert(0, SourcesFound(selected, replace=True))
-        return events
+        return [*self._sources.sources_event(), *events]
 
     def _add_rows(self, rows: Any) -> None:
         """Remember each usable result row as a source (de-duplicated) and by its ``refer`` id."""
@@ -294,10 +294,7 @@ class ChunkParser:
                 continue
             source = parsed[0]
             self._searched = True
-            key = canonical_url(source.url)
-            if key not in self._source_keys:
-                self._source_keys.add(key)
-                self.sources.append(source)
+            self._sources.add([source])
             refer = plain_text(row.get("refer"), collapse=True)
             if refer and refer not in self._by_ref:
                 self._by_ref[refer] = source
@@ -339,7 +336,7 @@ def _usage(raw: Any) -> Usage | None:
     return _parse.usage_from(raw, input="prompt_tokens", output="completion_tokens", total="total_tokens")
 
 
-async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one Zhipu GLM chat with web search and yield its events as they arrive.
 
     Yields ``Metadata``, ``AnswerDelta`` per token, ``SourcesFound``/``CitationsFound`` (replace)
@@ -367,9 +364,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
         body=body,
         describe_error=_zhipu.error_describer(PREFIX, codes),
-        feed=parser.feed,
-        finished=lambda: parser.finished,
-        closing=parser.finish,
+        parser=parser,
         on_error=lambda exc: _zhipu.with_code_kind(exc, codes),
     )
     async with aclosing(events) as running:

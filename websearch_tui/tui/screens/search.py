@@ -408,4 +408,3 @@ class SearchScreen(AppScreen[None]):
         self.pane_area.activate(event.provider)
         if not pane.focus_source(event.url):
             pane.focus_target()
-
