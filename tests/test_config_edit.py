@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -184,7 +185,7 @@ def test_save_keeps_the_file_mode_and_leaves_no_temp_file(config_file):
     editor.set("search", "max_results", 5)
     editor.save()
     assert stat.S_IMODE(config_file.stat().st_mode) == 0o640
-    assert [p.name for p in config_file.parent.iterdir()] == ["config.toml"]
+    assert [p.name for p in config_file.parent.iterdir() if p.suffix != ".lock"] == ["config.toml"]
 
 
 def test_a_failed_write_changes_nothing_and_names_the_file(config_file, monkeypatch):
@@ -198,7 +199,7 @@ def test_a_failed_write_changes_nothing_and_names_the_file(config_file, monkeypa
     with pytest.raises(ConfigError, match="cannot write the file"):
         editor.save()
     assert config_file.read_text(encoding="utf-8") == UNUSUAL
-    assert [p.name for p in config_file.parent.iterdir()] == ["config.toml"]
+    assert [p.name for p in config_file.parent.iterdir() if p.suffix != ".lock"] == ["config.toml"]
     assert editor.dirty
 
 
@@ -271,3 +272,62 @@ def test_a_table_emptied_by_removals_goes_but_one_with_a_comment_stays(tmp_path)
     editor.set("providers.brave", "enabled", None)
     editor.save()
     assert path.read_text(encoding="utf-8") == "[providers.brave]\n# my proxy\n"
+
+
+def test_a_read_only_config_is_refused_not_replaced(config_file: Path) -> None:
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "max_results", 7)
+    before = config_file.read_bytes()
+    config_file.chmod(0o444)
+    with pytest.raises(ConfigError, match=r"read-only \(mode 0444\); nothing was written.*chmod u\+w"):
+        editor.save()
+    assert config_file.read_bytes() == before and config_file.stat().st_mode & 0o777 == 0o444
+
+
+def test_two_editors_saving_at_once_never_lose_an_edit_silently(config_file: Path) -> None:
+    import threading
+
+    editors = [ConfigEditor.load(config_file) for _ in range(2)]
+    editors[0].set("search", "max_results", 3)
+    editors[1].set("search", "timeout", 30)
+    outcomes: list[str] = []
+    start = threading.Barrier(2)
+
+    def save(editor: ConfigEditor) -> None:
+        start.wait()
+        try:
+            editor.save()
+            outcomes.append("saved")
+        except ConfigChangedOnDisk:
+            outcomes.append("told")
+
+    threads = [threading.Thread(target=save, args=(e,)) for e in editors]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["saved", "told"]  # the second save sees the first one's write
+    saved = load_config(config_file).search
+    assert (saved.max_results == 3) != (saved.timeout == 30)  # exactly one edit was written
+
+
+def test_a_save_killed_midway_leaves_no_lasting_temporary_file(config_file: Path) -> None:
+    from websearch_tui import files
+
+    leftover = files.temp_path(config_file)
+    leftover.write_text("half a file", encoding="utf-8")  # what a kill -9 between write and rename leaves
+    (config_file.parent / f".{config_file.name}.abc123.tmp").write_text("old pattern", encoding="utf-8")
+    editor = ConfigEditor.load(config_file)
+    editor.set("search", "max_results", 4)
+    editor.save()
+    assert not leftover.exists()
+    files.remove_leftovers(config_file)
+    assert [p.name for p in config_file.parent.iterdir() if p.suffix != ".lock"] == ["config.toml"]
+
+
+def test_a_symlink_loop_is_a_config_error(tmp_path: Path) -> None:
+    loop = tmp_path / "config.toml"
+    loop.symlink_to(tmp_path / "other.toml")
+    (tmp_path / "other.toml").symlink_to(loop)
+    with pytest.raises(ConfigError):
+        ConfigEditor.load(loop).save()

@@ -166,7 +166,9 @@ def test_allow_file_writes_a_private_key_file(key_file: Path, store: KeyStore) -
     assert values == {"api_key": "brave-secret-0002"}
     assert sources == [CredentialSource("api_key", "file")]
     assert sources[0].describe() == "key file (not encrypted)"
-    assert sorted(p.name for p in key_file.parent.iterdir()) == ["keys.toml"]  # no temp file left behind
+    assert sorted(p.name for p in key_file.parent.iterdir() if p.suffix != ".lock") == [
+        "keys.toml"
+    ]  # no temp file left behind
 
 
 @pytest.mark.usefixtures("fail_backend")
@@ -194,7 +196,7 @@ def test_a_failed_write_leaves_the_old_file_intact(
     with pytest.raises(KeyStoreError, match="Cannot write the key file .*No space left on device"):
         store.store_one(TAVILY, "api_key", "tavily-secret-0004", allow_file=True)
     assert key_file.read_bytes() == before
-    assert sorted(p.name for p in key_file.parent.iterdir()) == ["keys.toml"]
+    assert sorted(p.name for p in key_file.parent.iterdir() if p.suffix != ".lock") == ["keys.toml"]
 
 
 @pytest.mark.parametrize("mode", [0o640, 0o604, 0o660], ids=lambda mode: f"{mode:04o}")
@@ -562,3 +564,14 @@ def test_credential_problems_are_worded_for_the_field() -> None:
     assert (credential_problem(password, "pw\x1b[31m") or "").startswith("Password contains control characters")
     assert credential_problem(password, "p:w") is None
     assert credential_problem(CredentialSpec("api_key"), "k\u201c") is not None
+
+
+def test_a_plaintext_copy_left_by_a_killed_save_is_removed(key_file: Path) -> None:
+    from websearch_tui import files
+
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    leftover = key_file.parent / f".{key_file.name}.deadbeef0000.tmp"  # the old random-name pattern
+    leftover.write_text('[brave]\napi_key = "left-behind-key"\n', encoding="utf-8")
+    files.temp_path(key_file).write_text('[brave]\napi_key = "left-behind-key"\n', encoding="utf-8")
+    KeyStore().lookup(SPECS["brave"])
+    assert not leftover.exists() and not files.temp_path(key_file).exists()

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
+import stat
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
+from websearch_tui import files
 from websearch_tui.config import Config, ConfigError, parse_config
 
 _TABLES = ("search", "ui")
@@ -120,23 +121,33 @@ class ConfigEditor:
     def save(self, *, overwrite: bool = False) -> Config:
         """Validate the document and write it atomically; returns the new :class:`Config`.
 
-        An existing file keeps its permission bits; a new one is created readable only by the
-        user (0600), and its directory is created when missing.
+        The check for a change on disk and the write happen under the file's lock, so of two app
+        instances saving at once the second is told the file changed (no edit is silently lost).
+        An existing file keeps its permission bits; a read-only one is refused; a new one is created
+        readable only by the user (0600), and its directory is created when missing. A symlinked
+        file is written through the link, not over it.
 
         Raises:
             ConfigChangedOnDisk: the file changed since it was loaded and ``overwrite`` is False.
-            ConfigError: the document is not valid (e.g. an invalid value typed in the file), or
-                the file cannot be written (the message names the path and the OS error).
+            ConfigError: the document is not valid (e.g. an invalid value typed in the file), the
+                file is read-only, a symbolic link loop, locked by another save for too long, or
+                cannot be written (the message names the path and what to do; nothing is changed).
         """
-        if not overwrite and self.changed_on_disk():
-            raise ConfigChangedOnDisk(
-                f"{self.path}: the file changed on disk since it was opened; nothing was written. "
-                "Reload to keep both your changes and the file's, or overwrite the file."
-            )
         text = self.text()
         config = parse_config(tomlkit.parse(text).unwrap(), self.path)
         data = text.encode("utf-8")
-        _write_atomic(self.path.resolve(), data)  # through a symlink (dotfiles), not over it
+        target = _target(self.path)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with files.locked(target):
+                if not overwrite and self.changed_on_disk():
+                    raise ConfigChangedOnDisk(
+                        f"{self.path}: the file changed on disk since it was opened; nothing was written. "
+                        "Reload to keep both your changes and the file's, or overwrite the file."
+                    )
+                files.write_atomically(target, data, mode=_mode_to_keep(target))
+        except OSError as exc:
+            raise ConfigError(f"{target}: cannot write the file ({exc.strerror or exc}); nothing was changed") from None
         self._base, self._fingerprint, self._pending = _parse(self.path, text), _fingerprint(data), {}
         return config
 
@@ -218,22 +229,31 @@ def _fingerprint(data: bytes | None) -> str | None:
     return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file beside ``path``, flush it to disk, then rename it over ``path``."""
+def _target(path: Path) -> Path:
+    """The file a save of ``path`` writes: ``path`` itself, or what its symbolic link points to.
+
+    Raises:
+        ConfigError: the link is a loop.
+    """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else None
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if mode is not None:
-                os.chmod(temp, mode)
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot write the file ({exc.strerror or exc}); nothing was changed") from None
+        return path.resolve()
+    except (RuntimeError, OSError) as exc:  # RuntimeError: a symlink loop (Python < 3.13)
+        raise ConfigError(f"{path}: cannot follow the path ({exc}); point it at a real file") from None
+
+
+def _mode_to_keep(path: Path) -> int:
+    """The permission bits the saved file gets: an existing file's own, a new file 0600.
+
+    Raises:
+        ConfigError: the existing file is read-only (its owner may not write it).
+    """
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return 0o600
+    if not mode & stat.S_IWUSR:
+        raise ConfigError(
+            f"{path}: the file is read-only (mode {mode:04o}); nothing was written. "
+            f"Make it writable (chmod u+w {path}) to save from Settings."
+        )
+    return mode

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -35,6 +34,7 @@ from typing import Any, Protocol, TypeVar
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
+from websearch_tui import files
 from websearch_tui.core.errors import redact, register_secret
 from websearch_tui.core.specs import BASIC_AUTH, CredentialSpec, ProviderSettings, ProviderSpec
 from websearch_tui.core.text import has_control_chars
@@ -212,6 +212,7 @@ def _read_key_file() -> tomlkit.TOMLDocument | None:
             read at all), cannot be read, or is not valid TOML.
     """
     path = key_file_path()
+    files.remove_leftovers(path)  # a copy a killed save left behind holds plaintext keys too
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
@@ -242,27 +243,20 @@ def _check_private(path: Path, stat: os.stat_result) -> None:
 
 
 def _write_key_file(document: tomlkit.TOMLDocument) -> None:
-    """Replace the key file atomically (temp file created 0600, then ``os.replace``).
+    """Replace the key file atomically, under its lock (:mod:`websearch_tui.files`: the temporary copy
+    is 0600 from its first byte and never left behind; leftovers of a killed save are removed).
 
     An empty document deletes the file. Raises :class:`KeyStoreError` when it cannot be written.
     """
     path = key_file_path()
     try:
-        if not any(True for _ in _entries(document)):
-            path.unlink(missing_ok=True)
-            return
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                file.write(tomlkit.dumps(document))
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        with files.locked(path):
+            files.remove_leftovers(path)
+            if not any(True for _ in _entries(document)):
+                path.unlink(missing_ok=True)
+                return
+            files.write_atomically(path, tomlkit.dumps(document).encode("utf-8"), mode=0o600)
     except OSError as exc:
         raise KeyStoreError(f"Cannot write the key file {path} ({exc.strerror or exc}).") from None
 
