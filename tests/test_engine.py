@@ -679,3 +679,30 @@ async def test_every_search_gets_its_own_id_and_its_updates_carry_it(monkeypatch
     await engine.search(second.request, updates.append, result=second)
     assert {u.search_id for u in updates} == {2} and {u.provider for u in updates} == {"exa"}
     assert second.summary().text() == "Finished — 1 done."
+
+
+@pytest.mark.parametrize("value", ["k-first-line\nsecond-line-0000", "k-with-escape\x1b[2J-0000"])
+async def test_a_stored_key_with_a_line_break_is_never_sent(
+    value: str, monkeypatch: pytest.MonkeyPatch, memory_keyring
+) -> None:
+    from websearch_tui.credentials import KeyStore
+
+    sent: list[httpx.Request] = []
+    monkeypatch.setenv("BRAVE_API_KEY", value)
+    install(monkeypatch, {"brave": brave_json})
+    engine = http_engine(lambda r: sent.append(r) or httpx.Response(200, json={"answer": "x"}))
+    engine.resolve_credentials = lookup_resolver(KeyStore().lookup)
+    outcome = (await engine.search(request("brave"))).outcomes[0]
+    assert sent == [] and outcome.error is not None and outcome.error.kind is ErrorKind.CONFIG
+    assert outcome.error.message.startswith(
+        "Brave Search: the API key from env BRAVE_API_KEY contains control characters"
+    )
+    assert "second-line" not in outcome.error.message and "k-first" not in outcome.error.message
+
+
+def test_a_header_the_http_library_refuses_is_named_without_its_value() -> None:
+    from tests.helpers import make_ctx
+
+    exc = httpx.LocalProtocolError("Illegal header value b'Bearer sk-visible-0000\\nX: y'")
+    error = _http.transport_error(make_ctx("brave"), exc)
+    assert error.kind is ErrorKind.CONFIG and "sk-visible" not in error.message

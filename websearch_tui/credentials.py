@@ -22,6 +22,7 @@ imports a front end.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -76,18 +77,21 @@ class CredentialSource:
     """Where a credential was found, never its value.
 
     ``where`` is ``"env"``, ``"keyring"``, ``"file"`` or ``None`` (not set); ``env_var`` names the
-    variable when ``where == "env"``.
+    variable when ``where == "env"``. ``problem`` is set when the stored value breaks the rules a
+    typed one must meet (:func:`value_problem`, e.g. a line break in an env var or a hand-edited key
+    file): the value is then not used, and the provider's run fails saying so.
     """
 
     name: str
     where: str | None
     env_var: str | None = None
+    problem: str | None = None
 
     def describe(self) -> str:
-        """``"env BRAVE_API_KEY"``, ``"keyring"``, ``"key file (not encrypted)"`` or ``"not set"``."""
-        if self.where == "env":
-            return f"env {self.env_var}"
-        return WHERE_LABELS.get(self.where or "", "not set")
+        """``"env BRAVE_API_KEY"``, ``"keyring"``, ``"key file (not encrypted)"`` or ``"not set"``; with
+        a ``problem``, followed by ``" (not used: it contains control characters ...)"``."""
+        where = f"env {self.env_var}" if self.where == "env" else WHERE_LABELS.get(self.where or "", "not set")
+        return f"{where} (not used: it {self.problem})" if self.problem else where
 
 
 def keyring_username(provider_id: str, credential: str) -> str:
@@ -319,6 +323,22 @@ def _store_in_file(provider_id: str, name: str, value: str) -> None:
 # --- value rules ------------------------------------------------------------------------------
 
 
+def _checked(
+    credential: CredentialSpec, source: CredentialSource, value: str | None
+) -> tuple[CredentialSource, str | None]:
+    """``(source, value)`` with a secret value registered for redaction, or, when the stored value
+    breaks :func:`value_problem`, ``(source with its problem, None)``: a value with a line break
+    or an escape must never go into a request (or an error quoting the request)."""
+    if value is None:
+        return source, None
+    if credential.secret:
+        register_secret(value)
+    problem = value_problem(credential, value)
+    if problem is not None:
+        return dataclasses.replace(source, problem=problem), None
+    return source, value
+
+
 def _from_env(credential: CredentialSpec) -> tuple[str, str] | None:
     for name in credential.env_vars:
         value = os.environ.get(name, "").strip()
@@ -450,19 +470,16 @@ class KeyStore:
         for credential in spec.credentials:
             from_env = _from_env(credential)
             if from_env:
-                found.append((CredentialSource(credential.name, "env", from_env[0]), from_env[1]))
+                found.append(_checked(credential, CredentialSource(credential.name, "env", from_env[0]), from_env[1]))
                 continue
             value = self._from_keyring(spec.id, credential)
             if value:
-                found.append((CredentialSource(credential.name, "keyring"), value))
+                found.append(_checked(credential, CredentialSource(credential.name, "keyring"), value))
                 continue
             if not document_read:
                 document, document_read = self._key_file_for_lookup(), True
             value = _file_value(document, spec.id, credential.name)
-            found.append((CredentialSource(credential.name, "file" if value else None), value))
-        for credential, (_, value) in zip(spec.credentials, found, strict=True):
-            if credential.secret:
-                register_secret(value)
+            found.append(_checked(credential, CredentialSource(credential.name, "file" if value else None), value))
         return found
 
     def _from_keyring(self, provider_id: str, credential: CredentialSpec) -> str | None:

@@ -354,6 +354,13 @@ def transport_error(ctx: ProviderContext, exc: _HttpFailure) -> ProviderError:
         )
     if isinstance(exc, httpx.TimeoutException):
         return ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, f"{label} did not answer in time ({type(exc).__name__}).")
+    if isinstance(exc, httpx.LocalProtocolError):  # its text quotes the offending header value: a key
+        return ProviderError(
+            ctx.spec.id,
+            ErrorKind.CONFIG,
+            f"{label}: the request could not be sent (a header value, such as the API key, is not valid "
+            "in HTTP); set the key again.",
+        )
     if isinstance(exc, httpx.RemoteProtocolError) and _CLOSED_EARLY.search(str(exc)):
         detail = "the connection closed before the response was complete"
     elif isinstance(exc, httpx.ProxyError):

@@ -72,6 +72,9 @@ class ResolvedCredentials:
 
     values: Mapping[str, str]
     sources: Mapping[str, str] = field(default_factory=dict)
+    problems: Mapping[str, str] = field(default_factory=dict)
+    """credential name -> why its stored value was not used (a line break in an env var, ...),
+    as a sentence naming where it is and what to do."""
 
 
 CredentialResolver = Callable[[ProviderSpec], "Mapping[str, str] | ResolvedCredentials"]
@@ -80,7 +83,12 @@ CredentialResolver = Callable[[ProviderSpec], "Mapping[str, str] | ResolvedCrede
 
 class CredentialRecord(Protocol):
     """Where one credential was found (``credentials.CredentialSource``): ``where`` is ``"env"``,
-    ``"keyring"``, ``"file"`` or ``None`` (not found); ``env_var`` is set for ``"env"``."""
+    ``"keyring"``, ``"file"`` or ``None`` (not found); ``env_var`` is set for ``"env"``; ``problem``
+    says why a stored value was not used."""
+
+    @property
+    def problem(self) -> str | None:
+        """Why the stored value was not used (``"contains control characters ..."``), or ``None``."""
 
     @property
     def name(self) -> str:
@@ -103,12 +111,18 @@ def lookup_resolver(
 
     def resolve(spec: ProviderSpec) -> ResolvedCredentials:
         values, records = lookup(spec)
-        sources = {}
+        sources, problems = {}, {}
         for record in records:
             origin = credential_origin(record.where, f"{spec.id}:{record.name}", record.env_var)
             if origin is not None:
                 sources[record.name] = origin
-        return ResolvedCredentials(values, sources)
+            if record.problem is not None:
+                label = next((c.label for c in spec.credentials if c.name == record.name), record.name)
+                problems[record.name] = (
+                    f"{spec.label}: the {label} from {origin or 'its store'} {record.problem}, so it was not "
+                    f"used; set it again (websearch-tui keys set {spec.id}, Settings, or the variable)."
+                )
+        return ResolvedCredentials(values, sources, problems)
 
     return resolve
 
@@ -383,6 +397,8 @@ class Engine:
         async def consume() -> None:
             resolve = run.credentials or self.resolve_credentials
             credentials = _resolved(await asyncio.to_thread(resolve, spec))
+            for problem in credentials.problems.values():
+                raise ProviderError(provider_id, ErrorKind.CONFIG, problem)
             ctx = self._context(spec, credentials, started + timeout, tracker, run)
             contexts.append(ctx)
             await self._pacer(spec).wait(ctx)
