@@ -564,16 +564,35 @@ async def test_error_text_never_contains_the_key() -> None:
 # --- _grounding --------------------------------------------------------------------------------
 
 
-def test_is_redirect_link() -> None:
-    assert _grounding.is_redirect_link(REDIRECT + "AUZ")
+def test_redirect_link() -> None:
+    assert _grounding.redirect_link(REDIRECT + "AUZ") == REDIRECT + "AUZ"
     fake = "http://127.0.0.1:5/gemini/grounding-api-redirect/x"
-    assert not _grounding.is_redirect_link(fake)  # an upstream-named host is never contacted ...
-    assert _grounding.is_redirect_link(fake, trusted_hosts=("127.0.0.1",))  # ... unless it is our endpoint
-    assert not _grounding.is_redirect_link("http://vertexaisearch.cloud.google.com/grounding-api-redirect/x")
-    assert not _grounding.is_redirect_link("https://10.0.0.1/grounding-api-redirect/x")
-    assert not _grounding.is_redirect_link("https://example.com/?u=/grounding-api-redirect/")
-    assert not _grounding.is_redirect_link("a1b2c3")
-    assert not _grounding.is_redirect_link(None)
+    assert _grounding.redirect_link(fake) is None  # an upstream-named host is never contacted ...
+    assert _grounding.redirect_link(fake, [("http", "127.0.0.1", 5)]) == fake  # ... unless it is our endpoint
+    assert _grounding.redirect_link("http://vertexaisearch.cloud.google.com/grounding-api-redirect/x") is None
+    assert _grounding.redirect_link("https://10.0.0.1/grounding-api-redirect/x") is None
+    assert _grounding.redirect_link("https://example.com/?u=/grounding-api-redirect/") is None
+    assert _grounding.redirect_link("a1b2c3") is None
+    assert _grounding.redirect_link(None) is None
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "http://127.0.0.1:6/gemini/grounding-api-redirect/x",  # the endpoint's host, another port
+        "http://127.0.0.1:5/gemini/grounding-api-redirect/../../admin",  # dot segments leave the marker
+        "http://127.0.0.1:5/gemini/grounding-api-redirect/%2e%2e/%2e%2e/admin",
+        "https://vertexaisearch.cloud.google.com:8443/grounding-api-redirect/x",
+        "https://vertexaisearch.cloud.google.com/a/grounding-api-redirect/../../../evil",
+    ],
+)
+def test_a_redirect_link_elsewhere_on_the_trusted_host_is_refused(link: str) -> None:
+    assert _grounding.redirect_link(link, [("http", "127.0.0.1", 5)]) is None
+
+
+def test_user_info_in_a_redirect_link_is_never_sent() -> None:
+    link = "https://user:secret@vertexaisearch.cloud.google.com/grounding-api-redirect/AUZ"
+    assert _grounding.redirect_link(link) == REDIRECT + "AUZ"
 
 
 def test_select_sources_keeps_cited_beyond_the_limit() -> None:
@@ -602,9 +621,9 @@ async def test_resolution_concurrency_is_bounded() -> None:
         active[0] -= 1
         return httpx.Response(302, headers={"location": f"https://real.example{request.url.path}"})
 
-    urls = [f"{REDIRECT}{i}" for i in range(10)] + [REDIRECT + "0"]
+    links = {f"{REDIRECT}{i}": f"{REDIRECT}{i}" for i in range(10)}
     async with httpx.AsyncClient(transport=httpx.MockTransport(head)) as client:
-        mapping = await _grounding.resolve_redirects(client, urls, deadline=time.monotonic() + 5, concurrency=4)
+        mapping = await _grounding.resolve_redirects(client, links, deadline=time.monotonic() + 5, concurrency=4)
     assert peak[0] == 4
     assert len(mapping) == 10
     assert mapping[REDIRECT + "3"] == "https://real.example/grounding-api-redirect/3"
@@ -617,7 +636,9 @@ async def test_resolution_never_outlives_the_deadline() -> None:
 
     started = time.monotonic()
     async with httpx.AsyncClient(transport=httpx.MockTransport(slow)) as client:
-        mapping = await _grounding.resolve_redirects(client, [REDIRECT + "a", REDIRECT + "b"], deadline=started + 0.2)
+        mapping = await _grounding.resolve_redirects(
+            client, {REDIRECT + "a": REDIRECT + "a", REDIRECT + "b": REDIRECT + "b"}, deadline=started + 0.2
+        )
     assert mapping == {}
     assert time.monotonic() - started < 1.5
 
@@ -625,7 +646,10 @@ async def test_resolution_never_outlives_the_deadline() -> None:
 async def test_resolution_with_an_expired_deadline_sends_nothing() -> None:
     recorder = Recorder(httpx.Response(302, headers={"location": "https://x.example/"}))
     async with httpx.AsyncClient(transport=httpx.MockTransport(recorder)) as client:
-        assert await _grounding.resolve_redirects(client, [REDIRECT + "a"], deadline=time.monotonic() - 1) == {}
+        assert (
+            await _grounding.resolve_redirects(client, {REDIRECT + "a": REDIRECT + "a"}, deadline=time.monotonic() - 1)
+            == {}
+        )
     assert recorder.requests == []
 
 

@@ -23,7 +23,7 @@ from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from websearch_tui.core.errors import (
     ErrorKind,
@@ -209,11 +209,12 @@ class ChunkParser:
             events.append(Note(NO_SEARCH_NOTE))
         return events
 
-    def redirect_links(self, trusted_hosts: Iterable[str] = ()) -> list[str]:
-        """Every source and citation URL that is a grounding redirect link we may resolve, in order
-        (see :func:`_grounding.is_redirect_link`)."""
+    def redirect_links(self, trusted: Iterable[_grounding.Origin] = ()) -> dict[str, str]:
+        """Every source and citation URL that is a grounding redirect link we may resolve, in order,
+        mapped to the URL to request (see :func:`_grounding.redirect_link`)."""
         urls = [s.url for s in self.sources] + [c.url for c in self.citations]
-        return [url for url in dict.fromkeys(urls) if _grounding.is_redirect_link(url, trusted_hosts)]
+        targets = {url: _grounding.redirect_link(url, trusted) for url in dict.fromkeys(urls)}
+        return {url: target for url, target in targets.items() if target is not None}
 
     def resolved(self, mapping: dict[str, str]) -> list[SearchEvent]:
         """``SourcesFound``/``CitationsFound`` (replace) with redirect links swapped for the URLs in
@@ -369,8 +370,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     if not parser.has_text and not parser.sources:
         raise ProviderError(ctx.spec.id, ErrorKind.EMPTY, EMPTY_MESSAGE, status=502)
     deadline = ctx.deadline - RESOLVE_MARGIN
-    endpoint_host = urlsplit(ctx.base_url()).hostname or ""
-    links = parser.redirect_links(trusted_hosts=(endpoint_host,))
+    endpoint = _grounding.origin_of(ctx.base_url())
+    links = parser.redirect_links(trusted=[endpoint] if endpoint else [])
     mapping = await _grounding.resolve_redirects(ctx.client, links, deadline=deadline, clock=ctx.clock)
     for event in parser.resolved(mapping):
         yield event
