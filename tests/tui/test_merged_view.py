@@ -6,7 +6,7 @@ import asyncio
 
 from textual.widgets import Input, OptionList
 
-from tests.tui.conftest import submit, wait_for_search
+from tests.tui.conftest import submit, wait_for_search, workers_done
 from websearch_tui.core.models import AnswerDelta, Citation, CitationsFound, Source, SourcesFound
 from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.pane_area import PaneArea
@@ -126,7 +126,7 @@ async def test_open_and_copy_act_on_the_highlighted_row(make_app, fake_streams, 
     opened: list[str] = []
     copied: list[str] = []
     async with app.run_test(size=(200, 50)) as pilot:
-        monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+        monkeypatch.setattr("webbrowser.open", lambda url, *a, **kw: opened.append(url) or True)
         monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
         await submit(pilot, "asyncio")
         await wait_for_search(app)
@@ -134,6 +134,7 @@ async def test_open_and_copy_act_on_the_highlighted_row(make_app, fake_streams, 
         await pilot.press("m")
         await pilot.pause()
         await pilot.press("down", "o", "c")
+        await workers_done(app)
         await pilot.pause()
         second = app.screen.query_one(MergedView).rows[1].link
         assert opened == [second] and copied == [second]

@@ -8,7 +8,7 @@ import re
 
 from textual.widgets import Input, Markdown
 
-from tests.tui.conftest import submit, wait_for_search
+from tests.tui.conftest import submit, wait_for_search, workers_done
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -316,13 +316,14 @@ async def test_open_and_copy_only_http(make_app, fake_streams, monkeypatch):
     opened: list[str] = []
     copied: list[str] = []
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
-        monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+        monkeypatch.setattr("webbrowser.open", lambda url, *a, **kw: opened.append(url) or True)
         monkeypatch.setattr(app, "copy_to_clipboard", lambda text: copied.append(text))
         await submit(pilot, "links")
         await wait_for_search(app)
         items = list(pane(app, "ddgs").query(SourceItem))
         items[0].focus()
         await pilot.press("o", "c")
+        await workers_done(app)  # the browser is started in a thread
         assert opened == ["https://example.com/ok"] and copied == ["https://example.com/ok"]
         await pilot.press("down")
         assert app.screen.focused is items[1]
@@ -339,14 +340,55 @@ async def test_markdown_links_checked(make_app, fake_streams, monkeypatch):
     app = make_app(("ddgs",))
     opened: list[str] = []
     async with app.run_test(size=(120, 36)) as pilot:
-        monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+        monkeypatch.setattr("webbrowser.open", lambda url, *a, **kw: opened.append(url) or True)
         await submit(pilot, "links")
         await wait_for_search(app)
         markdown = pane(app, "ddgs").answer_markdown
         markdown.post_message(Markdown.LinkClicked(markdown, "javascript:alert(1)"))
         markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/x"))
         await pilot.pause()
+        await workers_done(app)
         assert opened == ["https://example.com/x"]
+
+
+async def test_without_a_browser_the_link_is_shown_to_select_and_copy_says_what_it_did(
+    make_app, fake_streams, monkeypatch
+):
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        monkeypatch.setattr("webbrowser.open", lambda url, *a, **kw: False)  # no browser on this machine
+
+        def no_clipboard(text: str) -> None:
+            raise RuntimeError("no copy/paste mechanism")
+
+        monkeypatch.setattr("pyperclip.copy", no_clipboard)
+        await submit(pilot, "links")
+        await wait_for_search(app)
+        pane(app, "ddgs").focus_target()
+        await pilot.press("o")
+        await workers_done(app)
+        await pilot.pause()
+        from textual.widgets import TextArea
+
+        from websearch_tui.tui.widgets.link_dialog import LinkDialog
+
+        assert isinstance(app.screen, LinkDialog)
+        assert app.screen.query_one(TextArea).selected_text == "https://www.example.com/a"
+        await pilot.press("escape")
+        await pilot.press("c")
+        await workers_done(app)
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert not any(m.startswith("Opened") for m in messages)
+        assert any(m.startswith("Asked the terminal to copy https://www.example.com/a (OSC 52") for m in messages)
+        copied: list[str] = []
+        monkeypatch.setattr("pyperclip.copy", copied.append)
+        await pilot.press("c")
+        await workers_done(app)
+        await pilot.pause()
+        assert copied == ["https://www.example.com/a"]
+        assert "Copied https://www.example.com/a to the clipboard." in [n.message for n in app._notifications]
 
 
 async def test_tab_moves_between_panes(make_app, fake_streams):

@@ -3,11 +3,13 @@
 Provider text is sanitized with :func:`websearch_tui.core.text.sanitize` (escape sequences and
 control characters removed) and wrapped in :class:`textual.content.Content`, which is never
 parsed as markup. URLs are only opened or copied after :func:`websearch_tui.core.text.safe_url`
-accepts them (absolute http/https).
+accepts them (absolute http/https), and the browser and the system clipboard are reached from
+worker threads, never on the event loop.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from textual.app import App
@@ -35,22 +37,78 @@ def plain(text: object, style: str = "", *, one_line: bool = False, limit: int |
 
 
 def open_url_safely(app: App[object], url: object) -> bool:
-    """Open ``url`` with ``app.open_url`` if it is http(s); otherwise warn. Returns True if opened."""
+    """Open ``url`` in the browser if it is http(s) (otherwise warn); returns True when it was handed on.
+
+    The browser is started in a thread (``webbrowser.open`` can block for seconds while it looks
+    for one); the notice says what happened: opened, or, when no browser could be started, the
+    link in a dialog where it can be selected.
+    """
     checked = safe_url(url)
     if checked is None:
         app.notify("Refused to open a link that is not http(s).", severity="warning", markup=False)
         return False
-    app.open_url(checked)
-    app.notify(f"Opening {truncate(checked, 80)} in the browser…", markup=False, timeout=3)
+    app.run_worker(
+        functools.partial(_open_in_browser, app, checked), thread=True, group="links", description="open a link"
+    )
     return True
 
 
 def copy_url_safely(app: App[object], url: object) -> bool:
-    """Copy ``url`` to the clipboard if it is http(s); otherwise warn. Returns True if copied."""
+    """Copy ``url`` if it is http(s) (otherwise warn); returns True when it was handed on.
+
+    The terminal is asked to copy it (OSC 52, which some terminals ignore) and, in a thread, the
+    system clipboard too (``pyperclip``, where one exists); the notice says which of them took it.
+    """
     checked = safe_url(url)
     if checked is None:
         app.notify("Refused to copy a link that is not http(s).", severity="warning", markup=False)
         return False
     app.copy_to_clipboard(checked)
-    app.notify(f"Copied {truncate(checked, 80)}", markup=False, timeout=2)
+    app.run_worker(
+        functools.partial(_copy_to_system, app, checked), thread=True, group="links", description="copy a link"
+    )
     return True
+
+
+def _open_in_browser(app: App[object], url: str) -> None:
+    """In a worker thread: start the browser on ``url`` and report back on the event loop."""
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except Exception:  # a broken browser setting must not end the worker with a traceback
+        opened = False
+    app.call_from_thread(_report_open, app, url, opened)
+
+
+def _report_open(app: App[object], url: str, opened: bool) -> None:
+    if opened:
+        app.notify(f"Opened {truncate(url, 80)} in the browser.", markup=False, timeout=3)
+        return
+    from websearch_tui.tui.widgets.link_dialog import LinkDialog
+
+    app.push_screen(LinkDialog("No browser could be started here. Select the link to copy it:", url))
+
+
+def _copy_to_system(app: App[object], url: str) -> None:
+    """In a worker thread: put ``url`` on the system clipboard if there is one; report back."""
+    try:
+        import pyperclip
+
+        pyperclip.copy(url)
+        copied = True
+    except Exception:  # no clipboard tool (xclip, xsel, wl-copy) or no display: OSC 52 is all we have
+        copied = False
+    app.call_from_thread(_report_copy, app, url, copied)
+
+
+def _report_copy(app: App[object], url: str, copied: bool) -> None:
+    if copied:
+        app.notify(f"Copied {truncate(url, 80)} to the clipboard.", markup=False, timeout=2)
+    else:
+        app.notify(
+            f"Asked the terminal to copy {truncate(url, 60)} (OSC 52; some terminals ignore it, and no system "
+            "clipboard was found).",
+            markup=False,
+            timeout=5,
+        )

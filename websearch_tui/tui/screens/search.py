@@ -329,13 +329,17 @@ class SearchScreen(AppScreen[None]):
         if update.search_id != self._search_id:
             return
         pane = self.pane_area.pane(update.provider)
-        if pane is None:
+        if pane is None or not pane.is_attached:  # a pane removed while its run unwinds (quitting)
             return
         if self._auto and update.status is RunStatus.RUNNING:
             self.pane_area.activate(update.provider)
         pane.show(update)
         if isinstance(update.event, (SourcesFound, CitationsFound)):
             self.pane_area.note_sources(update.response)
+
+    def on_unmount(self) -> None:
+        """The screen is going away (the app quits): updates of a search still unwinding are dropped."""
+        self._search_id = 0
 
     def action_cancel(self) -> None:
         """Cancel the search in flight; the engine reports its unfinished runs ``cancelled``."""
