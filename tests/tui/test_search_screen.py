@@ -674,3 +674,23 @@ async def test_dropped_results_are_noted_in_the_pane(make_app, fake_streams):
         assert pane(app, "ddgs").status == "done"
         notes = pane(app, "ddgs").query_one(".notes")
         assert notes.display and "2 results without a usable URL were dropped." in notes.visual.plain
+
+
+async def test_pasted_escapes_and_line_breaks_never_reach_a_text_field(make_app, fake_streams):
+    from textual import events
+
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        query = app.screen.query_one("#query")
+        query.focus()
+        query.post_message(events.Paste("abc \x1b[31mred\x1b[0m end\x1bc\x07\u202e"))
+        await pilot.pause()
+        assert query.value == "abc red end"
+        query.value = ""
+        await pilot.press("x")
+        query.post_message(events.Paste("line one\nline two"))  # an Input keeps the first line of a paste
+        await pilot.pause()
+        assert query.value == "xline one"
+        query.insert_text_at_cursor("\ttab\rreturn\x00nul")
+        assert query.value == "xline one tab returnnul"  # tab and CR become spaces, NUL is dropped

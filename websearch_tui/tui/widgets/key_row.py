@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Static
 from websearch_tui.core.specs import CredentialSpec, ProviderSpec
 from websearch_tui.credentials import CredentialSource, credential_problem
 from websearch_tui.tui.safe import plain
+from websearch_tui.tui.widgets.safe_input import SafeInput
 from websearch_tui.tui.widgets.setting_row import first_failure
 
 
@@ -75,7 +76,7 @@ class KeyRow(Vertical):
         secret = self.credential.secret
         with Horizontal():
             yield Static(plain(self.credential.label), classes="setting-label")
-            yield Input(
+            yield SafeInput(
                 self._typed,
                 placeholder="paste a new key" if secret else "type a new value",
                 password=secret,

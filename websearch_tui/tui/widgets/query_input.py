@@ -1,12 +1,13 @@
-"""The query box: an :class:`Input` with a session history on Up/Down."""
+"""The query box: a :class:`~websearch_tui.tui.widgets.safe_input.SafeInput` with a session history on Up/Down."""
 
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widgets import Input
+
+from websearch_tui.tui.widgets.safe_input import SafeInput
 
 
-class QueryInput(Input):
+class QueryInput(SafeInput):
     """Single-line query input; Up/Down walk the queries searched in this session."""
 
     BINDINGS = [

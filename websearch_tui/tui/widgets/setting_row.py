@@ -20,6 +20,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Select, Static, Switch
 
 from websearch_tui.tui.safe import plain
+from websearch_tui.tui.widgets.safe_input import SafeInput
 from websearch_tui.tui.widgets.settings_fields import BOOL, CHOICE, SWITCH, FieldSpec, format_value, parse_text
 
 Check = Callable[[str, str, Any], "str | None"]
@@ -115,7 +116,7 @@ class SettingRow(Vertical):
             return Select(
                 list(field.choices), value=value, prompt=field.placeholder or "default", id=field.ident, compact=True
             )
-        return Input(
+        return SafeInput(
             format_value(self.initial),
             placeholder=field.placeholder,
             validators=[FieldValidator(field, self.check)],

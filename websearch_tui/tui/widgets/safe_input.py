@@ -1,0 +1,27 @@
+"""The app's one text input: :class:`SafeInput` keeps control characters out of what is typed or pasted.
+
+A paste can carry terminal escape sequences (``ESC c`` resets many terminals) and line breaks; an
+``Input`` that kept them would write them back to the terminal when it draws its value. Every text
+field of the app is a :class:`SafeInput`.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from websearch_tui.core.text import sanitize
+
+
+def single_line(text: str) -> str:
+    """``text`` as one line of plain characters: escape sequences and control characters removed
+    (:func:`~websearch_tui.core.text.sanitize`), tabs and line breaks turned into spaces. Linear."""
+    return sanitize(text).replace("\n", " ").replace("\t", " ")
+
+
+class SafeInput(Input):
+    """An :class:`~textual.widgets.Input` whose every insertion (typed keys, pastes, edits) passes
+    :func:`single_line` first."""
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        """Replace ``start:end`` with ``text`` made :func:`single_line` (Textual routes every edit here)."""
+        super().replace(single_line(text), start, end)
