@@ -262,17 +262,19 @@ def test_ref_scanner_reads_growing_text_like_a_full_rescan(size: int) -> None:
     scanner, text = RefScanner(), ""
     for start in range(0, len(answer), size):
         text += answer[start : start + size]
-        scanner.scan(text)
+        scanner.feed(answer[start : start + size])
         assert scanner.refs() == cited_refs(text), text
     assert scanner.refs() == ["ref_12", "ref_1", "ref_4", "ref_7"]
 
 
 def test_ref_scanner_replaces_a_marker_that_grew_in_the_next_chunk() -> None:
     scanner = RefScanner()
-    scanner.scan("see ref_1")
+    scanner.feed("see ref_1")
     assert scanner.refs() == ["ref_1"]  # provisional: more digits may follow
-    scanner.scan("see ref_12 and [3]")
+    scanner.feed("2 and [3]")
     assert scanner.refs() == ["ref_12"]
+    scanner.feed("x" * 100_000)  # the scanner keeps only the overlap, not the whole answer
+    assert len(scanner._window) <= 17 and scanner.refs() == ["ref_12"]
 
 
 async def test_bare_numeric_markers_are_read_when_there_is_no_ref_marker() -> None:

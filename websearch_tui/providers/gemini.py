@@ -264,7 +264,7 @@ class ChunkParser:
         if refs or queries:
             self.grounded = True
         self._sources.add(Source(url=ref.url, title=ref.title or ref.url) for ref in refs if ref.url)
-        new_citations = False
+        new_citations: list[Citation] = []
         for support in _parse.as_list(metadata.get("groundingSupports")):
             for citation in _support_citations(_parse.as_dict(support), refs):
                 key = (citation.url, citation.cited_text)
@@ -272,10 +272,10 @@ class ChunkParser:
                     self._citation_keys.add(key)
                     self.citations.append(citation)
                     self._sources.cite([citation.url])
-                    new_citations = True
+                    new_citations.append(citation)
         events: list[SearchEvent] = [*self._sources.sources_event()]
-        if new_citations:
-            events.append(CitationsFound(tuple(self.citations), replace=True))
+        if new_citations:  # only the new ones: appending costs what arrived, not the whole list again
+            events.append(CitationsFound(tuple(new_citations)))
         if queries:
             self.queries.extend(queries)
             events.append(SearchQueries(tuple(queries)))

@@ -112,7 +112,7 @@ def cited_refs(answer: str) -> list[str]:
     When the answer has no ``ref_N`` marker at all, bare ``[N]`` markers are read as ``ref_N``.
     """
     scanner = RefScanner()
-    scanner.scan(answer)
+    scanner.feed(answer)
     return scanner.refs()
 
 
@@ -126,19 +126,20 @@ class _Markers:
     resume: int = 0
     scanned: int = 0
 
-    def scan(self, text: str) -> None:
-        """Scan ``text`` from the last stable match's end, or from :data:`MARKER_OVERLAP` characters
-        before the previous end of the text when that is later. A match ending at the end of
-        ``text`` may still grow (``ref_1`` -> ``ref_12``): it is only kept in ``tail`` until a later
-        scan finds it again."""
+    def scan(self, window: str, offset: int) -> None:
+        """Scan the text's end ``window`` (starting at index ``offset`` of the whole text) from the last
+        stable match's end, or from :data:`MARKER_OVERLAP` characters before the previous end of the
+        text when that is later. A match ending at the end of the text may still grow (``ref_1`` ->
+        ``ref_12``): it is only kept in ``tail`` until a later scan finds it again."""
         start = max(self.resume, self.scanned - MARKER_OVERLAP)
-        self.scanned = len(text)
+        end = offset + len(window)
+        self.scanned = end
         self.tail = []
-        for match in self.pattern.finditer(text, start):
+        for match in self.pattern.finditer(window, max(0, start - offset)):
             ref = f"ref_{int(match.group(1))}"
-            if match.end() < len(text):
+            if offset + match.end() < end:
                 self.stable.setdefault(ref, None)
-                self.resume = match.end()
+                self.resume = offset + match.end()
             else:
                 self.tail.append(ref)
 
@@ -149,17 +150,23 @@ class _Markers:
 
 @dataclass
 class RefScanner:
-    """:func:`cited_refs` of a growing answer, scanning only the new text (plus
-    :data:`MARKER_OVERLAP` characters before it, for markers split across chunks) on each call,
-    instead of the whole answer."""
+    """:func:`cited_refs` of a growing answer, fed one piece at a time: each piece is scanned with
+    only the :data:`MARKER_OVERLAP` characters before it (for markers split across pieces), and only
+    those are kept, so the work and memory per piece do not grow with the answer."""
 
     _refs: _Markers = field(default_factory=lambda: _Markers(_REF))
     _bare: _Markers = field(default_factory=lambda: _Markers(_BARE))
+    _window: str = ""
+    _offset: int = 0
 
-    def scan(self, text: str) -> None:
-        """Read the markers of ``text``: the whole answer so far (it only ever grows)."""
-        self._refs.scan(text)
-        self._bare.scan(text)
+    def feed(self, text: str) -> None:
+        """Read the markers of the next piece ``text`` of the answer."""
+        window = self._window + text
+        self._refs.scan(window, self._offset)
+        self._bare.scan(window, self._offset)
+        keep = min(len(window), MARKER_OVERLAP + 1)  # + the character a marker's look-behind reads
+        self._offset += len(window) - keep
+        self._window = window[len(window) - keep :]
 
     def refs(self) -> list[str]:
         """The cited refs so far, equal to :func:`cited_refs` of the whole text."""
@@ -191,7 +198,6 @@ class ChunkParser:
     finished: bool = False
     done: ClassVar[bool] = False  # usage may come after the chunk with the finish_reason: read until the server closes
     finish_reason: str | None = None
-    answer: str = ""
     queries: list[str] = field(default_factory=list)
     _by_ref: dict[str, Source] = field(default_factory=dict)
     _related: tuple[str, ...] = ()
@@ -222,8 +228,7 @@ class ChunkParser:
         # is shown (an escape sequence before "ref_1" would otherwise hide the marker).
         text = sanitize(content) if isinstance(content, str) else ""
         if text:
-            self.answer += text
-            self._refs.scan(self.answer)
+            self._refs.feed(text)
             events.append(AnswerDelta(text))
         grounding = self._grounding(payload, body)
         events.extend(grounding)
