@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -208,3 +209,15 @@ def count_canonical_urls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(_parse, "canonical_url", counting)
     return calls
+
+
+def finishes_within(work: Callable[[], object], *, seconds: float) -> bool:
+    """A hang guard (not a speed test): run ``work`` in a thread; False if it is still busy after ``seconds``."""
+    done = threading.Event()
+
+    def run() -> None:
+        work()
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    return done.wait(seconds)

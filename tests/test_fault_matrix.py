@@ -55,6 +55,12 @@ DEADLINE = 10.0
 SHORT_DEADLINE = 0.5
 """The deadline of the timeout cells; the faulty fake holds its answer for 30 s."""
 HUGE_BODY = 50 * 1024 * 1024
+BOMB_BODY = 16 * 1024 * 1024
+"""A compression bomb's inflated size: twice the 8 MiB cap, from about 16 KiB on the wire."""
+COMMENTS_TITLE = "<!--" * 40_000 + "x"
+"""A 160 KB title of unclosed HTML comments (a quadratic tag stripper took 50 s on it)."""
+SPACES_BODY = "retry" + " " * 30_000
+"""An error body that made a quadratic retry-hint pattern take 20 s."""
 ATTEMPTS = 1 + _http.MAX_RETRIES
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """Control characters (escape, bell, C1) that must never reach stored text; tab and newline may."""
@@ -208,15 +214,27 @@ def _rewrite(transform: Callable[[FakeResponse], FakeResponse]) -> Install:
     return lambda server, provider, _: server.wrap(search_route(provider), transform, when=is_search_call)
 
 
-def _markup_title(server: FakeServer, provider: str, normal: Baseline) -> None:
-    """The hostile title in place of a normal one; a format that sends no titles (xAI) gets it as the
+def _hostile_title(title: str) -> Install:
+    """``title`` in place of a normal one; a format that sends no titles (xAI) gets it as the
     ``title`` of every object with a ``url``."""
-    target = normal.title_to_replace()
-    if target is None:
-        transform = payload.add_titles(payload.MARKUP_TITLE)
-    else:
-        transform = payload.replace_text(target[1], payload.MARKUP_TITLE)
-    server.wrap(search_route(provider), transform, when=is_search_call)
+
+    def install(server: FakeServer, provider: str, normal: Baseline) -> None:
+        target = normal.title_to_replace()
+        transform = payload.add_titles(title) if target is None else payload.replace_text(target[1], title)
+        server.wrap(search_route(provider), transform, when=is_search_call)
+
+    return install
+
+
+def _encoded(encoding: str, size: int | None = None) -> Install:
+    """Bodies sent with ``Content-Encoding: encoding`` (see ``FakeResponse.encoding``); with ``size``,
+    padded to that many bytes first (a bomb: a few KiB on the wire)."""
+
+    def transform(response: FakeResponse) -> FakeResponse:
+        padded = payload.pad(response, size) if size else response
+        return replace(padded, gzip=False, encoding=encoding)
+
+    return _rewrite(transform)
 
 
 FAULTS: dict[str, Install] = {
@@ -239,7 +257,15 @@ FAULTS: dict[str, Install] = {
     "gzip": lambda server, provider, _: server.gzip(search_route(provider), when=is_search_call),
     "huge": _rewrite(lambda response: payload.pad(response, HUGE_BODY)),
     "null_fields": _rewrite(payload.null_fields),
-    "markup_title": _markup_title,
+    "markup_title": _hostile_title(payload.MARKUP_TITLE),
+    "deflate": _encoded("deflate"),
+    "raw_deflate": _encoded("raw-deflate"),
+    "deflate_bomb": _encoded("deflate", BOMB_BODY),
+    "gzip_bomb": _encoded("gzip", BOMB_BODY),
+    "brotli": _encoded("br"),
+    "comments_title": _hostile_title(COMMENTS_TITLE),
+    "retry_spaces": _status(429, body=SPACES_BODY),
+    "retry_inf": _status(429, retry_after="inf"),
 }
 
 
@@ -296,10 +322,18 @@ EXPECTED: dict[str, Expect] = {
     "huge": failed(ErrorKind.PROTOCOL, "larger than"),
     "null_fields": Expect(RunStatus.EMPTY),
     "markup_title": Expect(RunStatus.DONE),
+    "deflate": INTACT,
+    "raw_deflate": INTACT,
+    "deflate_bomb": failed(ErrorKind.PROTOCOL, "larger than"),
+    "gzip_bomb": failed(ErrorKind.PROTOCOL, "larger than"),
+    "brotli": failed(ErrorKind.PROTOCOL, "was not asked for"),
+    "comments_title": Expect(RunStatus.DONE),
+    "retry_spaces": failed(ErrorKind.RATE_LIMIT, "(429", "rate limit", "too many requests", calls=ATTEMPTS),
+    "retry_inf": failed(ErrorKind.RATE_LIMIT, "rate limit", "too many requests", calls=ATTEMPTS),
 }
 """What every provider does under each fault, unless :data:`DIFFERENT` says otherwise."""
 
-RETRIED_ANSWERS = ("429", "500", "503")
+RETRIED_ANSWERS = ("429", "500", "503", "retry_spaces", "retry_inf")
 """Faults that are HTTP answers the shared layer retries (at most :data:`ATTEMPTS` requests)."""
 FINAL_ANSWERS = frozenset({"ddgs", "perplexity", "perplexity_search"})
 """Providers for which any HTTP answer is final: Perplexity (PROVIDERS.md §1.12), DuckDuckGo (never
@@ -315,7 +349,7 @@ DIFFERENT: dict[tuple[str, str], Expect] = {
     # DuckDuckGo: a 403 or 429 is its block (PROVIDERS.md §2.1): a rate limit, then a cool-down. Its
     # HTML endpoint has no JSON: a page it cannot read is "could not read DuckDuckGo results page".
     ("ddgs", "403"): failed(ErrorKind.RATE_LIMIT, "rate limit"),
-    ("ddgs", "429"): failed(ErrorKind.RATE_LIMIT, "rate limit"),
+    **{("ddgs", f): failed(ErrorKind.RATE_LIMIT, "rate limit") for f in ("429", "retry_spaces", "retry_inf")},
     **{("ddgs", f): _UNREADABLE_PAGE for f in ("malformed_json", "html_200", "empty_200", "null_fields")},
     # SearXNG answers 403 when the instance has JSON output disabled (its documented cause).
     ("searxng", "403"): failed(ErrorKind.CONFIG, "JSON output disabled"),

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.helpers import finishes_within
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
@@ -357,3 +358,14 @@ def test_markdown_text_fields_are_literal_and_urls_cannot_break_out_of_their_lin
     assert "__init__.py *star* `code`" in html and "<strong>" not in html and "<code>" not in html
     assert re.findall(r'href="([^"]*)"', html) == ["https://a.example/x%3E)%20%5Bclick%5D(https://phish.example"] * 2
     assert "<li># not a heading</li>" in html and "<li>1. not a list</li>" in html
+
+
+@pytest.mark.parametrize(
+    "flood",
+    ["<!--" * 40_000, "](" * 80_000, "[" * 160_000, "](javascript:" * 15_000, "![" * 80_000, "\\" * 160_000],
+    ids=["comments", "link-openers", "brackets", "script-links", "images", "backslashes"],
+)
+def test_every_format_is_linear_on_160_kb_of_hostile_text(flood: str) -> None:
+    """Hang guard (not a speed test): each format of a 160 KB hostile field answers well inside it."""
+    result = hostile_result(flood)
+    assert finishes_within(lambda: every_format(result), seconds=30)

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.helpers import SleepLog, make_ctx
+from tests.helpers import SleepLog, finishes_within, make_ctx
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.providers import _http
 from websearch_tui.providers._http import HttpRequest, RetryPolicy, join_url, retry_hint, send, stream_sse
@@ -870,20 +870,9 @@ def test_absurd_waits_are_clamped_and_worded() -> None:
         "reset after " + "9.9" * 10_000,
         "retry-after-ms=" + "9" * 30_000,
     ],
+    ids=["spaces", "digits", "repeats", "decimals", "millis"],
 )
 def test_hint_patterns_are_linear_on_hostile_bodies(text: str) -> None:
     """These took 20 s and more with the old patterns; a linear scan answers at once (the hang guard
     allows 100 times what it needs, only to stop a regression from hanging the suite)."""
     assert finishes_within(lambda: retry_hint({}, None, text), seconds=10)
-
-
-def finishes_within(work: Callable[[], object], *, seconds: float) -> bool:
-    """A hang guard (not a speed test): run ``work`` in a thread; False if it is still busy after ``seconds``."""
-    done = threading.Event()
-
-    def run() -> None:
-        work()
-        done.set()
-
-    threading.Thread(target=run, daemon=True).start()
-    return done.wait(seconds)

@@ -19,6 +19,7 @@ import socket
 import sys
 import threading
 import traceback
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
@@ -88,9 +89,12 @@ class FakeResponse:
     without ASCII escaping, ``application/json``); ``None`` means an empty body. An explicit
     ``content-type`` header wins. ``chunks`` replaces ``body`` with pieces written one by one, with
     a flush (and ``chunk_delay``) between them. ``delay`` waits before the status line. ``gzip``
-    compresses the whole body. ``truncate_at`` announces the full length but closes the connection
-    after that many body bytes (as sent: compressed bytes when ``gzip``). ``chunked`` uses
-    ``Transfer-Encoding: chunked`` (one frame per chunk).
+    compresses the whole body; ``encoding`` compresses it otherwise: ``"deflate"`` (zlib-wrapped),
+    ``"raw-deflate"`` (sent as ``deflate`` without the zlib header) or any other name, sent as that
+    ``Content-Encoding`` with the body as it is (a coding the client never asked for).
+    ``truncate_at`` announces the full length but closes the connection after that many body bytes
+    (as sent: compressed bytes when compressed). ``chunked`` uses ``Transfer-Encoding: chunked``
+    (one frame per chunk).
     """
 
     status: int = 200
@@ -100,6 +104,7 @@ class FakeResponse:
     delay: float = 0.0
     chunk_delay: float = 0.0
     gzip: bool = False
+    encoding: str | None = None
     truncate_at: int | None = None
     chunked: bool = False
     reason: str | None = None
@@ -144,6 +149,16 @@ def _encode_body(body: Any) -> tuple[bytes, str | None]:
 
 
 # --------------------------------------------------------------------------- byte helpers
+
+
+def _compressed(coding: str, data: bytes) -> bytes:
+    """``data`` packed for ``Content-Encoding: coding`` (see :class:`FakeResponse`'s ``encoding``)."""
+    if coding == "gzip":
+        return gzip_module.compress(data)
+    if coding in ("deflate", "raw-deflate"):
+        packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS if coding == "deflate" else -zlib.MAX_WBITS)
+        return packer.compress(data) + packer.flush()
+    return data
 
 
 def sse_frames(events: Iterable[Any], *, crlf: bool = False, done: bool = False) -> list[bytes]:
@@ -752,8 +767,9 @@ class FakeServer:
         if (pause := self._pre_delay(request, response)) > 0:
             await asyncio.sleep(pause)
         pieces = response.pieces()
-        if response.gzip:
-            packed = gzip_module.compress(b"".join(pieces))
+        coding = "gzip" if response.gzip else response.encoding
+        if coding:
+            packed = _compressed(coding, b"".join(pieces))
             size = max(1, -(-len(packed) // len(pieces)))
             pieces = split_every(packed, size)
         total = sum(len(p) for p in pieces)
@@ -768,8 +784,8 @@ class FakeServer:
         headers: list[tuple[str, str]] = []
         if response.header("content-type") is None and (ctype := response.content_type()):
             headers.append(("Content-Type", ctype))
-        if response.gzip:
-            headers.append(("Content-Encoding", "gzip"))
+        if coding:
+            headers.append(("Content-Encoding", "deflate" if coding == "raw-deflate" else coding))
         if not no_body and response.header("content-length") is None and response.header("transfer-encoding") is None:
             headers.append(("Transfer-Encoding", "chunked") if response.chunked else ("Content-Length", str(total)))
         headers.append(("Server", "fake-providers"))
