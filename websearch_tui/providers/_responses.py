@@ -255,10 +255,28 @@ def stream_error(provider_id: str, label: str, payload: Mapping[str, Any]) -> Pr
 
 @dataclass
 class _Part:
-    """One ``output_text`` part: its raw text so far and how many annotations were taken from it."""
+    """One ``output_text`` part: its raw text so far and how many annotations were taken from it.
 
-    text: str = ""
+    Deltas are kept as pieces and joined only when the text is read (an annotation's offsets, the
+    final reconcile), so appending costs the delta, not the text so far."""
+
+    pieces: list[str] = field(default_factory=list)
     annotations: int = 0
+
+    @property
+    def text(self) -> str:
+        """The part's text so far (its pieces joined once, then kept joined)."""
+        if len(self.pieces) > 1:
+            self.pieces[:] = ["".join(self.pieces)]
+        return self.pieces[0] if self.pieces else ""
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.pieces[:] = [value]
+
+    def add(self, delta: str) -> None:
+        """Append one streamed piece."""
+        self.pieces.append(delta)
 
 
 @dataclass
@@ -421,7 +439,7 @@ class ResponsesParser:
             part = self._parts[key] = _Part()
             if self.answer.strip():
                 events.extend(self._emit_text(MESSAGE_SEPARATOR))
-        part.text += delta
+        part.add(delta)
         events.extend(self._emit_text(delta))
         return events
 
