@@ -53,6 +53,22 @@ def open_url_safely(app: App[object], url: object) -> bool:
     return True
 
 
+def open_source(app: App[object], url: str | None) -> None:
+    """``o`` on a list of sources: open the selected source's ``url``, or say there is none."""
+    if url is None:
+        app.notify("No source to open.", severity="warning", markup=False)
+    else:
+        open_url_safely(app, url)
+
+
+def copy_source(app: App[object], url: str | None) -> None:
+    """``c`` on a list of sources: copy the selected source's ``url``, or say there is none."""
+    if url is None:
+        app.notify("No source to copy.", severity="warning", markup=False)
+    else:
+        copy_url_safely(app, url)
+
+
 def copy_url_safely(app: App[object], url: object) -> bool:
     """Copy ``url`` if it is http(s) (otherwise warn); returns True when it was handed on.
 

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from websearch_tui.core.merge import MergedSource
 from websearch_tui.core.text import host_of
-from websearch_tui.tui.safe import clean, copy_url_safely, open_url_safely, plain
+from websearch_tui.tui.safe import clean, copy_source, open_source, plain
 from websearch_tui.tui.widgets.safe_input import SafeInput
 from websearch_tui.tui.widgets.source_list import TITLE_CHARS, age_text
 
@@ -152,18 +152,14 @@ class MergedView(Vertical):
         if options.highlighted is None and options.option_count:
             options.highlighted = 0
 
+    def _highlighted_link(self) -> str | None:
+        row = self._highlighted()
+        return row.link if row is not None else None
+
     def action_open_source(self) -> None:
         """Open the highlighted source in the browser (http/https only)."""
-        row = self._highlighted()
-        if row is None:
-            self.notify("No source to open.", severity="warning", markup=False)
-            return
-        open_url_safely(self.app, row.link)
+        open_source(self.app, self._highlighted_link())
 
     def action_copy_source(self) -> None:
         """Copy the highlighted source's URL (http/https only)."""
-        row = self._highlighted()
-        if row is None:
-            self.notify("No source to copy.", severity="warning", markup=False)
-            return
-        copy_url_safely(self.app, row.link)
+        copy_source(self.app, self._highlighted_link())

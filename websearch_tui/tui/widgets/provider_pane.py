@@ -30,7 +30,7 @@ from websearch_tui.core.results import ProviderUpdate, RetryWait
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.text import canonical_url
 from websearch_tui.search.formats import dropped_sources_text
-from websearch_tui.tui.safe import clean, copy_url_safely, open_url_safely, plain
+from websearch_tui.tui.safe import clean, copy_source, open_source, open_url_safely, plain
 from websearch_tui.tui.widgets.related_list import RelatedItem, RelatedList
 from websearch_tui.tui.widgets.source_list import CitationList, SourceItem, SourceList
 from websearch_tui.tui.widgets.status_line import ACTIVE, FINAL, PaneStatus, StatusLine
@@ -378,21 +378,17 @@ class ProviderPane(Vertical):
         items = self.query_one(SourceList).items
         return items[0] if items else None
 
+    def _selected_url(self) -> str | None:
+        item = self._selected_source()
+        return item.url if item is not None else None
+
     def action_open_source(self) -> None:
         """Open the selected source in the browser (http/https only)."""
-        item = self._selected_source()
-        if item is None:
-            self.notify("No source to open.", severity="warning", markup=False)
-            return
-        open_url_safely(self.app, item.url)
+        open_source(self.app, self._selected_url())
 
     def action_copy_source(self) -> None:
         """Copy the selected source's URL (http/https only)."""
-        item = self._selected_source()
-        if item is None:
-            self.notify("No source to copy.", severity="warning", markup=False)
-            return
-        copy_url_safely(self.app, item.url)
+        copy_source(self.app, self._selected_url())
 
     def action_focus_sources(self) -> None:
         """Focus the first source."""
