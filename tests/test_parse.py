@@ -37,8 +37,8 @@ def test_sources_from_reads_keys_and_functions_and_drops_unusable_rows() -> None
     )
     assert [s.url for s in sources] == ["https://a.example/x", "https://b.example"] and sources.dropped == 2
     assert sources[0].title == "A" and sources[0].snippet == "ONE" and sources[0].author == "Ann"
-    assert sources[0].published_date == "2025-01-02" and sources[0].age_seconds is not None
-    assert sources[1].title == "https://b.example" and sources[1].published_date is None
+    assert sources[0].published_text == "2025-01-02" and sources[0].age_seconds is not None
+    assert sources[1].title == "https://b.example" and sources[1].published_text is None
 
 
 def test_sources_from_non_list_and_snippet_limit() -> None:

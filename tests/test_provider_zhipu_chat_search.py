@@ -225,7 +225,7 @@ async def test_stream_deltas_sources_citations_queries_related_usage() -> None:
         " Tasks [来源：ref_1][Source: ref_3].",
     ]
     assert [s.url for s in result.sources] == [r["link"] for r in rows]
-    assert result.sources[0].author == "Site 1" and result.sources[0].published_date == "2025-05-01"
+    assert result.sources[0].author == "Site 1" and result.sources[0].published_text == "2025-05-01"
     assert [(c.url, c.title) for c in result.citations] == [
         ("https://site3.example/page", "Page 3"),
         ("https://site1.example/page", "Page 1"),
@@ -309,7 +309,7 @@ async def test_mistyped_fields_in_tool_call_deltas_never_crash() -> None:
     )
     _, _, result = await run(sse_reply(data))
     assert result.answer == "answer"
-    assert [(s.url, s.title, s.published_date, s.snippet) for s in result.sources] == [
+    assert [(s.url, s.title, s.published_text, s.snippet) for s in result.sources] == [
         ("https://a.example/", "https://a.example/", None, None)
     ]
     assert result.search_queries == [] and result.related_questions == []
@@ -448,7 +448,7 @@ def _check_fixture_result(whole: dict[str, Any], result: Any) -> None:
     assert result.answer == answer
     rows = whole["web_search"]
     assert [(s.url, s.author) for s in result.sources] == [(r["link"], r["media"]) for r in rows]
-    assert all(s.published_date is None for s in result.sources)  # "publish_date": ""
+    assert all(s.published_text is None for s in result.sources)  # "publish_date": ""
     by_ref = {r["refer"]: r for r in rows}
     order = list(dict.fromkeys(part.split("]")[0] for part in answer.split("[Source: ")[1:]))
     assert order == ["ref_1", "ref_2", "ref_3"]

@@ -31,7 +31,7 @@ from typing import Any
 
 from websearch_tui.core.errors import excerpt
 from websearch_tui.core.models import SearchEvent, Source, SourcesFound, Usage
-from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize, truncate
+from websearch_tui.core.text import age_seconds, canonical_url, iso_utc, plain_text, safe_url, sanitize, truncate
 
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 """Length in days of each recency window (PROVIDERS.md §1.4: month = 30 days, year = 365)."""
@@ -85,8 +85,10 @@ def make_source(
     ``url`` must be an absolute http(s) URL (:func:`safe_url`); ``title`` is tag-stripped and
     whitespace-collapsed and falls back to the URL; ``snippet`` (a string, or a list of strings
     joined with blank lines) is tag-stripped and optionally truncated to ``snippet_limit``
-    characters; ``published`` is kept as sent (cleaned) and its age computed; ``author`` values
-    such as ``null``/``N/A`` become ``None``.
+    characters; ``published`` is kept as sent (cleaned) in ``published_text`` and read as a date
+    (:func:`~websearch_tui.core.text.parse_date`; a relative age counts back from ``now``) for
+    ``published_date`` (ISO 8601 UTC) and ``age_seconds``; ``author`` values such as ``null``/``N/A``
+    become ``None``.
     """
     clean_url = safe_url(url)
     if clean_url is None:
@@ -97,13 +99,15 @@ def make_source(
     if text and snippet_limit:
         text = truncate(text, snippet_limit)
     date = plain_text(published, collapse=True)
+    now = now or datetime.now(timezone.utc)
     return Source(
         url=clean_url,
         title=plain_text(title, collapse=True) or clean_url,
         snippet=text,
-        published_date=date,
-        age_seconds=age_seconds(date, now) if date else None,
+        published_date=iso_utc(date, now),
+        age_seconds=age_seconds(date, now),
         author=plain_text(author, collapse=True),
+        published_text=date,
     )
 
 
