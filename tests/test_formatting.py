@@ -232,7 +232,16 @@ def test_json_document_carries_the_merged_sources() -> None:
     }
     assert top["cited_by"] == {"perplexity": [1]} and top["score"] > merged[1]["score"]
     assert set(top) == {
-        "url", "link", "title", "snippet", "published_date", "published_text", "providers", "ranks", "cited_by", "score"
+        "url",
+        "link",
+        "title",
+        "snippet",
+        "published_date",
+        "published_text",
+        "providers",
+        "ranks",
+        "cited_by",
+        "score",
     }
 
 
@@ -392,7 +401,9 @@ def test_multi_line_snippets_and_cited_texts_stay_indented() -> None:
     block = "[1] A\n    https://a.example\n    first line\n      code()\n\n    last"
     assert to_llm_text(response).startswith(block)
     assert to_llm_text(response).endswith("[1] C\n    https://c.example\n    said\n    this")
-    assert to_text(_outcomes_result(ProviderOutcome("brave", RunStatus.DONE, response))).count("\n    said\n    this") == 1
+    assert (
+        to_text(_outcomes_result(ProviderOutcome("brave", RunStatus.DONE, response))).count("\n    said\n    this") == 1
+    )
     assert "\n    first line\n      code()\n\n    last\n    found by brave #1" in to_llm_merged(
         _outcomes_result(ProviderOutcome("brave", RunStatus.DONE, response))
     )
@@ -425,7 +436,9 @@ def test_citations_that_add_cited_text_or_other_numbering_are_listed() -> None:
         "[3] Elsewhere\n    https://elsewhere.example/"
     )
     markdown = to_markdown(_outcomes_result(ProviderOutcome("gemini", RunStatus.DONE, response)))
-    assert "1. [B](<https://b.example>) — source 2\n2. [docs\\.example](<https://docs.example/a>) — source 1\n" in markdown
+    assert (
+        "1. [B](<https://b.example>) — source 2\n2. [docs\\.example](<https://docs.example/a>) — source 1\n" in markdown
+    )
     assert "   \\*\\*A\\*\\* is \\*great\\*\\.\n3. [Elsewhere](<https://elsewhere.example/>)\n" in markdown
 
 

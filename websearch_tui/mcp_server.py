@@ -290,7 +290,13 @@ class SearchTools:
         readiness = await asyncio.to_thread(self.readiness)
         default = set(self.config.default_selection())
         rows = [
-            {"id": pid, "label": spec.label, "kind": KIND_LABELS[spec.kind], "readiness": readiness[pid], "default": pid in default}
+            {
+                "id": pid,
+                "label": spec.label,
+                "kind": KIND_LABELS[spec.kind],
+                "readiness": readiness[pid],
+                "default": pid in default,
+            }
             for pid, spec in SPECS.items()
         ]
         lines = [

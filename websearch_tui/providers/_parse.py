@@ -10,6 +10,7 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
   the rows dropped for lack of a URL (``SourcesFound`` picks that count up, through
   :func:`limit_sources`, so the engine and front ends can report it);
 - :func:`first_text` / :func:`answer_text` pick and clean optional text fields;
+  :func:`markdown_quote` turns a span of a Markdown answer into the plain text of a quote;
 - :func:`clamp_count` applies the count rule of §1.3;
 - :func:`start_date` gives the ``YYYY-MM-DD`` lower bound of a recency window (§1.4);
 - :func:`find_message` / :func:`api_error_describer` turn provider error bodies into messages;
@@ -24,6 +25,7 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -109,6 +111,35 @@ def make_source(
         author=plain_text(author, collapse=True),
         published_text=date,
     )
+
+
+MARKDOWN_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\((https?://[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*)\)")
+"""A Markdown link ``[text](http(s)://url)``, a URL with balanced parentheses (Wikipedia's) included;
+group 1 is the text, group 2 the URL. Linear: the URL part's repeats each start with ``(``."""
+_LINE_MARKERS = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+•][ \t]+|\d{1,3}[.)][ \t]+)", re.MULTILINE)
+_INLINE_MARKUP = re.compile(
+    r"`([^`\n]{1,500})`"  # a code span: its code
+    r"|!?\[([^\[\]\n]{1,300})\]\([^()\s]{0,2048}(?:\([^()\s]{0,2048}\)[^()\s]{0,2048}){0,4}\)"  # link, image: text
+    r"|(?<![\w*])\*{1,3}(?=\S)|(?<=\S)\*{1,3}(?![\w*])"  # emphasis stars that open or close (not "2 * 3", "a*b")
+    r"|(?<![\w_])_{1,3}(?=\S)|(?<=\S)_{1,3}(?![\w_])"  # the same with underscores (not snake_case)
+    r"|~~"  # strikethrough
+)
+
+
+def markdown_quote(value: object) -> str | None:
+    """The plain text of a span of a Markdown answer, for a citation's ``cited_text``: heading,
+    quote and list markers at line starts dropped, links and images replaced by their text, code
+    spans by their code, emphasis and strikethrough markers removed, then :func:`plain_text` with
+    whitespace collapsed (``"**asyncio** is [the](https://x) *loop*"`` -> ``"asyncio is the loop"``).
+    ``None`` when nothing is left or ``value`` is not a string. Linear in the text."""
+    if not isinstance(value, str):
+        return None
+    text = _INLINE_MARKUP.sub(_inline_text, _LINE_MARKERS.sub("", value))
+    return plain_text(text, collapse=True)
+
+
+def _inline_text(match: re.Match[str]) -> str:
+    return match.group(1) or match.group(2) or ""
 
 
 Field = str | Callable[[Mapping[str, Any]], object] | None
