@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -38,6 +37,7 @@ from tomlkit.exceptions import TOMLKitError
 from websearch_tui.core.errors import redact, register_secret
 from websearch_tui.core.specs import BASIC_AUTH, CredentialSpec, ProviderSettings, ProviderSpec
 from websearch_tui.core.text import has_control_chars
+from websearch_tui.files import write_atomic
 
 KEYRING_SERVICE = "websearch-tui"
 KEY_FILE_ENV = "WEBSEARCH_TUI_KEY_FILE"
@@ -242,7 +242,8 @@ def _check_private(path: Path, stat: os.stat_result) -> None:
 
 
 def _write_key_file(document: tomlkit.TOMLDocument) -> None:
-    """Replace the key file atomically (temp file created 0600, then ``os.replace``).
+    """Replace the key file atomically (:func:`websearch_tui.files.write_atomic`, the temp file
+    created 0600).
 
     An empty document deletes the file. Raises :class:`KeyStoreError` when it cannot be written.
     """
@@ -252,17 +253,7 @@ def _write_key_file(document: tomlkit.TOMLDocument) -> None:
             path.unlink(missing_ok=True)
             return
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                file.write(tomlkit.dumps(document))
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        write_atomic(path, tomlkit.dumps(document).encode("utf-8"), mode=0o600)
     except OSError as exc:
         raise KeyStoreError(f"Cannot write the key file {path} ({exc.strerror or exc}).") from None
 
