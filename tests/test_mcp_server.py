@@ -92,10 +92,12 @@ async def stdio_session(config: Path, errlog: Path, env: dict[str, str] | None =
 
 
 def without_timings(value: Any) -> Any:
-    """``value`` without the keys that differ from run to run: durations (``*_ms``) and ages (seconds
-    since a date, computed when the answer is parsed)."""
+    """``value`` without the keys that differ from run to run: durations (``*_ms``), ages (seconds
+    since a date, computed when the answer is parsed) and the ISO dates of relative ones ("3 days ago"
+    is a moment counted back from the parse; ``published_text`` keeps the provider's words)."""
     if isinstance(value, dict):
-        return {k: without_timings(v) for k, v in value.items() if not k.endswith("_ms") and k != "age_seconds"}
+        varying = ("age_seconds", "published_date")
+        return {k: without_timings(v) for k, v in value.items() if not k.endswith("_ms") and k not in varying}
     if isinstance(value, list):
         return [without_timings(v) for v in value]
     return value
