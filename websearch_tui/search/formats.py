@@ -134,14 +134,19 @@ def citations_repeat_sources(response: SearchResponse) -> bool:
     """True when the citations add nothing to the sources: citation ``i`` is source ``i`` for every
     ``i`` and no cited text says more than that source's snippet (Perplexity's lists, for one).
     The reader formats then print one line for them instead of a second copy."""
-    views = _citation_views(response)
+    return _repeat(_citation_views(response))
+
+
+def _repeat(views: list[_CitationView]) -> bool:
+    """:func:`citations_repeat_sources` of these views."""
     return bool(views) and all(view.source == index and view.quote is None for index, view in enumerate(views, 1))
 
 
-def _same_as_sources(count: int, first: str = "[1]", last: str = "[{}]") -> str:
+def _same_as_sources(count: int, *, brackets: bool = True) -> str:
     """``"4 citations: sources [1]-[4], in the same order"`` (one: ``"1 citation: source [1]"``);
-    ``first`` and ``last`` (formatted with ``count``) write the numbers (Markdown: ``"1"``, ``"{}"``)."""
-    numbers = f"source {first}" if count == 1 else f"sources {first}-{last.format(count)}, in the same order"
+    without ``brackets`` (Markdown, where they are link syntax) ``sources 1-4``."""
+    first, last = ("[1]", f"[{count}]") if brackets else ("1", str(count))
+    numbers = f"source {first}" if count == 1 else f"sources {first}-{last}, in the same order"
     return f"{_plural(count, 'citation')}: {numbers}"
 
 
@@ -149,13 +154,13 @@ def _reader_citation_parts(response: SearchResponse) -> list[str]:
     """The ``## Citations`` section of the plain-text report: one line when the citations repeat the
     sources (:func:`citations_repeat_sources`); else each citation, a listed source by its number
     (``[2] Title (source [3])``) and with its cited text only when that adds to the snippet."""
-    if not response.citations:
+    views = _citation_views(response)
+    if not views:
         return []
-    parts = ["\n## Citations"]
-    if citations_repeat_sources(response):
-        return [*parts, _same_as_sources(len(response.citations))]
-    parts.append(_plural(len(response.citations), "citation"))
-    for index, view in enumerate(_citation_views(response), 1):
+    if _repeat(views):
+        return ["\n## Citations", _same_as_sources(len(views))]
+    parts = ["\n## Citations", _plural(len(views), "citation")]
+    for index, view in enumerate(views, 1):
         citation = view.citation
         if view.source is not None:
             parts.append(f"[{index}] {citation.title or citation.url} (source [{view.source}])")
@@ -357,10 +362,11 @@ def _markdown_citations(response: SearchResponse) -> list[str]:
     """The lines of a response's citations in Markdown, by the rules of :func:`_reader_citation_parts`:
     one sentence when they repeat the sources, else a numbered list, a listed source named by its
     number, a cited text that adds to the snippet on an indented line."""
-    if citations_repeat_sources(response):
-        return [_same_as_sources(len(response.citations), "1", "{}")]  # our words: no escaping needed
+    views = _citation_views(response)
+    if _repeat(views):
+        return [_same_as_sources(len(views), brackets=False)]  # our words: nothing to escape
     lines = []
-    for index, view in enumerate(_citation_views(response), 1):
+    for index, view in enumerate(views, 1):
         citation = view.citation
         title = _md_escape(citation.title or citation.url)
         link = f"[{title}](<{_md_url(citation.url)}>)" if citation.url else title
