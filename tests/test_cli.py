@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.helpers import CHILD_PATH
 from websearch_tui.cli import main
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
@@ -151,20 +152,16 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def child_env(tmp_path) -> dict[str, str]:
-    """A clean environment for a child Python: no keys, a temporary home, config and log; the
-    checkout under test first on the path when the tests run with ``PYTHONPATH`` set."""
-    import os
-
-    env = {
+    """A clean environment for a child Python: no keys, a temporary home, config and log; this
+    checkout first on the import path."""
+    return {
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path),
         "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
         "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        **CHILD_PATH,
     }
-    if os.environ.get("PYTHONPATH"):
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
 
 
 def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> None:
