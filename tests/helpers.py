@@ -22,6 +22,9 @@ from websearch_tui.providers import get_spec, load_stream
 from websearch_tui.providers.base import Clock, ProviderContext, ProviderState, Sleep
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+CHILD_PATH = {"PYTHONPATH": str(REPO_ROOT)}
+"""For the environment of a child ``python -m websearch_tui``: this checkout first on its import path
+(not whichever copy of the package happens to be installed)."""
 SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "providers"
 
 

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.helpers import CHILD_PATH
 from websearch_tui.cli import main
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
@@ -150,23 +151,33 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.startswith("websearch-tui 0.")
 
 
+def child_env(tmp_path) -> dict[str, str]:
+    """A clean environment for a child Python: no keys, a temporary home, config and log; this
+    checkout first on the import path."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
+        "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        **CHILD_PATH,
+    }
+
+
 def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> None:
     script = (
         "import sys\n"
         "from websearch_tui.cli import main\n"
         "code = main(['search', 'q', '-p', 'brave'])\n"
         "mods = sorted(m for m in sys.modules if m.startswith('websearch_tui.providers.') and not m.split('.')[-1].startswith('_'))\n"
-        "print(code, mods, any(m == 'textual' or m.startswith('textual.') for m in sys.modules))\n"
+        "print(code, mods, any(m == 'textual' or m.startswith('textual.') for m in sys.modules), 'shtab' in sys.modules)\n"
     )
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
-        "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"),
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
-    }
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
-    assert out.stdout.strip() == "1 ['websearch_tui.providers.base', 'websearch_tui.providers.brave'] False", out.stderr
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=child_env(tmp_path), timeout=60
+    )
+    assert out.stdout.strip() == "1 ['websearch_tui.providers.base', 'websearch_tui.providers.brave'] False False", (
+        out.stderr
+    )
     assert "Brave Search: no API key. Set BRAVE_API_KEY or add the key in Settings." in out.stderr
 
 
@@ -485,14 +496,9 @@ def test_keys_and_config_never_import_textual(tmp_path) -> None:
         "codes = [main(['keys', 'list']), main(['config', 'show']), main(['config', 'validate'])]\n"
         "print(codes, any(m == 'textual' or m.startswith('textual.') for m in sys.modules))\n"
     )
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
-        "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"),
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
-    }
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=child_env(tmp_path), timeout=60
+    )
     assert out.stdout.strip().splitlines()[-1] == "[0, 0, 0] False", out.stderr
 
 

@@ -31,7 +31,16 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
-from websearch_tui.core.text import age_seconds, canonical_url, format_age, plain_text, safe_url, sanitize, truncate
+from websearch_tui.core.text import (
+    age_seconds,
+    canonical_url,
+    format_age,
+    iso_utc,
+    plain_text,
+    safe_url,
+    sanitize,
+    truncate,
+)
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
@@ -212,6 +221,29 @@ def test_canonical_url() -> None:
 )
 def test_age_seconds(raw: str, age: int | None) -> None:
     assert age_seconds(raw, now=NOW) == age
+
+
+@pytest.mark.parametrize(
+    ("raw", "iso"),
+    [
+        ("2025-01-15T08:30:00", "2025-01-15T08:30:00Z"),  # naive: UTC
+        ("Thu, 25 Jul 2024 00:00:00 GMT", "2024-07-25T00:00:00Z"),
+        ("2024-07-25T10:00:00+02:00", "2024-07-25T08:00:00Z"),
+        ("2024-07-25", "2024-07-25T00:00:00Z"),  # a date alone: midnight UTC
+        ("July 25, 2024", "2024-07-25T00:00:00Z"),
+        ("3 days ago", "2026-11-27T12:00:00Z"),  # counted back from now
+        # Python 3.10's fromisoformat refused these; 3.11, the oldest Python declared, reads them
+        ("2026-04-01T12:00:00.1234Z", "2026-04-01T12:00:00Z"),
+        ("20240725T083000Z", "2024-07-25T08:30:00Z"),
+        ("2024-07-25T08:30:00+0530", "2024-07-25T03:00:00Z"),
+        ("someday", None),
+        ("", None),
+        ("N/A", None),
+        ("99999999999 years ago", None),
+    ],
+)
+def test_iso_utc(raw: str, iso: str | None) -> None:
+    assert iso_utc(raw, now=NOW) == iso
 
 
 def test_format_age_and_truncate() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ import pytest
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer
 from tests.fake_providers.routes import is_search_call, search_route
+from tests.helpers import CHILD_PATH
 from websearch_tui.config import load_config
 from websearch_tui.core.models import AnswerDelta, SearchRequest
 from websearch_tui.core.results import ProviderUpdate, RunStatus
@@ -139,6 +141,7 @@ def run_cli(args: list[str], config: Path, extra_env: dict[str, str] | None = No
         "WEBSEARCH_TUI_CONFIG": str(config),
         "WEBSEARCH_TUI_LOG": str(config.parent / "log.txt"),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        **CHILD_PATH,
         **FAKE_KEYS,
         **(extra_env or {}),
     }
@@ -187,6 +190,22 @@ def test_cli_llm_format_for_a_streamed_answer(fake_config: Path) -> None:
     assert "4 citations" in lines
 
 
+def test_cli_text_shows_perplexity_citations_once(fake_config: Path) -> None:
+    out = run_cli(["search", QUERY, "-p", "perplexity"], fake_config)
+    assert out.returncode == 0, out.stderr
+    assert "\n## Citations\n4 citations: sources [1]-[4], in the same order\n" in out.stdout  # not a second copy
+    assert out.stdout.count("https://docs.python.org/3/library/asyncio.html\n") == 1
+
+
+def test_cli_json_dates_are_iso_8601_utc(fake_config: Path) -> None:
+    out = run_cli(["search", QUERY, "-p", "tavily", "-p", "brave", "--format", "json"], fake_config)
+    assert out.returncode == 0, out.stderr
+    document = json.loads(out.stdout)
+    sources = [s for r in document["results"] for s in r["response"]["sources"] if s["published_text"]]
+    assert sources  # both fakes date some results
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", s["published_date"]) for s in sources), sources
+
+
 def cli_env(config: Path) -> dict[str, str]:
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -194,6 +213,7 @@ def cli_env(config: Path) -> dict[str, str]:
         "WEBSEARCH_TUI_CONFIG": str(config),
         "WEBSEARCH_TUI_LOG": str(config.parent / "log.txt"),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        **CHILD_PATH,
         **FAKE_KEYS,
     }
 

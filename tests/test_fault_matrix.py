@@ -398,8 +398,9 @@ def outputs(result: SearchResult) -> str:
 
 
 def comparable(sources: tuple[Source, ...] | list[Source]) -> tuple[Source, ...]:
-    """``sources`` without their ages (computed at parse time, so they grow between two runs)."""
-    return tuple(replace(source, age_seconds=None) for source in sources)
+    """``sources`` without their ages and ISO dates (computed at parse time: an age grows between two
+    runs, and "3 months ago" is a moment counted back from each run's parse)."""
+    return tuple(replace(source, age_seconds=None, published_date=None) for source in sources)
 
 
 def label_word(provider: str) -> str:

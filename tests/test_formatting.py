@@ -80,7 +80,7 @@ def test_llm_text_matches_the_seed_example_exactly() -> None:
 def test_llm_text_without_answer_lists_sources_without_header() -> None:
     response = SearchResponse(
         provider="brave",
-        sources=[Source("https://a.example", "A", snippet="x" * 300, published_date="last Tuesday")],
+        sources=[Source("https://a.example", "A", snippet="x" * 300, published_text="last Tuesday")],
         notes=["recency 'week' widened to 'month'"],
         search_queries=["q1", "q2", "q3", "q4" * 100],
     )
@@ -232,7 +232,18 @@ def test_json_document_carries_the_merged_sources() -> None:
         "brave": 2,
     }
     assert top["cited_by"] == {"perplexity": [1]} and top["score"] > merged[1]["score"]
-    assert set(top) == {"url", "link", "title", "snippet", "published_date", "providers", "ranks", "cited_by", "score"}
+    assert set(top) == {
+        "url",
+        "link",
+        "title",
+        "snippet",
+        "published_date",
+        "published_text",
+        "providers",
+        "ranks",
+        "cited_by",
+        "score",
+    }
 
 
 def test_markdown_ends_with_a_merged_sources_table_that_escapes_cells() -> None:
@@ -369,3 +380,99 @@ def test_every_format_is_linear_on_160_kb_of_hostile_text(flood: str) -> None:
     """Hang guard (not a speed test): each format of a 160 KB hostile field answers well inside it."""
     result = hostile_result(flood)
     assert finishes_within(lambda: every_format(result), seconds=30)
+
+
+def _outcomes_result(*outcomes: ProviderOutcome) -> SearchResult:
+    request = SearchRequest(query="q", providers=tuple(o.provider for o in outcomes))
+    return SearchResult(request=request, mode="compare", labels=LABELS, outcomes=list(outcomes))
+
+
+def test_llm_blocks_of_a_cancelled_or_empty_provider_say_so() -> None:
+    cancelled = ProviderOutcome("tavily", RunStatus.CANCELLED, SearchResponse("tavily"))
+    partial = ProviderOutcome("perplexity", RunStatus.CANCELLED, SearchResponse("perplexity", answer="Half an answer"))
+    empty = ProviderOutcome("exa", RunStatus.EMPTY, SearchResponse("exa"))
+    document = to_llm_document(_outcomes_result(cancelled, partial, empty))
+    assert document == (
+        "# Tavily (tavily)\nNote: Cancelled before it finished.\n\n"
+        "# Perplexity (perplexity)\nNote: Cancelled before it finished; what follows is partial.\nHalf an answer\n\n"
+        "# Exa (exa)\nNote: Exa returned no renderable search content."
+    )
+    merged = to_llm_merged(_outcomes_result(cancelled, partial))
+    assert merged.startswith(
+        "# Tavily (tavily)\nNote: Cancelled before it finished.\n\n"
+        "# Perplexity (perplexity)\nNote: Cancelled before it finished; what follows is partial.\nHalf an answer\n\n"
+    )
+
+
+def test_multi_line_snippets_and_cited_texts_stay_indented() -> None:
+    response = SearchResponse(
+        "brave",
+        sources=[Source("https://a.example", "A", snippet="first line\n  code()\n\nlast")],
+        citations=[Citation("https://c.example", "C", cited_text="said\nthis")],
+    )
+    block = "[1] A\n    https://a.example\n    first line\n      code()\n\n    last"
+    assert to_llm_text(response).startswith(block)
+    assert to_llm_text(response).endswith("[1] C\n    https://c.example\n    said\n    this")
+    assert (
+        to_text(_outcomes_result(ProviderOutcome("brave", RunStatus.DONE, response))).count("\n    said\n    this") == 1
+    )
+    assert "\n    first line\n      code()\n\n    last\n    found by brave #1" in to_llm_merged(
+        _outcomes_result(ProviderOutcome("brave", RunStatus.DONE, response))
+    )
+
+
+def test_citations_that_repeat_the_sources_are_one_line_in_text_and_markdown() -> None:
+    response = seed_response()  # citation i is source i, no cited text: Perplexity's usual lists
+    result = _outcomes_result(ProviderOutcome("perplexity", RunStatus.DONE, response))
+    text = to_text(result)
+    assert "\n## Citations\n2 citations: sources [1]-[2], in the same order\n\n## Related" in text
+    assert text.count("https://releases.rs/") == 1
+    assert "### Citations\n\n2 citations: sources 1-2, in the same order\n" in to_markdown(result)
+    assert to_llm_text(response) == SEED_EXAMPLE  # the seed format keeps its copy
+
+
+def test_citations_that_add_cited_text_or_other_numbering_are_listed() -> None:
+    sources = [
+        Source("https://docs.example/a", "A docs", snippet="About A."),
+        Source("https://b.example/", "B", snippet="About B."),
+    ]
+    citations = [
+        Citation("https://b.example", "B", cited_text="About B."),  # another number; its text is the snippet
+        Citation("https://docs.example/a", "docs.example", cited_text="**A** is *great*."),
+        Citation("https://elsewhere.example/", "Elsewhere"),
+    ]
+    response = SearchResponse("gemini", answer="x", sources=sources, citations=citations)
+    text = to_text(_outcomes_result(ProviderOutcome("gemini", RunStatus.DONE, response)))
+    assert text.endswith(
+        "## Citations\n3 citations\n[1] B (source [2])\n[2] docs.example (source [1])\n    **A** is *great*.\n"
+        "[3] Elsewhere\n    https://elsewhere.example/"
+    )
+    markdown = to_markdown(_outcomes_result(ProviderOutcome("gemini", RunStatus.DONE, response)))
+    assert (
+        "1. [B](<https://b.example>) — source 2\n2. [docs\\.example](<https://docs.example/a>) — source 1\n" in markdown
+    )
+    assert "   \\*\\*A\\*\\* is \\*great\\*\\.\n3. [Elsewhere](<https://elsewhere.example/>)\n" in markdown
+
+
+def test_json_dates_are_iso_8601_utc_with_the_provider_text_beside() -> None:
+    from websearch_tui.providers._parse import make_source
+
+    rows = [
+        ("2025-01-15T08:30:00", "2025-01-15T08:30:00Z"),
+        ("Thu, 25 Jul 2024 00:00:00 GMT", "2024-07-25T00:00:00Z"),
+        ("2024-07-25T10:00:00+02:00", "2024-07-25T08:00:00Z"),
+        ("July 25, 2024", "2024-07-25T00:00:00Z"),
+        ("last Tuesday", None),
+    ]
+    sources = [make_source(f"https://{n}.example", "T", published=raw) for n, (raw, _) in enumerate(rows)]
+    response = SearchResponse("tavily", sources=[s for s in sources if s is not None])
+    result = _outcomes_result(ProviderOutcome("tavily", RunStatus.DONE, response))
+    document = to_json_document(result)
+    listed = document["results"][0]["response"]["sources"]
+    assert [(s["published_date"], s["published_text"]) for s in listed] == [(iso, raw) for raw, iso in rows]
+    import jsonschema
+
+    from websearch_tui.search.formats import JSON_DOCUMENT_SCHEMA
+
+    jsonschema.validate(document, JSON_DOCUMENT_SCHEMA)
+    assert "[5] T (last Tuesday)" in to_llm_text(response)  # a reader sees the provider's text when there is no age

@@ -92,10 +92,12 @@ async def stdio_session(config: Path, errlog: Path, env: dict[str, str] | None =
 
 
 def without_timings(value: Any) -> Any:
-    """``value`` without the keys that differ from run to run: durations (``*_ms``) and ages (seconds
-    since a date, computed when the answer is parsed)."""
+    """``value`` without the keys that differ from run to run: durations (``*_ms``), ages (seconds
+    since a date, computed when the answer is parsed) and the ISO dates of relative ones ("3 days ago"
+    is a moment counted back from the parse; ``published_text`` keeps the provider's words)."""
     if isinstance(value, dict):
-        return {k: without_timings(v) for k, v in value.items() if not k.endswith("_ms") and k != "age_seconds"}
+        varying = ("age_seconds", "published_date")
+        return {k: without_timings(v) for k, v in value.items() if not k.endswith("_ms") and k not in varying}
     if isinstance(value, list):
         return [without_timings(v) for v in value]
     return value
@@ -175,12 +177,12 @@ async def test_stdio_tools_schemas_and_ready_providers(fake_config: Path, tmp_pa
     assert rows["brave"] == {
         "id": "brave",
         "label": "Brave Search",
-        "kind": "conventional",
+        "kind": "web",
         "readiness": "needs key",
         "default": True,
     }
     assert rows["tavily"]["readiness"] == "ready" and rows["ddgs"]["readiness"] == "keyless"
-    assert "brave: Brave Search (conventional) needs key, default" in providers.content[0].text
+    assert "brave: Brave Search (web) needs key, default" in providers.content[0].text
 
 
 async def test_stdio_web_search_matches_the_cli_formats_and_reports_progress(fake_config: Path, tmp_path: Path) -> None:

@@ -163,6 +163,7 @@ def test_to_dict_is_the_json_shape() -> None:
         "title": "brave title 0",
         "snippet": None,
         "published_date": None,
+        "published_text": None,
         "providers": ["brave"],
         "ranks": {"brave": 1},
         "cited_by": {"claude": [1]},

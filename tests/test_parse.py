@@ -16,6 +16,7 @@ from websearch_tui.providers._parse import (
     first_text,
     limit_sources,
     make_source,
+    markdown_quote,
     sources_from,
 )
 
@@ -37,8 +38,8 @@ def test_sources_from_reads_keys_and_functions_and_drops_unusable_rows() -> None
     )
     assert [s.url for s in sources] == ["https://a.example/x", "https://b.example"] and sources.dropped == 2
     assert sources[0].title == "A" and sources[0].snippet == "ONE" and sources[0].author == "Ann"
-    assert sources[0].published_date == "2025-01-02" and sources[0].age_seconds is not None
-    assert sources[1].title == "https://b.example" and sources[1].published_date is None
+    assert sources[0].published_text == "2025-01-02" and sources[0].age_seconds is not None
+    assert sources[1].title == "https://b.example" and sources[1].published_text is None
 
 
 def test_sources_from_non_list_and_snippet_limit() -> None:
@@ -187,3 +188,24 @@ def test_selection_work_per_call_is_proportional_to_what_it_is_given(monkeypatch
         selection.sources_event()
     assert calls[0] == 8000
     assert len(selection.selection()) == 10 + 39
+
+
+@pytest.mark.parametrize(
+    ("span", "quote"),
+    [
+        ("**asyncio** is the *standard* library", "asyncio is the standard library"),
+        ("Use `asyncio.run()` and `__init__`", "Use asyncio.run() and __init__"),  # code spans keep their code
+        ("See [the docs](https://docs.python.org/3/(x)) and ![img](https://i.example/a.png)", "See the docs and img"),
+        ("### Weather\n- **Now**: 12 °C\n1. _sunny_ later\n> quoted", "Weather Now: 12 °C sunny later quoted"),
+        ("2 * 3 = 6, snake_case_name and a*b stay", "2 * 3 = 6, snake_case_name and a*b stay"),
+        ("~~old~~ new &amp; <b>bold</b>", "old new & bold"),
+        ("**", None),
+        (None, None),
+    ],
+)
+def test_markdown_quote_is_the_plain_text_of_a_markdown_span(span: object, quote: str | None) -> None:
+    assert markdown_quote(span) == quote
+
+
+def test_markdown_quote_is_linear_on_unclosed_markup() -> None:
+    assert markdown_quote("**x " * 20_000 + "[" * 20_000 + "`" * 20_000) is not None  # would hang if quadratic

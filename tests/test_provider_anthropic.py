@@ -329,7 +329,7 @@ async def test_stream_events_in_order() -> None:
     assert response.search_queries == ["python asyncio"]
     # first two results, plus the cited fourth one; all de-duplicated
     assert [s.url for s in response.sources] == [DOCS, TASKS, "https://b.example/2"]
-    assert response.sources[0].published_date == "2 days ago" and response.sources[0].age_seconds == 2 * 86400
+    assert response.sources[0].published_text == "2 days ago" and response.sources[0].age_seconds == 2 * 86400
     assert [(c.url, c.title, c.cited_text) for c in response.citations] == [("https://b.example/2", "B", "b & c")]
     assert response.model == "claude-haiku-4-5-20251001"
     assert response.request_id == "msg_1"
@@ -686,7 +686,7 @@ async def test_replay_whole_message_fixtures(name: str) -> None:
     queries = [b["input"]["query"] for b in blocks if b["type"] == "server_tool_use"]
     assert response.search_queries == queries
     results = [r for b in blocks if b["type"] == "web_search_tool_result" for r in b["content"]]
-    assert [(s.url, s.published_date) for s in response.sources] == [(r["url"], r["page_age"]) for r in results]
+    assert [(s.url, s.published_text) for s in response.sources] == [(r["url"], r["page_age"]) for r in results]
     assert response.usage == Usage(
         input_tokens=whole["usage"]["input_tokens"],
         output_tokens=whole["usage"]["output_tokens"],

@@ -103,13 +103,14 @@ async def test_parsing_cleans_text_dates_and_slices() -> None:
     assert first.title == "Hello & world"
     assert first.url == "https://a.example/x"
     assert first.snippet == 'A "Hello" is simple\nmore\nlast'
-    assert first.published_date == "2024-12-27T15:49:55"
+    assert first.published_text == "2024-12-27T15:49:55"
+    assert first.published_date == "2024-12-27T15:49:55Z"  # naive ISO 8601 is UTC
     assert first.age_seconds is not None and first.age_seconds > 0
     assert first.author == "Example"
     assert second.url == "https://b.example/"
     assert second.title == "https://b.example/"
     assert second.snippet is None
-    assert second.published_date == "3 days ago"
+    assert second.published_text == "3 days ago"
     assert second.age_seconds == 3 * 86400
     assert response.answer is None and response.related_questions == []
 
@@ -205,11 +206,11 @@ async def test_replays_real_web_search_payload() -> None:
     assert first.snippet is not None
     assert first.snippet.startswith('A "Hello, World!" program is usually a simple computer program')
     assert "<strong>" not in first.snippet and "&quot;" not in first.snippet and "&#x27;" not in first.snippet
-    assert first.published_date == "2024-12-27T15:49:55"
+    assert first.published_text == "2024-12-27T15:49:55"
     assert first.author == "Wikipedia"
-    undated = [s for s in response.sources if s.published_date is None]
+    undated = [s for s in response.sources if s.published_text is None]
     assert undated and all(s.age_seconds is None for s in undated)
-    assert all(s.age_seconds is not None for s in response.sources if s.published_date)
+    assert all(s.age_seconds is not None for s in response.sources if s.published_text)
     assert response.request_id == "live-1"
 
     _, sliced = await collect(
@@ -223,4 +224,4 @@ def test_parses_real_news_payload() -> None:
     sources = brave.parse_results(body)
     assert len(sources) == len([r for r in body["results"] if r.get("url")])
     assert sources[0].title == "World News and International Headlines : NPR"
-    assert sources[0].published_date == "2024-12-31T17:09:03"
+    assert sources[0].published_text == "2024-12-31T17:09:03"

@@ -118,19 +118,56 @@ async def test_library_defaults_and_slice(fake_ddgs: type[FakeDDGS]) -> None:
     assert (call["region"], call["safesearch"], call["backend"], call["timelimit"]) == (
         "wt-wt",
         "moderate",
-        "auto",
+        "duckduckgo",  # DuckDuckGo itself, not ddgs's metasearch ("auto")
         None,
     )
     assert len(response.sources) == 3
+    assert response.notes == []
+
+
+@pytest.mark.parametrize(
+    ("backend", "note"),
+    [
+        ("auto", "Results from the ddgs backend 'auto': a metasearch over several engines, not DuckDuckGo alone."),
+        (" Bing,Brave ", "Results from the ddgs backend 'bing,brave', not DuckDuckGo."),
+    ],
+)
+async def test_another_ddgs_backend_is_named_in_a_note(fake_ddgs: type[FakeDDGS], backend: str, note: str) -> None:
+    fake_ddgs.rows = library_rows(1)
+    ctx = make_ctx("ddgs", settings=ProviderSettings(options={"backend": backend}))
+    _, response = await collect("ddgs", SearchRequest("q"), ctx)
+    assert fake_ddgs.calls[0]["backend"] == backend.strip().lower()
+    assert response.notes == [note]
 
 
 @pytest.mark.parametrize(
     ("error", "kind", "text"),
     [
         (RatelimitException("202 Ratelimit"), ErrorKind.RATE_LIMIT, "DuckDuckGo is rate limiting this address"),
-        (TimeoutException("timed out"), ErrorKind.TIMEOUT, "did not answer in time"),
+        (TimeoutException("timed out"), ErrorKind.TIMEOUT, "DuckDuckGo did not answer in time."),
         (DDGSException("KeyError: 'weird markup'"), ErrorKind.PROTOCOL, "weird markup"),
-        (DDGSException("ConnectError: dns error"), ErrorKind.NETWORK, "dns error"),
+        (
+            # what ddgs 9 raises offline (primp's error inside), for the duckduckgo backend
+            DDGSException(
+                "DNSError: DNSError('error sending request for url (https://html.duckduckgo.com/html/) > error "
+                'resolving DNS > DNS error: no records found for Query { name: Name("html.duckduckgo.com.") }\')'
+            ),
+            ErrorKind.NETWORK,
+            "DuckDuckGo network error: could not connect (html.duckduckgo.com: name not resolved). "
+            "Check the connection (and DDGS_PROXY, if you use a proxy).",
+        ),
+        (
+            DDGSException(
+                "ConnectError: ConnectError('error sending request for url (https://html.duckduckgo.com/html/)')"
+            ),
+            ErrorKind.NETWORK,
+            "DuckDuckGo network error: could not connect to html.duckduckgo.com. Check the connection",
+        ),
+        (
+            DDGSException("ProxyError: ProxyError('connection refused')"),
+            ErrorKind.NETWORK,
+            "DuckDuckGo network error: proxy error. Check DDGS_PROXY.",
+        ),
     ],
 )
 async def test_library_errors_are_mapped(
@@ -141,6 +178,7 @@ async def test_library_errors_are_mapped(
         await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))
     assert info.value.kind is kind
     assert text in info.value.message
+    assert "Error(" not in info.value.message and "_ylt" not in info.value.message  # no raw exception text
 
 
 async def test_library_no_results_is_empty_not_error(fake_ddgs: type[FakeDDGS]) -> None:

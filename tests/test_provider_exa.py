@@ -99,7 +99,7 @@ async def test_rest_response_mapping() -> None:
     assert events[0] == Metadata(request_id="req-1", auth_mode="api_key")
     a, b, c, d = response.sources
     assert a.snippet is not None and len(a.snippet) == 500 and a.snippet.endswith("\u2026")
-    assert a.published_date == "2026-04-01T12:00:00.000Z" and a.author == "Ann"
+    assert a.published_text == "2026-04-01T12:00:00.000Z" and a.author == "Ann"
     assert b.snippet == "full text" and b.author is None
     assert c.snippet == "one two" and c.author is None
     assert d.title == "https://d.example"
@@ -211,10 +211,10 @@ async def test_mcp_plain_text_blocks() -> None:
     _, response = await collect("exa", SearchRequest("q"), make_ctx("exa", rec))
     first, second = response.sources
     assert first.title == "Example & Co" and first.url == "https://example.com"
-    assert first.published_date == "2026-08-20" and first.age_seconds is not None
+    assert first.published_text == "2026-08-20" and first.age_seconds is not None
     assert first.author is None
     assert first.snippet == "First line\nSecond line"
-    assert second.published_date is None and second.author == "Bob"
+    assert second.published_text is None and second.author == "Bob"
     assert second.snippet == "Full text when there are no highlights\nTitle: not a key here, it is inside Text"
 
 
@@ -255,7 +255,7 @@ def test_older_blank_line_separated_blocks() -> None:
         "Title: Two\nurl: https://two.example\nhighlights: inline start\nmore"
     )
     one, two = exa.parse_text_blocks(text)
-    assert (one.url, one.published_date, one.snippet) == ("https://one.example", "2024-01-02", "alpha")
+    assert (one.url, one.published_text, one.snippet) == ("https://one.example", "2024-01-02", "alpha")
     assert (two.url, two.snippet) == ("https://two.example", "inline start\nmore")
 
 
@@ -319,7 +319,7 @@ async def test_replays_sdk_search_example() -> None:
     assert [s.url for s in response.sources] == ["https://www.adept.ai/", "https://www.tenyx.com/"]
     adept = response.sources[0]
     assert adept.title == "Adept: Useful General Intelligence"
-    assert adept.published_date == "2000-01-01"  # placeholder-like date kept raw
+    assert adept.published_text == "2000-01-01"  # placeholder-like date kept raw
     assert adept.author is None and adept.snippet is None
     assert response.request_id == "a78ebce717f4d712b6f8fe0d5d7753f8"
 

@@ -761,8 +761,11 @@ async def test_end_to_end_against_fake_server() -> None:
         "https://realpython.com/async-io-python/",
     ]
     assert len(heads) == 4
-    assert result.citations[0] == Citation(
-        "https://docs.python.org/3/library/asyncio.html", "docs.python.org", data["supports"][0]["text"]
+    assert data["supports"][0]["text"].startswith("**asyncio** is")  # the segment is a span of Markdown
+    assert result.citations[0] == Citation(  # the quote is its plain text
+        "https://docs.python.org/3/library/asyncio.html",
+        "docs.python.org",
+        "asyncio is Python's standard library for writing concurrent code with the async/await syntax.",
     )
     assert len(result.citations) == 6
     assert result.search_queries == data["queries"]

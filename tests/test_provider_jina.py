@@ -103,7 +103,7 @@ async def test_response_mapping() -> None:
     assert response.request_id == "jr-1" and response.auth_mode == "api_key"
     first, second = response.sources
     assert first.title == "asyncio docs" and first.snippet == "Python's async library"
-    assert first.published_date == "Oct 7, 2024" and first.age_seconds and first.age_seconds > 0
+    assert first.published_text == "Oct 7, 2024" and first.age_seconds and first.age_seconds > 0
     assert second.title == "https://example.com/page"
     assert second.snippet is not None and len(second.snippet) == 1000 and second.snippet.endswith("\u2026")
 

@@ -116,7 +116,7 @@ async def test_v1_response_mapping() -> None:
         ("https://i.example/", "[Info] Box"),
     ]
     first = response.sources[0]
-    assert first.snippet == "It's bold" and first.published_date == "2024-07-25" and first.age_seconds
+    assert first.snippet == "It's bold" and first.published_text == "2024-07-25" and first.age_seconds
     assert response.sources[1].snippet == "desc b" and response.sources[2].snippet == "no title"
     assert response.sources[4].age_seconds == 2 * 86400
     assert response.answer == "Answer & text"
@@ -307,7 +307,7 @@ async def test_replays_real_v0_search_payload() -> None:
     amazon = next(s for s in response.sources if "amazon" in s.url)
     assert amazon.snippet.startswith("Walter Isaacson's")
     britannica = next(s for s in response.sources if "britannica" in s.url)
-    assert britannica.published_date == "2024-09-30T00:00:00Z" and britannica.age_seconds
+    assert britannica.published_text == "2024-09-30T00:00:00Z" and britannica.age_seconds
     assert response.related_questions == next(row["list"] for row in body["data"] if row["t"] == 1)
     assert response.request_id == body["meta"]["id"]
     assert response.answer is None and not any(isinstance(e, AnswerDelta) for e in events)

@@ -84,7 +84,7 @@ async def test_response_mapping() -> None:
     first, second = response.sources
     assert first.url == "https://docs.python.org/3/library/asyncio.html"
     assert first.title == "asyncio docs" and first.snippet == "short snippet" and first.author == "Python docs"
-    assert first.published_date == "2026-01-20" and first.age_seconds is not None
+    assert first.published_text == "2026-01-20" and first.age_seconds is not None
     assert second.title == "https://example.com/a" and second.snippet == "from content" and second.author is None
 
 

@@ -86,8 +86,8 @@ async def test_rest_response_mapping() -> None:
         "Parallel: Date filter relaxed",
     ]
     a, b = response.sources
-    assert a.snippet == "one\n\ntwo" and a.published_date is None and a.age_seconds is None
-    assert b.title == "https://b.example" and b.snippet is None and b.published_date is None
+    assert a.snippet == "one\n\ntwo" and a.published_text is None and a.age_seconds is None
+    assert b.title == "https://b.example" and b.snippet is None and b.published_text is None
 
 
 async def test_rest_local_slice() -> None:
@@ -289,8 +289,8 @@ async def test_replays_real_search_sample() -> None:
     assert response.request_id == "search_8a911eb27c7a4afaa20d0d9dc98d07c0"
     assert response.usage == Usage(search_requests=1)
     assert response.notes == []  # warnings: null
-    dated = [s for s in response.sources if s.published_date]
-    assert [s.published_date for s in dated] == ["2025-11-19"]
+    dated = [s for s in response.sources if s.published_text]
+    assert [s.published_text for s in dated] == ["2025-11-19"]
     assert all(s.snippet for s in response.sources)
     assert response.sources[0].snippet.startswith("Parallel Web Systems raises $100M for AI web access - LinkedIn\n")
 
@@ -300,7 +300,7 @@ async def test_replays_v1beta_example_and_422() -> None:
     _, response = await collect("parallel", SearchRequest("q"), rest_ctx(Recorder(lambda _: json_response(body))))
     (source,) = response.sources
     assert source.snippet == "Sample excerpt 1\n\nSample excerpt 2"
-    assert source.published_date == "2024-01-15"
+    assert source.published_text == "2024-01-15"
 
     error = json.loads(shared_fixture("parallel/error_422_validation.json").read_text(encoding="utf-8"))
     with pytest.raises(ProviderError) as info:

@@ -187,7 +187,7 @@ async def test_citations_keep_order_when_max_results_is_smaller() -> None:
     assert response.citations[0].title == CITATIONS[0]  # no search_results entry: falls back to the URL
     # first 2 results, plus every later one a citation points at
     assert [s.url for s in response.sources] == [CITATIONS[4], "https://uncited.example/a", CITATIONS[6]]
-    assert response.sources[0].published_date == "2024-03-15"
+    assert response.sources[0].published_text == "2024-03-15"
     assert response.sources[0].age_seconds is not None
     # snapshots: citations emitted once (unchanged list), sources when search_results first appeared
     citation_events = [e for e in events if isinstance(e, CitationsFound)]
@@ -473,7 +473,7 @@ async def test_replay_pro_search_reasoning_steps_fixture() -> None:
         _, _, response = await run(respond)
         assert response.answer == whole["choices"][0]["delta"]["content"]
         assert response.search_queries == whole["reasoning_steps"][0]["web_search"]["search_keywords"]
-        assert [(s.title, s.url, s.published_date) for s in response.sources] == [
+        assert [(s.title, s.url, s.published_text) for s in response.sources] == [
             (r["title"], r["url"], r["date"]) for r in whole["search_results"]
         ]
         assert response.citations == []

@@ -80,7 +80,7 @@ async def test_response_mapping() -> None:
     (source,) = response.sources
     assert source.title == "Asyncio & you"
     assert source.snippet == "## Heading\n\nBody text"
-    assert source.published_date == "2024-10-07" and source.age_seconds and source.age_seconds > 0
+    assert source.published_text == "2024-10-07" and source.age_seconds and source.age_seconds > 0
     assert response.answer is None and response.citations == []
 
 
@@ -144,7 +144,7 @@ async def test_replays_real_search_payload() -> None:
     )
     assert [s.url for s in response.sources] == [r["url"] for r in body["results"]]
     assert [s.title for s in response.sources] == [r["title"] for r in body["results"]]
-    assert [s.published_date for s in response.sources] == [r["date"] for r in body["results"]]
+    assert [s.published_text for s in response.sources] == [r["date"] for r in body["results"]]
     assert response.request_id == body["id"]
     assert [s.snippet for s in response.sources] == [r["snippet"].strip() for r in body["results"]]  # markdown kept
     assert response.answer is None

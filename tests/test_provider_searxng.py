@@ -159,8 +159,8 @@ async def test_response_mapping() -> None:
     _, response = await collect("searxng", SearchRequest("q"), ctx_for(rec))
     first, second = response.sources
     assert first.title == "A & B" and first.snippet == "text"
-    assert first.published_date == "2024-07-25T00:00:00" and first.age_seconds
-    assert second.title == "https://b.example/" and second.published_date is None and second.snippet is None
+    assert first.published_text == "2024-07-25T00:00:00" and first.age_seconds
+    assert second.title == "https://b.example/" and second.published_text is None and second.snippet is None
     assert response.related_questions == ["more q", "other q"]
     assert response.answer is None
 
@@ -268,7 +268,7 @@ async def test_replays_real_unresponsive_engines_payload() -> None:
     # number_of_results says 0, but there is a result: it counts, and the dead engines are a warning.
     assert [s.url for s in response.sources] == ["https://openclaw.ai/"]
     assert response.sources[0].title == "OpenClaw — Personal AI Assistant"
-    assert response.sources[0].published_date is None
+    assert response.sources[0].published_text is None
     assert response.related_questions == body["suggestions"]
     assert response.notes == [
         "Some SearXNG engines did not respond: brave: timeout; startpage: Suspended: timeout; wikidata: Suspended: timeout"

@@ -61,9 +61,9 @@ async def test_response_mapping() -> None:
     assert response.auth_mode == "api_key" and response.request_id is None
     first, second = response.sources
     assert first.title == "asyncio \u2014 docs" and first.snippet == "Event loop and tasks"
-    assert first.published_date == "2024-07-25" and first.age_seconds and first.age_seconds > 0
+    assert first.published_text == "2024-07-25" and first.age_seconds and first.age_seconds > 0
     assert second.title == "https://example.com/x" and second.snippet is None
-    assert second.published_date == "not a date" and second.age_seconds is None
+    assert second.published_text == "not a date" and second.age_seconds is None
 
 
 async def test_local_slice() -> None:
@@ -131,7 +131,7 @@ async def test_end_to_end_against_the_fake() -> None:
             assert srv.last_request("/synthetic/v2/search").json() == {"query": "python asyncio"}
             assert len(response.sources) == 10  # the fake returns 12; sliced locally
             assert response.sources[0].url == "https://docs.python.org/3/library/asyncio.html"
-            assert response.sources[4].published_date is None
+            assert response.sources[4].published_text is None
 
             srv.use(PID, "empty")
             _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client, sleep=no_wait))

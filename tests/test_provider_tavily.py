@@ -92,7 +92,8 @@ async def test_response_mapping() -> None:
     assert response.auth_mode == "api_key"
     (source,) = response.sources
     assert source.snippet == "Paris & more"
-    assert source.published_date == "Thu, 25 Jul 2024 00:00:00 GMT"
+    assert source.published_text == "Thu, 25 Jul 2024 00:00:00 GMT"
+    assert source.published_date == "2024-07-25T00:00:00Z"  # RFC 1123 normalised to ISO 8601 UTC
     assert source.age_seconds is not None and source.age_seconds > 0
 
 

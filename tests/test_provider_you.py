@@ -95,9 +95,9 @@ async def test_response_mapping_merges_web_and_news_without_duplicates() -> None
     ]
     a, b, n = response.sources
     assert a.title == "A & co" and a.snippet == "first snippet\n\nsecond" and a.author == "Ann, Bob"
-    assert a.published_date == "2025-06-25T11:41:00" and a.age_seconds
-    assert b.snippet == "desc b" and b.published_date == "2 days ago" and b.age_seconds == 2 * 86400
-    assert n.title == "https://n.example/story" and n.published_date == "July 25, 2024" and n.age_seconds
+    assert a.published_text == "2025-06-25T11:41:00" and a.age_seconds
+    assert b.snippet == "desc b" and b.published_text == "2 days ago" and b.age_seconds == 2 * 86400
+    assert n.title == "https://n.example/story" and n.published_text == "July 25, 2024" and n.age_seconds
 
 
 async def test_merged_list_is_capped_to_the_count_and_sliced() -> None:

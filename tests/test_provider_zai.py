@@ -267,9 +267,9 @@ async def test_payload_shapes(reply: ToolReply) -> None:
     _, response = await collect(PID, SearchRequest("q"), ctx_for(Server(tool=reply)))
     first, second = response.sources
     assert first.title == "asyncio — docs" and first.snippet == "Write concurrent code"
-    assert first.author == "Python.org" and first.published_date == "2025-10-07"
+    assert first.author == "Python.org" and first.published_text == "2025-10-07"
     assert second.url == "https://example.com/b" and second.title == "https://example.com/b"
-    assert second.snippet == "from summary" and second.published_date == "2024-07-25"
+    assert second.snippet == "from summary" and second.published_text == "2024-07-25"
     assert response.answer is None
 
 

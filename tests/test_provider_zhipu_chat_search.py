@@ -4,6 +4,7 @@ citations), error envelopes with HTTP 200, fixture conformance and an end-to-end
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -33,6 +34,7 @@ from websearch_tui.providers.zhipu_chat_search import (
     LENGTH_NOTE,
     NO_SEARCH_NOTE,
     SENSITIVE_NOTE,
+    MarkerRewriter,
     RefScanner,
     cited_refs,
 )
@@ -191,7 +193,7 @@ async def test_markers_are_read_from_the_answer_as_shown() -> None:
     are read from the sanitized answer."""
     data = sse(chunk("Fact [Source: \x1b[1mref_1\x1b[0m]."), chunk(finish="stop", web_search=[row(1)]))
     _, _, result = await run(sse_reply(data))
-    assert result.answer == "Fact [Source: ref_1]."
+    assert result.answer == "Fact [1]."
     assert [c.url for c in result.citations] == ["https://site1.example/page"]
 
 
@@ -221,11 +223,11 @@ async def test_stream_deltas_sources_citations_queries_related_usage() -> None:
     _, events, result = await run(sse_reply(data))
     assert [e.text for e in events if isinstance(e, AnswerDelta)] == [
         "asyncio runs",
-        " an event loop [Source: ref_3].",
-        " Tasks [来源：ref_1][Source: ref_3].",
+        " an event loop [1].",  # markers become the citation numbers
+        " Tasks [2][1].",
     ]
     assert [s.url for s in result.sources] == [r["link"] for r in rows]
-    assert result.sources[0].author == "Site 1" and result.sources[0].published_date == "2025-05-01"
+    assert result.sources[0].author == "Site 1" and result.sources[0].published_text == "2025-05-01"
     assert [(c.url, c.title) for c in result.citations] == [
         ("https://site3.example/page", "Page 3"),
         ("https://site1.example/page", "Page 1"),
@@ -252,8 +254,34 @@ async def test_marker_split_across_deltas_and_results_after_the_answer() -> None
         chunk(finish="stop"),
     )
     _, events, result = await run(sse_reply(data))
-    assert [c.url for c in result.citations] == ["https://site2.example/page"]  # ref_9 has no result: no link
-    assert len([e for e in events if isinstance(e, CitationsFound)]) == 1
+    assert result.answer == "See [1] and [2]."  # the split marker is rewritten whole
+    assert [(c.url, c.title) for c in result.citations] == [
+        ("https://site2.example/page", "Page 2"),
+        ("", "ref_9: not among the search results"),  # ref_9 has no result: no link, but [2] stays [2]
+    ]
+    snapshots = [[c.url for c in e.citations] for e in events if isinstance(e, CitationsFound)]
+    assert snapshots == [["", ""], ["https://site2.example/page", ""]]  # numbered at once, linked when known
+
+
+MARKED = "A [Source: ref_3]. B [来源：ref_1] and [source: ref_3, ref_2]; [the docs](https://x.example) [1] [Sou"
+SHOWN = "A [1]. B [2] and [1][3]; [the docs](https://x.example) [1] [Sou"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 100])
+def test_marker_rewriter_numbers_refs_in_first_appearance_order_however_the_text_is_split(size: int) -> None:
+    rewriter = MarkerRewriter()
+    pieces = [rewriter.feed(MARKED[i : i + size]) for i in range(0, len(MARKED), size)]
+    assert "".join(pieces) + rewriter.flush() == SHOWN
+    assert rewriter.numbers == {"ref_3": 1, "ref_1": 2, "ref_2": 3}
+
+
+def test_marker_rewriter_holds_back_only_what_may_still_become_a_marker() -> None:
+    rewriter = MarkerRewriter()
+    assert rewriter.feed("text [Source: re") == "text "
+    assert rewriter.feed("f_12] more") == "[1] more"
+    assert rewriter.feed("[" + "x" * 70) == "[" + "x" * 70  # too long to be a marker
+    assert rewriter.feed("[link](") == "[link]("
+    assert rewriter.flush() == ""
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 7])
@@ -311,7 +339,7 @@ async def test_mistyped_fields_in_tool_call_deltas_never_crash() -> None:
     )
     _, _, result = await run(sse_reply(data))
     assert result.answer == "answer"
-    assert [(s.url, s.title, s.published_date, s.snippet) for s in result.sources] == [
+    assert [(s.url, s.title, s.published_text, s.snippet) for s in result.sources] == [
         ("https://a.example/", "https://a.example/", None, None)
     ]
     assert result.search_queries == [] and result.related_questions == []
@@ -323,7 +351,7 @@ async def test_event_split_inside_utf8_character_and_crlf() -> None:
     )
     cuts = [data.index("事".encode()) + 1, data.index("来".encode()) + 2, 9, len(data) - 3]
     _, _, result = await run(sse_reply(split_stream(data, cuts)))
-    assert result.answer == "Grüße 事件循环 [来源：ref_1]"
+    assert result.answer == "Grüße 事件循环 [1]"
     assert [c.url for c in result.citations] == ["https://site1.example/page"]
 
 
@@ -333,7 +361,7 @@ async def test_stream_failing_midway_keeps_partial_answer() -> None:
         raise httpx.ReadError("connection reset")
 
     events, error = await run_until_error(sse_reply(chunks))
-    assert "".join(e.text for e in events if isinstance(e, AnswerDelta)) == "partial answer [Source: ref_1]"
+    assert "".join(e.text for e in events if isinstance(e, AnswerDelta)) == "partial answer [1]"
     assert any(isinstance(e, CitationsFound) for e in events)
     assert error.kind is ErrorKind.NETWORK and "Zhipu Chat Search" in error.message
 
@@ -445,12 +473,21 @@ def _fixture() -> dict[str, Any]:
     return json.loads(shared_fixture("zai/chat_web_search_tool.json").read_bytes())
 
 
+def shown(answer: str) -> str:
+    """``answer`` as the provider shows it: each ``[Source: ref_N]`` / ``[来源：ref_N]`` marker as
+    ``[n]``, ``n`` the ref's first-appearance rank."""
+    order: dict[str, int] = {}
+    return re.sub(
+        r"\[(?:Source: |来源：)(ref_\d+)\]", lambda m: f"[{order.setdefault(m.group(1), len(order) + 1)}]", answer
+    )
+
+
 def _check_fixture_result(whole: dict[str, Any], result: Any) -> None:
     answer = whole["choices"][0]["message"]["content"]
-    assert result.answer == answer
+    assert result.answer == shown(answer) and "[Source: ref_" not in result.answer
     rows = whole["web_search"]
     assert [(s.url, s.author) for s in result.sources] == [(r["link"], r["media"]) for r in rows]
-    assert all(s.published_date is None for s in result.sources)  # "publish_date": ""
+    assert all(s.published_text is None for s in result.sources)  # "publish_date": ""
     by_ref = {r["refer"]: r for r in rows}
     order = list(dict.fromkeys(part.split("]")[0] for part in answer.split("[Source: ")[1:]))
     assert order == ["ref_1", "ref_2", "ref_3"]
@@ -481,7 +518,8 @@ async def test_replay_docs_example_as_stream() -> None:
     last = {**common, "usage": whole["usage"], "choices": [{"index": 0, "finish_reason": "stop", "delta": {}}]}
     data = sse(first, *middle, last)
     _, events, result = await run(sse_reply(split_stream(data, list(range(11, len(data), 211)))))
-    assert len([e for e in events if isinstance(e, AnswerDelta)]) == len(tokens)
+    deltas = [e.text for e in events if isinstance(e, AnswerDelta)]
+    assert "".join(deltas) == shown(answer) and len(tokens) - 10 < len(deltas) <= len(tokens)  # a marker's pieces wait
     _check_fixture_result(whole, result)
 
 
@@ -512,7 +550,7 @@ async def test_end_to_end_against_fake_server() -> None:
         async with httpx.AsyncClient() as client:
             events, result = await collect(PID, SearchRequest("python asyncio", max_results=5), server_ctx(srv, client))
         assert not srv.errors, srv.errors
-    assert result.answer == data["answer"]
+    assert result.answer == shown(data["answer"])
     assert len([e for e in events if isinstance(e, AnswerDelta)]) > 40
     assert [s.url for s in result.sources] == [r["link"] for r in data["web_search"][:5]]
     assert [c.url for c in result.citations] == [r["link"] for r in data["web_search"][:3]]

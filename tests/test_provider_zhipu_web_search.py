@@ -110,7 +110,7 @@ async def test_rows_parsed_sliced_and_cleaned() -> None:
     events, response = await collect(PID, SearchRequest("q", max_results=2), ctx_for(rec))
     assert rec.body()["count"] == 2
     first, second = response.sources
-    assert first.title == "A & B" and first.snippet == 'x "y"' and first.published_date is None
+    assert first.title == "A & B" and first.snippet == 'x "y"' and first.published_text is None
     assert first.author == "Example" and first.url == "https://example.com/1"
     assert second.url == "https://example.com/from-url"
     _, all_sources = await collect(
@@ -247,7 +247,7 @@ async def test_end_to_end_against_the_fake() -> None:
             assert len(response.sources) == 4  # the fake returns twelve rows whatever count says
             assert response.sources[0].url == "https://docs.python.org/3/library/asyncio.html"
             assert response.sources[1].title == "Coroutines and Tasks — Python 3 documentation"
-            assert response.sources[2].published_date is None
+            assert response.sources[2].published_text is None
             assert response.request_id == "fake-zhipu-req-0001"
             assert response.search_queries == ["python asyncio event loop tutorial"]
 

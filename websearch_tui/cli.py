@@ -1,12 +1,15 @@
 """Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``keys``, ``config``,
-``mcp``, ``--version``.
+``mcp``, ``completion``, ``--version``.
 
-Exit codes: 0 success (``search``: at least one provider returned content), 1 every provider
-failed or a key could not be stored or deleted, 2 bad arguments or an unusable config file (one
-line on stderr), 130 interrupted.
+Exit codes (:data:`EXIT_CODES`, also in ``--help``): 0 success (``search``: at least one provider
+returned content), 1 every provider failed, a key could not be stored or deleted, or the output could
+not be written, 2 bad arguments or an unusable config file (one line on stderr), 130 interrupted.
 
-Only the TUI path imports Textual, only ``mcp`` imports the MCP SDK; ``search -p X`` imports only
-provider ``X``.
+Every command that prints data takes ``--format`` (``search``: text, json, markdown, llm;
+``providers`` and ``keys list``: text, json; ``config show``: toml, json).
+
+Only the TUI path imports Textual, only ``mcp`` imports the MCP SDK, only ``completion`` imports
+shtab; ``search -p X`` imports only provider ``X``.
 """
 
 from __future__ import annotations
@@ -18,21 +21,94 @@ import functools
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from websearch_tui import __version__
-from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
+from websearch_tui.completion import SHELLS
+from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES
+from websearch_tui.core.specs import KIND_LABELS, KIND_MEANINGS
+from websearch_tui.providers import SPECS
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
-    from websearch_tui.core.results import SearchResult
+    from websearch_tui.core.results import ProviderUpdate, SearchResult
     from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
     from websearch_tui.credentials import CredentialSource, KeyStore
     from websearch_tui.search.engine import Engine
 
 PROG = "websearch-tui"
 FORMATS = ("text", "json", "markdown", "llm")
+DATA_FORMATS = ("text", "json")
+"""``--format`` of ``providers`` and ``keys list``."""
+
+EXIT_CODES = """\
+exit codes:
+  0    success (search: at least one provider returned results)
+  1    every provider failed, a key could not be stored or deleted, or the output could not be written
+  2    bad arguments or an unusable config file (one line on stderr)
+  130  interrupted (Ctrl+C; search still prints what had finished)"""
+
+ENVIRONMENT = (
+    ("WEBSEARCH_TUI_CONFIG", "the config file (--config wins)"),
+    ("WEBSEARCH_TUI_KEY_FILE", "the unencrypted key file, used when no OS keyring works"),
+    ("WEBSEARCH_TUI_LOG", "the log file"),
+    ("WEBSEARCH_TUI_MCP_TOKEN", "the bearer token of `mcp --http`"),
+    ("SEARXNG_ENDPOINT", "SearXNG's base_url when the config sets none"),
+    ("CODEX_HOME", "where the Codex CLI keeps its login (default ~/.codex)"),
+    ("DDGS_PROXY", "a proxy for DuckDuckGo (the ddgs library)"),
+)
+"""The environment variables the program reads besides provider keys, with what each sets."""
+
+
+def _environment_help() -> str:
+    """The ``environment:`` section of ``--help``: :data:`ENVIRONMENT`, then every provider key
+    variable (from the registry, in lookup order)."""
+    rows = [f"  {name.ljust(24)} {text}" for name, text in ENVIRONMENT]
+    keys = [name for spec in SPECS.values() for credential in spec.credentials for name in credential.env_vars]
+    listed = textwrap.fill(", ".join(dict.fromkeys(keys)), width=100, initial_indent="    ", subsequent_indent="    ")
+    intro = "  provider keys (the first one set wins; `websearch-tui providers` shows where each key comes from):"
+    return "\n".join(["environment:", *rows, intro, listed])
+
+
+MAIN_EXAMPLES = f"""\
+examples:
+  {PROG}                                          open the terminal UI
+  {PROG} search "rust 1.80 release notes"         ask the default providers (see `providers`)
+  {PROG} search -p brave -p tavily --format json "rust 1.80"
+  echo "what is new in python 3.13" | {PROG} search - --format llm -o answer.txt
+  {PROG} providers                                which providers are ready, and why not
+  {PROG} keys set brave                           store a key in the OS keyring
+  {PROG} completion bash > ~/.local/share/bash-completion/completions/{PROG}"""
+
+SEARCH_EXAMPLES = f"""\
+examples:
+  {PROG} search "rust 1.80 release notes"
+  {PROG} search "solar panel prices" --mode auto --recency month --max-results 5 --format llm
+  {PROG} search -p brave -p tavily --format json "rust 1.80" -o rust.json
+  {PROG} search - --format markdown -o report.md < question.txt
+
+formats:
+  text      a status line per provider, then its answer, sources, citations (default)
+  json      one document: per provider its status, timing, normalised response or error, and
+            the merged source list; dates are ISO 8601 UTC (published_date)
+  markdown  a readable report with a merged source table
+  llm       the compact text agents read: one "# Label (id)" block per provider
+            (--merged: the answers, then one de-duplicated source list)
+
+While providers finish, a progress line ("3/6 done · waiting for ...") is shown on stderr when
+stderr is a terminal, and cleared at the end."""
+
+
+def _help_parser(
+    commands: argparse._SubParsersAction[_Parser], name: str, *, help: str, description: str, epilog: str
+) -> _Parser:
+    """A subcommand whose ``--help`` keeps the line breaks of its description and epilog."""
+    return commands.add_parser(
+        name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
 
 
 class UsageError(Exception):
@@ -48,22 +124,33 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = _Parser(prog=PROG, description="Research the web across many search providers at once.")
+    parser = _Parser(
+        prog=PROG,
+        description="Research the web across many search providers at once.",
+        epilog=f"{MAIN_EXAMPLES}\n\n{_environment_help()}\n\n{EXIT_CODES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument(
         "--config", metavar="PATH", help="config file (default: $WEBSEARCH_TUI_CONFIG or the user config dir)"
     )
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    search = commands.add_parser("search", help="search headlessly and print the results")
-    search.add_argument("query", nargs="+", help="the question or keywords")
+    search = _help_parser(
+        commands,
+        "search",
+        help="search headlessly and print the results",
+        description="Send one query to the selected providers at once and print every answer and source.",
+        epilog=f"{SEARCH_EXAMPLES}\n\n{EXIT_CODES}",
+    )
+    search.add_argument("query", nargs="+", help="the question or keywords; a lone - reads it from stdin")
     search.add_argument(
         "-p",
         "--provider",
         dest="providers",
         action="append",
         metavar="PROVIDER",
-        help="provider id; repeat for several",
+        help=f"provider id; repeat for several (default: the config's selection). Ids: {', '.join(SPECS)}",
     )
     search.add_argument("--mode", choices=MODES, help="compare: all at once; auto: first that answers")
     search.add_argument(
@@ -77,17 +164,62 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --format llm: the answers, then one de-duplicated, ranked source list for all providers",
     )
     search.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+    _add_output_option(search)
 
-    providers = commands.add_parser("providers", help="list providers, their status and where their keys come from")
-    providers.add_argument("--json", action="store_true", help="print JSON")
-    providers.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+    _add_providers_parser(commands)
 
     tui = commands.add_parser("tui", help="open the terminal UI (the default)")
     tui.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
     _add_keys_parser(commands)
     _add_config_parser(commands)
     _add_mcp_parser(commands)
+    _add_completion_parser(commands)
     return parser
+
+
+def _add_output_option(search: argparse.ArgumentParser) -> None:
+    search.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the output to FILE instead of stdout, all at once (an existing FILE is replaced only "
+        "by a complete new one; nothing is written when there is nothing to print)",
+    )
+
+
+def _add_providers_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    kinds = "\n".join(f"  {KIND_LABELS[kind].ljust(6)} {meaning}" for kind, meaning in KIND_MEANINGS.items())
+    providers = _help_parser(
+        commands,
+        "providers",
+        help="list providers, their status and where their keys come from",
+        description="Every provider: id, label, kind, key need, status, where its key comes from, default.",
+        epilog=f"kinds:\n{kinds}",
+    )
+    _add_format_option(providers, DATA_FORMATS)
+    providers.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="the same as --format json (deprecated)"
+    )
+    providers.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+
+
+def _add_format_option(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
+    parser.add_argument("--format", choices=choices, default=choices[0], help=f"output format (default: {choices[0]})")
+
+
+def _add_completion_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    completion = _help_parser(
+        commands,
+        "completion",
+        help="print a shell completion script (bash, zsh, fish)",
+        description="Print the completion script for a shell: subcommands, options and provider ids.",
+        epilog=f"""\
+install:
+  bash  {PROG} completion bash > ~/.local/share/bash-completion/completions/{PROG}
+  zsh   {PROG} completion zsh > "${{fpath[1]}}/_{PROG}"   (or any directory in $fpath)
+  fish  {PROG} completion fish > ~/.config/fish/completions/{PROG}.fish""",
+    )
+    completion.add_argument("shell", choices=SHELLS, help="the shell")
 
 
 def _add_keys_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -102,7 +234,9 @@ def _add_keys_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     delete = actions.add_parser("delete", help="delete a stored key (keyring and key file)")
     delete.add_argument("provider", help="provider id")
     delete.add_argument("--credential", metavar="NAME", help="which credential (default: the provider's API key)")
-    actions.add_parser("list", help="where each provider credential comes from (never the value)")
+    _add_format_option(
+        actions.add_parser("list", help="where each provider credential comes from (never the value)"), DATA_FORMATS
+    )
 
 
 def _add_config_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -110,12 +244,13 @@ def _add_config_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     actions = config.add_subparsers(dest="config_command", metavar="{path,show,validate}", required=True)
     for name, text in (
         ("path", "print the config file path in use and whether it exists"),
-        ("show", "print the effective settings as TOML, defaults included (never keys)"),
+        ("show", "print the effective settings as TOML (or JSON), defaults included (never keys)"),
         ("validate", "check the config file: OK, or the first problem (exit 2)"),
     ):
-        actions.add_parser(name, help=text).add_argument(
-            "--config", metavar="PATH", default=argparse.SUPPRESS, help="config file"
-        )
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+        if name == "show":
+            _add_format_option(action, ("toml", "json"))
 
 
 def _add_mcp_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -173,6 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _config(args)
         if args.command == "mcp":
             return _mcp(args)
+        if args.command == "completion":
+            return _completion(args)
         return _tui(args)
     except UsageError as exc:
         return _fail(str(exc), 2)
@@ -243,11 +380,12 @@ def _search(args: argparse.Namespace) -> int:
     providers = _check_providers(args.providers or ())
     if args.merged and args.format != "llm":
         raise UsageError("--merged goes with --format llm (json and markdown always include the merged sources)")
+    output = _output_path(args.output)
     config = _load_config(args)
     try:
         request = build_request(
             config,
-            " ".join(args.query),
+            _query_text(args.query),
             providers=providers,
             mode=args.mode,
             max_results=args.max_results,
@@ -258,55 +396,190 @@ def _search(args: argparse.Namespace) -> int:
     engine = Engine.from_config(config)
     result = engine.prepare(request)
     try:
-        asyncio.run(_run_search(engine, result))
+        asyncio.run(_run_search(engine, result, Progress.on_terminal(result, sys.stderr)))
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
-        _print_result(result, args.format, merged=args.merged)
+        _print_result(result, args.format, merged=args.merged, output=output)
         return 130
-    return _print_result(result, args.format, merged=args.merged)
+    return _print_result(result, args.format, merged=args.merged, output=output)
 
 
-async def _run_search(engine: Engine, result: SearchResult) -> None:
+def _query_text(words: Sequence[str]) -> str:
+    """The query: the words joined by spaces, or for a lone ``-`` what stdin holds (read to its end).
+
+    Raises:
+        UsageError: stdin is missing, empty, not text in the locale's encoding, or far longer than
+            a query may be (more than four times :data:`MAX_QUERY_CHARS` characters).
+    """
+    if list(words) != ["-"]:
+        return " ".join(words)
+    stdin = sys.stdin
+    if stdin is None:
+        raise UsageError("the query is '-' (read it from stdin) but there is no stdin")
+    if stdin.isatty():
+        print(f"{PROG}: reading the query from stdin; end it with Ctrl+D", file=sys.stderr)
+    limit = 4 * MAX_QUERY_CHARS
     try:
-        await engine.search(result.request, result=result)
+        text = stdin.read(limit + 1)
+    except UnicodeDecodeError:
+        text = "\udcff"  # reported below, as for an argument
+    if any("\udc80" <= ch <= "\udcff" for ch in text):
+        raise UsageError("the query on stdin is not valid text in this terminal's encoding (UTF-8 expected)")
+    if len(text) > limit:
+        raise UsageError(f"the query on stdin is longer than {MAX_QUERY_CHARS} characters")
+    if not text.strip():
+        raise UsageError("the query on stdin is empty; pipe the question in, or give it as an argument")
+    return text
+
+
+def _output_path(value: str | None) -> Path | None:
+    """The file ``-o`` names, checked before the search runs (``None``: stdout; ``-`` means stdout
+    too). A symbolic link is followed, so its target is what gets replaced.
+
+    Raises:
+        UsageError: the path is a directory, its directory does not exist, or it cannot be written there.
+    """
+    if value is None or value == "-":
+        return None
+    path = Path(os.path.realpath(value))
+    if path.is_dir():
+        raise UsageError(f"--output {value}: that is a directory; name a file")
+    if not path.parent.is_dir():
+        raise UsageError(f"--output {value}: the directory {path.parent} does not exist; create it or name another")
+    if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"--output {value}: no permission to write {path}")
+    return path
+
+
+async def _run_search(engine: Engine, result: SearchResult, progress: Progress | None) -> None:
+    try:
+        await engine.search(result.request, progress, result=result)
     finally:
+        if progress is not None:
+            progress.clear()
         await engine.aclose()
 
 
-def _print_result(result: SearchResult, output_format: str, *, merged: bool = False) -> int:
-    """Print ``result`` in ``output_format``; return 0 when any provider succeeded, else 1.
+class Progress:
+    """The stderr line ``3/6 done · waiting for Perplexity, Gemini`` while a search runs, rewritten in
+    place (carriage return and padding, no escape sequences) as providers finish, cut to the
+    terminal's width and cleared by :meth:`clear`. It is an ``on_update`` callback for
+    :meth:`~websearch_tui.search.engine.Engine.search`.
+
+    Args:
+        result: the prepared search (its id, providers and labels).
+        stream: where the line goes (stderr).
+        width: the terminal's width in columns; the line stays one character shorter.
+    """
+
+    def __init__(self, result: SearchResult, stream: TextIO, width: int = 80) -> None:
+        self._result = result
+        self._stream = stream
+        self._width = max(20, width)
+        self._done: set[str] = set()
+        self._shown = ""
+
+    @classmethod
+    def on_terminal(cls, result: SearchResult, stream: TextIO | None) -> Progress | None:
+        """A progress line for ``stream`` when it is a terminal, else ``None`` (a pipe or a file never
+        gets one)."""
+        if stream is None or not stream.isatty():
+            return None
+        try:
+            width = os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError):
+            width = 0
+        return cls(result, stream, width or 80)  # a terminal that reports no size: 80 columns
+
+    def __call__(self, update: ProviderUpdate) -> None:
+        """Count ``update`` (an :data:`~websearch_tui.core.results.OnUpdate` callback) and redraw."""
+        if update.search_id != self._result.search_id:
+            return
+        if update.final:
+            self._done.add(update.provider)
+        self._show(self.text())
+
+    def text(self) -> str:
+        """The line as it reads now, cut to the width."""
+        from websearch_tui.core.text import truncate
+
+        providers = self._result.providers
+        waiting = [self._result.label(pid) for pid in providers if pid not in self._done]
+        line = f"{len(self._done)}/{len(providers)} done"
+        if waiting:
+            line += f" · waiting for {', '.join(waiting)}"
+        return truncate(line, self._width - 1)
+
+    def clear(self) -> None:
+        """Erase the line (the cursor ends at the start of the empty line)."""
+        if self._shown:
+            self._stream.write("\r" + " " * len(self._shown) + "\r")
+            self._stream.flush()
+            self._shown = ""
+
+    def _show(self, line: str) -> None:
+        if line != self._shown:
+            self._stream.write("\r" + line.ljust(len(self._shown)))
+            self._stream.flush()
+            self._shown = line
+
+
+def _print_result(result: SearchResult, output_format: str, *, merged: bool = False, output: Path | None = None) -> int:
+    """Print ``result`` in ``output_format`` (to ``output`` instead of stdout when given, in one
+    atomic write); return 0 when any provider succeeded, else 1.
 
     When every provider failed, the errors go to stderr (the summary's combined error last);
     ``json`` still prints its document (with an ``error`` object) and ``llm`` its blocks, whose
-    failures read ``Error: <message>``. With ``merged``, ``llm`` prints the answers and one merged
-    source list instead of one block per provider.
+    failures read ``Error: <message>``; ``text`` and ``markdown`` print nothing (an ``output`` file is
+    then left as it was). With ``merged``, ``llm`` prints the answers and one merged source list
+    instead of one block per provider.
     """
+    document = _render(result, output_format, merged=merged)
+    if document is not None:
+        _emit(document + "\n", output)
+    if result.ok:
+        return 0
+    errors = [(o.provider, o.error.message) for o in result.outcomes if o.error is not None]
+    if len(errors) > 1:  # one failure is already the summary line below
+        for provider_id, message in errors:
+            print(f"{PROG}: {provider_id}: {message}", file=sys.stderr)
+    return _fail(result.summary().error or "no provider returned results", 1)
+
+
+def _render(result: SearchResult, output_format: str, *, merged: bool) -> str | None:
+    """``result`` as ``output_format`` text, or ``None`` when that format prints nothing for it."""
     from websearch_tui.search import formats
 
-    summary = result.summary()
     if output_format == "json":
-        print(json.dumps(formats.to_json_document(result), ensure_ascii=False, indent=2))
-        return 0 if result.ok else 1
+        return json.dumps(formats.to_json_document(result), ensure_ascii=False, indent=2)
     if output_format == "llm":
         document = formats.to_llm_merged(result) if merged else formats.to_llm_document(result)
-        print(document or f"Error: {summary.error}")
+        return document or f"Error: {result.summary().error}"
     if not result.ok:
-        errors = [(o.provider, o.error.message) for o in result.outcomes if o.error is not None]
-        if len(errors) > 1:  # one failure is already the summary line below
-            for provider_id, message in errors:
-                print(f"{PROG}: {provider_id}: {message}", file=sys.stderr)
-        return _fail(summary.error or "no provider returned results", 1)
-    if output_format != "llm":
-        render = {"text": formats.to_text, "markdown": formats.to_markdown}
-        print(render[output_format](result))
-    return 0
+        return None
+    return formats.to_text(result) if output_format == "text" else formats.to_markdown(result)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    """``text`` on stdout, or as the whole new content of ``output`` (UTF-8, written atomically).
+
+    Raises:
+        OSError: the file could not be written (``main`` reports it; nothing was changed).
+    """
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from websearch_tui.files import write_atomically
+
+    try:
+        write_atomically(output, text.encode("utf-8"), mode=None, locked=False)
+    except OSError as exc:
+        raise OSError(exc.errno, f"{output}: {exc.strerror or exc}; nothing was written") from None
 
 
 def _providers(args: argparse.Namespace) -> int:
     from websearch_tui import credentials
-    from websearch_tui.core.specs import KIND_LABELS
-    from websearch_tui.providers import SPECS
 
     config = _load_config(args)
     key_store = credentials.KeyStore()
@@ -326,7 +599,7 @@ def _providers(args: argparse.Namespace) -> int:
                 "default": spec.id in config.search.providers,
             }
         )
-    if args.json:
+    if args.format == "json":
         print(json.dumps(rows, indent=2))
         return 0
     header = ["PROVIDER", "LABEL", "KIND", "KEY", "STATUS", "KEY FROM", "DEFAULT"]
@@ -342,6 +615,20 @@ def _key_source(spec: ProviderSpec, sources: Sequence[CredentialSource]) -> str:
 
         return "login file" if credentials.login_state(spec).ready else "no login"
     return ", ".join(s.describe() for s in sources if s.where) or ("-" if spec.keyless else "not set")
+
+
+def _completion(args: argparse.Namespace) -> int:
+    """``completion SHELL``: print the completion script (:mod:`websearch_tui.completion`)."""
+    from websearch_tui import completion
+
+    try:
+        text = completion.script(build_parser(), args.shell)
+    except ModuleNotFoundError as exc:
+        if exc.name != "shtab":
+            raise
+        return _fail("shell completion needs shtab: python3 -m pip install shtab", 1)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
 
 
 def _tui(args: argparse.Namespace) -> int:
@@ -400,7 +687,7 @@ def _keys(args: argparse.Namespace) -> int:
 
     key_store = credentials.KeyStore()
     if args.keys_command == "list":
-        return _keys_list(key_store)
+        return _keys_list(key_store, args.format)
     spec, credential = _credential_of(args.provider, args.credential)
     try:
         if args.keys_command == "set":
@@ -416,8 +703,6 @@ def _credential_of(provider_id: str, name: str | None) -> tuple[ProviderSpec, Cr
     Raises :class:`UsageError` (with a did-you-mean) for an unknown provider or credential, or a
     provider that takes no key.
     """
-    from websearch_tui.providers import SPECS
-
     spec = SPECS[_check_providers([provider_id])[0]]
     if spec.key_need == "login":
         raise UsageError(f"{spec.id} uses your existing {spec.label} login, not a stored key")
@@ -498,23 +783,30 @@ def _keys_delete(key_store: KeyStore, spec: ProviderSpec, credential: Credential
     return 0
 
 
-def _keys_list(key_store: KeyStore) -> int:
-    """``keys list``: provider, credential, where it is stored; then the keyring backend in use."""
+def _keys_list(key_store: KeyStore, output_format: str = "text") -> int:
+    """``keys list``: provider, credential, where it is stored; then the keyring backend in use and
+    the key file. ``json``: ``{"credentials": [{"provider", "credential", "stored"}], "keyring":
+    {"backend", "usable", "message"}, "key_file": {"path", "exists", "problem"}}`` (never a value)."""
     from websearch_tui import credentials
-    from websearch_tui.providers import SPECS
 
-    rows = [("PROVIDER", "CREDENTIAL", "STORED")]
-    for spec in SPECS.values():
-        rows += [(spec.id, s.name, s.describe()) for s in key_store.sources(spec)]
-    _print_table(rows)
+    stored = [(spec.id, s.name, s.describe()) for spec in SPECS.values() for s in key_store.sources(spec)]
     info = credentials.backend_info()
+    path = credentials.key_file_path()
+    problem = credentials.key_file_problem()
+    if output_format == "json":
+        document = {
+            "credentials": [{"provider": pid, "credential": name, "stored": where} for pid, name, where in stored],
+            "keyring": {"backend": info.name, "usable": info.usable, "message": info.message or None},
+            "key_file": {"path": str(path), "exists": path.exists(), "problem": problem or None},
+        }
+        print(json.dumps(document, indent=2))
+        return 0
+    _print_table([("PROVIDER", "CREDENTIAL", "STORED"), *stored])
     print()
     if info.usable:
         print(f"Keyring: {info.name}")
     else:
         print(f"Keyring: not usable. {info.message} (`{PROG} keys set PROVIDER --file` confirms the key file.)")
-    path = credentials.key_file_path()
-    problem = credentials.key_file_problem()
     if problem:
         print(f"Key file: {problem}")
     elif path.exists():
@@ -544,7 +836,10 @@ def _config(args: argparse.Namespace) -> int:
         return 0
     config = _load_config(args)
     if args.config_command == "show":
-        print(_effective_toml(config), end="")
+        if args.format == "json":
+            print(json.dumps(_effective_settings(config), indent=2))
+        else:
+            print(_effective_toml(config), end="")
         return 0
     exists = config.path is not None and config.path.exists()
     print(f"OK: {config.path}" + ("" if exists else " (does not exist; the defaults apply)"))
@@ -559,25 +854,34 @@ def _effective_toml(config: Config) -> str:
     """
     import tomlkit
 
-    from websearch_tui.providers import SPECS
-
+    settings = _effective_settings(config)
     document = tomlkit.document()
     document.add(tomlkit.comment(f"effective settings from {config.path} (defaults filled in; keys are never shown)"))
-    search = config.search
-    document["search"] = {
-        "providers": list(search.providers),
-        "mode": search.mode,
-        "max_results": search.max_results,
-        "recency": search.recency or "",
-        "timeout": search.timeout,
-        "max_body_mib": search.max_body_mib,
-    }
-    document["ui"] = {"theme": config.ui.theme or ""}
+    document["search"] = settings["search"]
+    document["ui"] = settings["ui"]
     providers = tomlkit.table(is_super_table=True)
-    for spec in SPECS.values():
-        providers[spec.id] = _provider_table(spec, config.settings_for(spec.id))
+    for provider_id, table in settings["providers"].items():
+        providers[provider_id] = table
     document["providers"] = providers
     return tomlkit.dumps(document)
+
+
+def _effective_settings(config: Config) -> dict[str, Any]:
+    """The effective settings as plain data, ``{"search": {...}, "ui": {...}, "providers": {id:
+    table}}`` (what ``config show`` prints as TOML or JSON; see :func:`_effective_toml`)."""
+    search = config.search
+    return {
+        "search": {
+            "providers": list(search.providers),
+            "mode": search.mode,
+            "max_results": search.max_results,
+            "recency": search.recency or "",
+            "timeout": search.timeout,
+            "max_body_mib": search.max_body_mib,
+        },
+        "ui": {"theme": config.ui.theme or ""},
+        "providers": {spec.id: _provider_table(spec, config.settings_for(spec.id)) for spec in SPECS.values()},
+    }
 
 
 def _provider_table(spec: ProviderSpec, settings: ProviderSettings) -> dict[str, object]:

@@ -13,6 +13,7 @@ Blocking; call from a thread in the TUI.
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,29 +49,48 @@ def temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp")
 
 
-def write_atomically(path: Path, data: bytes, *, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data`` in one step: write :func:`temp_path` (created anew, not through a
-    link, with permission bits ``mode`` from the first byte), flush it to disk, rename it over
-    ``path``. On any failure the temporary file is removed and ``path`` is untouched. Call it under
-    :func:`locked` so two writers do not share the temporary file.
+def write_atomically(path: Path, data: bytes, *, mode: int | None = 0o600, locked: bool = True) -> None:
+    """Replace ``path`` with ``data`` in one step: write a temporary file beside it (created anew, not
+    through a link, with its final permission bits from the first byte), flush it to disk, rename
+    it over ``path``. On any failure the temporary file is removed and ``path`` is untouched.
+
+    Args:
+        path: the file to create or replace; its directory must exist.
+        data: the whole new content.
+        mode: the permission bits (``0o600`` for a secret); ``None`` keeps those of the file it
+            replaces, and gives a new file the usual ``0o666`` less the process umask.
+        locked: the caller holds :func:`locked` for ``path``, so the temporary file is the fixed
+            :func:`temp_path` (a killed save's leftover is found and removed); without the lock
+            (an output file, ``search -o``) it gets a random name of its own.
 
     Raises:
         OSError: the directory or the file cannot be written (``path`` is unchanged).
     """
-    temp = temp_path(path)
+    if mode is None:
+        mode = _current_mode(path)
+    temp = temp_path(path) if locked else path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     temp.unlink(missing_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(temp, flags, mode)
+    fd = os.open(temp, flags, 0o600 if mode is not None else 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temp, mode)  # the umask may have narrowed it
+        if mode is not None:
+            os.chmod(temp, mode)  # the umask may have narrowed it
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def _current_mode(path: Path) -> int | None:
+    """The permission bits of the existing ``path`` (``None`` when there is none yet)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return None
 
 
 def remove_leftovers(path: Path) -> None:

@@ -53,6 +53,7 @@ from websearch_tui.config import Config
 from websearch_tui.core.errors import redact, register_secret
 from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES, RequestError
 from websearch_tui.core.results import ProviderUpdate, SearchResult
+from websearch_tui.core.specs import KIND_LABELS
 from websearch_tui.providers import SPECS
 from websearch_tui.search import formats
 from websearch_tui.search.engine import Engine
@@ -155,7 +156,7 @@ PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "id": {"type": "string"},
                     "label": {"type": "string"},
-                    "kind": {"enum": ["conventional", "agent", "model"]},
+                    "kind": {"enum": list(KIND_LABELS.values())},
                     "readiness": {"type": "string"},
                     "default": {"type": "boolean"},
                 },
@@ -289,7 +290,13 @@ class SearchTools:
         readiness = await asyncio.to_thread(self.readiness)
         default = set(self.config.default_selection())
         rows = [
-            {"id": pid, "label": spec.label, "kind": spec.kind, "readiness": readiness[pid], "default": pid in default}
+            {
+                "id": pid,
+                "label": spec.label,
+                "kind": KIND_LABELS[spec.kind],
+                "readiness": readiness[pid],
+                "default": pid in default,
+            }
             for pid, spec in SPECS.items()
         ]
         lines = [

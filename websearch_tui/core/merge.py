@@ -33,7 +33,8 @@ class MergedSource:
         link: a URL as a provider gave it (the best-ranked finding's), to open or copy.
         title: the best-ranked finding's title that is not just its URL.
         snippet: the best-ranked finding's snippet, if any has one.
-        published_date / age_seconds: the earliest known date (the largest age).
+        published_date / age_seconds / published_text: the earliest known date (the largest age):
+            ISO 8601 UTC, its age, and the provider's text of it (see :class:`Source`).
         ranks: provider id -> the 1-based rank at which it found the page, in finding order.
         cited_by: provider id -> the answer's citation numbers (1-based) that point at the page.
         score: RRF over ``ranks`` plus :data:`CITATION_WEIGHT` per citing answer.
@@ -45,9 +46,15 @@ class MergedSource:
     snippet: str | None = None
     published_date: str | None = None
     age_seconds: int | None = None
+    published_text: str | None = None
     ranks: dict[str, int] = field(default_factory=dict)
     cited_by: dict[str, list[int]] = field(default_factory=dict)
     score: float = 0.0
+
+    @property
+    def date_text(self) -> str | None:
+        """The date as a reader is shown it when there is no age (see :attr:`Source.date_text`)."""
+        return self.published_text or self.published_date
 
     @property
     def providers(self) -> list[str]:
@@ -60,14 +67,16 @@ class MergedSource:
         return min(self.ranks.values(), default=None)
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready: ``url`` (canonical), ``link``, ``title``, ``snippet``, ``published_date``,
-        ``providers``, ``ranks``, ``cited_by``, ``score`` (rounded to 6 places)."""
+        """JSON-ready: ``url`` (canonical), ``link``, ``title``, ``snippet``, ``published_date``
+        (ISO 8601 UTC), ``published_text``, ``providers``, ``ranks``, ``cited_by``, ``score`` (rounded
+        to 6 places)."""
         return {
             "url": self.url,
             "link": self.link,
             "title": self.title,
             "snippet": self.snippet,
             "published_date": self.published_date,
+            "published_text": self.published_text,
             "providers": self.providers,
             "ranks": dict(self.ranks),
             "cited_by": {pid: list(numbers) for pid, numbers in self.cited_by.items()},
@@ -207,7 +216,7 @@ def _row(key: str, findings: Mapping[str, _Finding]) -> MergedSource:
     if citation is not None and citation.title and citation.title != citation.url:
         titles.append(citation.title)
     dated = max((s for s in sources if s.age_seconds is not None), key=lambda s: s.age_seconds or 0, default=None)
-    dated = dated or next((s for s in sources if s.published_date), None)
+    dated = dated or next((s for s in sources if s.published_text or s.published_date), None)
     ranks = {pid: rank for rank, pid, _ in ranked}
     cited_by = {pid: list(f.citations) for pid, f in sorted(findings.items()) if f.citations}
     return MergedSource(
@@ -217,6 +226,7 @@ def _row(key: str, findings: Mapping[str, _Finding]) -> MergedSource:
         snippet=next((s.snippet for s in sources if s.snippet), None),
         published_date=dated.published_date if dated is not None else None,
         age_seconds=dated.age_seconds if dated is not None else None,
+        published_text=dated.published_text if dated is not None else None,
         ranks=ranks,
         cited_by=cited_by,
         score=sum(1 / (RRF_K + rank) for rank in ranks.values()) + CITATION_WEIGHT * len(cited_by),

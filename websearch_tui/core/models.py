@@ -98,8 +98,12 @@ class Source:
     """A retrieved or grounding document.
 
     ``url`` is an absolute http(s) URL; ``title`` is never empty (falls back to the URL);
-    ``snippet`` is plain text; ``published_date`` is the provider's raw date text and
-    ``age_seconds`` the age computed from it at parse time (>= 0, ``None`` if unparsable).
+    ``snippet`` is plain text. The date comes three ways, all from the provider's one date at parse
+    time (:func:`~websearch_tui.providers._parse.make_source`): ``published_text`` is its text as
+    sent (``"Thu, 25 Jul 2024 00:00:00 GMT"``, ``"3 days ago"``, ``"last Tuesday"``), what a reader
+    is shown when there is no age; ``published_date`` is that moment in ISO 8601 UTC
+    (``"2024-07-25T00:00:00Z"``; a date alone is midnight UTC; ``None`` when the text cannot be
+    read as a date), what the JSON carries; ``age_seconds`` is its age (>= 0, ``None`` if unparsable).
     """
 
     url: str
@@ -108,6 +112,12 @@ class Source:
     published_date: str | None = None
     age_seconds: int | None = None
     author: str | None = None
+    published_text: str | None = None
+
+    @property
+    def date_text(self) -> str | None:
+        """The date as a reader is shown it when there is no age: the provider's text, else the ISO date."""
+        return self.published_text or self.published_date
 
 
 @dataclass(frozen=True)
@@ -406,6 +416,7 @@ class ResponseBuilder:
             published_date=kept.published_date or source.published_date,
             age_seconds=kept.age_seconds if kept.age_seconds is not None else source.age_seconds,
             author=kept.author or source.author,
+            published_text=kept.published_text or source.published_text,
         )
         self._response.sources[index] = filled
 
@@ -434,6 +445,7 @@ def _clean_source(source: Source) -> Source:
         snippet=_clean_optional(source.snippet),
         published_date=_clean_optional(source.published_date),
         author=_clean_optional(source.author),
+        published_text=_clean_optional(source.published_text),
     )
 
 

@@ -12,7 +12,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-KIND_LABELS = {"conventional": "conventional", "agent": "agent search API", "model": "model-native"}
+KIND_LABELS = {"conventional": "web", "agent": "agent", "model": "model"}
+"""The one vocabulary for provider kinds, in every front end (``providers`` and its JSON, the MCP
+``list_providers`` tool, the TUI's provider list and settings, the README): ``web`` (a search engine:
+ranked links with short snippets), ``agent`` (a search API built for LLM agents: long excerpts,
+summaries, MCP search servers), ``model`` (a model-native answer: an LLM that searches and writes a
+cited answer). The keys are the internal :attr:`ProviderSpec.kind` ids, never shown."""
+KIND_MEANINGS = {
+    "conventional": "search engine: ranked links with short snippets",
+    "agent": "search API built for agents: long excerpts, summaries",
+    "model": "model-native: a model searches and writes a cited answer",
+}
+"""What each kind label means, for help texts (``providers --help``)."""
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest response body (or event stream) read by default: 8 MiB (config ``[search] max_body_mib``)."""
 
@@ -68,7 +79,8 @@ class ProviderSpec:
     Attributes:
         id: registry key, config table name and ``SearchResponse.provider``.
         label: human name used in messages (``"Brave Search"``).
-        kind: ``"conventional" | "agent" | "model"`` (model = model-native answer with grounding).
+        kind: ``"conventional" | "agent" | "model"`` (model = model-native answer with grounding); an
+            internal id: front ends show :data:`KIND_LABELS` (``web``, ``agent``, ``model``).
         module: dotted module path implementing ``stream``; imported only when the provider runs.
         credentials: what it reads from env/keyring; the first one is the API key.
         keyless: runs without any credential (possibly on a keyless endpoint).

@@ -4,7 +4,8 @@
 - :func:`plain_text` strips HTML tags, decodes entities and sanitizes (titles, snippets).
 - :func:`safe_url` keeps only absolute http(s) URLs; :func:`canonical_url` is the key under which
   two URLs are one page (parsing and normalisation by ``yarl``).
-- :func:`age_seconds` turns the date shapes providers send into an age in seconds.
+- :func:`parse_date` reads the date shapes providers send; :func:`age_seconds` gives their age in
+  seconds and :func:`iso_utc` the ISO 8601 UTC form the JSON carries.
 - :func:`truncate` and :func:`format_age` are the LLM text format helpers (PROVIDERS.md §1.13).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
@@ -231,10 +232,15 @@ _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592
 _DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y-%m-%d", "%m/%d/%Y")
 
 
-def age_seconds(value: object, now: datetime | None = None) -> int | None:
-    """Age in whole seconds of a provider date, clamped to >= 0; ``None`` if unparsable.
+def parse_date(value: object, now: datetime | None = None) -> datetime | None:
+    """The moment a provider date names, as an aware UTC datetime; ``None`` if unparsable.
 
-    Accepts ISO 8601 (naive means UTC), RFC 1123, ``Month D, YYYY`` and ``N unit(s) ago``.
+    Accepts ISO 8601 (naive means UTC; a date alone is midnight UTC), RFC 1123 / RFC 2822
+    (``Thu, 25 Jul 2024 00:00:00 GMT``), ``Month D, YYYY``, ``D Month YYYY``, ``M/D/YYYY`` and
+    ``N unit(s) ago`` (counted back from ``now``, default the current time; a month is 30 days, a
+    year 365). Empty strings and ``N/A`` give ``None``. ISO 8601 is read by
+    :meth:`datetime.fromisoformat` as Python 3.11 reads it (``Z``, any fraction, basic format), the
+    oldest Python this package declares.
     """
     if not isinstance(value, str) or not value.strip() or value.strip().upper() == "N/A":
         return None
@@ -244,18 +250,39 @@ def age_seconds(value: object, now: datetime | None = None) -> int | None:
     if match:
         unit = match.group(2).lower()
         key = "mo" if unit.startswith("mo") else unit[0]
-        return int(match.group(1)) * _UNIT_SECONDS[key]
+        try:
+            return now - timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[key])
+        except OverflowError:  # "99999999 years ago"
+            return None
     moment = _parse_date(text)
     if moment is None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return max(0, int((now - moment).total_seconds()))
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:  # year 1 with a positive offset, year 9999 with a negative one
+        return None
+
+
+def age_seconds(value: object, now: datetime | None = None) -> int | None:
+    """Age in whole seconds of a provider date (:func:`parse_date`), clamped to >= 0; ``None`` if
+    unparsable."""
+    now = now or datetime.now(timezone.utc)
+    moment = parse_date(value, now)
+    return None if moment is None else max(0, int((now - moment).total_seconds()))
+
+
+def iso_utc(value: object, now: datetime | None = None) -> str | None:
+    """A provider date (:func:`parse_date`) as ISO 8601 in UTC to the second,
+    ``"2024-07-25T00:00:00Z"``; ``None`` if unparsable."""
+    moment = parse_date(value, now)
+    return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _parse_date(text: str) -> datetime | None:
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return datetime.fromisoformat(text)
     except ValueError:
         pass
     try:

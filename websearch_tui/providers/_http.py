@@ -369,9 +369,13 @@ def transport_error(ctx: ProviderContext, exc: _HttpFailure) -> ProviderError:
         detail = f"could not connect ({exc})"
     else:
         detail = f"{type(exc).__name__} ({exc})"
-    return ProviderError(
-        ctx.spec.id, ErrorKind.NETWORK, f"{label} network error: {detail}. Check the connection or base URL."
-    )
+    return network_error(ctx, detail)
+
+
+def network_error(ctx: ProviderContext, detail: str, hint: str = "Check the connection or base URL.") -> ProviderError:
+    """The ``network`` error every provider gives for a connection that failed, in one wording:
+    ``"<Label> network error: <detail>. <hint>"`` (``detail`` such as ``"could not connect (...)"``)."""
+    return ProviderError(ctx.spec.id, ErrorKind.NETWORK, f"{ctx.spec.label} network error: {detail}. {hint}")
 
 
 _CLOSED_EARLY = re.compile(r"closed connection|disconnected", re.IGNORECASE)

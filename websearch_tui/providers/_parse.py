@@ -10,6 +10,7 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
   the rows dropped for lack of a URL (``SourcesFound`` picks that count up, through
   :func:`limit_sources`, so the engine and front ends can report it);
 - :func:`first_text` / :func:`answer_text` pick and clean optional text fields;
+  :func:`markdown_quote` turns a span of a Markdown answer into the plain text of a quote;
 - :func:`clamp_count` applies the count rule of §1.3;
 - :func:`start_date` gives the ``YYYY-MM-DD`` lower bound of a recency window (§1.4);
 - :func:`find_message` / :func:`api_error_describer` turn provider error bodies into messages;
@@ -24,6 +25,7 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -31,7 +33,7 @@ from typing import Any
 
 from websearch_tui.core.errors import excerpt
 from websearch_tui.core.models import SearchEvent, Source, SourcesFound, Usage
-from websearch_tui.core.text import age_seconds, canonical_url, plain_text, safe_url, sanitize, truncate
+from websearch_tui.core.text import age_seconds, canonical_url, iso_utc, plain_text, safe_url, sanitize, truncate
 
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 """Length in days of each recency window (PROVIDERS.md §1.4: month = 30 days, year = 365)."""
@@ -85,8 +87,10 @@ def make_source(
     ``url`` must be an absolute http(s) URL (:func:`safe_url`); ``title`` is tag-stripped and
     whitespace-collapsed and falls back to the URL; ``snippet`` (a string, or a list of strings
     joined with blank lines) is tag-stripped and optionally truncated to ``snippet_limit``
-    characters; ``published`` is kept as sent (cleaned) and its age computed; ``author`` values
-    such as ``null``/``N/A`` become ``None``.
+    characters; ``published`` is kept as sent (cleaned) in ``published_text`` and read as a date
+    (:func:`~websearch_tui.core.text.parse_date`; a relative age counts back from ``now``) for
+    ``published_date`` (ISO 8601 UTC) and ``age_seconds``; ``author`` values such as ``null``/``N/A``
+    become ``None``.
     """
     clean_url = safe_url(url)
     if clean_url is None:
@@ -97,14 +101,45 @@ def make_source(
     if text and snippet_limit:
         text = truncate(text, snippet_limit)
     date = plain_text(published, collapse=True)
+    now = now or datetime.now(timezone.utc)
     return Source(
         url=clean_url,
         title=plain_text(title, collapse=True) or clean_url,
         snippet=text,
-        published_date=date,
-        age_seconds=age_seconds(date, now) if date else None,
+        published_date=iso_utc(date, now),
+        age_seconds=age_seconds(date, now),
         author=plain_text(author, collapse=True),
+        published_text=date,
     )
+
+
+MARKDOWN_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\((https?://[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*)\)")
+"""A Markdown link ``[text](http(s)://url)``, a URL with balanced parentheses (Wikipedia's) included;
+group 1 is the text, group 2 the URL. Linear: the URL part's repeats each start with ``(``."""
+_LINE_MARKERS = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+•][ \t]+|\d{1,3}[.)][ \t]+)", re.MULTILINE)
+_INLINE_MARKUP = re.compile(
+    r"`([^`\n]{1,500})`"  # a code span: its code
+    r"|!?\[([^\[\]\n]{1,300})\]\([^()\s]{0,2048}(?:\([^()\s]{0,2048}\)[^()\s]{0,2048}){0,4}\)"  # link, image: text
+    r"|(?<![\w*])\*{1,3}(?=\S)|(?<=\S)\*{1,3}(?![\w*])"  # emphasis stars that open or close (not "2 * 3", "a*b")
+    r"|(?<![\w_])_{1,3}(?=\S)|(?<=\S)_{1,3}(?![\w_])"  # the same with underscores (not snake_case)
+    r"|~~"  # strikethrough
+)
+
+
+def markdown_quote(value: object) -> str | None:
+    """The plain text of a span of a Markdown answer, for a citation's ``cited_text``: heading,
+    quote and list markers at line starts dropped, links and images replaced by their text, code
+    spans by their code, emphasis and strikethrough markers removed, then :func:`plain_text` with
+    whitespace collapsed (``"**asyncio** is [the](https://x) *loop*"`` -> ``"asyncio is the loop"``).
+    ``None`` when nothing is left or ``value`` is not a string. Linear in the text."""
+    if not isinstance(value, str):
+        return None
+    text = _INLINE_MARKUP.sub(_inline_text, _LINE_MARKERS.sub("", value))
+    return plain_text(text, collapse=True)
+
+
+def _inline_text(match: re.Match[str]) -> str:
+    return match.group(1) or match.group(2) or ""
 
 
 Field = str | Callable[[Mapping[str, Any]], object] | None

@@ -61,10 +61,8 @@ TRACKING_PARAMS = {("utm_source", "openai")}
 NO_SEARCH_NOTE = "{label} answered without searching the web; the answer may be out of date."
 
 _NO_TEMPERATURE = re.compile(r"^(?:o\d|gpt-5|codex|computer-use)", re.IGNORECASE)
-_MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\((https?://[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*)\)")
 _BARE_URL = re.compile(r"https?://[^\s<>\"'`\[\]{}|\\^]+")
 _CITATION_LINK = re.compile(r"\(\[[^\[\]\n]*\]\([^\s()]+\)\)")
-_LIST_MARKER = re.compile(r"^(?:[-*+•>]|\d{1,3}[.)])\s+")
 _SENTENCE_END = re.compile(r"(?:[.!?。！？]\s|\n)")
 
 
@@ -136,16 +134,12 @@ def clean_url(value: object) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
 
 
-def flatten_links(text: str) -> str:
-    """Markdown links ``[title](url)`` replaced by their title."""
-    return _MD_LINK.sub(lambda m: m.group(1), text)
-
-
 def cited_text(text: str, start: object) -> str | None:
     """The answer text just before ``start`` back to the previous sentence end or line break.
 
-    At most :data:`CITED_TEXT_CHARS` characters, markdown links flattened, an opening ``(`` of the
-    citation link dropped; ``None`` without a usable ``start`` or text.
+    At most :data:`CITED_TEXT_CHARS` characters of plain text (:func:`._parse.markdown_quote`: no
+    link, emphasis or list syntax), an opening ``(`` of the citation link dropped; ``None`` without a
+    usable ``start`` or text.
     """
     if isinstance(start, bool) or not isinstance(start, int) or start <= 0 or not text:
         return None
@@ -157,7 +151,7 @@ def cited_text(text: str, start: object) -> str | None:
     ends = list(_SENTENCE_END.finditer(tail[:-1])) if tail else []
     if ends:
         tail = tail[ends[-1].end() :]
-    clean = plain_text(_LIST_MARKER.sub("", flatten_links(tail).strip()), collapse=True)
+    clean = _parse.markdown_quote(tail)
     if not clean:
         return None
     return clean[-CITED_TEXT_CHARS:].lstrip()
@@ -171,7 +165,7 @@ def links_in(text: str) -> list[tuple[str, str | None, int]]:
     """
     found: list[tuple[str, str | None, int]] = []
     spans: list[tuple[int, int]] = []
-    for match in _MD_LINK.finditer(text):
+    for match in _parse.MARKDOWN_LINK.finditer(text):
         spans.append(match.span())
         found.append((match.group(2), match.group(1), match.start()))
     for match in _BARE_URL.finditer(text):

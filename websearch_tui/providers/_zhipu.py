@@ -95,7 +95,8 @@ def parse_results(rows: object) -> SourceList:
 
     Row: ``{title, content | summary, link | url, media, publish_date | date, icon, refer}`` ->
     title (falls back to the URL), url (first http(s) one of ``link``/``url``; rows without one are
-    dropped), snippet, published_date (``""`` -> None), author = ``media``.
+    dropped), snippet, the date (``publish_date``/``date`` -> ``published_text`` and ISO
+    ``published_date``; ``""`` -> None), author = ``media``.
     """
     return sources_from(
         rows,

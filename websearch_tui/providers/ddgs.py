@@ -2,8 +2,15 @@
 
 Default path: the ``ddgs`` metasearch library (https://github.com/deedy5/ddgs, 9.x),
 ``DDGS(timeout=T).text(query, max_results=N, region=..., timelimit="d|w|m|y", safesearch=...,
-backend=...)``, run in a worker thread because it is synchronous. It cannot be pointed at a
-loopback fake (only ``DDGS_PROXY``), so tests monkeypatch it.
+backend="duckduckgo")``, run in a worker thread because it is synchronous. It cannot be pointed at a
+loopback fake (only ``DDGS_PROXY``), so tests monkeypatch it. ddgs 9's text backends are bing,
+brave, duckduckgo, google, mojeek, yahoo, yandex, wikipedia and grokipedia; its default ``"auto"``
+queries several of them and merges the results, so this provider asks for ``duckduckgo`` alone
+(``POST https://html.duckduckgo.com/html/`` with a browser's TLS fingerprint) and the DuckDuckGo
+pane shows DuckDuckGo. The ``backend`` option still picks others (``"auto"``, ``"bing,brave"``);
+the results then carry a note saying where they come from. Library failures are put in the plain
+words of the other providers (``DuckDuckGo network error: could not connect (...)``), not the
+library's exception text.
 
 ``base_url`` path: ``POST {base_url}/html/`` (upstream ``https://html.duckduckgo.com/html/``, the
 no-JavaScript results page; there is no official API documentation for it, the ``ddgs`` library's
@@ -33,7 +40,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
-from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound
 from websearch_tui.core.text import safe_url
 from websearch_tui.providers import _http
 from websearch_tui.providers._parse import limit_sources, make_source, sources_from
@@ -54,6 +61,9 @@ BROWSER_HEADERS = {
 HTML_RETRY = _http.RetryPolicy(retry_http_errors=False)
 """An error answer (a 429 above all) is final: never hammer DuckDuckGo; a failed connection is retried."""
 _LIBRARY_ENDPOINT = "ddgs-library"
+DEFAULT_BACKEND = "duckduckgo"
+"""The ddgs backend asked for unless the ``backend`` option names others (see the module docstring)."""
+_REQUEST_URL = re.compile(r"for url \((https?://[^\s)]{1,2048})\)")
 
 _RATE_LIMIT_TEXT = re.compile(r"rate ?limit|\b202\b.*ratelimit|ratelimit.*\b202\b", re.IGNORECASE)
 
@@ -98,14 +108,17 @@ def _check_cooldown(ctx: ProviderContext, endpoint: str) -> None:
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
-    """Run one DuckDuckGo search; yield ``SourcesFound`` (up to ``max_results``, max 20) then ``Metadata``.
+    """Run one DuckDuckGo search; yield ``SourcesFound`` (up to ``max_results``, max 20) then ``Metadata``,
+    after a ``Note`` (:func:`backend_note`) when the ``backend`` option names ddgs backends other
+    than DuckDuckGo's.
 
     Uses the HTML endpoint when ``base_url`` is configured, else the ``ddgs`` library.
 
     Raises:
         ProviderError: ``rate_limit`` (202, 403, challenge page, library rate limit, cool-down),
-            ``timeout``, ``network``, ``server``, ``protocol`` (unreadable results page, library
-            failure) with the library's message.
+            ``timeout``, ``network`` (in the plain words of every provider, :func:`library_failure`),
+            ``server``, ``protocol`` (unreadable results page, other library failures, with an
+            excerpt of the library's message).
     """
     limit = max(1, min(MAX_RESULTS, request.max_results))
     base_url = ctx.settings.base_url
@@ -116,6 +129,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             sources = await _search_html(request, ctx, base_url, endpoint)
         else:
             sources = await _search_library(request, ctx)
+    if not base_url and _backend(ctx) != DEFAULT_BACKEND:
+        yield Note(backend_note(_backend(ctx)))
     yield SourcesFound(limit_sources(sources, limit))
     yield Metadata(auth_mode=AUTH_MODE)
 
@@ -134,6 +149,43 @@ def rows_to_sources(rows: Any) -> list[Source]:
         title="title",
         snippet=lambda row: row.get("body") or row.get("snippet"),
     )
+
+
+def _backend(ctx: ProviderContext) -> str:
+    """The ddgs backend(s) to ask, lower case (ddgs's names): the ``backend`` option, else
+    :data:`DEFAULT_BACKEND`."""
+    return str(ctx.option("backend", DEFAULT_BACKEND)).strip().lower() or DEFAULT_BACKEND
+
+
+def backend_note(backend: str) -> str:
+    """The note for results of a ddgs backend other than DuckDuckGo's (``"auto"`` is a metasearch)."""
+    if backend in ("auto", "all"):
+        return f"Results from the ddgs backend {backend!r}: a metasearch over several engines, not DuckDuckGo alone."
+    return f"Results from the ddgs backend {backend!r}, not DuckDuckGo."
+
+
+def library_failure(ctx: ProviderContext, message: str) -> ProviderError:
+    """A ddgs ``DDGSException`` message (``"DNSError: DNSError('error sending request for url
+    (https://html.duckduckgo.com/html/) > error resolving DNS > ...')"``) as our error: a connection
+    failure as a ``network`` error in the words every provider uses (:func:`._http.network_error`,
+    naming the host, not the library's text), anything else as ``protocol`` with an excerpt."""
+    lowered = message.lower()
+    url = _REQUEST_URL.search(message)
+    host = (urlsplit(url.group(1)).hostname or "") if url else ""
+    if any(word in lowered for word in ("dns", "resolv")):
+        return _http.network_error(ctx, f"could not connect ({host or 'the host'}: name not resolved)", _LIBRARY_HINT)
+    if "proxy" in lowered:
+        return _http.network_error(ctx, f"proxy error{f' ({host})' if host else ''}", "Check DDGS_PROXY.")
+    if any(word in lowered for word in ("connect", "network", "sending request", "refused", "reset")):
+        return _http.network_error(ctx, f"could not connect{f' to {host}' if host else ''}", _LIBRARY_HINT)
+    return ProviderError(
+        ctx.spec.id,
+        ErrorKind.PROTOCOL,
+        f"DuckDuckGo search failed: {excerpt(message, 500) or 'the ddgs library gave no reason'}",
+    )
+
+
+_LIBRARY_HINT = "Check the connection (and DDGS_PROXY, if you use a proxy)."
 
 
 def _library_text(query: str, timeout: int, **kwargs: Any) -> list[dict[str, Any]]:
@@ -193,7 +245,7 @@ async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[
         "region": str(ctx.option("region", "wt-wt")),
         "timelimit": TIMELIMITS.get(request.recency or ""),
         "safesearch": str(ctx.option("safesearch", "moderate")),
-        "backend": str(ctx.option("backend", "auto")),
+        "backend": _backend(ctx),
     }
     try:
         state = ctx.state.get(DdgsState)
@@ -202,22 +254,15 @@ async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[
         rows = await asyncio.wait_for(asyncio.shield(call), ctx.remaining())
     except RatelimitException:
         raise _rate_limited(ctx, _LIBRARY_ENDPOINT) from None
-    except (TimeoutException, asyncio.TimeoutError) as exc:
-        detail = f": {excerpt(str(exc), 300)}" if str(exc) else ""
-        raise ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, f"DuckDuckGo did not answer in time{detail}") from None
+    except (TimeoutException, asyncio.TimeoutError):
+        raise ProviderError(ctx.spec.id, ErrorKind.TIMEOUT, "DuckDuckGo did not answer in time.") from None
     except DDGSException as exc:
         message = str(exc)
-        lowered = message.lower()
-        if "no results" in lowered:
+        if "no results" in message.lower():
             return []
         if _RATE_LIMIT_TEXT.search(message):
             raise _rate_limited(ctx, _LIBRARY_ENDPOINT) from None
-        network = any(word in lowered for word in ("connect", "network", "dns", "proxy", "resolve"))
-        raise ProviderError(
-            ctx.spec.id,
-            ErrorKind.NETWORK if network else ErrorKind.PROTOCOL,
-            f"DuckDuckGo search failed: {excerpt(message, 500) or type(exc).__name__}",
-        ) from None
+        raise library_failure(ctx, message) from None
     return rows_to_sources(rows)
 
 

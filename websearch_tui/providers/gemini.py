@@ -315,9 +315,10 @@ def _chunk_ref(chunk: Any) -> _ChunkRef:
 
 def _support_citations(support: dict[str, Any], refs: list[_ChunkRef]) -> list[Citation]:
     """One citation per usable chunk index of a ``groundingSupports`` entry, ``cited_text`` = the
-    segment text. Indices out of range and chunks without an http(s) URL give nothing."""
+    segment text (a span of the Markdown answer) as plain text (:func:`._parse.markdown_quote`).
+    Indices out of range and chunks without an http(s) URL give nothing."""
     segment = _parse.as_dict(support.get("segment"))
-    cited = plain_text(segment.get("text"))
+    cited = _parse.markdown_quote(segment.get("text"))
     citations = []
     for index in _parse.as_list(support.get("groundingChunkIndices")):
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(refs):

@@ -14,7 +14,9 @@ Search results arrive as a top-level ``web_search`` array on a chunk and/or in a
 ``search_result`` -> sources, ``search_recommend`` -> related questions). Mistyped fields in those
 entries are skipped, never fatal. Citations come from the ``ref_N`` markers in the answer
 (``[Source: ref_1]``, ``[来源：ref_1]``; a bare ``[N]`` when the answer has no ``ref_N`` marker at
-all), matched to the result whose ``refer`` is ``ref_N``, in first-appearance order.
+all), matched to the result whose ``refer`` is ``ref_N``, in first-appearance order. The answer's
+bracketed markers are rewritten as the app's ``[n]`` (:class:`MarkerRewriter`), ``n`` being the
+citation's number, like every other provider's answer.
 
 Errors can come as ``{"error": {"code", "message"}}`` with HTTP 200 (as the whole body or as a
 stream event); the business code decides the kind (:mod:`._zhipu`).
@@ -62,6 +64,13 @@ SENSITIVE_NOTE = "Zhipu Chat Search stopped: the answer was blocked by content m
 
 _REF = re.compile(r"(?<![A-Za-z0-9_])ref_(\d{1,4})(?!\d)")
 _BARE = re.compile(r"\[(\d{1,3})\]")
+_MARKER = re.compile(
+    r"\[\s*(?:source|来源)\s*[:：]\s*(ref_\d{1,4}(?:\s*[,，、]\s*ref_\d{1,4}){0,9})\s*\]", re.IGNORECASE
+)
+_MARKER_START = re.compile(r"\[[\sA-Za-z来源:：_0-9,，、]{0,63}$")
+"""The tail of a text that may still grow into a :data:`_MARKER` (``[Sour``, ``[来源：ref_1``)."""
+UNMATCHED_REF_TITLE = "{ref}: not among the search results"
+"""Title of the citation kept for a numbered marker whose result has not arrived (or never does)."""
 MARKER_OVERLAP = 16
 """Characters of already-scanned answer text scanned again with each new chunk, so a marker split
 across chunks (``ref_`` + ``12``) is still found; longer than any marker (``[Source: ref_1234]``)."""
@@ -174,6 +183,37 @@ class RefScanner:
 
 
 @dataclass
+class MarkerRewriter:
+    """Rewrites the answer's ``[Source: ref_3]`` / ``[来源：ref_3]`` (or ``[Source: ref_1, ref_2]``)
+    markers as ``[n]`` while it streams: ``n`` numbers the refs in first-appearance order, so
+    ``[n]`` is citation ``n`` (:attr:`numbers`). A chunk's tail that may still grow into a marker
+    (from its last ``[``, at most 64 characters, no ``]`` yet) is held back until the next chunk or
+    :meth:`flush`, so a marker split across chunks is rewritten whole."""
+
+    numbers: dict[str, int] = field(default_factory=dict)
+    _held: str = ""
+
+    def feed(self, text: str) -> str:
+        """The text of ``text`` (after what was held back) that can be shown now, markers rewritten."""
+        text = self._held + text
+        start = text.rfind("[")
+        if start >= 0 and _MARKER_START.match(text, start):
+            text, self._held = text[:start], text[start:]
+        else:
+            self._held = ""
+        return _MARKER.sub(self._numbered, text)
+
+    def flush(self) -> str:
+        """What is still held back (the stream has ended), markers rewritten."""
+        held, self._held = self._held, ""
+        return _MARKER.sub(self._numbered, held)
+
+    def _numbered(self, match: re.Match[str]) -> str:
+        refs = (f"ref_{int(number)}" for number in re.findall(r"\d+", match.group(1)))
+        return "".join(f"[{self.numbers.setdefault(ref, len(self.numbers) + 1)}]" for ref in refs)
+
+
+@dataclass
 class ChunkParser:
     """Turns chat-completion chunks (or one whole completion) into events.
 
@@ -183,8 +223,10 @@ class ChunkParser:
     :class:`._parse.SourceSelection`, sliced to ``max_results`` plus every cited one) and
     ``CitationsFound`` (replace) when they change, ``SearchQueries`` for new search intents and
     ``RelatedQuestions`` for recommendations. ``finished`` turns true on a choice with a
-    ``finish_reason``; ``done`` never does (usage may follow). :meth:`closing` gives the closing
-    ``Metadata`` (last usage) and notes.
+    ``finish_reason``; ``done`` never does (usage may follow). :meth:`closing` gives the answer text
+    still held back by the :class:`MarkerRewriter`, the closing ``Metadata`` (last usage) and notes.
+    The ``AnswerDelta`` texts carry the rewritten ``[n]`` markers; :attr:`answer` is the answer as
+    sent, which the :class:`RefScanner` reads.
 
     Raises (from ``feed``):
         ProviderError: an error envelope (kind from its business code), or ``finish_reason``
@@ -206,6 +248,7 @@ class ChunkParser:
     _sources: _parse.SourceSelection = field(init=False)
     _meta: MetadataTracker = field(init=False)
     _refs: RefScanner = field(default_factory=RefScanner)
+    _markers: MarkerRewriter = field(default_factory=MarkerRewriter)
 
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
@@ -229,7 +272,9 @@ class ChunkParser:
         text = sanitize(content) if isinstance(content, str) else ""
         if text:
             self._refs.feed(text)
-            events.append(AnswerDelta(text))
+            shown = self._markers.feed(text)
+            if shown:
+                events.append(AnswerDelta(shown))
         grounding = self._grounding(payload, body)
         events.extend(grounding)
         usage = _usage(payload.get("usage"))
@@ -251,7 +296,9 @@ class ChunkParser:
         usage = self.usage
         if self._searched:
             usage = replace(usage or Usage(), search_requests=1)
-        events: list[SearchEvent] = [self._meta.metadata(usage)]
+        held = self._markers.flush()
+        events: list[SearchEvent] = [AnswerDelta(held)] if held else []
+        events.append(self._meta.metadata(usage))
         if self.finish_reason == "length":
             events.append(Note(LENGTH_NOTE))
         if self.finish_reason == "sensitive":
@@ -285,7 +332,7 @@ class ChunkParser:
         citations = self._citations()
         if citations != self._sent_citations:
             self._sent_citations = citations
-            self._sources.cite_only(c.url for c in citations)  # a marker may vanish (ref_1 -> ref_12)
+            self._sources.cite_only(c.url for c in citations if c.url)  # a marker may vanish (ref_1 -> ref_12)
             events.append(CitationsFound(citations, replace=True))
         return [*self._sources.sources_event(), *events]
 
@@ -305,11 +352,19 @@ class ChunkParser:
                 self._by_ref[refer] = source
 
     def _citations(self) -> tuple[Citation, ...]:
-        return tuple(
-            Citation(url=self._by_ref[ref].url, title=self._by_ref[ref].title)
-            for ref in self._refs.refs()
-            if ref in self._by_ref
-        )
+        """Citation ``n`` for the ``n``-th numbered marker (:class:`MarkerRewriter`), a placeholder
+        without a URL while its result is unknown, so later numbers stay aligned; then the results
+        of other ``ref_N`` mentions (or, with no ``ref_N`` at all, of bare ``[N]`` markers)."""
+        numbered = self._markers.numbers
+        citations = [self._citation(ref) for ref in numbered]
+        citations += [self._citation(ref) for ref in self._refs.refs() if ref not in numbered and ref in self._by_ref]
+        return tuple(citations)
+
+    def _citation(self, ref: str) -> Citation:
+        source = self._by_ref.get(ref)
+        if source is None:
+            return Citation(url="", title=UNMATCHED_REF_TITLE.format(ref=ref))
+        return Citation(url=source.url, title=source.title)
 
 
 def _items(value: Any) -> list[Any]:

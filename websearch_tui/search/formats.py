@@ -8,21 +8,28 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from websearch_tui.core.errors import redact
+from websearch_tui.core.errors import empty_message, redact
 from websearch_tui.core.merge import MergedSource, merge_responses
-from websearch_tui.core.models import MODES, SearchResponse
+from websearch_tui.core.models import MODES, Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
-from websearch_tui.core.text import format_age, host_of, sanitize, truncate
+from websearch_tui.core.text import canonical_url, format_age, host_of, sanitize, truncate
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def _age_text(published_date: str | None, age: int | None) -> str:
-    return format_age(age) or (published_date or "")
+def _age_text(date_text: str | None, age: int | None) -> str:
+    return format_age(age) or (date_text or "")
+
+
+def _indented(text: str) -> str:
+    """``text`` as a 4-space-indented block: every line indented, so a multi-line snippet stays
+    under its source (blank lines stay empty)."""
+    return "\n".join(f"    {line}" if line else "" for line in text.split("\n"))
 
 
 def dropped_sources_text(count: int) -> str:
@@ -51,7 +58,16 @@ def _safe_tree(value: Any) -> Any:
 
 
 def to_llm_text(response: SearchResponse) -> str:
-    """One provider's response in the seed LLM text format (notes, answer, sources, citations, ...)."""
+    """One provider's response in the seed LLM text format (notes, answer, sources, citations, ...).
+
+    PROVIDERS.md §1.13 byte for byte, with one deliberate difference: the continuation lines of a
+    multi-line snippet or cited text are indented like its first line (the seed leaves them at the
+    left margin, where they read as a new entry)."""
+    return safe_text("\n".join(_llm_parts(response, _seed_citation_parts(response))))
+
+
+def _llm_parts(response: SearchResponse, citation_parts: list[str]) -> list[str]:
+    """The parts of :func:`to_llm_text` around ``citation_parts`` (its ``## Citations`` section)."""
     parts: list[str] = [f"Note: {note}" for note in response.notes]
     answer = (response.answer or "").strip()
     if answer:
@@ -60,19 +76,12 @@ def to_llm_text(response: SearchResponse) -> str:
             parts.append("\n## Sources")
             parts.append(_plural(len(response.sources), "source"))
     for index, source in enumerate(response.sources, 1):
-        age = _age_text(source.published_date, source.age_seconds)
+        age = _age_text(source.date_text, source.age_seconds)
         parts.append(f"[{index}] {source.title}" + (f" ({age})" if age else ""))
         parts.append(f"    {source.url}")
         if source.snippet:
-            parts.append(f"    {truncate(source.snippet, 240)}")
-    if response.citations:
-        parts.append("\n## Citations")
-        parts.append(_plural(len(response.citations), "citation"))
-        for index, citation in enumerate(response.citations, 1):
-            parts.append(f"[{index}] {citation.title or citation.url}")
-            parts.append(f"    {citation.url}")
-            if citation.cited_text:
-                parts.append(f"    {truncate(citation.cited_text, 240)}")
+            parts.append(_indented(truncate(source.snippet, 240)))
+    parts += citation_parts
     if response.related_questions:
         parts.append("\n## Related")
         parts.append(_plural(len(response.related_questions), "question"))
@@ -80,14 +89,110 @@ def to_llm_text(response: SearchResponse) -> str:
     if response.search_queries:
         parts.append(f"Search queries: {len(response.search_queries)}")
         parts.extend(f"- {truncate(query, 120)}" for query in response.search_queries[:3])
-    return safe_text("\n".join(parts))
+    return parts
 
 
-def outcome_llm_text(outcome: ProviderOutcome) -> str:
-    """The LLM text of an outcome: the response, or ``Error: <message>`` when it failed."""
+def _seed_citation_parts(response: SearchResponse) -> list[str]:
+    """The seed's ``## Citations`` section: every citation with its URL and cited text."""
+    if not response.citations:
+        return []
+    parts = ["\n## Citations", _plural(len(response.citations), "citation")]
+    for index, citation in enumerate(response.citations, 1):
+        parts.append(f"[{index}] {citation.title or citation.url}")
+        parts.append(f"    {citation.url}")
+        if citation.cited_text:
+            parts.append(_indented(truncate(citation.cited_text, 240)))
+    return parts
+
+
+@dataclass(frozen=True)
+class _CitationView:
+    """A citation as the reader formats (text, Markdown) show it: ``source`` is the 1-based number
+    of the listed source at the same URL (``None`` when it is not listed); ``quote`` is its cited
+    text unless that only repeats the source's snippet."""
+
+    citation: Citation
+    source: int | None
+    quote: str | None
+
+
+def _citation_views(response: SearchResponse) -> list[_CitationView]:
+    """Every citation of ``response`` (order and numbering kept) as :class:`_CitationView`."""
+    numbers: dict[str, int] = {}
+    for index, source in enumerate(response.sources, 1):
+        numbers.setdefault(canonical_url(source.url), index)
+    views = []
+    for citation in response.citations:
+        number = numbers.get(canonical_url(citation.url)) if citation.url else None
+        snippet = response.sources[number - 1].snippet if number is not None else None
+        quote = citation.cited_text if citation.cited_text and citation.cited_text != snippet else None
+        views.append(_CitationView(citation, number, quote))
+    return views
+
+
+def citations_repeat_sources(response: SearchResponse) -> bool:
+    """True when the citations add nothing to the sources: citation ``i`` is source ``i`` for every
+    ``i`` and no cited text says more than that source's snippet (Perplexity's lists, for one).
+    The reader formats then print one line for them instead of a second copy."""
+    return _repeat(_citation_views(response))
+
+
+def _repeat(views: list[_CitationView]) -> bool:
+    """:func:`citations_repeat_sources` of these views."""
+    return bool(views) and all(view.source == index and view.quote is None for index, view in enumerate(views, 1))
+
+
+def _same_as_sources(count: int, *, brackets: bool = True) -> str:
+    """``"4 citations: sources [1]-[4], in the same order"`` (one: ``"1 citation: source [1]"``);
+    without ``brackets`` (Markdown, where they are link syntax) ``sources 1-4``."""
+    first, last = ("[1]", f"[{count}]") if brackets else ("1", str(count))
+    numbers = f"source {first}" if count == 1 else f"sources {first}-{last}, in the same order"
+    return f"{_plural(count, 'citation')}: {numbers}"
+
+
+def _reader_citation_parts(response: SearchResponse) -> list[str]:
+    """The ``## Citations`` section of the plain-text report: one line when the citations repeat the
+    sources (:func:`citations_repeat_sources`); else each citation, a listed source by its number
+    (``[2] Title (source [3])``) and with its cited text only when that adds to the snippet."""
+    views = _citation_views(response)
+    if not views:
+        return []
+    if _repeat(views):
+        return ["\n## Citations", _same_as_sources(len(views))]
+    parts = ["\n## Citations", _plural(len(views), "citation")]
+    for index, view in enumerate(views, 1):
+        citation = view.citation
+        if view.source is not None:
+            parts.append(f"[{index}] {citation.title or citation.url} (source [{view.source}])")
+        else:
+            parts.append(f"[{index}] {citation.title or citation.url}")
+            if citation.url:
+                parts.append(f"    {citation.url}")
+        if view.quote:
+            parts.append(_indented(truncate(view.quote, 240)))
+    return parts
+
+
+def outcome_llm_text(outcome: ProviderOutcome, label: str | None = None) -> str:
+    """The LLM text of an outcome: ``Error: <message>`` when it failed; else its response, opened
+    by a ``Note:`` when the run was cancelled or came back empty, so a block is never blank.
+    ``label`` names the provider in that note (default: its id)."""
     if outcome.error is not None:
         return safe_text(f"Error: {outcome.error.message}")
-    return to_llm_text(outcome.response)
+    note = _outcome_note(outcome, label or outcome.provider)
+    text = to_llm_text(outcome.response)
+    return safe_text(f"Note: {note}\n{text}".rstrip("\n")) if note else text
+
+
+def _outcome_note(outcome: ProviderOutcome, label: str) -> str | None:
+    """What the status of an outcome without an error says when the response alone would not:
+    a cancel (partial or not), or an empty answer; ``None`` otherwise."""
+    if outcome.status is RunStatus.CANCELLED:
+        partial = outcome.response.is_renderable()
+        return "Cancelled before it finished; what follows is partial." if partial else "Cancelled before it finished."
+    if outcome.status is RunStatus.EMPTY:
+        return empty_message(label)
+    return None
 
 
 def _status_line(outcome: ProviderOutcome) -> str:
@@ -106,7 +211,10 @@ def _visible(result: SearchResult) -> list[ProviderOutcome]:
 
 def to_llm_document(result: SearchResult) -> str:
     """Every shown provider as ``# <Label> (<id>)`` followed by its LLM text block."""
-    blocks = [f"# {result.label(o.provider)} ({o.provider})\n{outcome_llm_text(o)}" for o in _visible(result)]
+    blocks = [
+        f"# {result.label(o.provider)} ({o.provider})\n{outcome_llm_text(o, result.label(o.provider))}"
+        for o in _visible(result)
+    ]
     return safe_text("\n\n".join(blocks))
 
 
@@ -119,23 +227,26 @@ def merged_sources(result: SearchResult) -> list[MergedSource]:
 def to_llm_merged(result: SearchResult) -> str:
     """What an agent wants from a fan-out: each shown provider's answer (or ``Error: <message>``)
     under ``# <Label> (<id>)``, then one de-duplicated, ranked source list in the seed's source shape
-    plus one ``found by ... · cited by ...`` line per source. Providers with neither an answer nor an
-    error (search engines) appear only through their sources."""
+    plus one ``found by ... · cited by ...`` line per source. A cancelled provider's block says so
+    (``Note: Cancelled before it finished.``, before any partial answer); providers with neither an
+    answer, an error nor a cancel (search engines) appear only through their sources."""
     blocks = []
     for outcome in _visible(result):
         answer = (outcome.response.answer or "").strip()
         text = f"Error: {outcome.error.message}" if outcome.error is not None else answer
+        if outcome.status is RunStatus.CANCELLED:
+            text = f"Note: {_outcome_note(outcome, result.label(outcome.provider))}\n{text}".rstrip("\n")
         if text:
             blocks.append(f"# {result.label(outcome.provider)} ({outcome.provider})\n{text}")
     rows = merged_sources(result)
     providers = {pid for row in rows for pid in row.ranks}
     lines = [f"# Merged sources\n{_plural(len(rows), 'source')} from {_plural(len(providers), 'provider')}"]
     for index, row in enumerate(rows, 1):
-        age = _age_text(row.published_date, row.age_seconds)
+        age = _age_text(row.date_text, row.age_seconds)
         lines.append(f"[{index}] {row.title}" + (f" ({age})" if age else ""))
         lines.append(f"    {row.link}")
         if row.snippet:
-            lines.append(f"    {truncate(row.snippet, 240)}")
+            lines.append(_indented(truncate(row.snippet, 240)))
         lines.append(f"    {_provenance(row)}")
     blocks.append("\n".join(lines))
     return safe_text("\n\n".join(blocks))
@@ -154,14 +265,16 @@ def _provenance(row: MergedSource) -> str:
 
 def to_text(result: SearchResult) -> str:
     """A readable plain-text report: a status line per provider, a ``Note:`` line when results
-    without a URL were dropped, then its LLM text block."""
+    without a URL were dropped, then its LLM text block, whose citations say only what the sources
+    do not (:func:`_reader_citation_parts`)."""
     blocks = []
     for outcome in result.outcomes:  # auto mode too: the failures before the winner are shown
         header = f"== {result.label(outcome.provider)} ({outcome.provider}): {_status_line(outcome)}"
         dropped = outcome.response.dropped_sources
         if dropped:
             header += f"\nNote: {dropped_sources_text(dropped)}"
-        blocks.append(f"{header}\n{to_llm_text(outcome.response)}".rstrip())  # partial content of a failure too
+        body = "\n".join(_llm_parts(outcome.response, _reader_citation_parts(outcome.response)))
+        blocks.append(f"{header}\n{body}".rstrip())  # partial content of a failure too
     return safe_text("\n\n".join(blocks))
 
 
@@ -229,22 +342,38 @@ def to_markdown(result: SearchResult) -> str:
             lines += ["### Sources", ""]
             for index, source in enumerate(response.sources, 1):
                 meta = " · ".join(
-                    x for x in (host_of(source.url), _age_text(source.published_date, source.age_seconds)) if x
+                    x for x in (host_of(source.url), _age_text(source.date_text, source.age_seconds)) if x
                 )
                 lines.append(f"{index}. [{_md_escape(source.title)}](<{_md_url(source.url)}>) — {_md_escape(meta)}")
                 if source.snippet:
                     lines.append(f"   {_md_escape(truncate(' '.join(source.snippet.split()), 300))}")
             lines.append("")
         if response.citations:
-            lines += ["### Citations", ""]
-            lines += [f"{i}. [{_md_escape(c.title)}](<{_md_url(c.url)}>)" for i, c in enumerate(response.citations, 1)]
-            lines.append("")
+            lines += ["### Citations", "", *_markdown_citations(response), ""]
         if response.related_questions:
             lines += ["### Related", ""] + [f"- {_md_escape(q)}" for q in response.related_questions] + [""]
         if response.search_queries:
             lines += ["### Search queries", ""] + [f"- {_md_escape(q)}" for q in response.search_queries] + [""]
     lines += _markdown_merged(result)
     return safe_text("\n".join(lines).rstrip() + "\n")
+
+
+def _markdown_citations(response: SearchResponse) -> list[str]:
+    """The lines of a response's citations in Markdown, by the rules of :func:`_reader_citation_parts`:
+    one sentence when they repeat the sources, else a numbered list, a listed source named by its
+    number, a cited text that adds to the snippet on an indented line."""
+    views = _citation_views(response)
+    if _repeat(views):
+        return [_same_as_sources(len(views), brackets=False)]  # our words: nothing to escape
+    lines = []
+    for index, view in enumerate(views, 1):
+        citation = view.citation
+        title = _md_escape(citation.title or citation.url)
+        link = f"[{title}](<{_md_url(citation.url)}>)" if citation.url else title
+        lines.append(f"{index}. {link}" + (f" — source {view.source}" if view.source is not None else ""))
+        if view.quote:
+            lines.append(f"   {_md_escape(truncate(' '.join(view.quote.split()), 300))}")
+    return lines
 
 
 def _markdown_merged(result: SearchResult) -> list[str]:
@@ -255,7 +384,7 @@ def _markdown_merged(result: SearchResult) -> list[str]:
         return []
     lines = ["## Merged sources", "", "| # | Source | Found by | Cited by |", "|---|---|---|---|"]
     for index, row in enumerate(rows, 1):
-        meta = " · ".join(x for x in (host_of(row.link), _age_text(row.published_date, row.age_seconds)) if x)
+        meta = " · ".join(x for x in (host_of(row.link), _age_text(row.date_text, row.age_seconds)) if x)
         found = ", ".join(f"{_cell(result.label(pid))} ({rank})" for pid, rank in row.ranks.items())
         cited = ", ".join(
             f"{_cell(result.label(pid))} [{', '.join(map(str, numbers))}]" for pid, numbers in row.cited_by.items()
@@ -316,6 +445,12 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 _STRING = {"type": "string"}
 _COUNT = {"type": "integer", "minimum": 0}
 _STRINGS = {"type": "array", "items": _STRING}
+_ISO_DATE = {
+    "type": "string",
+    "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$",
+    "description": "ISO 8601 in UTC to the second (a date alone is midnight UTC); the provider's own text "
+    "of it is published_text",
+}
 _SOURCE_SCHEMA = {
     "type": "object",
     "required": ["url", "title"],
@@ -323,9 +458,10 @@ _SOURCE_SCHEMA = {
         "url": _STRING,
         "title": _STRING,
         "snippet": _nullable(_STRING),
-        "published_date": _nullable(_STRING),
+        "published_date": _nullable(_ISO_DATE),
         "age_seconds": _nullable(_COUNT),
         "author": _nullable(_STRING),
+        "published_text": _nullable(_STRING),
     },
 }
 _CITATION_SCHEMA = {
@@ -384,7 +520,8 @@ _MERGED_SCHEMA = {
         "link": _STRING,
         "title": _STRING,
         "snippet": _nullable(_STRING),
-        "published_date": _nullable(_STRING),
+        "published_date": _nullable(_ISO_DATE),
+        "published_text": _nullable(_STRING),
         "providers": _STRINGS,
         "ranks": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
         "cited_by": {

@@ -36,7 +36,7 @@ def row_content(index: int, row: MergedSource, label: Labeller) -> Content:
     and, when answers cite it, ``cited by Label [n], ...``."""
     title = plain(row.title, "bold", one_line=True, limit=TITLE_CHARS)
     found = f"found by {len(row.ranks)} · {', '.join(label(pid) for pid in row.ranks)}" if row.ranks else ""
-    details = [part for part in (host_of(row.link), age_text(row.published_date, row.age_seconds), found) if part]
+    details = [part for part in (host_of(row.link), age_text(row.date_text, row.age_seconds), found) if part]
     parts: list[Content | str] = [Content.styled(f"[{index}] ", "bold $accent"), title]
     if details:
         parts += ["\n    ", Content.styled(clean(" · ".join(details), one_line=True), "dim")]

@@ -8,14 +8,11 @@ from textual.content import Content
 from textual.widgets import SelectionList
 from textual.widgets.selection_list import Selection
 
-from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.core.specs import KIND_LABELS, ProviderSpec
 from websearch_tui.tui.safe import clean
 
 LABEL_WIDTH = 18
 """Provider labels are padded to this width so the kinds and statuses line up."""
-
-KIND_TAGS = {"conventional": "web", "agent": "agent", "model": "model"}
-"""Short kind tags: a conventional search engine, an agent search API, a model-native answer."""
 
 SHORT_STATUS = {"missing key": "needs key", "missing base_url": "needs URL", "missing login": "no login"}
 """Compact wording for the narrow list (``websearch-tui providers`` prints the long form)."""
@@ -40,7 +37,7 @@ def status_tag(status: str | None) -> tuple[str, str]:
 def selector_prompt(spec: ProviderSpec, status: str | None) -> Content:
     """``Label  kind  status`` as plain content (status ``None`` shows an ellipsis while it loads)."""
     label = Content(spec.label.ljust(LABEL_WIDTH) + " ")
-    kind = (KIND_TAGS.get(spec.kind, spec.kind).ljust(6), "dim")
+    kind = (KIND_LABELS.get(spec.kind, spec.kind).ljust(6), "dim")
     return Content.assemble(label, kind, status_tag(status))
 
 

@@ -21,7 +21,7 @@ TEXT, INT, FLOAT, LIST, BOOL, SWITCH, CHOICE = "text", "int", "float", "list", "
 (default / on / off), an on/off switch, and a choice from fixed values."""
 
 KIND_GROUPS = (
-    ("conventional", "Conventional search"),
+    ("conventional", "Web search engines"),
     ("agent", "Agent search APIs"),
     ("model", "Model-native answers"),
 )

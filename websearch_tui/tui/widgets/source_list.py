@@ -29,7 +29,7 @@ def age_text(published_date: str | None, age_seconds: int | None) -> str:
 
 def source_age(source: Source) -> str:
     """The age of ``source`` as :func:`age_text` gives it."""
-    return age_text(source.published_date, source.age_seconds)
+    return age_text(source.date_text, source.age_seconds)
 
 
 def render_source(index: int, source: Source, others: int = 0) -> Content:
