@@ -447,15 +447,19 @@ async def test_ctrl_c_quits_while_searching(make_app, fake_streams):
     assert not [w for w in app.workers if not w.is_finished]
 
 
+PARAGRAPHS_PER_BURST = 30
+
+
 def answer_in_bursts(bursts: list[asyncio.Event]):
-    """Sources first, then 30 paragraphs per burst; each burst waits for its event (then hangs)."""
+    """Sources first, then :data:`PARAGRAPHS_PER_BURST` paragraphs per burst; each burst waits for
+    its event (then hangs)."""
 
     async def stream(request, ctx):
         yield SourcesFound(tuple(Source(f"https://s{i}.example/", f"Source {i}", "snippet " * 8) for i in range(8)))
         paragraph = 0
         for gate in bursts:
             await gate.wait()
-            for _ in range(30):
+            for _ in range(PARAGRAPHS_PER_BURST):
                 yield AnswerDelta(f"Paragraph {paragraph} of the answer.\n\n")
                 paragraph += 1
         await asyncio.Event().wait()
@@ -468,13 +472,29 @@ def answer_bottom(p: ProviderPane) -> int:
     return p.query_one(".answer-box").virtual_region.y + p.answer_markdown.virtual_region.bottom
 
 
-async def settle(pilot, p: ProviderPane, target: int) -> None:
-    """Wait until the pane's answer has reached ``target`` characters and a follow has run."""
-    for _ in range(200):
+def watch_follows(p: ProviderPane) -> list[tuple[int, int, bool]]:
+    """Record, after each run of the pane's follow step, what it saw: the answer's paragraph count,
+    the line of its end, and whether every paragraph was laid out (had a height) yet."""
+    seen: list[tuple[int, int, bool]] = []
+    follow = p._follow
+
+    def recorded() -> None:
+        follow()
+        if p.answer_markdown is not None:
+            blocks = p.answer_markdown.children
+            seen.append((len(blocks), answer_bottom(p), all(block.virtual_region.height > 0 for block in blocks)))
+
+    p._follow = recorded  # the pane schedules self._follow after each refresh
+    return seen
+
+
+async def settle(pilot, follows: list[tuple[int, int, bool]], paragraphs: int) -> None:
+    """Wait (by state, not by the clock; at most 30 s) until ``paragraphs`` paragraphs are laid out and
+    the pane's follow step has run twice on that same layout: it has then acted on the answer's end."""
+    for _ in range(600):
         await pilot.pause(0.05)
-        if p.answer_markdown is not None and len(p.answer_markdown.source) >= target:
+        if len(follows) >= 2 and follows[-1] == follows[-2] and follows[-1][2] and follows[-1][0] >= paragraphs:
             break
-    await pilot.pause(0.3)  # a few flush ticks: the follow runs after the refresh
 
 
 async def test_pane_follows_the_answer_not_the_sources(make_app, fake_streams):
@@ -484,9 +504,10 @@ async def test_pane_follows_the_answer_not_the_sources(make_app, fake_streams):
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "long answer")
         p = pane(app, "ddgs")
-        for burst, target in zip(bursts, (800, 1700), strict=True):
+        follows = watch_follows(p)
+        for count, burst in enumerate(bursts, start=1):
             burst.set()
-            await settle(pilot, p, target)
+            await settle(pilot, follows, count * PARAGRAPHS_PER_BURST)
             body = p.body
             assert p.status == "streaming"
             assert body.scroll_y > 0  # the answer outgrew the pane and the view moved with it
@@ -502,13 +523,15 @@ async def test_scrolling_up_stops_following(make_app, fake_streams):
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "long answer")
         p = pane(app, "ddgs")
+        follows = watch_follows(p)
         bursts[0].set()
-        await settle(pilot, p, 800)
+        await settle(pilot, follows, PARAGRAPHS_PER_BURST)
         assert p.body.scroll_y > 0
         p.body.scroll_to(y=0, animate=False, immediate=True)
-        await pilot.pause(0.1)
+        del follows[:]
+        await settle(pilot, follows, PARAGRAPHS_PER_BURST)  # a follow has run since the user scrolled up
         bursts[1].set()
-        await settle(pilot, p, 1700)
+        await settle(pilot, follows, 2 * PARAGRAPHS_PER_BURST)
         assert p.status == "streaming" and p.body.scroll_y == 0
 
 
