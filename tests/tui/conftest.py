@@ -82,6 +82,17 @@ async def wait_for_search(app: WebSearchApp, timeout: float = 5.0) -> None:
     await asyncio.wait_for(wait(), timeout)
 
 
+async def until(pilot, condition: Callable[[], object], rounds: int = 600) -> bool:
+    """Wait until ``condition()`` holds, checking after each pilot pause (at most about 30 s, so a
+    loaded machine is not a failure); returns whether it held. For waiting on what the screen shows,
+    instead of sleeping and hoping it is there by then."""
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return bool(condition())
+
+
 async def submit(pilot, text: str) -> None:
     """Type ``text`` into the query box and press Enter."""
     query = pilot.app.screen.query_one("#query", Input)

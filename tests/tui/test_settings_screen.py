@@ -10,9 +10,11 @@ from pathlib import Path
 import keyring
 import pytest
 from keyring.backends.fail import Keyring as FailKeyring
+from textual.command import CommandList, CommandPalette
 from textual.widgets import Input, Select, Switch
 
 from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
+from tests.tui.conftest import until
 from websearch_tui.config import load_config
 from websearch_tui.core.specs import CredentialSpec
 from websearch_tui.providers import SPECS
@@ -138,14 +140,25 @@ async def test_opens_with_f3_and_escape_closes(config_file):
         assert isinstance(app.screen, SearchScreen)
 
 
+def palette_choice(app: WebSearchApp) -> str:
+    """The text of the command palette's highlighted choice ("" while it shows none)."""
+    if not isinstance(app.screen, CommandPalette):
+        return ""
+    choices = app.screen.query_one(CommandList)
+    if not choices.has_class("--visible") or choices.highlighted is None:
+        return ""
+    prompt = choices.get_option_at_index(choices.highlighted).prompt
+    return getattr(prompt, "plain", str(prompt))
+
+
 async def test_opens_from_the_command_palette(config_file):
     app = make_settings_app(config_file)
     async with app.run_test(size=(150, 45)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        assert await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"settings")
-        await pilot.pause(0.5)
+        assert await until(pilot, lambda: palette_choice(app).startswith("Settings"))  # its search is async
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, SettingsScreen)
