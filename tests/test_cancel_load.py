@@ -157,7 +157,7 @@ async def test_random_cancels_leave_nothing_behind(engine: Engine) -> None:
         where = f"run {run}, cancelled after {millis} ms"
         await asyncio.sleep(0)
         assert asyncio.all_tasks() == {own}, (where, asyncio.all_tasks() - {own})
-        assert busy_connections(engine) == [], where
+        assert busy_connections(engine) == [], (where, unsettled(engine.client._transport._pool))
         assert set(statuses) == set(SPECS), where
         failed = {pid: s for pid, s in statuses.items() if RunStatus.FAILED in s}
         assert failed == {}, where
