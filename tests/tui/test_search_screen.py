@@ -419,12 +419,12 @@ async def test_provider_toggle_and_statuses(make_app, fake_streams):
         assert await until(pilot, lambda: len(selector.statuses) == len(SPECS))  # the readiness worker's thread
         assert selector.statuses["brave"] == "missing key"
         assert selector.statuses["ddgs"] == "keyless"
+        shown = lambda: [p.provider_id for p in app.screen.pane_area.panes]  # noqa: E731
         selector.select("brave")
-        await pilot.pause()
-        assert [p.provider_id for p in app.screen.pane_area.panes] == ["ddgs", "exa", "brave"]
+        assert await until(pilot, lambda: len(shown()) == 3), shown()  # the panes are mounted after the message
+        assert shown() == ["ddgs", "exa", "brave"]
         selector.deselect_all()
-        await pilot.pause()
-        assert app.screen.pane_area.panes == []
+        assert await until(pilot, lambda: shown() == []), shown()
         await submit(pilot, "nothing selected")
         assert "Select at least one provider" in app.screen.query_one("#hint").visual.plain
 
