@@ -12,9 +12,17 @@ baseline (the event loop's idle executor workers aside; a worker thread gets a b
 finish its blocking call), no pooled connection is mid-request, every provider ended ``CANCELLED``
 or ``DONE`` and none reported ``FAILED``. After ``aclose()`` the pool is empty.
 
-httpcore 1.0.9 leaves a connection whose request was cancelled after connecting but before sending
-in its pool forever (encode/httpcore#1093); the shared client reclaims those, and
-:func:`test_cancel_between_connect_and_send_leaves_no_connection` pins that down on its own.
+httpcore 1.0.9 leaves a connection in its pool forever in two cancel windows, and the shared
+client's pool repairs both; each is pinned down on its own, deterministically:
+
+- a request cancelled after connecting but before sending (encode/httpcore#1093):
+  :func:`test_cancel_between_connect_and_send_leaves_no_connection`;
+- a response whose close is cancelled while it waits for the connection's state lock, e.g. just as
+  a fully read body closes itself (encode/httpcore#1115): its request stays in the pool, owning an
+  ``ACTIVE`` connection. This is what made the load test fail about once in ten runs on a busy
+  2-core machine (an ``/exa/mcp`` connection, body read to the end):
+  :func:`test_cancel_as_the_body_ends_leaves_no_connection` and
+  :func:`test_a_second_cancel_while_a_held_response_closes_leaves_no_connection`.
 """
 
 from __future__ import annotations
@@ -112,8 +120,9 @@ async def threads_settled(baseline: set[threading.Thread]) -> list[threading.Thr
 
 def busy_connections(engine: Engine) -> list[Any]:
     """Pooled connections of the engine's client that are neither idle nor closed: mid-request, or
-    left behind by a request cancelled between connecting and sending (encode/httpcore#1093, which
-    the shared client's pool reclaims)."""
+    left behind by a cancel (encode/httpcore#1093 and #1115, which the shared client's pool repairs).
+    Nothing is left to settle when a cancelled search returns: the pool's bookkeeping is synchronous
+    once the cancelled request unwinds, so this is checked at once, without waiting."""
     pool = engine.client._transport._pool  # httpcore.AsyncConnectionPool
     return [c for c in pool.connections if not (c.is_idle() or c.is_closed())]
 
@@ -148,7 +157,7 @@ async def test_random_cancels_leave_nothing_behind(engine: Engine) -> None:
         where = f"run {run}, cancelled after {millis} ms"
         await asyncio.sleep(0)
         assert asyncio.all_tasks() == {own}, (where, asyncio.all_tasks() - {own})
-        assert busy_connections(engine) == [], where
+        assert busy_connections(engine) == [], (where, unsettled(engine.client._transport._pool))
         assert set(statuses) == set(SPECS), where
         failed = {pid: s for pid, s in statuses.items() if RunStatus.FAILED in s}
         assert failed == {}, where
@@ -191,3 +200,71 @@ async def test_cancel_between_connect_and_send_leaves_no_connection() -> None:
             assert [c.info() for c in pool.connections] == []
         finally:
             await client.aclose()  # before the server stops: it would find the leftover connection open
+
+
+def cancel_at(step: str) -> Callable[[str, dict[str, Any]], Any]:
+    """An httpcore ``trace`` extension that cancels the request's task when httpcore reaches ``step``
+    (e.g. ``"http11.response_closed.started"``): the cancel then lands at httpcore's next await,
+    exactly as a cancel that arrives at that moment from outside would."""
+
+    async def trace(event: str, info: dict[str, Any]) -> None:
+        if event == step:
+            asyncio.current_task().cancel()
+
+    return trace
+
+
+def unsettled(pool: Any) -> list[str]:
+    """The pool's requests and its connections that are neither idle nor closed, described: after a
+    cancelled request has returned there must be none."""
+    requests = [f"request {r.request.url.target!r} on {r.connection!r}" for r in pool._requests]
+    return requests + [c.info() for c in pool.connections if not (c.is_idle() or c.is_closed())]
+
+
+async def test_cancel_as_the_body_ends_leaves_no_connection() -> None:
+    """The load test's window (seen as ``ACTIVE`` connections whose body was read to the end): the
+    body has arrived, the response closes itself and the cancel lands while httpcore waits for the
+    connection's state lock to mark it idle. httpcore 1.0.9 then never removes the request from the
+    pool (encode/httpcore#1115); the shared client's pool finishes that bookkeeping."""
+    with FakeServer() as server:
+        client = build_client()
+        pool = client._transport._pool
+        try:
+            hook = cancel_at("http11.response_closed.started")
+            task = asyncio.create_task(client.get(server.url("brave"), extensions={"trace": hook}))
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert unsettled(pool) == []
+            assert (await client.get(server.url("brave"))).status_code == 404  # still served (no route there)
+            assert unsettled(pool) == []
+        finally:
+            await client.aclose()
+
+
+async def test_a_second_cancel_while_a_held_response_closes_leaves_no_connection() -> None:
+    """A response whose body the fake server holds back is being read when the first cancel lands in
+    the reader's own code; closing the response then meets a second cancel (a double cancel, as a
+    task group or a second Escape sends) in httpcore's shielded close. The connection must not stay
+    in the pool as ``ACTIVE``, owned by a request that will never finish (encode/httpx#3782)."""
+    with FakeServer() as server:
+        server.split("brave", every=16, chunk_delay=30.0)  # the first piece, then the body is held
+        client = build_client()
+        pool = client._transport._pool
+        first_piece = asyncio.Event()
+
+        async def read_slowly() -> None:
+            hook = cancel_at("http11.response_closed.started")  # the second cancel
+            async with client.stream("GET", server.url("brave"), extensions={"trace": hook}) as response:
+                async for _ in response.aiter_raw():
+                    first_piece.set()
+                    await asyncio.Event().wait()  # the reader's own work, where the first cancel lands
+
+        try:
+            task = asyncio.create_task(read_slowly())
+            await first_piece.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert unsettled(pool) == []
+        finally:
+            await client.aclose()

@@ -100,7 +100,7 @@ async def test_library_request_and_mapping(fake_ddgs: type[FakeDDGS]) -> None:
     assert call["timelimit"] == "w"
     assert call["safesearch"] == "off"
     assert call["backend"] == "duckduckgo"
-    assert isinstance(call["timeout"], int) and 1 <= call["timeout"] <= 30  # the deadline (make_ctx: 30 s)
+    assert isinstance(call["timeout"], int) and 1 <= call["timeout"] <= 30  # what is left of the 30 s deadline
     assert call["thread"] is not threading.main_thread()  # ran off the event loop
     assert [(s.title, s.url, s.snippet) for s in response.sources] == [
         ("First", "https://one.example/a", "one & only"),

@@ -94,7 +94,8 @@ class FakeResponse:
     ``Content-Encoding`` with the body as it is (a coding the client never asked for).
     ``truncate_at`` announces the full length but closes the connection after that many body bytes
     (as sent: compressed bytes when compressed). ``chunked`` uses ``Transfer-Encoding: chunked``
-    (one frame per chunk).
+    (one frame per chunk). With ``hold``, the body stops after ``hold_after`` pieces until that
+    event is set (a test holds a stream mid-way, see :meth:`FakeServer.hold`).
     """
 
     status: int = 200
@@ -108,6 +109,8 @@ class FakeResponse:
     truncate_at: int | None = None
     chunked: bool = False
     reason: str | None = None
+    hold: threading.Event | None = None
+    hold_after: int = 0
 
     def header(self, name: str) -> str | None:
         """A header value by case-insensitive name."""
@@ -592,6 +595,19 @@ class FakeServer:
         """Hold the target's answers ``seconds`` before the status line (a server that does not answer)."""
         self.wrap(target, lambda r: replace(r, delay=r.delay + seconds), when=when)
 
+    def hold(self, target: Target, *, when: When = None) -> threading.Event:
+        """Stop each multi-piece body of the target (a stream) halfway, after half of its pieces,
+        until the returned event is set: a test sees the client in the middle of a stream for as
+        long as it needs, instead of racing ``token_delay``."""
+        release = threading.Event()
+
+        def transform(r: FakeResponse) -> FakeResponse:
+            pieces = len(r.pieces())
+            return replace(r, hold=release, hold_after=pieces // 2) if pieces > 1 else r
+
+        self.wrap(target, transform, when=when)
+        return release
+
     def truncate(self, target: Target, at: int | None = None, *, when: When = None) -> None:
         """Close the connection after ``at`` body bytes (default: half) while announcing the full body
         (sent uncompressed, so the cut falls where it is meant to)."""
@@ -805,6 +821,9 @@ class FakeServer:
         for index, piece in enumerate(pieces):
             if index and response.chunk_delay > 0:
                 await asyncio.sleep(response.chunk_delay)
+            if response.hold is not None and index == response.hold_after:
+                while not response.hold.is_set():  # until the test releases the rest
+                    await asyncio.sleep(0.01)
             if remaining is not None:
                 piece = piece[:remaining]
                 remaining -= len(piece)

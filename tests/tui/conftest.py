@@ -41,15 +41,23 @@ def fake_streams(monkeypatch: pytest.MonkeyPatch) -> dict[str, FakeStream]:
     return streams
 
 
+NO_DEADLINE = 600.0
+"""Seconds: a provider deadline no test run reaches, however loaded the machine."""
+
+
 @pytest.fixture
 def make_app() -> Callable[..., WebSearchApp]:
-    """Build a :class:`WebSearchApp` over an engine whose providers are the fakes."""
+    """Build a :class:`WebSearchApp` over an engine whose providers are the fakes.
+
+    The provider deadline (``timeout``) defaults to :data:`NO_DEADLINE`: a fake stream that waits
+    for its test (a gate, a hang until Escape) must not fail as a timeout just because the machine is
+    slow; a test of the deadline passes its own."""
 
     def factory(
         providers: tuple[str, ...] = ("ddgs", "exa"),
         *,
         mode: str = "compare",
-        timeout: float = 10.0,
+        timeout: float = NO_DEADLINE,
         clock: Callable[[], float] | None = None,
     ) -> WebSearchApp:
         config = Config(search=SearchSettings(providers=providers, mode=mode, max_results=5, timeout=timeout))
@@ -68,7 +76,7 @@ async def workers_done(app: WebSearchApp) -> None:
             await worker.wait()
 
 
-async def wait_for_search(app: WebSearchApp, timeout: float = 5.0) -> None:
+async def wait_for_search(app: WebSearchApp, timeout: float = 30.0) -> None:
     """Wait until the search worker has ended (cancelled included) and every pane has written the
     last of its answer (at most ``timeout`` seconds)."""
 
@@ -80,6 +88,17 @@ async def wait_for_search(app: WebSearchApp, timeout: float = 5.0) -> None:
             await pane.rendered()
 
     await asyncio.wait_for(wait(), timeout)
+
+
+async def until(pilot, condition: Callable[[], object], rounds: int = 600) -> bool:
+    """Wait until ``condition()`` holds, checking after each pilot pause (at most about 30 s, so a
+    loaded machine is not a failure); returns whether it held. For waiting on what the screen shows,
+    instead of sleeping and hoping it is there by then."""
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return bool(condition())
 
 
 async def submit(pilot, text: str) -> None:

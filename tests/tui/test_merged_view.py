@@ -6,7 +6,7 @@ import asyncio
 
 from textual.widgets import Input, OptionList
 
-from tests.tui.conftest import submit, wait_for_search, workers_done
+from tests.tui.conftest import submit, until, wait_for_search, workers_done
 from websearch_tui.core.models import AnswerDelta, Citation, CitationsFound, Source, SourcesFound
 from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.pane_area import PaneArea
@@ -75,9 +75,14 @@ async def test_each_pane_marks_a_source_other_providers_found_too(make_app, fake
     async with app.run_test(size=(200, 50)) as pilot:
         await submit(pilot, "asyncio")
         await wait_for_search(app)
-        await pilot.pause()
-        ddgs = [item.render().plain.splitlines()[0] for item in app.screen.query_one("#pane-ddgs").query(SourceItem)]
-        assert ddgs == ["[1] Only DDG", "[2] asyncio docs +1"]  # exa found it too; a citation is not a finding
+
+        def ddgs() -> list[str]:
+            return [
+                item.render().plain.splitlines()[0] for item in app.screen.query_one("#pane-ddgs").query(SourceItem)
+            ]
+
+        await until(pilot, lambda: any("+" in line for line in ddgs()))  # badges follow at the next refresh tick
+        assert ddgs() == ["[1] Only DDG", "[2] asyncio docs +1"]  # exa found it too; a citation is not a finding
 
 
 async def test_the_view_fills_in_while_providers_report(make_app, fake_streams):
@@ -88,14 +93,11 @@ async def test_the_view_fills_in_while_providers_report(make_app, fake_streams):
         await submit(pilot, "asyncio")
         app.screen.query_one("#pane-ddgs", ProviderPane).focus_target()
         await pilot.press("m")
-        for _ in range(20):  # ddgs and parallel report; exa waits at the gate
-            await pilot.pause(0.05)
-            if len(rows_text(app)) == 3:
-                break
+        assert await until(pilot, lambda: len(rows_text(app)) == 3), rows_text(app)  # ddgs and parallel; exa waits
         assert "found by 1 · DuckDuckGo" in next(r for r in rows_text(app) if "asyncio docs" in r)
         gate.set()
         await wait_for_search(app)
-        await pilot.pause(0.3)
+        await until(pilot, lambda: "found by 2" in rows_text(app)[0])  # the view follows at its next refresh tick
         assert "found by 2 · Exa, DuckDuckGo" in rows_text(app)[0]
 
 

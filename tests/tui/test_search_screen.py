@@ -8,7 +8,7 @@ import re
 
 from textual.widgets import Input, Markdown
 
-from tests.tui.conftest import submit, wait_for_search, workers_done
+from tests.tui.conftest import submit, until, wait_for_search, workers_done
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -24,6 +24,7 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.results import ProviderUpdate, RunStatus
+from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.related_list import RelatedItem
@@ -48,11 +49,18 @@ def answer_source(app, provider_id: str) -> str:
     return markdown.source if markdown is not None else ""
 
 
-async def slow_answer(request, ctx):
-    for i in range(40):
-        await asyncio.sleep(0.02)
-        yield AnswerDelta(f"tok{i} ")
-    yield SourcesFound((Source("https://example.com/a", "Alpha", "first", None, 3 * 86400),))
+def answer_in_steps(steps: list[asyncio.Event], tokens: int = 10):
+    """``tokens`` answer tokens (``tok0 ``, ``tok1 ``, ...) per step, each step once its event is
+    set, then one source: the test decides when the answer grows, not the clock."""
+
+    async def stream(request, ctx):
+        for step, gate in enumerate(steps):
+            await gate.wait()
+            for i in range(step * tokens, (step + 1) * tokens):
+                yield AnswerDelta(f"tok{i} ")
+        yield SourcesFound((Source("https://example.com/a", "Alpha", "first", None, 3 * 86400),))
+
+    return stream
 
 
 async def full_result(request, ctx):
@@ -117,16 +125,22 @@ async def test_query_fills_panes(make_app, fake_streams):
 
 
 async def test_answer_streams_over_time(make_app, fake_streams):
-    fake_streams["ddgs"] = slow_answer
+    steps = [asyncio.Event() for _ in range(4)]
+    fake_streams["ddgs"] = answer_in_steps(steps)
     app = make_app(("ddgs",))
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "stream please")
-        await pilot.pause(0.25)
+        steps[0].set()
+        assert await until(pilot, lambda: "tok9 " in answer_source(app, "ddgs")), answer_source(app, "ddgs")
         first = len(answer_source(app, "ddgs"))
-        assert pane(app, "ddgs").status == "streaming"
-        await pilot.pause(0.3)
+        assert pane(app, "ddgs").status == "streaming"  # shown while the rest has not been sent
+        steps[1].set()
+        assert await until(pilot, lambda: "tok19 " in answer_source(app, "ddgs")), answer_source(app, "ddgs")
         second = len(answer_source(app, "ddgs"))
         assert 0 < first < second
+        assert pane(app, "ddgs").status == "streaming"
+        for step in steps[2:]:
+            step.set()
         await wait_for_search(app)
         assert answer_source(app, "ddgs").count("tok") == 40
         assert pane(app, "ddgs").status == "done"
@@ -138,7 +152,9 @@ async def test_escape_cancels_every_search(make_app, fake_streams):
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "cancel me")
-        await pilot.pause(0.15)
+        assert await until(
+            pilot, lambda: "started" in answer_source(app, "ddgs") and "drip" in answer_source(app, "exa")
+        )
         workers = [w for w in app.workers if w.group == "search"]
         assert workers
         await pilot.press("escape")
@@ -164,9 +180,8 @@ async def test_new_query_replaces_old_without_leaking(make_app, fake_streams):
     app = make_app(("ddgs",))
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "old")
-        await pilot.pause(0.15)
+        assert await until(pilot, lambda: "old-" in answer_source(app, "ddgs"))
         old_markdown = pane(app, "ddgs").answer_markdown
-        assert "old-" in answer_source(app, "ddgs")
         await submit(pilot, "new")
         await wait_for_search(app)
         source = answer_source(app, "ddgs")
@@ -442,16 +457,16 @@ async def test_auto_mode_routes_to_tried_provider(make_app, fake_streams):
 async def test_provider_toggle_and_statuses(make_app, fake_streams):
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=(160, 36)) as pilot:
-        await pilot.pause(0.2)
         selector = app.screen.selector
+        assert await until(pilot, lambda: len(selector.statuses) == len(SPECS))  # the readiness worker's thread
         assert selector.statuses["brave"] == "missing key"
         assert selector.statuses["ddgs"] == "keyless"
+        shown = lambda: [p.provider_id for p in app.screen.pane_area.panes]  # noqa: E731
         selector.select("brave")
-        await pilot.pause()
-        assert [p.provider_id for p in app.screen.pane_area.panes] == ["ddgs", "exa", "brave"]
+        assert await until(pilot, lambda: len(shown()) == 3), shown()  # the panes are mounted after the message
+        assert shown() == ["ddgs", "exa", "brave"]
         selector.deselect_all()
-        await pilot.pause()
-        assert app.screen.pane_area.panes == []
+        assert await until(pilot, lambda: shown() == []), shown()
         await submit(pilot, "nothing selected")
         assert "Select at least one provider" in app.screen.query_one("#hint").visual.plain
 
@@ -489,15 +504,19 @@ async def test_ctrl_c_quits_while_searching(make_app, fake_streams):
     assert not [w for w in app.workers if not w.is_finished]
 
 
+PARAGRAPHS_PER_BURST = 30
+
+
 def answer_in_bursts(bursts: list[asyncio.Event]):
-    """Sources first, then 30 paragraphs per burst; each burst waits for its event (then hangs)."""
+    """Sources first, then :data:`PARAGRAPHS_PER_BURST` paragraphs per burst; each burst waits for
+    its event (then hangs)."""
 
     async def stream(request, ctx):
         yield SourcesFound(tuple(Source(f"https://s{i}.example/", f"Source {i}", "snippet " * 8) for i in range(8)))
         paragraph = 0
         for gate in bursts:
             await gate.wait()
-            for _ in range(30):
+            for _ in range(PARAGRAPHS_PER_BURST):
                 yield AnswerDelta(f"Paragraph {paragraph} of the answer.\n\n")
                 paragraph += 1
         await asyncio.Event().wait()
@@ -510,13 +529,29 @@ def answer_bottom(p: ProviderPane) -> int:
     return p.query_one(".answer-box").virtual_region.y + p.answer_markdown.virtual_region.bottom
 
 
-async def settle(pilot, p: ProviderPane, target: int) -> None:
-    """Wait until the pane's answer has reached ``target`` characters and a follow has run."""
-    for _ in range(200):
+def watch_follows(p: ProviderPane) -> list[tuple[int, int, bool]]:
+    """Record, after each run of the pane's follow step, what it saw: the answer's paragraph count,
+    the line of its end, and whether every paragraph was laid out (had a height) yet."""
+    seen: list[tuple[int, int, bool]] = []
+    follow = p._follow
+
+    def recorded() -> None:
+        follow()
+        if p.answer_markdown is not None:
+            blocks = p.answer_markdown.children
+            seen.append((len(blocks), answer_bottom(p), all(block.virtual_region.height > 0 for block in blocks)))
+
+    p._follow = recorded  # the pane schedules self._follow after each refresh
+    return seen
+
+
+async def settle(pilot, follows: list[tuple[int, int, bool]], paragraphs: int) -> None:
+    """Wait (by state, not by the clock; at most 30 s) until ``paragraphs`` paragraphs are laid out and
+    the pane's follow step has run twice on that same layout: it has then acted on the answer's end."""
+    for _ in range(600):
         await pilot.pause(0.05)
-        if p.answer_markdown is not None and len(p.answer_markdown.source) >= target:
+        if len(follows) >= 2 and follows[-1] == follows[-2] and follows[-1][2] and follows[-1][0] >= paragraphs:
             break
-    await pilot.pause(0.3)  # a few flush ticks: the follow runs after the refresh
 
 
 async def test_pane_follows_the_answer_not_the_sources(make_app, fake_streams):
@@ -526,9 +561,10 @@ async def test_pane_follows_the_answer_not_the_sources(make_app, fake_streams):
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "long answer")
         p = pane(app, "ddgs")
-        for burst, target in zip(bursts, (800, 1700), strict=True):
+        follows = watch_follows(p)
+        for count, burst in enumerate(bursts, start=1):
             burst.set()
-            await settle(pilot, p, target)
+            await settle(pilot, follows, count * PARAGRAPHS_PER_BURST)
             body = p.body
             assert p.status == "streaming"
             assert body.scroll_y > 0  # the answer outgrew the pane and the view moved with it
@@ -544,13 +580,15 @@ async def test_scrolling_up_stops_following(make_app, fake_streams):
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "long answer")
         p = pane(app, "ddgs")
+        follows = watch_follows(p)
         bursts[0].set()
-        await settle(pilot, p, 800)
+        await settle(pilot, follows, PARAGRAPHS_PER_BURST)
         assert p.body.scroll_y > 0
         p.body.scroll_to(y=0, animate=False, immediate=True)
-        await pilot.pause(0.1)
+        del follows[:]
+        await settle(pilot, follows, PARAGRAPHS_PER_BURST)  # a follow has run since the user scrolled up
         bursts[1].set()
-        await settle(pilot, p, 1700)
+        await settle(pilot, follows, 2 * PARAGRAPHS_PER_BURST)
         assert p.status == "streaming" and p.body.scroll_y == 0
 
 
@@ -642,17 +680,13 @@ async def test_retry_wait_is_shown_until_the_retry_is_sent(tmp_path, monkeypatch
         config = load_config(server.write_config(tmp_path / "config.toml", providers=["brave"]))
         engine = Engine.from_config(config)
         engine.sleep = held  # the engine's runs wait with it: the retry wait lasts until the gate opens
-        app = WebSearchApp(config, engine, status_resolver=fixed_status)
-        async with app.run_test(size=(120, 36)) as pilot:
+        app = WebSearchApp(config, engine, status_resolver=fixed_status, clock=lambda: 100.0)
+        async with app.run_test(size=(120, 36)) as pilot:  # the pane's clock stands still: the wait reads 2s
             await submit(pilot, "rust release")
-            for _ in range(100):
-                if waits:
-                    break
-                await pilot.pause(0.05)
-            await pilot.pause(0.1)
+            assert await until(pilot, lambda: waits and "retrying" in status_text(app, "brave"))
             shown = status_text(app, "brave")
             assert waits == [2.0]  # the server's 1 s plus 1 s padding
-            assert re.search(r"retrying in [12]s \(429\)", shown), shown
+            assert re.search(r"retrying in 2s \(429\)", shown), shown
             assert pane(app, "brave").status == "running"
             assert len(server.requests_to("/brave/res/v1/web/search")) == 1  # the retry is not sent yet
             gate.set()

@@ -11,10 +11,11 @@ from pathlib import Path
 import keyring
 import pytest
 from keyring.backends.fail import Keyring as FailKeyring
-from textual.widgets import Input, Select, Switch
+from textual.command import CommandList, CommandPalette
+from textual.widgets import Button, Input, Select, Switch
 
 from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
-from tests.tui.conftest import workers_done
+from tests.tui.conftest import until, workers_done
 from websearch_tui.config import load_config
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
@@ -169,14 +170,25 @@ async def test_opens_with_f3_and_escape_closes(config_file):
         assert isinstance(app.screen, SearchScreen)
 
 
+def palette_choice(app: WebSearchApp) -> str:
+    """The text of the command palette's highlighted choice ("" while it shows none)."""
+    if not isinstance(app.screen, CommandPalette):
+        return ""
+    choices = app.screen.query_one(CommandList)
+    if not choices.has_class("--visible") or choices.highlighted is None:
+        return ""
+    prompt = choices.get_option_at_index(choices.highlighted).prompt
+    return getattr(prompt, "plain", str(prompt))
+
+
 async def test_opens_from_the_command_palette(config_file):
     app = make_settings_app(config_file)
     async with app.run_test(size=(150, 45)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
-        await settle(pilot)  # the palette is open and has gathered its commands
+        assert await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"settings")
-        await settle(pilot)  # ... and the ones that match
+        assert await until(pilot, lambda: palette_choice(app).startswith("Settings"))  # its search is async
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, SettingsScreen)
@@ -544,14 +556,14 @@ async def test_test_action_against_the_fake_server(tmp_path, fake_server, memory
         result = form.query_one(".test-result")
 
         key_row(screen, "brave").input.value = "wrong-key-0000"
-        await pilot.click("#test-brave")
+        await click_test(pilot, "brave")
         await settle(pilot)
         assert text_of(result).startswith("Failed (auth): ")
         assert "authorization failed (401)" in text_of(result)
         assert "wrong-key-0000" not in app.export_screenshot()
 
         key_row(screen, "brave").input.value = good
-        await pilot.click("#test-brave")
+        await click_test(pilot, "brave")
         await settle(pilot)
         assert re.fullmatch(r"OK \d+\.\d\d s · \d+ sources?", text_of(result)), text_of(result)
         assert fake_server.last_request(BRAVE_SEARCH[1]).query["q"] == "test"
@@ -584,6 +596,15 @@ def brave_test_app(tmp_path: Path, server: FakeServer) -> WebSearchApp:
     return make_settings_app(path)
 
 
+async def click_test(pilot, provider_id: str) -> None:
+    """Click the form's Test button once it can take a click: a Textual button ignores clicks while
+    its press effect (0.2 s) still shows, so a second click that comes sooner (two pilot clicks on a
+    warm, idle machine are about 0.1 s apart) would silently do nothing."""
+    button = pilot.app.screen.query_one(f"#test-{provider_id}", Button)
+    assert await until(pilot, lambda: not button.has_class("-active"))
+    await pilot.click(button)
+
+
 def running_tests(app: WebSearchApp) -> list:
     """The Test workers still running."""
     return [worker for worker in app.workers if worker.group.startswith("settings-test") and not worker.is_finished]
@@ -598,11 +619,11 @@ async def test_a_new_test_cancels_the_old_one_whose_result_never_shows(tmp_path,
         await go_to(pilot, screen, "brave")
         result = screen.provider_form("brave").query_one(".test-result")
         key_row(screen, "brave").input.value = hanging  # held 5 s, then refused (401)
-        await pilot.click("#test-brave")
+        await click_test(pilot, "brave")
         await pilot.pause()
         assert len(running_tests(app)) == 1
         key_row(screen, "brave").input.value = FAKE_KEYS["BRAVE_API_KEY"]
-        await pilot.click("#test-brave")
+        await click_test(pilot, "brave")
         await settle(pilot)  # until every worker ended: an old run still going would end as "Failed (auth)"
         assert text_of(result).startswith("OK "), text_of(result)
         assert running_tests(app) == []
@@ -616,7 +637,7 @@ async def test_leaving_the_form_or_escape_cancels_a_running_test(tmp_path, fake_
         await go_to(pilot, screen, "brave")
         result = screen.provider_form("brave").query_one(".test-result")
         key_row(screen, "brave").input.value = FAKE_KEYS["BRAVE_API_KEY"]
-        await pilot.click("#test-brave")
+        await click_test(pilot, "brave")
         await pilot.pause()
         assert text_of(result) == "Searching “test”…"
         await go_to(pilot, screen, "general")
@@ -624,7 +645,7 @@ async def test_leaving_the_form_or_escape_cancels_a_running_test(tmp_path, fake_
         assert running_tests(app) == []
 
         await go_to(pilot, screen, "brave")
-        await pilot.click("#test-brave")
+        await click_test(pilot, "brave")
         await pilot.pause()
         await pilot.press("escape")  # cancels the test, does not close the screen
         await settle(pilot)
@@ -643,7 +664,7 @@ async def test_the_test_line_shows_a_retry_wait(tmp_path, fake_server, monkeypat
         screen = await open_settings(pilot)
         await go_to(pilot, screen, "brave")
         key_row(screen, "brave").input.value = FAKE_KEYS["BRAVE_API_KEY"]
-        await pilot.click("#test-brave")
+        await click_test(pilot, "brave")
         result = screen.provider_form("brave").query_one(".test-result")
         await asyncio.wait_for(retrying.wait(), HANG)
         text = text_of(result)
@@ -663,7 +684,7 @@ async def test_test_action_uses_pending_settings(tmp_path, fake_server, memory_k
         await go_to(pilot, screen, "brave")
         screen.query_one("#f-providers-brave-base_url", Input).value = fake_server.url("brave")
         await pilot.pause()
-        await pilot.click("#test-brave")
+        await click_test(pilot, "brave")
         await settle(pilot)
         assert text_of(screen.provider_form("brave").query_one(".test-result")).startswith("OK ")
     assert path.read_text(encoding="utf-8") == ""  # tested, not saved

@@ -33,6 +33,7 @@ from typing import Any
 import httpcore
 import httpx
 import httpx_sse
+from httpcore._async.connection_pool import AsyncPoolRequest, PoolByteStream
 
 from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
@@ -71,14 +72,27 @@ def build_client() -> httpx.AsyncClient:
 
 
 class _ReclaimingPool(httpcore.AsyncConnectionPool):
-    """httpcore's pool, plus: a connection no pending request owns that is neither idle nor closed is
-    closed and dropped whenever the pool re-assigns connections.
+    """httpcore's pool, plus two repairs for cancelled requests, so that once a cancel has returned no
+    connection is left neither idle nor closed without a request that is still running on it:
 
-    Such a connection is what a request cancelled between getting a new connection and sending on it
-    leaves behind in httpcore 1.0.9 (encode/httpcore#1093): never reused, never reaped, it would hold
-    a socket and a pool slot until the process ends, so frequent cancels (Esc, a new search) would
-    exhaust the pool. Other connections are handled exactly as by httpcore.
+    - a connection no pending request owns that is neither idle nor closed is closed and dropped
+      whenever the pool re-assigns connections. Such a connection is what a request cancelled between
+      getting a new connection and sending on it leaves behind in httpcore 1.0.9 (encode/httpcore#1093);
+    - a response whose close is interrupted by a cancel (:class:`_SettlingByteStream`) still leaves
+      the pool: httpcore marks the close done before awaiting it (encode/httpcore#1115), so its request
+      would stay in the pool forever, owning an ``ACTIVE`` connection that is never reused or reaped.
+
+    Either would hold a socket and a pool slot until the process ends, so frequent cancels (Esc, a new
+    search) would exhaust the pool. Other connections are handled exactly as by httpcore.
     """
+
+    async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
+        """httpcore's request handling; the response's body stream leaves the pool even when its
+        close is cancelled (:class:`_SettlingByteStream`)."""
+        response = await super().handle_async_request(request)
+        if type(response.stream) is PoolByteStream:
+            response.stream.__class__ = _SettlingByteStream
+        return response
 
     def _assign_requests_to_connections(self) -> list[httpcore.AsyncConnectionInterface]:
         owned = {id(request.connection) for request in self._requests if request.connection is not None}
@@ -90,6 +104,35 @@ class _ReclaimingPool(httpcore.AsyncConnectionPool):
         for connection in orphans:
             self._connections.remove(connection)
         return [*orphans, *super()._assign_requests_to_connections()]
+
+    def _release(self, pool_request: AsyncPoolRequest) -> list[httpcore.AsyncConnectionInterface]:
+        """Remove ``pool_request`` if it is still pending and re-assign connections; returns the
+        connections to close (its own among them when it was not left idle)."""
+        if pool_request not in self._requests:
+            return []
+        self._requests.remove(pool_request)
+        return self._assign_requests_to_connections()
+
+
+class _SettlingByteStream(PoolByteStream):
+    """httpcore's response body stream whose close always ends with the request out of the pool.
+
+    httpcore 1.0.9 marks a response closed before it awaits the connection's state lock (and the
+    socket close); a cancel that lands there, e.g. just as a fully read body closes itself, skips the
+    pool's bookkeeping and no later close redoes it (encode/httpcore#1115). Here the request is
+    removed anyway and its connection, left ``ACTIVE``, is reclaimed by :class:`_ReclaimingPool`.
+    """
+
+    _pool: _ReclaimingPool
+
+    async def aclose(self) -> None:
+        """Close the body as httpcore does; if that was interrupted, finish the pool's part, then re-raise."""
+        try:
+            await super().aclose()
+        finally:
+            closing = self._pool._release(self._pool_request)  # before any await: settled even if cancelled again
+            if closing:
+                await self._pool._close_connections(closing)
 
 
 def join_url(base: str, path: str) -> str:
