@@ -1,9 +1,10 @@
 """Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``keys``, ``config``,
-``--version``.
+``history``, ``--version``.
 
 Exit codes: 0 success (``search``: at least one provider returned content), 1 every provider
-failed or a key could not be stored or deleted, 2 bad arguments or an unusable config file (one
-line on stderr), 130 interrupted.
+failed, a key could not be stored or deleted, or ``history clear`` was declined, 2 bad arguments,
+an unusable config file, an unknown history id or an unreadable history file (one line on stderr),
+130 interrupted.
 
 Only the TUI path imports Textual; ``search -p X`` imports only provider ``X``.
 """
@@ -17,6 +18,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from websearch_tui import __version__
@@ -27,10 +29,12 @@ if TYPE_CHECKING:
     from websearch_tui.core.results import SearchResult
     from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
     from websearch_tui.credentials import CredentialSource
+    from websearch_tui.history import HistoryEntry, HistoryStore
     from websearch_tui.search.engine import Engine
 
 PROG = "websearch-tui"
 FORMATS = ("text", "json", "markdown", "llm")
+LIST_FORMATS = ("text", "json")
 
 
 class UsageError(Exception):
@@ -74,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --format llm: the answers, then one de-duplicated, ranked source list for all providers",
     )
+    search.add_argument("--no-history", action="store_true", help="do not record this search in the history")
     search.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
 
     providers = commands.add_parser("providers", help="list providers, their status and where their keys come from")
@@ -84,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     tui.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
     _add_keys_parser(commands)
     _add_config_parser(commands)
+    _add_history_parser(commands)
     return parser
 
 
@@ -142,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _keys(args)
         if args.command == "config":
             return _config(args)
+        if args.command == "history":
+            return _history(args)
         return _tui(args)
     except UsageError as exc:
         return _fail(str(exc), 2)
@@ -181,13 +189,17 @@ def _check_providers(ids: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
 
 
+def _check_merged(args: argparse.Namespace) -> None:
+    if args.merged and args.format != "llm":
+        raise UsageError("--merged goes with --format llm (json and markdown always include the merged sources)")
+
+
 def _search(args: argparse.Namespace) -> int:
     from websearch_tui.core.models import RequestError, SearchRequest
     from websearch_tui.search.engine import Engine
 
     providers = _check_providers(args.providers or ())
-    if args.merged and args.format != "llm":
-        raise UsageError("--merged goes with --format llm (json and markdown always include the merged sources)")
+    _check_merged(args)
     config = _load_config(args)
     try:
         request = SearchRequest(
@@ -200,22 +212,32 @@ def _search(args: argparse.Namespace) -> int:
     except RequestError as exc:
         raise UsageError(str(exc)) from None
     engine = Engine.from_config(config)
+    notices: list[str] = []
+    engine.history_notice = notices.append
     result = engine.prepare(request)
     try:
-        asyncio.run(_run_search(engine, result))
+        asyncio.run(_run_search(engine, result, record=not args.no_history))
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
         _print_result(result, args.format, merged=args.merged)
+        _warn(notices)
         return 130
-    return _print_result(result, args.format, merged=args.merged)
+    code = _print_result(result, args.format, merged=args.merged)
+    _warn(notices)
+    return code
 
 
-async def _run_search(engine: Engine, result: SearchResult) -> None:
+async def _run_search(engine: Engine, result: SearchResult, *, record: bool) -> None:
     try:
-        await engine.search(result.request, result=result)
+        await engine.search(result.request, result=result, record=record)
     finally:
-        await engine.aclose()
+        await engine.aclose()  # also writes the search to the history
+
+
+def _warn(messages: Sequence[str]) -> None:
+    for message in messages:
+        print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
 def _print_result(result: SearchResult, output_format: str, *, merged: bool = False) -> int:
@@ -226,15 +248,12 @@ def _print_result(result: SearchResult, output_format: str, *, merged: bool = Fa
     failures read ``Error: <message>``. With ``merged``, ``llm`` prints the answers and one merged
     source list instead of one block per provider.
     """
-    from websearch_tui.search import formats
-
     summary = result.summary()
     if output_format == "json":
-        print(json.dumps(formats.to_json_document(result), ensure_ascii=False, indent=2))
+        print(_document(result, output_format))
         return 0 if result.ok else 1
     if output_format == "llm":
-        document = formats.to_llm_merged(result) if merged else formats.to_llm_document(result)
-        print(document or f"Error: {summary.error}")
+        print(_document(result, output_format, merged=merged))
     if not result.ok:
         errors = [(o.provider, o.error.message) for o in result.outcomes if o.error is not None]
         if len(errors) > 1:  # one failure is already the summary line below
@@ -242,9 +261,21 @@ def _print_result(result: SearchResult, output_format: str, *, merged: bool = Fa
                 print(f"{PROG}: {provider_id}: {message}", file=sys.stderr)
         return _fail(summary.error or "no provider returned results", 1)
     if output_format != "llm":
-        render = {"text": formats.to_text, "markdown": formats.to_markdown}
-        print(render[output_format](result))
+        print(_document(result, output_format))
     return 0
+
+
+def _document(result: SearchResult, output_format: str, *, merged: bool = False) -> str:
+    """What ``search --format output_format`` prints on stdout for ``result`` (``history show`` too)."""
+    from websearch_tui.search import formats
+
+    if output_format == "json":
+        return formats.to_json(result)
+    if output_format == "llm":
+        document = formats.to_llm_merged(result) if merged else formats.to_llm_document(result)
+        return document or f"Error: {result.summary().error}"
+    render = {"text": formats.to_text, "markdown": formats.to_markdown}
+    return render[output_format](result)
 
 
 def _providers(args: argparse.Namespace) -> int:
@@ -485,6 +516,14 @@ def _effective_toml(config: Config) -> str:
         "max_body_mib": search.max_body_mib,
     }
     document["ui"] = {"theme": config.ui.theme or ""}
+    from websearch_tui.history import history_path
+
+    history = config.history
+    document["history"] = {
+        "enabled": history.enabled,
+        "max_entries": history.max_entries,
+        "path": str(history_path(history.path)),
+    }
     providers = tomlkit.table(is_super_table=True)
     for spec in SPECS.values():
         providers[spec.id] = _provider_table(spec, config.settings_for(spec.id))
@@ -526,3 +565,176 @@ def _mask_url(url: str | None) -> str | None:
         masked = [(k, "***" if any(word in k.lower() for word in _SECRET_PARAM) else v) for k, v in pairs]
         parts = parts._replace(query=urlencode(masked, safe="*"))
     return urlunsplit(parts)
+
+
+# --- history ----------------------------------------------------------------------------------
+
+
+def _add_history_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    history = commands.add_parser("history", help="list, show, search and delete the searches kept in the history")
+    actions = history.add_subparsers(
+        dest="history_command", metavar="{list,show,search,delete,clear}", required=True, parser_class=_Parser
+    )
+    listing = actions.add_parser("list", help="the stored searches, newest first")
+    listing.add_argument("--limit", type=_limit, default=20, metavar="N", help="how many (default: 20)")
+    listing.add_argument("--format", choices=LIST_FORMATS, default="text", help="output format (default: text)")
+    show = actions.add_parser("show", help="print a stored search exactly as `search --format ...` printed it")
+    show.add_argument("id", type=_entry_id, help="the search's id (from `history list`)")
+    show.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    show.add_argument("--merged", action="store_true", help="with --format llm: the answers, then one source list")
+    show.add_argument("-o", "--output", metavar="FILE", help="write it to FILE (atomically) instead of stdout")
+    find = actions.add_parser("search", help="full-text search of queries, answers and sources, best match first")
+    find.add_argument("text", nargs="+", help="words to look for (every one must match)")
+    find.add_argument("--limit", type=_limit, default=20, metavar="N", help="how many (default: 20)")
+    find.add_argument("--format", choices=LIST_FORMATS, default="text", help="output format (default: text)")
+    delete = actions.add_parser("delete", help="delete one stored search")
+    delete.add_argument("id", type=_entry_id, help="the search's id (from `history list`)")
+    clear = actions.add_parser("clear", help="delete every stored search (asks first)")
+    clear.add_argument("--yes", action="store_true", help="do not ask")
+    for parser in (listing, show, find, delete, clear):
+        parser.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+
+
+def _entry_id(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a search id from `{PROG} history list` (a number), not {value!r}")
+    return number
+
+
+def _limit(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {value!r}")
+    return number
+
+
+def _history(args: argparse.Namespace) -> int:
+    """``history list|show|search|delete|clear``; an unknown id or an unusable file is a usage error."""
+    from websearch_tui.history import HistoryError, history_path
+
+    config = _load_config(args)
+    path = history_path(config.history.path)
+    commands = {
+        "list": _history_list,
+        "show": _history_show,
+        "search": _history_search,
+        "delete": _history_delete,
+        "clear": _history_clear,
+    }
+    try:
+        return commands[args.history_command](args, path)
+    except HistoryError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _history_store(path: Path) -> HistoryStore | None:
+    """The history file, or ``None`` when it does not exist yet (nothing is created by reading)."""
+    from websearch_tui.history import HistoryStore
+
+    if not path.exists():
+        return None
+    store = HistoryStore(path)
+    _warn([notice] if (notice := store.take_notice()) else [])
+    return store
+
+
+def _history_list(args: argparse.Namespace, path: Path) -> int:
+    store = _history_store(path)
+    return _print_entries(store.entries(limit=args.limit) if store else [], args.format, path)
+
+
+def _history_search(args: argparse.Namespace, path: Path) -> int:
+    from websearch_tui.history import HistoryError
+    from websearch_tui.history.index import match_expression
+
+    text = " ".join(args.text)
+    if match_expression(text) is None:
+        raise HistoryError(f"nothing to search for in {text!r}: give at least one word or number")
+    store = _history_store(path)
+    if store is not None and not store.full_text:
+        _warn(["this SQLite has no full-text search (FTS5): only the queries were searched"])
+    return _print_entries(store.search(text, limit=args.limit) if store else [], args.format, path)
+
+
+def _print_entries(entries: Sequence[HistoryEntry], output_format: str, path: Path) -> int:
+    """``history list`` / ``search`` output: a JSON list of :meth:`HistoryEntry.to_dict`, or a table."""
+    if output_format == "json":
+        print(json.dumps([entry.to_dict() for entry in entries], ensure_ascii=False, indent=2))
+        return 0
+    if not entries:
+        print(f"No searches found in the history ({path}).", file=sys.stderr)
+        return 0
+    rows = [["ID", "WHEN", "QUERY", "PROVIDERS", "OUTCOMES"]]
+    rows += [_entry_row(entry) for entry in entries]
+    _print_table(rows)
+    return 0
+
+
+def _entry_row(entry: HistoryEntry) -> list[str]:
+    """A table row: id, local start time, the query on one line (at most 60 characters), provider ids
+    and the non-zero status counts."""
+    from websearch_tui.core.text import truncate
+
+    counts = ", ".join(f"{count} {status.value}" for status, count in entry.counts().items() if count)
+    return [
+        str(entry.id),
+        entry.created_at.astimezone().strftime("%Y-%m-%d %H:%M"),
+        truncate(" ".join(entry.query.split()), 60),
+        ", ".join(entry.providers),
+        counts,
+    ]
+
+
+def _history_show(args: argparse.Namespace, path: Path) -> int:
+    from websearch_tui.files import write_atomic
+    from websearch_tui.history import UnknownEntry
+
+    _check_merged(args)
+    store = _history_store(path)
+    if store is None:
+        raise UnknownEntry(f"no search with id {args.id}: the history file {path} does not exist yet")
+    text = _document(store.get(args.id).result, args.format, merged=args.merged) + "\n"
+    if not args.output:
+        print(text, end="")
+        return 0
+    output = Path(args.output).expanduser()
+    try:
+        write_atomic(output, text.encode("utf-8"))
+    except OSError as exc:
+        return _fail(f"cannot write {output}: {exc.strerror or exc}; nothing was written", 1)
+    print(f"Wrote search {args.id} to {output}.", file=sys.stderr)
+    return 0
+
+
+def _history_delete(args: argparse.Namespace, path: Path) -> int:
+    from websearch_tui.history import UnknownEntry
+
+    store = _history_store(path)
+    if store is None:
+        raise UnknownEntry(f"no search with id {args.id}: the history file {path} does not exist yet")
+    store.delete(args.id)
+    print(f"Deleted search {args.id}.")
+    return 0
+
+
+def _history_clear(args: argparse.Namespace, path: Path) -> int:
+    store = _history_store(path)
+    count = store.count() if store else 0
+    if store is None or not count:
+        print(f"The history is already empty ({path}).")
+        return 0
+    if not args.yes:
+        print(f"Delete all {count} searches in {path}? [y/N] ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline() if sys.stdin is not None else ""
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Nothing was deleted.", file=sys.stderr)
+            return 1
+    print(f"Deleted {store.clear()} searches.")
+    return 0

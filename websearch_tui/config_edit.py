@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from websearch_tui.config import Config, ConfigError, parse_config
+from websearch_tui.files import write_atomic
 
 _TABLES = ("search", "ui")
 
@@ -219,21 +219,8 @@ def _fingerprint(data: bytes | None) -> str | None:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file beside ``path``, flush it to disk, then rename it over ``path``."""
+    """:func:`~websearch_tui.files.write_atomic`, its failure as a :class:`ConfigError`."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else None
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if mode is not None:
-                os.chmod(temp, mode)
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, data)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write the file ({exc.strerror or exc}); nothing was changed") from None

@@ -6,6 +6,7 @@ formats are ours. All functions are pure: ``SearchResult`` in, ``str`` or ``dict
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from websearch_tui.core.merge import MergedSource, merge_responses
@@ -250,3 +251,8 @@ def to_json_document(result: SearchResult) -> dict[str, Any]:
     if not result.ok:
         document["error"] = {"message": result.summary().error or "No provider returned results."}
     return document
+
+
+def to_json(result: SearchResult) -> str:
+    """:func:`to_json_document` as the CLI prints it: indented, non-ASCII text as it is."""
+    return json.dumps(to_json_document(result), ensure_ascii=False, indent=2)
