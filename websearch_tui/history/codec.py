@@ -137,6 +137,7 @@ def outcome_record(outcome: ProviderOutcome) -> dict[str, Any]:
 def encode(result: SearchResult, created_at: datetime) -> EncodedSearch:
     """The row of ``result`` (every string redacted) and its indexed body."""
     request = dataclasses.asdict(result.request)
+    del request["query"]  # the query column holds it
     request["providers"] = list(result.request.providers)
     outcomes = _each_string([outcome_record(outcome) for outcome in result.outcomes], redact)
     columns: dict[str, object] = {
@@ -213,7 +214,8 @@ def decode_result(row: Sequence[Any]) -> StoredSearch:
     entry = decode_entry(row)
     request_json, winner, error, blob = row[9:13]
     try:
-        request = SearchRequest(**_known(SearchRequest, _each_string(_loads(request_json, dict), sanitize)))
+        fields = _known(SearchRequest, _each_string(_loads(request_json, dict), sanitize))
+        request = SearchRequest(**{**fields, "query": entry.query})
         outcomes = [_outcome(_each_string(record, sanitize)) for record in unpack(blob)]
     except (TypeError, ValueError, KeyError) as exc:
         raise RowError(f"it is not a readable search ({exc})") from None

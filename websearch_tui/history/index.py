@@ -1,12 +1,12 @@
 """What the history's full-text index holds, and how typed text becomes an FTS5 ``MATCH`` expression.
 
-The index is an FTS5 table with the ``unicode61`` tokenizer (diacritics folded), ``detail=column``
-and no stored content (see :mod:`websearch_tui.history.schema`). ``unicode61`` splits Latin, Cyrillic,
-Greek, ... text into words, but reads a run of Chinese, Japanese or Korean characters as one long
-"word", so before indexing every CJK run is rewritten as its single characters and its overlapping
-character pairs (``"异步编程"`` -> ``"异 步 编 程 异步 步编 编程"``). A typed CJK query becomes the AND of
-its pairs (``"步编"`` finds ``"异步编程"``; one character matches that character), so any CJK substring
-is found, also the two-character words that a trigram index cannot match.
+The index is an FTS5 table with the ``unicode61`` tokenizer (diacritics folded) and no stored
+content (see :mod:`websearch_tui.history.schema`). ``unicode61`` splits Latin, Cyrillic, Greek, ...
+text into words, but reads a run of Chinese, Japanese or Korean characters as one long "word", so
+before indexing every CJK character is set apart as a word of its own (``"异步编程"`` -> ``"异 步 编 程"``)
+and a typed CJK run becomes the phrase of its characters (``"步编"`` finds ``"异步编程"``). Any CJK
+substring is found, one character included, also the two-character words (``"中国"``) that a
+trigram index cannot match.
 
 Everything here is a pure function of strings: the text indexed for a stored search is derived
 from its stored record, so deleting it from the index (a contentless table needs the indexed text
@@ -42,15 +42,15 @@ MIN_PREFIX_CHARS = 2
 finds ``"asyncio"``); a one-letter prefix would match most of the index and is slow, so it is exact."""
 
 
-def _grams(run: str) -> list[str]:
-    """The characters of a CJK run, then its overlapping pairs."""
-    return [*run, *(run[i : i + 2] for i in range(len(run) - 1))]
+def _spaced(run: str) -> str:
+    """The characters of a CJK run, separated by spaces."""
+    return " ".join(run)
 
 
 def index_form(text: str) -> str:
-    """``text`` as it is indexed: every CJK run replaced by its characters and character pairs,
-    separated by spaces; other text unchanged. Linear in ``len(text)``."""
-    return _CJK_RUN.sub(lambda match: " " + " ".join(_grams(match.group())) + " ", text)
+    """``text`` as it is indexed: every CJK character set apart by spaces; other text unchanged.
+    Linear in ``len(text)``."""
+    return _CJK_RUN.sub(lambda match: f" {_spaced(match.group())} ", text)
 
 
 def index_body(outcomes: Sequence[Mapping[str, Any]]) -> str:
@@ -78,16 +78,15 @@ def match_expression(text: str) -> str | None:
     when ``text`` holds no letter or digit.
 
     Each word is quoted (FTS5 operators and punctuation in ``text`` are never interpreted); a word of
-    :data:`MIN_PREFIX_CHARS` or more also matches words it begins; a CJK run becomes its character
-    pairs (a single character stays itself), matching the way :func:`index_form` indexed it.
-    Example: ``'asyncio 教程 "a"'`` -> ``'"asyncio"* "教程" "a"'``.
+    :data:`MIN_PREFIX_CHARS` or more also matches words it begins; a CJK run becomes the phrase of its
+    characters, matching the way :func:`index_form` indexed it.
+    Example: ``'asyncio 教程 "a"'`` -> ``'"asyncio"* "教 程" "a"'``.
     """
     terms: list[str] = []
     for word in _WORD.findall(text):
         for piece in _PIECE.findall(word):
             if _CJK_RUN.fullmatch(piece):
-                grams = [piece] if len(piece) == 1 else _grams(piece)[len(piece) :]
-                terms += [f'"{gram}"' for gram in grams]
+                terms.append(f'"{_spaced(piece)}"')
             else:
                 terms.append(f'"{piece}"*' if len(piece) >= MIN_PREFIX_CHARS else f'"{piece}"')
     return " ".join(dict.fromkeys(terms)) or None

@@ -8,16 +8,17 @@ Version 1, the searches::
              providers TEXT,     -- JSON list of provider ids, in order
              labels TEXT,        -- JSON {provider id: display label}
              statuses TEXT,      -- JSON {provider id: final status}, skipped ones included
-             request TEXT,       -- JSON of every SearchRequest field
+             request TEXT,       -- JSON of the other SearchRequest fields (providers, max_tokens, ...)
              winner TEXT NULL,   -- auto mode: the provider that answered
              error TEXT NULL,    -- the combined error when no provider returned content
              outcomes BLOB)      -- zlib JSON list of outcome records (websearch_tui.history.codec)
 
 Version 2 adds ``search_index``, the full-text index over each search's query (column ``query``)
 and its answers, source titles, snippets and URLs (column ``body``; see
-:mod:`websearch_tui.history.index`): FTS5, ``unicode61`` with diacritics folded, ``detail=column``
-(no token positions: a third of the size, and queries are ANDs of words, never phrases) and
-contentless (the text lives only in ``searches``), rowid = ``searches.id``. The migration indexes
+:mod:`websearch_tui.history.index`): FTS5, ``unicode61`` with diacritics folded, contentless (the
+text lives only in ``searches``, compressed), rowid = ``searches.id``. It keeps token positions
+(``detail=full``): CJK text is matched as phrases of characters, and ``bm25`` ranks (a contentless
+``detail=column`` index is a third smaller but ranks every match 0). The migration indexes
 the searches already stored. Where SQLite was built without FTS5 the index is left out (searching
 then matches queries only) and is created, with every stored search, once a library with FTS5
 opens the file.
@@ -83,7 +84,7 @@ def create_index(db: sqlite3.Connection) -> bool:
     stored search. Returns False, changing nothing, when this SQLite has no FTS5."""
     try:
         db.execute(
-            f"CREATE VIRTUAL TABLE search_index USING {INDEX_MODULE}(query, body, content='', detail=column, "
+            f"CREATE VIRTUAL TABLE search_index USING {INDEX_MODULE}(query, body, content='', "
             "tokenize='unicode61 remove_diacritics 2')"
         )
     except sqlite3.OperationalError as exc:
@@ -106,6 +107,18 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], object], ...] = (_create_search
 def version(db: sqlite3.Connection) -> int:
     """The file's schema version (0 for a new, empty file)."""
     return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_version(db: sqlite3.Connection) -> None:
+    """Refuse a file of a newer version before anything (even its journal mode) is changed.
+
+    Raises:
+        NewerSchema: its version is above :data:`LATEST`.
+        sqlite3.DatabaseError: the file is not a database, or damaged.
+    """
+    current = version(db)
+    if current > LATEST:
+        raise NewerSchema(current)
 
 
 def migrate(db: sqlite3.Connection) -> None:

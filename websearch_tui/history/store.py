@@ -41,7 +41,7 @@ from websearch_tui.history.codec import (
     unpack,
 )
 from websearch_tui.history.index import index_body, index_form, match_expression, query_words
-from websearch_tui.history.schema import NewerSchema, has_index, migrate
+from websearch_tui.history.schema import NewerSchema, check_version, has_index, migrate
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -159,6 +159,7 @@ class HistoryStore:
             raise HistoryError(f"cannot create the history file {self.path}: {exc.strerror or exc}") from None
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
         try:
+            check_version(db)
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # WAL: a crash may lose the last search, never the file
             db.execute("PRAGMA secure_delete = ON")
