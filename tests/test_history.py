@@ -22,8 +22,7 @@ from tests.helpers import REPO_ROOT, sample_result
 from websearch_tui.core.errors import register_secret
 from websearch_tui.core.models import AnswerDelta, Note, SearchRequest, Source, SourcesFound
 from websearch_tui.core.results import ProviderOutcome, RunStatus
-from websearch_tui.history import HistoryError, HistoryRecorder, HistoryStore, UnknownEntry
-from websearch_tui.history import schema
+from websearch_tui.history import HistoryError, HistoryRecorder, HistoryStore, UnknownEntry, schema
 from websearch_tui.history.codec import encode, outcome_record
 from websearch_tui.search import engine as engine_module
 from websearch_tui.search.engine import Engine
@@ -181,7 +180,9 @@ def test_no_secret_reaches_the_file(path: Path) -> None:
         blobs = b"".join(zlib.decompress(row[0]) for row in db.execute("SELECT outcomes FROM searches"))
         columns = repr(db.execute("SELECT * FROM searches").fetchall())
     assert key.encode() not in raw and key.encode() not in blobs and key not in columns
-    assert b"***" in blobs and "***" in stored.entry.query and "***" in (stored.result.outcomes[0].response.answer or "")
+    assert (
+        b"***" in blobs and "***" in stored.entry.query and "***" in (stored.result.outcomes[0].response.answer or "")
+    )
 
 
 def test_stored_text_is_sanitized_when_read_back(store: HistoryStore, path: Path) -> None:
