@@ -143,12 +143,12 @@ class HistoryStore:
             return self._connect()
         except sqlite3.DatabaseError as exc:
             if not _is_damage(exc):
-                raise self._cannot_open(exc) from None
+                raise self._cannot_open(str(exc)) from None
             self._move_aside(exc)
         try:
             return self._connect()
         except sqlite3.DatabaseError as exc:
-            raise self._cannot_open(exc) from None
+            raise self._cannot_open(str(exc)) from None
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -156,7 +156,7 @@ class HistoryStore:
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))  # new files: readable by the user only
             self._file = _file_id(self.path)
         except OSError as exc:
-            raise HistoryError(f"cannot create the history file {self.path}: {exc.strerror or exc}") from None
+            raise self._cannot_open(exc.strerror or str(exc)) from None
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
         try:
             check_version(db)
@@ -176,9 +176,9 @@ class HistoryStore:
             raise
         return db
 
-    def _cannot_open(self, error: sqlite3.Error) -> HistoryError:
+    def _cannot_open(self, reason: str) -> HistoryError:
         return HistoryError(
-            f"cannot open the history file {self.path}: {error}. Check that it is a file you can read and "
+            f"cannot open the history file {self.path}: {reason}. Check that it is a file you can read and "
             "write, or set [history] path or $WEBSEARCH_TUI_HISTORY to another file."
         )
 
