@@ -40,13 +40,15 @@ def isolated_log(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKeyring:
-    """Every test: empty in-memory keyring, config, key file and history paths in tmp, no provider env vars."""
+    """Every test: empty in-memory keyring; config, key file, history and remembered-controls paths in
+    tmp; no provider env vars."""
     backend = MemoryKeyring()
     previous = keyring.get_keyring()
     keyring.set_keyring(backend)
     monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(tmp_path / "no-config.toml"))
     monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(tmp_path / "no-keys.toml"))  # never the user's key file
     monkeypatch.setenv("WEBSEARCH_TUI_HISTORY", str(tmp_path / "history.sqlite3"))  # never the user's history
+    monkeypatch.setenv("WEBSEARCH_TUI_STATE", str(tmp_path / "state.json"))  # nor the controls remembered
     monkeypatch.setattr(credentials, "_locked_until", 0.0)  # a locked keyring in one test is not in the next
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     for spec in SPECS.values():

@@ -125,6 +125,9 @@ class SearchRecorder(Protocol):
         """Keep ``result``, started at ``started_at`` (UTC). Must return at once: the caller is the
         event loop at the end of a search."""
 
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait (blocking, at most ``timeout`` seconds) until what was recorded is written; True when it is."""
+
     def close(self) -> None:
         """Write what is pending and release the file (blocking; a later ``record`` reopens it)."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from textual.screen import Screen, ScreenResultType
+from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.worker import Worker, WorkerState
 
 log = logging.getLogger(__name__)
@@ -34,3 +34,7 @@ class AppScreen(Screen[ScreenResultType]):
             markup=False,
             timeout=10,
         )
+
+
+class AppModalScreen(ModalScreen[ScreenResultType], AppScreen[ScreenResultType]):
+    """A dialog (modal screen) whose failed workers go through the same funnel."""

@@ -26,7 +26,7 @@ from textual.widgets import Markdown, Static
 
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchResponse
-from websearch_tui.core.results import ProviderUpdate, RetryWait
+from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RetryWait, RunStatus
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.text import canonical_url
 from websearch_tui.search.formats import dropped_sources_text
@@ -256,6 +256,25 @@ class ProviderPane(Vertical):
                 self._buffer.add(event.text)
         elif event is not None:
             self._render_sections()
+        self._refresh_status()
+
+    async def show_outcome(self, outcome: ProviderOutcome) -> None:
+        """Show a run that has ended, as it ended (a search reopened from the history or the session's
+        back/forward): its whole answer at once, every section, its final status, error and elapsed
+        time (``outcome.elapsed_ms``; none for a run that never started). Returns once it is on screen."""
+        await self.reset()
+        self._response, self._error = outcome.response, outcome.error
+        self._status = outcome.status.value
+        never_started = outcome.status is RunStatus.SKIPPED or (
+            outcome.status is RunStatus.CANCELLED and not outcome.elapsed_ms and outcome.first_event_ms is None
+        )
+        if not never_started:
+            self._started, self._ended = 0.0, outcome.elapsed_ms / 1000
+        self._following = False
+        if self._buffer is not None:
+            self._buffer.add(outcome.response.answer or "")
+            await self._buffer.close()
+        self._render_sections()
         self._refresh_status()
 
     def _set_status(self, status: str, error: ProviderError | None = None) -> None:
