@@ -72,7 +72,9 @@ def test_show_writes_a_file_atomically(tmp_path: Path, history: Path, capsys) ->
     target = tmp_path / "out" / "report.md"
     code, out, err = run(capsys, "history", "show", str(entry_id), "--format", "markdown", "-o", str(target))
     assert code == 0 and out == "" and str(target) in err
-    assert target.read_text(encoding="utf-8") == run(capsys, "history", "show", str(entry_id), "--format", "markdown")[1]
+    assert (
+        target.read_text(encoding="utf-8") == run(capsys, "history", "show", str(entry_id), "--format", "markdown")[1]
+    )
     assert not [p for p in target.parent.iterdir() if p.name.endswith(".tmp")]
 
 

@@ -2,31 +2,32 @@
 type; Enter reopens one offline, ``r`` runs it again live, Delete removes it (after asking).
 
 The screen reads the history file through a blocking ``open_store()`` (the app's), always from a
-thread; it dismisses with a :class:`HistoryChoice` (what to do with which stored search) or ``None``.
+thread. A choice goes to ``on_choice`` (the search screen) while this screen is still in front, so
+the search screen is laid out and painted once, with the chosen search in it, when this one closes.
+The rows are a :class:`~websearch_tui.tui.widgets.history_rows.HistoryRows` (line API: only visible
+lines are drawn, each as one strip; a ``DataTable`` spent most of a keystroke rendering its cells).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.events import Key
-from textual.widgets import Footer, Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Footer, Input, Static
 
 from websearch_tui.history import HistoryEntry, HistoryError, HistoryStore, StoredSearch
 from websearch_tui.history.index import match_expression
-from websearch_tui.tui.safe import plain
 from websearch_tui.tui.screens.base import AppScreen
+from websearch_tui.tui.widgets.history_rows import HistoryRows
 from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
 
-LIST_LIMIT = 200
-"""The most rows the list shows; typing searches all of the history."""
+LIST_LIMIT = 100
+"""The most rows listed; typing searches all of the history."""
 
 
 @dataclass(frozen=True)
@@ -38,18 +39,9 @@ class HistoryChoice:
     stored: StoredSearch
 
 
-def entry_prompt(entry: HistoryEntry) -> Content:
-    """A list row: the query (bold, one line), then when (local time), the providers and how each ended."""
-    when = entry.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
-    labels = ", ".join(entry.label(pid) for pid in entry.providers)
-    counts = " · ".join(f"{count} {status.value}" for status, count in entry.counts().items() if count)
-    details = plain(f"{when} · {labels} · {counts}", "dim", one_line=True, limit=300)
-    return Content.assemble(plain(entry.query, "bold", one_line=True, limit=200), "\n", details)
-
-
-class HistoryList(OptionList):
-    """The rows. ``r`` re-runs, Delete removes, ``/`` goes back to the filter, and other typed
-    characters go to the filter (so typing always filters)."""
+class HistoryTable(HistoryRows):
+    """The rows of this screen: ``r`` re-runs, Delete removes, ``/`` goes back to the filter, and other
+    typed characters go to the filter (so typing always filters)."""
 
     BINDINGS = [
         Binding("r", "screen.choose('rerun')", "Re-run", id="history-rerun", tooltip="Search it again, live"),
@@ -62,16 +54,18 @@ class HistoryList(OptionList):
         if event.is_printable and event.character and event.character not in ("r", "/"):
             event.stop()
             event.prevent_default()
-            self.screen.query_one("#history-filter", Input).insert_text_at_cursor(event.character)
-            self.screen.query_one("#history-filter", Input).focus()
+            box = self.screen.query_one("#history-filter", Input)
+            box.insert_text_at_cursor(event.character)
+            box.focus()
 
 
-class HistoryScreen(AppScreen[HistoryChoice | None]):
+class HistoryScreen(AppScreen[None]):
     """Browse, filter, reopen, re-run and delete recorded searches.
 
     Args:
         open_store: blocking; returns the history store (called in a thread, may raise
             :class:`~websearch_tui.history.HistoryError`).
+        on_choice: shows or re-runs the chosen search (awaited before this screen closes).
     """
 
     BINDINGS = [
@@ -85,23 +79,25 @@ class HistoryScreen(AppScreen[HistoryChoice | None]):
     DEFAULT_CSS = """
     HistoryScreen { layout: vertical; }
     HistoryScreen #history-title { height: 1; padding: 0 1; text-style: bold; }
-    HistoryScreen #history-filter { margin: 0 0; }
     HistoryScreen #history-status { height: auto; padding: 0 1; color: $text-muted; }
     HistoryScreen #history-list { height: 1fr; }
-    HistoryScreen #history-list > .option-list--option { padding: 0 1; }
     """
 
-    def __init__(self, open_store: Callable[[], HistoryStore]) -> None:
+    def __init__(
+        self, open_store: Callable[[], HistoryStore], on_choice: Callable[[HistoryChoice], Awaitable[None]]
+    ) -> None:
         super().__init__()
         self._open_store = open_store
-        self._entries: dict[int, HistoryEntry] = {}
+        self._on_choice = on_choice
 
     def compose(self) -> ComposeResult:
         """Title, filter, status line, the rows and the footer."""
         yield Static("History", id="history-title", markup=False)
-        yield Input(placeholder="Type to search queries, answers, sources and URLs…", id="history-filter")
+        yield Input(
+            placeholder="Type to search queries, answers, sources and URLs…", id="history-filter", select_on_focus=False
+        )
         yield Static("Loading…", id="history-status", markup=False)
-        yield HistoryList(id="history-list")
+        yield HistoryTable(id="history-list")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -115,9 +111,14 @@ class HistoryScreen(AppScreen[HistoryChoice | None]):
         return self.query_one("#history-filter", Input)
 
     @property
-    def rows(self) -> HistoryList:
-        """The list of searches."""
-        return self.query_one(HistoryList)
+    def rows(self) -> HistoryTable:
+        """The rows."""
+        return self.query_one(HistoryTable)
+
+    @property
+    def selected(self) -> HistoryEntry | None:
+        """The search under the cursor, if any."""
+        return self.rows.selected
 
     def set_status(self, text: str) -> None:
         """Show one plain line above the rows."""
@@ -136,47 +137,29 @@ class HistoryScreen(AppScreen[HistoryChoice | None]):
         try:
             entries, total, full_text, notice = await asyncio.to_thread(self._fetch, text)
         except HistoryError as exc:
-            self._show([])
+            self.rows.set_entries([])
             self.set_status(str(exc))
             return
         if notice:
             self.notify(notice, title="History", severity="warning", markup=False, timeout=10)
-        self._show(entries)
+        self.rows.set_entries(entries)
         self.set_status(_status_text(text, len(entries), total, full_text))
 
     def _fetch(self, text: str) -> tuple[list[HistoryEntry], int, bool, str | None]:
-        """Blocking: ``(rows, how many are stored, whether full-text search works, a notice)``."""
+        """Blocking: ``(rows, how many are stored (-1: not counted, a filter is typed), whether
+        full-text search works, a notice)``."""
         store = self._open_store()
         if match_expression(text) is None:
-            entries = store.entries(limit=LIST_LIMIT)
+            entries, total = store.entries(limit=LIST_LIMIT), store.count()
         else:
-            entries = store.search(text, limit=LIST_LIMIT, best_first=False)
-        return entries, store.count(), store.full_text, store.take_notice()
-
-    def _show(self, entries: Sequence[HistoryEntry]) -> None:
-        rows = self.rows
-        self._entries = {entry.id: entry for entry in entries}
-        rows.clear_options()
-        rows.add_options([Option(entry_prompt(entry), id=str(entry.id)) for entry in entries])
-        rows.highlighted = 0 if entries else None
-
-    @property
-    def selected(self) -> HistoryEntry | None:
-        """The highlighted search, if any."""
-        rows = self.rows
-        if rows.highlighted is None or not rows.option_count:
-            return None
-        option_id = rows.get_option_at_index(rows.highlighted).id
-        return self._entries.get(int(option_id)) if option_id else None
+            entries, total = store.search(text, limit=LIST_LIMIT, best_first=False), -1
+        return entries, total, store.full_text, store.take_notice()
 
     # --- actions ----------------------------------------------------------------------
 
     def action_move(self, step: int) -> None:
-        """Up/Down in the filter move the highlight in the list."""
-        if step > 0:
-            self.rows.action_cursor_down()
-        else:
-            self.rows.action_cursor_up()
+        """Up/Down in the filter move the cursor in the rows."""
+        self.rows.action_move(step)
 
     def action_focus_filter(self) -> None:
         """Back to the filter box."""
@@ -186,8 +169,8 @@ class HistoryScreen(AppScreen[HistoryChoice | None]):
         """Back to the search screen, choosing nothing."""
         self.dismiss(None)
 
-    @on(OptionList.OptionSelected, "#history-list")
-    def _on_selected(self, event: OptionList.OptionSelected) -> None:
+    @on(HistoryRows.Chosen, "#history-list")
+    def _on_chosen(self, event: HistoryRows.Chosen) -> None:
         event.stop()
         self.action_choose("reopen")
 
@@ -197,7 +180,7 @@ class HistoryScreen(AppScreen[HistoryChoice | None]):
         self.action_choose("reopen")
 
     def action_choose(self, action: str) -> None:
-        """Read the highlighted search and dismiss with it (``"reopen"`` or ``"rerun"``)."""
+        """Read the search under the cursor and hand it over (``"reopen"`` or ``"rerun"``)."""
         entry = self.selected
         if entry is None:
             self.notify("No search selected.", severity="warning", markup=False)
@@ -206,15 +189,17 @@ class HistoryScreen(AppScreen[HistoryChoice | None]):
 
     @work(exclusive=True, group="history-read", exit_on_error=False, description="history read")
     async def _read(self, action: str, entry_id: int) -> None:
+        """Read the search, hand it to ``on_choice`` while this screen is still in front, then close."""
         try:
             stored = await asyncio.to_thread(lambda: self._open_store().get(entry_id))
         except HistoryError as exc:
             self.notify(str(exc), title="History", severity="error", markup=False, timeout=10)
             return
-        self.dismiss(HistoryChoice(action, stored))
+        await self._on_choice(HistoryChoice(action, stored))
+        self.dismiss(None)
 
     def action_delete(self) -> None:
-        """Ask, then remove the highlighted search from the history."""
+        """Ask, then remove the search under the cursor from the history."""
         entry = self.selected
         if entry is None:
             return
@@ -238,8 +223,8 @@ class HistoryScreen(AppScreen[HistoryChoice | None]):
         except HistoryError as exc:
             self.notify(str(exc), title="History", severity="error", markup=False, timeout=10)
             return
+        self.rows.drop(entry_id)
         self.notify("Deleted from the history.", markup=False, timeout=3)
-        self._load(self.filter_input.value)
 
 
 def _status_text(text: str, shown: int, total: int, full_text: bool) -> str:
@@ -247,9 +232,9 @@ def _status_text(text: str, shown: int, total: int, full_text: bool) -> str:
     keys = "Enter reopens · r re-runs · Delete removes · Esc back"
     if total == 0:
         return "No searches recorded yet: every search you run is kept here."
-    if match_expression(text) is None:
-        more = f", the newest {shown} shown (type to search them all)" if shown < total else ""
-        return f"{total:,} searches, newest first{more} · {keys}"
+    if total > 0:
+        more = f", the newest {shown} listed (type to search them all)" if shown < total else ""
+        return f"{total:,} search{'es' if total != 1 else ''}, newest first{more} · {keys}"
     where = "queries, answers and sources" if full_text else "queries only (this SQLite has no full-text search)"
     found = f"{shown}{'+' if shown == LIST_LIMIT else ''} matching" if shown else "No search matching"
     return f"{found} in {where}, newest first · {keys}"

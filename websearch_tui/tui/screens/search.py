@@ -506,11 +506,10 @@ class SearchScreen(AppScreen[None]):
                 "History is off ([history] enabled = false in the config file).", severity="warning", markup=False
             )
             return
-        self.app.push_screen(HistoryScreen(self.open_history), self._after_history)
+        self.app.push_screen(HistoryScreen(self.open_history, self._after_history))
 
-    async def _after_history(self, choice: HistoryChoice | None) -> None:
-        if choice is None:
-            return
+    async def _after_history(self, choice: HistoryChoice) -> None:
+        """Re-run the chosen search live, or show it as it ended (the History screen is still in front)."""
         stored = choice.stored
         if choice.action == "rerun":
             self._set_controls(stored.result.request)
@@ -546,34 +545,36 @@ class SearchScreen(AppScreen[None]):
 
     async def show_stored(self, shown: Shown) -> None:
         """Show a search as it ended, offline: its query and controls, and every pane (answer, sources,
-        citations, related questions, queries, notes, status) marked with where it came from and when."""
+        citations, related questions, queries, notes, status) marked with where it came from and when.
+
+        The panes are filled together inside one batch, so the screen is laid out and painted once."""
         await self._stop_search()
         result = shown.result
         self._search_id, self._auto = 0, result.mode == "auto"  # no live update is routed to these panes
-        self._set_controls(result.request)
-        self.query_input.value = result.request.query
-        self._leave_panes()
-        specs = [SPECS[pid] for pid in result.providers if pid in SPECS]
-        self._make_room_for(len(specs))
-        area = self.pane_area
-        await area.set_providers(specs)
-        area.reset_merged()
         when = shown.started_at.astimezone()
         marker = f"from history · {when:%Y-%m-%d %H:%M}" if shown.from_history else f"earlier · {when:%H:%M}"
-        for pane in area.panes:
-            outcome = result.outcome(pane.provider_id)
-            if outcome is None:  # auto mode stopped before it
-                outcome = ProviderOutcome(pane.provider_id, RunStatus.SKIPPED, SearchResponse(pane.provider_id))
-            await pane.show_outcome(outcome)
-            pane.border_subtitle = marker
-            area.note_sources(outcome.response)
-        area.refresh_merged()
-        number, count = self._trail.position
-        if shown.from_history:
-            where = f"From the history, {when:%Y-%m-%d %H:%M}"
-        else:
-            where = f"Search {number} of {count} of this session, {when:%H:%M}"
-        self.set_hint(f"{where} — offline. Enter runs it again live; [ and ] (Alt+←/→) go back and forward.")
+        area = self.pane_area
+        with self.app.batch_update():
+            self._set_controls(result.request)
+            self.query_input.value = result.request.query
+            self._leave_panes()
+            specs = [SPECS[pid] for pid in result.providers if pid in SPECS]
+            self._make_room_for(len(specs))
+            if [pane.provider_id for pane in area.panes] != [spec.id for spec in specs]:
+                await area.set_providers(specs)
+            area.reset_merged()
+            outcomes = [_ended(result, pane.provider_id) for pane in area.panes]
+            await asyncio.gather(*(pane.show_outcome(o) for pane, o in zip(area.panes, outcomes, strict=True)))
+            for pane, outcome in zip(area.panes, outcomes, strict=True):
+                pane.border_subtitle = marker
+                area.note_sources(outcome.response)
+            area.refresh_merged()
+            number, count = self._trail.position
+            if shown.from_history:
+                where = f"From the history, {when:%Y-%m-%d %H:%M}"
+            else:
+                where = f"Search {number} of {count} of this session, {when:%H:%M}"
+            self.set_hint(f"{where} — offline. Enter runs it again live; [ and ] (Alt+←/→) go back and forward.")
 
     def _set_controls(self, request: SearchRequest) -> None:
         """Set the controls and the provider selection to ``request``'s, without rebuilding the panes."""
@@ -646,6 +647,12 @@ class SearchScreen(AppScreen[None]):
             self.notify("Private search: nothing you search now is recorded in the history.", markup=False)
         else:
             self.notify("Searches are recorded in the history again.", markup=False, timeout=3)
+
+
+def _ended(result: SearchResult, provider_id: str) -> ProviderOutcome:
+    """How ``provider_id``'s run in ``result`` ended (``SKIPPED`` when auto mode stopped before it)."""
+    outcome = result.outcome(provider_id)
+    return outcome or ProviderOutcome(provider_id, RunStatus.SKIPPED, SearchResponse(provider_id))
 
 
 def _default_status_resolver(spec: ProviderSpec, settings: ProviderSettings) -> str:
