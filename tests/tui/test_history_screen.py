@@ -357,3 +357,28 @@ async def test_history_off_says_so(fake_streams):
         await pilot.pause()
         assert not isinstance(app.screen, HistoryScreen)
         assert any("History is off" in notification.message for notification in app._notifications)
+
+
+async def test_rows_move_with_keys_and_clicks_and_fit_wide_text(make_history_app, calls):
+    app = make_history_app(("ddgs",))
+    async with app.run_test(size=(160, 40)) as pilot:
+        for query in ("one", "two", "异步编程教程 很长的问题", "four"):
+            await submit(pilot, query)
+            await wait_for_search(app)
+        screen = await open_history(pilot)
+        rows = screen.rows
+        assert [entry.query for entry in rows.entries] == ["four", "异步编程教程 很长的问题", "two", "one"]
+        await pilot.press("down", "down", "up")  # in the filter: they move the cursor
+        assert rows.cursor == 1 and screen.filter_input.has_focus
+        assert all(rows.render_line(y).cell_length == rows.size.width for y in range(6))  # CJK is two cells wide
+        rows.focus()
+        await pilot.press("end")
+        assert rows.cursor == 3
+        await pilot.press("home")
+        assert rows.cursor == 0
+        await pilot.click("#history-list", offset=(5, 2))
+        assert rows.cursor == 2
+        await pilot.click("#history-list", offset=(5, 2))  # again: reopen it
+        await until(pilot, lambda: not isinstance(app.screen, HistoryScreen), "the History screen closed")
+        await workers_done(app)
+        assert app.screen.query_input.value == "two"
