@@ -23,10 +23,10 @@ WHEN = datetime(2026, 5, 1, 14, 3, 5, tzinfo=timezone.utc)
     ("typed", "expression"),
     [
         ("asyncio tutorial", '"asyncio"* "tutorial"*'),
-        ("a b", '"a" "b"'),  # one letter: exact (a one-letter prefix matches most of the index)
-        ('C++ "NEAR" OR (x) -y', '"C" "NEAR"* "OR"* "x" "y"'),
+        ("a be", '"a" "be"'),  # one or two letters: whole words (short prefixes match most of the index)
+        ('C++ "NEAR" OR (x) -y', '"C" "NEAR"* "OR" "x" "y"'),
         ("异步编程", '"异 步 编 程"'),
-        ("Python异步 3.12", '"Python"* "异 步" "3" "12"*'),
+        ("Python异步 3.12", '"Python"* "异 步" "3" "12"'),
         ("asyncio asyncio", '"asyncio"*'),
         ("  --  ", None),
         ("", None),
@@ -102,9 +102,21 @@ def test_a_failed_save_is_not_an_error(tmp_path: Path) -> None:
 def test_export_file_names_and_text() -> None:
     folder = Path("/tmp/exports")
     local = WHEN.astimezone().strftime("%Y%m%d-%H%M%S")
-    assert default_export_path("Rust 1.80: what's new?", WHEN, "markdown", folder) == folder / f"rust-1-80-what-s-new-{local}.md"
+    assert (
+        default_export_path("Rust 1.80: what's new?", WHEN, "markdown", folder)
+        == folder / f"rust-1-80-what-s-new-{local}.md"
+    )
     assert default_export_path("异步编程", WHEN, "json", folder) == folder / f"异步编程-{local}.json"
     assert default_export_path("???", WHEN, "json", folder).name == f"search-{local}.json"
     result = sample_result()
     assert export_text(result, "json").endswith("}\n") and json.loads(export_text(result, "json"))["query"]
     assert export_text(result, "markdown").startswith("# python asyncio tutorial\n")
+
+
+def test_provider_labels_are_fitted_to_their_column() -> None:
+    from websearch_tui.tui.widgets.history_rows import fit_labels
+
+    labels = ["DuckDuckGo", "Exa", "Brave Search", "Perplexity"]
+    assert fit_labels(labels, 60) == "DuckDuckGo, Exa, Brave Search, Perplexity"
+    assert fit_labels(labels, 20) == "DuckDuckGo, Exa +2"
+    assert fit_labels(labels, 8) == "4 providers"

@@ -345,11 +345,11 @@ class HistoryStore:
 
     def search(self, text: str, *, limit: int = 50, best_first: bool = True) -> list[HistoryEntry]:
         """Searches whose query, answers, source titles, snippets or URLs contain every word of ``text``
-        (a word also matches longer words it begins; CJK text matches as substrings; see
-        :func:`~websearch_tui.history.index.match_expression`), best match first (bm25, a match in the
-        query counting :data:`QUERY_WEIGHT` times; ties newest first) or, with ``best_first=False``, newest first (fast
-        enough for every keystroke). Without FTS5 (:attr:`full_text` False) only queries are matched,
-        newest first.
+        (a word of three or more letters also matches longer words it begins; CJK text matches as
+        substrings; see :func:`~websearch_tui.history.index.match_expression`), best match first (bm25,
+        a match in the query counting :data:`QUERY_WEIGHT` times; ties newest first) or, with
+        ``best_first=False``, newest first (fast enough for every keystroke). Without FTS5
+        (:attr:`full_text` False) only queries are matched, newest first.
 
         Raises:
             HistoryError: ``text`` has no letter or digit; or as :meth:`_run`.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.cells import set_cell_size
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
@@ -22,22 +22,29 @@ from textual.strip import Strip
 from websearch_tui.history import HistoryEntry
 from websearch_tui.tui.safe import clean
 
-LABELS_SHOWN = 4
-"""A row names this many providers, then counts the rest."""
 WHEN_CELLS = 16
 PROVIDERS_CELLS = 34
 OUTCOMES_CELLS = 26
 
 
+def fit_labels(labels: Sequence[str], cells: int) -> str:
+    """As many of ``labels`` as fit in ``cells`` cells, then ``+N`` for the rest:
+    ``"DuckDuckGo, Exa +4"``."""
+    for shown in range(len(labels), 0, -1):
+        rest = len(labels) - shown
+        text = ", ".join(labels[:shown]) + (f" +{rest}" if rest else "")
+        if cell_len(text) <= cells:
+            return text
+    return f"{len(labels)} providers"
+
+
 def row_texts(entry: HistoryEntry) -> tuple[str, str, str, str]:
     """``(when, query, providers, outcomes)`` of a row: local start time, the query on one line, the
-    first :data:`LABELS_SHOWN` provider labels (then ``+N``), and the non-zero status counts."""
-    labels = ", ".join(entry.label(pid) for pid in entry.providers[:LABELS_SHOWN])
-    if len(entry.providers) > LABELS_SHOWN:
-        labels += f" +{len(entry.providers) - LABELS_SHOWN}"
+    provider labels that fit their column (then ``+N``), and the non-zero status counts."""
+    labels = [clean(entry.label(pid), one_line=True) for pid in entry.providers]
     counts = " · ".join(f"{count} {status.value}" for status, count in entry.counts().items() if count)
     when = entry.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
-    return when, clean(entry.query, one_line=True, limit=500), clean(labels, one_line=True), counts
+    return when, clean(entry.query, one_line=True, limit=500), fit_labels(labels, PROVIDERS_CELLS), counts
 
 
 class HistoryRows(ScrollView, can_focus=True):
@@ -60,7 +67,7 @@ class HistoryRows(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"history-rows--cursor", "history-rows--dim", "history-rows--query"}
     DEFAULT_CSS = """
     HistoryRows { background: $surface; }
-    HistoryRows > .history-rows--cursor { background: $block-cursor-blurred-background; }
+    HistoryRows > .history-rows--cursor { background: $primary 30%; }
     HistoryRows:focus > .history-rows--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
     HistoryRows > .history-rows--dim { color: $text-muted; }
     HistoryRows > .history-rows--query { text-style: bold; }
@@ -117,6 +124,8 @@ class HistoryRows(ScrollView, can_focus=True):
     def _row(self, index: int, width: int) -> Strip:
         when, query, providers, outcomes = self._texts[self.entries[index].id]
         base = self.rich_style
+        if index == self.cursor:
+            base += self.get_component_rich_style("history-rows--cursor", partial=True)
         dim = base + self.get_component_rich_style("history-rows--dim", partial=True)
         bold = base + self.get_component_rich_style("history-rows--query", partial=True)
         query_cells = max(10, width - WHEN_CELLS - PROVIDERS_CELLS - OUTCOMES_CELLS - 5)
@@ -124,10 +133,7 @@ class HistoryRows(ScrollView, can_focus=True):
         segments = [Segment(" ", base)]
         for text, size, style in [*cells, (outcomes, OUTCOMES_CELLS, dim)]:
             segments += [Segment(set_cell_size(text, size), style), Segment(" ", base)]
-        strip = Strip(segments).crop_extend(0, width, base)
-        if index == self.cursor:
-            strip = strip.apply_style(self.get_component_rich_style("history-rows--cursor", partial=True))
-        return strip
+        return Strip(segments).crop_extend(0, width, base)
 
     # --- moving ---------------------------------------------------------------------
 
