@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Footer, Select, SelectionList, Static
 from textual.worker import WorkerCancelled
@@ -367,7 +368,7 @@ class SearchScreen(AppScreen[None]):
         self.pane_area.reset_merged()
         for pane in self.pane_area.panes:
             await pane.reset()
-            pane.border_subtitle = ""
+            pane.border_subtitle = Content("")
         self.pane_area.wake()
         if self._auto:
             self.set_hint("Searching (auto: providers are tried in order until one answers)…")
@@ -566,7 +567,7 @@ class SearchScreen(AppScreen[None]):
             outcomes = [_ended(result, pane.provider_id) for pane in area.panes]
             await asyncio.gather(*(pane.show_outcome(o) for pane, o in zip(area.panes, outcomes, strict=True)))
             for pane, outcome in zip(area.panes, outcomes, strict=True):
-                pane.border_subtitle = marker
+                pane.border_subtitle = Content(marker)
                 area.note_sources(outcome.response)
             area.refresh_merged()
             number, count = self._trail.position
