@@ -1,4 +1,5 @@
-"""Test isolation: no real keyring, no user config, no provider keys from the developer's shell."""
+"""Test isolation: no real keyring, no user config, history or key file, no provider keys from the
+developer's shell."""
 
 from __future__ import annotations
 
@@ -55,12 +56,15 @@ def log_handlers_restored() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKeyring:
-    """Every test: empty in-memory keyring, config path in tmp, no provider env vars."""
+    """Every test: empty in-memory keyring; config, key file, history and remembered-controls paths in
+    tmp; no provider env vars."""
     backend = MemoryKeyring()
     previous = keyring.get_keyring()
     keyring.set_keyring(backend)
     monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(tmp_path / "no-config.toml"))
     monkeypatch.setenv("WEBSEARCH_TUI_KEY_FILE", str(tmp_path / "no-keys.toml"))  # never the user's key file
+    monkeypatch.setenv("WEBSEARCH_TUI_HISTORY", str(tmp_path / "history.sqlite3"))  # never the user's history
+    monkeypatch.setenv("WEBSEARCH_TUI_STATE", str(tmp_path / "state.json"))  # nor the controls remembered
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     monkeypatch.setattr(errors, "_secrets", set())  # a key registered by one test is not redacted in the next
     monkeypatch.setattr(errors, "_pattern", None)

@@ -224,3 +224,45 @@ def finishes_within(work: Callable[[], object], *, seconds: float) -> bool:
 
     threading.Thread(target=run, daemon=True).start()
     return done.wait(seconds)
+def sample_result(query: str = "python asyncio tutorial", *, answer: str | None = None, search_id: int = 1):
+    """A finished two-provider :class:`SearchResult` with every field a pane shows: DuckDuckGo done
+    (answer, two sources, a citation, related questions, queries, a note, model, usage, request id,
+    timings) and Brave failed (401, with the partial answer it streamed)."""
+    from websearch_tui.core.errors import ErrorKind, ProviderError
+    from websearch_tui.core.models import Citation, SearchResponse, Source, Usage
+    from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
+
+    done = SearchResponse(
+        provider="ddgs",
+        answer=answer if answer is not None else f"About **{query}**: use `asyncio.run()` [1].",
+        sources=[
+            Source("https://docs.python.org/3/library/asyncio.html", "asyncio docs", "Event loop basics", None, 86400),
+            Source("https://realpython.com/async-io-python/", "Async IO in Python", None, "July 25, 2024"),
+        ],
+        citations=[Citation("https://docs.python.org/3/library/asyncio.html", "asyncio docs", "use asyncio.run")],
+        related_questions=["What is an event loop?"],
+        search_queries=[f"{query} guide"],
+        usage=Usage(input_tokens=12, output_tokens=34, search_requests=1),
+        model="fake-model",
+        request_id="req-123",
+        notes=["Recency is not supported by DuckDuckGo; results are not filtered by date."],
+        elapsed_ms=1234,
+        first_event_ms=210,
+        dropped_sources=1,
+    )
+    failed = SearchResponse(provider="brave", answer="partial", elapsed_ms=80)
+    error = ProviderError(
+        "brave", ErrorKind.AUTH, "Brave Search authorization failed (401). Check API key or base URL.", status=401
+    )
+    request = SearchRequest(query=query, providers=("ddgs", "brave"), max_results=5, recency="week")
+    return SearchResult(
+        request=request,
+        mode="compare",
+        search_id=search_id,
+        providers=("ddgs", "brave"),
+        labels={"ddgs": "DuckDuckGo", "brave": "Brave Search"},
+        outcomes=[
+            ProviderOutcome("ddgs", RunStatus.DONE, done, None, 1234, 210),
+            ProviderOutcome("brave", RunStatus.FAILED, failed, error, 80, 40),
+        ],
+    )

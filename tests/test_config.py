@@ -122,6 +122,12 @@ def test_max_body_mib_reaches_the_engine(tmp_path: Path) -> None:
         ),
         ("[ui]\ntheme = 3\n", "[ui] theme must be a theme name (a string), got 3"),
         ("[providers.grok]\nsearch_mode = 'all'\n", "[providers.grok] search_mode must be one of web, x, both"),
+        ("[history]\nenable = false\n", "unknown key 'enable' in [history] (did you mean 'enabled'?)"),
+        ("[history]\nenabled = 'no'\n", "[history] enabled must be true or false, got 'no'"),
+        ("[history]\nmax_entries = 0\n", "[history] max_entries must be a whole number from 1 to 1,000,000, got 0"),
+        ("[history]\nmax_entries = true\n", "[history] max_entries must be a whole number"),
+        ("[history]\npath = 3\n", "[history] path must be a file path (a string), got 3"),
+        ("[history]\npath = 'notes/h.sqlite3'\n", "[history] path must be absolute or start with ~"),
     ],
 )
 def test_bad_files_name_file_key_and_problem(tmp_path: Path, text: str, message: str) -> None:
@@ -131,6 +137,13 @@ def test_bad_files_name_file_key_and_problem(tmp_path: Path, text: str, message:
     assert str(info.value).startswith(str(path) + ": ")
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_history_table(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[history]\nenabled = false\nmax_entries = 50\npath = '~/r/h.sqlite3'\n"))
+    assert (config.history.enabled, config.history.max_entries, config.history.path) == (False, 50, "~/r/h.sqlite3")
+    defaults = load_config(write(tmp_path, "")).history
+    assert (defaults.enabled, defaults.max_entries, defaults.path) == (True, 10_000, None)
 
 
 def test_example_config_is_valid_and_lists_every_provider() -> None:

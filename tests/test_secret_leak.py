@@ -3,15 +3,18 @@ provider searches the loopback fake server (some succeed; some fail with 401, 50
 page that echo every header, query value and body they received, as careless real APIs do; one
 provider crashes with its key in the exception), and none of the key strings may appear in the
 JSON, Markdown, LLM or text output, stderr, the log file, ``keys list``, ``providers``,
-``config show`` or the TUI (its widgets and an exported screenshot)."""
+``config show``, the history file (its bytes, WAL included, and every compressed record in it),
+``history list/show/search`` or the TUI (its widgets, an exported screenshot and its exports)."""
 
 from __future__ import annotations
 
 import json
 import os
 import secrets
+import sqlite3
 import subprocess
 import sys
+import zlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -129,6 +132,17 @@ def assert_no_key(text: str, keys: dict[str, str], where: str) -> None:
     assert not leaked, f"{where} shows the keys of {leaked}"
 
 
+def history_text(path: Path) -> str:
+    """Everything in the history file: its bytes (and its -wal/-shm), every column and every
+    decompressed provider record."""
+    raw = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*") if p.is_file())
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT * FROM searches").fetchall()
+    records = [zlib.decompress(row[-1]).decode("utf-8") for row in rows]
+    assert rows, f"nothing was recorded in {path}"
+    return "\n".join([raw.decode("latin-1"), repr(rows), *records])
+
+
 def log_text() -> str:
     logs.setup_logging()
     for handler in __import__("logging").getLogger("websearch_tui").handlers:
@@ -152,10 +166,14 @@ def test_no_key_in_cli_outputs_log_and_listings(world: dict, capsys: pytest.Capt
     assert errors["brave"]["status"] == 401 and errors["tavily"]["status"] == 500  # ... some fail
     assert errors["you"]["kind"] == "protocol" and "Unexpected error" in errors[CRASHING]["message"]
     assert server.requests_to("/brave/res/v1/web/search")  # the requests really carried the keys
-    for command in (["keys", "list"], ["providers"], ["providers", "--json"], ["config", "show"]):
+    history_commands = [["history", "list", "--format", "json"], ["history", "search", "python", "--format", "json"]]
+    history_commands += [["history", "show", "1", "--format", f] for f in ("json", "markdown", "llm", "text")]
+    for command in (["keys", "list"], ["providers"], ["providers", "--json"], ["config", "show"], *history_commands):
         assert main(command) == 0
         captured = capsys.readouterr()
         outputs[" ".join(command)] = captured.out + captured.err
+    outputs["the history file"] = history_text(Path(os.environ["WEBSEARCH_TUI_HISTORY"]))
+    assert "***" in outputs["the history file"]  # an echoed key was recorded, redacted
     assert "keyring" in outputs["keys list"] and "env " in outputs["keys list"]
     for where, text in outputs.items():
         assert_no_key(text, keys, where)
@@ -177,6 +195,7 @@ def test_no_key_in_a_fresh_cli_process(world: dict, tmp_path: Path) -> None:
         "HOME": str(tmp_path),
         "WEBSEARCH_TUI_CONFIG": str(world["config"]),
         "WEBSEARCH_TUI_LOG": str(tmp_path / "proc-log.txt"),
+        "WEBSEARCH_TUI_HISTORY": str(tmp_path / "proc-history.sqlite3"),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
         "CODEX_HOME": os.environ["CODEX_HOME"],
         **keys,
@@ -188,11 +207,13 @@ def test_no_key_in_a_fresh_cli_process(world: dict, tmp_path: Path) -> None:
     assert {r["provider"] for r in results} == set(PROVIDERS)
     assert_no_key(out.stdout + out.stderr, keys, "the search output")
     assert_no_key((tmp_path / "proc-log.txt").read_text(encoding="utf-8"), keys, "the log file")
+    assert_no_key(history_text(tmp_path / "proc-history.sqlite3"), keys, "the history file")
     assert "***" in json.dumps([r["error"] for r in results])
 
 
 async def test_no_key_in_the_tui(world: dict) -> None:
     from websearch_tui.tui.app import WebSearchApp
+    from websearch_tui.tui.screens.export import export_text
     from websearch_tui.tui.widgets.pane_area import PaneArea
     from websearch_tui.tui.widgets.provider_pane import ProviderPane
 
@@ -212,6 +233,9 @@ async def test_no_key_in_the_tui(world: dict) -> None:
             texts.append(app.export_screenshot())
         texts += [getattr(getattr(w, "visual", None), "plain", "") or "" for w in app.screen.walk_children()]
         statuses = {pane.provider_id: pane.status for pane in panes}
+        shown = app.screen.shown_result()
+        texts += [export_text(shown.result, export_format) for export_format in ("markdown", "json")]
+    texts.append(history_text(Path(os.environ["WEBSEARCH_TUI_HISTORY"])))  # written by the time the app closed
     assert_no_key("\n".join(texts), keys, "the TUI")
     assert statuses["ddgs"] == "done" and statuses["brave"] == "failed" and statuses[CRASHING] == "failed"
     assert any("***" in text for text in texts)  # an echoed key reached the screen redacted

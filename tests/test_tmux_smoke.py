@@ -41,6 +41,8 @@ def test_query_fills_panes_and_ctrl_c_quits(tmp_path: Path) -> None:
             **FAKE_KEYS,
             "WEBSEARCH_TUI_CONFIG": str(config),
             "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
+            "WEBSEARCH_TUI_HISTORY": str(tmp_path / "history.sqlite3"),
+            "WEBSEARCH_TUI_STATE": str(tmp_path / "state.json"),
             "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
             "TERM": "xterm-256color",
         }

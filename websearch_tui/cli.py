@@ -1,9 +1,10 @@
 """Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``keys``, ``config``,
-``mcp``, ``completion``, ``--version``.
+``mcp``, ``completion``, ``history``, ``--version``.
 
 Exit codes (:data:`EXIT_CODES`, also in ``--help``): 0 success (``search``: at least one provider
-returned content), 1 every provider failed, a key could not be stored or deleted, or the output could
-not be written, 2 bad arguments or an unusable config file (one line on stderr), 130 interrupted.
+returned content), 1 every provider failed, a key could not be stored or deleted, the output could
+not be written, or ``history clear`` was declined, 2 bad arguments, an unusable config file, an
+unknown history id or an unreadable history file (one line on stderr), 130 interrupted.
 
 Every command that prints data takes ``--format`` (``search``: text, json, markdown, llm;
 ``providers`` and ``keys list``: text, json; ``config show``: toml, json).
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from websearch_tui.core.results import ProviderUpdate, SearchResult
     from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
     from websearch_tui.credentials import CredentialSource, KeyStore
+    from websearch_tui.history import HistoryEntry, HistoryStore
     from websearch_tui.search.engine import Engine
 
 PROG = "websearch-tui"
@@ -47,8 +49,10 @@ DATA_FORMATS = ("text", "json")
 EXIT_CODES = """\
 exit codes:
   0    success (search: at least one provider returned results)
-  1    every provider failed, a key could not be stored or deleted, or the output could not be written
-  2    bad arguments or an unusable config file (one line on stderr)
+  1    every provider failed, a key could not be stored or deleted, the output could not be written,
+       or `history clear` was declined
+  2    bad arguments, an unusable config file, an unknown history id or an unreadable history file
+       (one line on stderr)
   130  interrupted (Ctrl+C; search still prints what had finished)"""
 
 ENVIRONMENT = (
@@ -163,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --format llm: the answers, then one de-duplicated, ranked source list for all providers",
     )
+    search.add_argument("--no-history", action="store_true", help="do not record this search in the history")
     search.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
     _add_output_option(search)
 
@@ -174,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_parser(commands)
     _add_mcp_parser(commands)
     _add_completion_parser(commands)
+    _add_history_parser(commands)
     return parser
 
 
@@ -310,6 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _mcp(args)
         if args.command == "completion":
             return _completion(args)
+        if args.command == "history":
+            return _history(args)
         return _tui(args)
     except UsageError as exc:
         return _fail(str(exc), 2)
@@ -372,14 +380,18 @@ def _check_providers(ids: Sequence[str]) -> tuple[str, ...]:
         raise UsageError(str(exc)) from None
 
 
+def _check_merged(args: argparse.Namespace) -> None:
+    if args.merged and args.format != "llm":
+        raise UsageError("--merged goes with --format llm (json and markdown always include the merged sources)")
+
+
 def _search(args: argparse.Namespace) -> int:
     from websearch_tui.core.models import RequestError
     from websearch_tui.search.engine import Engine
     from websearch_tui.search.requests import build_request
 
     providers = _check_providers(args.providers or ())
-    if args.merged and args.format != "llm":
-        raise UsageError("--merged goes with --format llm (json and markdown always include the merged sources)")
+    _check_merged(args)
     output = _output_path(args.output)
     config = _load_config(args)
     try:
@@ -394,15 +406,20 @@ def _search(args: argparse.Namespace) -> int:
     except RequestError as exc:
         raise UsageError(str(exc)) from None
     engine = Engine.from_config(config)
+    notices: list[str] = []
+    engine.history_notice = notices.append
     result = engine.prepare(request)
     try:
-        asyncio.run(_run_search(engine, result, Progress.on_terminal(result, sys.stderr)))
+        asyncio.run(_run_search(engine, result, Progress.on_terminal(result, sys.stderr), record=not args.no_history))
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
         _print_result(result, args.format, merged=args.merged, output=output)
+        _warn(notices)
         return 130
-    return _print_result(result, args.format, merged=args.merged, output=output)
+    code = _print_result(result, args.format, merged=args.merged, output=output)
+    _warn(notices)
+    return code
 
 
 def _query_text(words: Sequence[str]) -> str:
@@ -452,13 +469,18 @@ def _output_path(value: str | None) -> Path | None:
     return path
 
 
-async def _run_search(engine: Engine, result: SearchResult, progress: Progress | None) -> None:
+async def _run_search(engine: Engine, result: SearchResult, progress: Progress | None, *, record: bool) -> None:
     try:
-        await engine.search(result.request, progress, result=result)
+        await engine.search(result.request, progress, result=result, record=record)
     finally:
         if progress is not None:
             progress.clear()
-        await engine.aclose()
+        await engine.aclose()  # also writes the search to the history
+
+
+def _warn(messages: Sequence[str]) -> None:
+    for message in messages:
+        print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
 class Progress:
@@ -549,16 +571,9 @@ def _print_result(result: SearchResult, output_format: str, *, merged: bool = Fa
 
 def _render(result: SearchResult, output_format: str, *, merged: bool) -> str | None:
     """``result`` as ``output_format`` text, or ``None`` when that format prints nothing for it."""
-    from websearch_tui.search import formats
-
-    if output_format == "json":
-        return json.dumps(formats.to_json_document(result), ensure_ascii=False, indent=2)
-    if output_format == "llm":
-        document = formats.to_llm_merged(result) if merged else formats.to_llm_document(result)
-        return document or f"Error: {result.summary().error}"
-    if not result.ok:
+    if output_format in ("text", "markdown") and not result.ok:
         return None
-    return formats.to_text(result) if output_format == "text" else formats.to_markdown(result)
+    return _document(result, output_format, merged=merged)
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -576,6 +591,19 @@ def _emit(text: str, output: Path | None) -> None:
         write_atomically(output, text.encode("utf-8"), mode=None, locked=False)
     except OSError as exc:
         raise OSError(exc.errno, f"{output}: {exc.strerror or exc}; nothing was written") from None
+
+
+def _document(result: SearchResult, output_format: str, *, merged: bool = False) -> str:
+    """What ``search --format output_format`` prints on stdout for ``result`` (``history show`` too)."""
+    from websearch_tui.search import formats
+
+    if output_format == "json":
+        return formats.to_json(result)
+    if output_format == "llm":
+        document = formats.to_llm_merged(result) if merged else formats.to_llm_document(result)
+        return document or f"Error: {result.summary().error}"
+    render = {"text": formats.to_text, "markdown": formats.to_markdown}
+    return render[output_format](result)
 
 
 def _providers(args: argparse.Namespace) -> int:
@@ -859,6 +887,7 @@ def _effective_toml(config: Config) -> str:
     document.add(tomlkit.comment(f"effective settings from {config.path} (defaults filled in; keys are never shown)"))
     document["search"] = settings["search"]
     document["ui"] = settings["ui"]
+    document["history"] = settings["history"]
     providers = tomlkit.table(is_super_table=True)
     for provider_id, table in settings["providers"].items():
         providers[provider_id] = table
@@ -867,7 +896,7 @@ def _effective_toml(config: Config) -> str:
 
 
 def _effective_settings(config: Config) -> dict[str, Any]:
-    """The effective settings as plain data, ``{"search": {...}, "ui": {...}, "providers": {id:
+    """The effective settings as plain data, ``{"search": {...}, "ui": {...}, "history": {...}, "providers": {id:
     table}}`` (what ``config show`` prints as TOML or JSON; see :func:`_effective_toml`)."""
     search = config.search
     return {
@@ -880,8 +909,17 @@ def _effective_settings(config: Config) -> dict[str, Any]:
             "max_body_mib": search.max_body_mib,
         },
         "ui": {"theme": config.ui.theme or ""},
+        "history": _history_settings(config),
         "providers": {spec.id: _provider_table(spec, config.settings_for(spec.id)) for spec in SPECS.values()},
     }
+
+
+def _history_settings(config: Config) -> dict[str, object]:
+    """The effective ``[history]`` table, with the file the history is kept in."""
+    from websearch_tui.history import history_path
+
+    history = config.history
+    return {"enabled": history.enabled, "max_entries": history.max_entries, "path": str(history_path(history.path))}
 
 
 def _provider_table(spec: ProviderSpec, settings: ProviderSettings) -> dict[str, object]:
@@ -918,3 +956,169 @@ def _mask_url(url: str | None) -> str | None:
         masked = [(k, "***" if any(word in k.lower() for word in _SECRET_PARAM) else v) for k, v in pairs]
         parts = parts._replace(query=urlencode(masked, safe="*"))
     return urlunsplit(parts)
+
+
+# --- history ----------------------------------------------------------------------------------
+
+
+def _add_history_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    history = commands.add_parser("history", help="list, show, search and delete the searches kept in the history")
+    actions = history.add_subparsers(
+        dest="history_command", metavar="{list,show,search,delete,clear}", required=True, parser_class=_Parser
+    )
+    listing = actions.add_parser("list", help="the stored searches, newest first")
+    listing.add_argument("--limit", type=_limit, default=20, metavar="N", help="how many (default: 20)")
+    listing.add_argument("--format", choices=DATA_FORMATS, default="text", help="output format (default: text)")
+    show = actions.add_parser("show", help="print a stored search exactly as `search --format ...` printed it")
+    show.add_argument("id", type=_entry_id, help="the search's id (from `history list`)")
+    show.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    show.add_argument("--merged", action="store_true", help="with --format llm: the answers, then one source list")
+    _add_output_option(show)
+    find = actions.add_parser("search", help="full-text search of queries, answers and sources, best match first")
+    find.add_argument("text", nargs="+", help="words to look for (every one must match)")
+    find.add_argument("--limit", type=_limit, default=20, metavar="N", help="how many (default: 20)")
+    find.add_argument("--format", choices=DATA_FORMATS, default="text", help="output format (default: text)")
+    delete = actions.add_parser("delete", help="delete one stored search")
+    delete.add_argument("id", type=_entry_id, help="the search's id (from `history list`)")
+    clear = actions.add_parser("clear", help="delete every stored search (asks first)")
+    clear.add_argument("--yes", action="store_true", help="do not ask")
+    for parser in (listing, show, find, delete, clear):
+        parser.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+
+
+def _entry_id(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a search id from `{PROG} history list` (a number), not {value!r}")
+    return number
+
+
+def _limit(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {value!r}")
+    return number
+
+
+def _history(args: argparse.Namespace) -> int:
+    """``history list|show|search|delete|clear``; an unknown id or an unusable file is a usage error."""
+    from websearch_tui.history import HistoryError, history_path
+
+    config = _load_config(args)
+    path = history_path(config.history.path)
+    commands = {
+        "list": _history_list,
+        "show": _history_show,
+        "search": _history_search,
+        "delete": _history_delete,
+        "clear": _history_clear,
+    }
+    try:
+        return commands[args.history_command](args, path)
+    except HistoryError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _history_store(path: Path) -> HistoryStore | None:
+    """The history file, or ``None`` when it does not exist yet (nothing is created by reading)."""
+    from websearch_tui.history import HistoryStore
+
+    if not path.exists():
+        return None
+    store = HistoryStore(path)
+    _warn([notice] if (notice := store.take_notice()) else [])
+    return store
+
+
+def _history_list(args: argparse.Namespace, path: Path) -> int:
+    store = _history_store(path)
+    return _print_entries(store.entries(limit=args.limit) if store else [], args.format, path)
+
+
+def _history_search(args: argparse.Namespace, path: Path) -> int:
+    from websearch_tui.history import HistoryError
+    from websearch_tui.history.index import match_expression
+
+    text = " ".join(args.text)
+    if match_expression(text) is None:
+        raise HistoryError(f"nothing to search for in {text!r}: give at least one word or number")
+    store = _history_store(path)
+    if store is not None and not store.full_text:
+        _warn(["this SQLite has no full-text search (FTS5): only the queries were searched"])
+    return _print_entries(store.search(text, limit=args.limit) if store else [], args.format, path)
+
+
+def _print_entries(entries: Sequence[HistoryEntry], output_format: str, path: Path) -> int:
+    """``history list`` / ``search`` output: a JSON list of :meth:`HistoryEntry.to_dict`, or a table."""
+    if output_format == "json":
+        print(json.dumps([entry.to_dict() for entry in entries], ensure_ascii=False, indent=2))
+        return 0
+    if not entries:
+        print(f"No searches found in the history ({path}).", file=sys.stderr)
+        return 0
+    rows = [["ID", "WHEN", "QUERY", "PROVIDERS", "OUTCOMES"]]
+    rows += [_entry_row(entry) for entry in entries]
+    _print_table(rows)
+    return 0
+
+
+def _entry_row(entry: HistoryEntry) -> list[str]:
+    """A table row: id, local start time, the query on one line (at most 60 characters), provider ids
+    and the non-zero status counts."""
+    from websearch_tui.core.text import truncate
+
+    counts = ", ".join(f"{count} {status.value}" for status, count in entry.counts().items() if count)
+    return [
+        str(entry.id),
+        entry.created_at.astimezone().strftime("%Y-%m-%d %H:%M"),
+        truncate(" ".join(entry.query.split()), 60),
+        ", ".join(entry.providers),
+        counts,
+    ]
+
+
+def _history_show(args: argparse.Namespace, path: Path) -> int:
+    from websearch_tui.history import UnknownEntry
+
+    _check_merged(args)
+    output = _output_path(args.output)
+    store = _history_store(path)
+    if store is None:
+        raise UnknownEntry(f"no search with id {args.id}: the history file {path} does not exist yet")
+    _emit(_document(store.get(args.id).result, args.format, merged=args.merged) + "\n", output)
+    if output is not None:
+        print(f"Wrote search {args.id} to {output}.", file=sys.stderr)
+    return 0
+
+
+def _history_delete(args: argparse.Namespace, path: Path) -> int:
+    from websearch_tui.history import UnknownEntry
+
+    store = _history_store(path)
+    if store is None:
+        raise UnknownEntry(f"no search with id {args.id}: the history file {path} does not exist yet")
+    store.delete(args.id)
+    print(f"Deleted search {args.id}.")
+    return 0
+
+
+def _history_clear(args: argparse.Namespace, path: Path) -> int:
+    store = _history_store(path)
+    count = store.count() if store else 0
+    if store is None or not count:
+        print(f"The history is already empty ({path}).")
+        return 0
+    if not args.yes:
+        print(f"Delete all {count} searches in {path}? [y/N] ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline() if sys.stdin is not None else ""
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Nothing was deleted.", file=sys.stderr)
+            return 1
+    print(f"Deleted {store.clear()} searches.")
+    return 0

@@ -9,6 +9,7 @@ Schema (see ``config.example.toml``)::
 
     [search]  providers, mode, max_results, recency, timeout, max_body_mib
     [ui]  theme
+    [history]  enabled, max_entries, path
     [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
 """
 
@@ -41,6 +42,8 @@ _COMMON_PROVIDER_KEYS = {
     "min_interval": float,
 }
 _SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_body_mib")
+_HISTORY_KEYS = ("enabled", "max_entries", "path")
+MAX_HISTORY_ENTRIES = 1_000_000
 _ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
 
 
@@ -69,12 +72,24 @@ class UiSettings:
 
 
 @dataclass(frozen=True)
+class HistorySettings:
+    """The ``[history]`` table: whether searches are recorded, how many are kept (1-1,000,000; the
+    oldest are deleted), and ``path``: the history file (absolute or ``~/...``; ``None``: the default
+    in the user data dir; ``$WEBSEARCH_TUI_HISTORY`` wins over both)."""
+
+    enabled: bool = True
+    max_entries: int = 10_000
+    path: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """Validated settings; ``path`` is the file they came from (which may not exist)."""
 
     path: Path | None = None
     search: SearchSettings = SearchSettings()
     ui: UiSettings = UiSettings()
+    history: HistorySettings = HistorySettings()
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
 
     def settings_for(self, provider_id: str) -> ProviderSettings:
@@ -139,11 +154,12 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         ConfigError: as :func:`load_config`.
     """
     where = str(file) if file else "config"
-    _reject_unknown(where, "", data, ("search", "ui", "providers"))
+    _reject_unknown(where, "", data, ("search", "ui", "history", "providers"))
     search_table = _table(where, "search", data.get("search", {}))
     providers_table = _table(where, "providers", data.get("providers", {}))
     search = _parse_search(where, search_table)
     ui = _parse_ui(where, _table(where, "ui", data.get("ui", {})))
+    history = _parse_history(where, _table(where, "history", data.get("history", {})))
     providers: dict[str, ProviderSettings] = {}
     for provider_id, table in providers_table.items():
         if provider_id not in SPECS:
@@ -151,7 +167,7 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
                 f"{where}: [providers.{provider_id}] is not a known provider{_suggest(provider_id, SPECS)}"
             )
         providers[provider_id] = _parse_provider(where, provider_id, _table(where, f"providers.{provider_id}", table))
-    return Config(path=file, search=search, ui=ui, providers=providers)
+    return Config(path=file, search=search, ui=ui, history=history, providers=providers)
 
 
 def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
@@ -193,6 +209,30 @@ def _parse_ui(where: str, table: Mapping[str, Any]) -> UiSettings:
     if not isinstance(theme, str):
         raise ConfigError(f"{where}: [ui] theme must be a theme name (a string), got {theme!r}")
     return UiSettings(theme=theme.strip() or None)
+
+
+def _parse_history(where: str, table: Mapping[str, Any]) -> HistorySettings:
+    _reject_unknown(where, "history", table, _HISTORY_KEYS)
+    defaults = HistorySettings()
+    enabled = table.get("enabled", defaults.enabled)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: [history] enabled must be true or false, got {enabled!r}")
+    max_entries = table.get("max_entries", defaults.max_entries)
+    if isinstance(max_entries, bool) or not isinstance(max_entries, int) or not 1 <= max_entries <= MAX_HISTORY_ENTRIES:
+        raise ConfigError(
+            f"{where}: [history] max_entries must be a whole number from 1 to {MAX_HISTORY_ENTRIES:,}, "
+            f"got {max_entries!r}"
+        )
+    path = table.get("path", "")
+    if not isinstance(path, str):
+        raise ConfigError(f"{where}: [history] path must be a file path (a string), got {path!r}")
+    path = path.strip()
+    if path and not Path(path).expanduser().is_absolute():
+        raise ConfigError(
+            f'{where}: [history] path must be absolute or start with ~ (e.g. "~/research/history.sqlite3"), '
+            f"got {path!r}"
+        )
+    return HistorySettings(enabled, max_entries, path or None)
 
 
 def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> ProviderSettings:

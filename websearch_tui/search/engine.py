@@ -12,6 +12,11 @@ connections. A user cancel is always reported as a cancel, never as a provider f
 Front ends observe a search through ``on_update(update)``, called on the event loop with a
 :class:`~websearch_tui.core.results.ProviderUpdate` for every status change, event and retry wait;
 each carries the search's id and the provider's reduced response, so nothing is reduced twice.
+
+Every search that ends, or is cancelled, is handed to the engine's :class:`SearchRecorder` (the
+history, built from config ``[history]``), here and nowhere else, so every front end records the
+same way; ``search(..., record=False)`` (``search --no-history``, the TUI's private mode) records
+nothing, and :meth:`Engine.probe` never records.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import random
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Protocol
 
 from websearch_tui.core.errors import (
@@ -50,7 +56,7 @@ from websearch_tui.providers.base import Clock, ProviderContext, ProviderState, 
 if TYPE_CHECKING:
     import httpx
 
-    from websearch_tui.config import Config
+    from websearch_tui.config import Config, HistorySettings
     from websearch_tui.credentials import KeyStore
 
 log = logging.getLogger(__name__)
@@ -127,6 +133,24 @@ def lookup_resolver(
     return resolve
 
 
+class SearchRecorder(Protocol):
+    """Where ended searches go (:class:`websearch_tui.history.HistoryRecorder`)."""
+
+    def record(self, result: SearchResult, started_at: datetime) -> None:
+        """Keep ``result``, started at ``started_at`` (UTC). Must return at once: the caller is the
+        event loop at the end of a search."""
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait (blocking, at most ``timeout`` seconds) until what was recorded is written; True when it is."""
+
+    def close(self) -> None:
+        """Write what is pending and release the file (blocking; a later ``record`` reopens it)."""
+
+
+HistoryNotice = Callable[[str], None]
+"""``notice(message)``: the history has something to tell the user; may be called from any thread."""
+
+
 def _no_credentials(spec: ProviderSpec) -> Mapping[str, str]:
     return {}
 
@@ -168,6 +192,12 @@ class Engine:
             uses (tests pass fakes).
         key_store: the :class:`~websearch_tui.credentials.KeyStore` front ends share with this
             engine (:attr:`key_store`; :meth:`from_config` resolves credentials through it too).
+        recorder: where ended searches are recorded (default: nowhere; :meth:`reconfigure` sets the
+            history of config ``[history]``).
+
+    Attributes:
+        history_notice: called with what the history has to tell the user (a damaged file moved
+            aside, searches not being recorded), from the history's writer thread; front ends set it.
     """
 
     def __init__(
@@ -183,6 +213,7 @@ class Engine:
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
         key_store: KeyStore | None = None,
+        recorder: SearchRecorder | None = None,
     ) -> None:
         self.settings = dict(settings or {})
         self.default_providers = tuple(default_providers)
@@ -198,6 +229,9 @@ class Engine:
         self._model_turns: dict[str, int] = {}
         self._searches = 0
         self._key_store = key_store
+        self.recorder = recorder
+        self.history_notice: HistoryNotice | None = None
+        self._history: HistorySettings | None = None
 
     @classmethod
     def from_config(
@@ -229,12 +263,35 @@ class Engine:
 
     def reconfigure(self, config: Config) -> None:
         """Use ``config`` from the next run on: provider tables (with endpoint env vars such as
-        ``SEARXNG_ENDPOINT``), the default selection (:meth:`Config.default_selection`), the timeout and
-        the body cap (``[search] max_body_mib``). Pacing, sessions and the client are kept."""
+        ``SEARXNG_ENDPOINT``), the default selection (:meth:`Config.default_selection`), the timeout,
+        the body cap (``[search] max_body_mib``) and the history (``[history]``: a changed table closes
+        the recorder, after writing what it holds, and opens the new one; ``enabled = false`` leaves
+        none). Pacing, sessions and the client are kept."""
         self.settings = {pid: config.settings_for(pid) for pid in SPECS}
         self.default_providers = tuple(config.default_selection())
         self.timeout = config.search.timeout
         self.max_body_bytes = int(config.search.max_body_mib * _MIB)
+        if config.history != self._history:
+            self._history = config.history
+            if self.recorder is not None:
+                self.recorder.close()
+            self.recorder = self._history_recorder(config.history)
+
+    def _history_recorder(self, history: HistorySettings) -> SearchRecorder | None:
+        """The recorder of a ``[history]`` table (``None`` when disabled)."""
+        if not history.enabled:
+            return None
+        from websearch_tui.history import HistoryRecorder, history_path
+
+        path = history_path(history.path)
+        return HistoryRecorder(path, max_entries=history.max_entries, on_notice=self._tell_history)
+
+    def _tell_history(self, message: str) -> None:
+        """Pass a history notice to the front end (``history_notice``), or log it when none listens."""
+        if self.history_notice is not None:
+            self.history_notice(message)
+        else:
+            log.warning("history: %s", message)
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -246,10 +303,12 @@ class Engine:
         return self._client
 
     async def aclose(self) -> None:
-        """Close the shared HTTP client and its connections."""
+        """Close the shared HTTP client and its connections, and write what the history still holds."""
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        if self.recorder is not None:
+            await asyncio.to_thread(self.recorder.close)
 
     def selection(self, request: SearchRequest) -> list[str]:
         """Provider ids the request runs, in order (its own list, else the default selection).
@@ -281,7 +340,12 @@ class Engine:
         )
 
     async def search(
-        self, request: SearchRequest, on_update: OnUpdate | None = None, *, result: SearchResult | None = None
+        self,
+        request: SearchRequest,
+        on_update: OnUpdate | None = None,
+        *,
+        result: SearchResult | None = None,
+        record: bool = True,
     ) -> SearchResult:
         """Run ``request`` in its mode and return every outcome (``result.summary()`` sums it up).
 
@@ -289,13 +353,15 @@ class Engine:
         changes. ``result`` (from :meth:`prepare`) is filled in as providers finish, so a caller that
         is interrupted still holds every outcome reached; providers that had not finished are
         recorded ``CANCELLED`` before the cancel propagates. In auto mode, providers the chain did
-        not need end ``SKIPPED`` (an update, no outcome).
+        not need end ``SKIPPED`` (an update, no outcome). The ended (or cancelled) search goes to the
+        :attr:`recorder` unless ``record`` is False; a search with no provider is not recorded.
 
         Raises:
             ValueError: as :meth:`selection` (only when ``result`` is not given).
             asyncio.CancelledError: when the caller is cancelled.
         """
         result = result or self.prepare(request)
+        started_at = datetime.now(timezone.utc)
         notify = _guarded(on_update)
         for pid in result.providers:
             notify(ProviderUpdate(result.search_id, pid, RunStatus.QUEUED, SearchResponse(provider=pid)))
@@ -310,10 +376,23 @@ class Engine:
                 await self._compare(result, run)
         except asyncio.CancelledError:
             _end_unfinished(result, run, RunStatus.CANCELLED, record=True)
+            if record:
+                self._record(result, started_at)
             raise
         _end_unfinished(result, run, RunStatus.SKIPPED, record=False)
         result.error = None if result.ok else result.combined_error()
+        if record:
+            self._record(result, started_at)
         return result
+
+    def _record(self, result: SearchResult, started_at: datetime) -> None:
+        """Hand an ended search to the recorder; a recorder bug never breaks the search."""
+        if self.recorder is None:
+            return
+        try:
+            self.recorder.record(result, started_at)
+        except Exception:
+            log.exception("recording search %s failed", result.search_id)
 
     async def probe(
         self,

@@ -7,6 +7,7 @@ formats are ours. All functions are pure: ``SearchResult`` in, ``str`` or ``dict
 from __future__ import annotations
 
 import html
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -548,3 +549,8 @@ JSON_DOCUMENT_SCHEMA: dict[str, Any] = {
 """JSON Schema (2020-12) of :func:`to_json_document`: what ``search --format json`` prints and the MCP
 ``web_search`` tool's structured content. A field added to the document is added here too (the
 tests validate real documents against it); objects stay open to new fields."""
+
+
+def to_json(result: SearchResult) -> str:
+    """:func:`to_json_document` as the CLI prints it: indented, non-ASCII text as it is."""
+    return json.dumps(to_json_document(result), ensure_ascii=False, indent=2)

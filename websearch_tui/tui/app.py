@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -13,11 +14,16 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from websearch_tui.search.engine import Engine
+from websearch_tui.tui.remembered import load_controls
 from websearch_tui.tui.screens.search import SearchScreen, StatusResolver
 from websearch_tui.tui.screens.settings import SettingsScreen
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
+    from websearch_tui.history import HistoryStore
+
+HISTORY_FLUSH_SECONDS = 2.0
+"""How long opening the history waits for the search just ended to be written."""
 
 
 class WebSearchApp(App[int]):
@@ -54,17 +60,55 @@ class WebSearchApp(App[int]):
         self.engine = engine
         self.status_resolver = status_resolver
         self.clock = clock or time.monotonic
+        self._history: HistoryStore | None = None
+        self._history_lock = threading.Lock()
 
     def get_default_screen(self) -> Screen[None]:
-        """The search screen is the app's base screen."""
-        return SearchScreen(self.config, self.engine, status_resolver=self.status_resolver, clock=self.clock)
+        """The search screen is the app's base screen (with the controls remembered from last time)."""
+        return SearchScreen(
+            self.config,
+            self.engine,
+            status_resolver=self.status_resolver,
+            clock=self.clock,
+            remembered=load_controls(),
+            open_history=self.history_store if self.config.history.enabled else None,
+        )
 
     def on_mount(self) -> None:
-        """Use the configured theme (an unknown name keeps Textual's default)."""
+        """Use the configured theme (an unknown name keeps Textual's default); show history notices."""
         self._apply_theme(self.config.ui.theme)
+        self.engine.history_notice = self._history_notice
+
+    def _history_notice(self, message: str) -> None:
+        """A notice from the history's writer thread (a damaged file moved aside, searches not recorded)."""
+        if self.is_running:
+            self.call_from_thread(self.notify, message, title="History", severity="warning", markup=False, timeout=10)
+
+    def history_store(self) -> HistoryStore:
+        """The history file, for reading and deleting: opened on first use, after the searches still
+        being written are (at most :data:`HISTORY_FLUSH_SECONDS`). Blocking: call it from a thread.
+
+        Raises:
+            HistoryError: the file cannot be opened (see :class:`~websearch_tui.history.HistoryStore`).
+        """
+        from websearch_tui.history import HistoryStore, history_path
+
+        if self.engine.recorder is not None:
+            self.engine.recorder.flush(HISTORY_FLUSH_SECONDS)
+        with self._history_lock:
+            if self._history is None:
+                self._history = HistoryStore(history_path(self.config.history.path))
+            return self._history
+
+    def _close_history(self) -> None:
+        with self._history_lock:
+            store, self._history = self._history, None
+        if store is not None:
+            store.close()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources"."""
+        """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
+        "History", "Export", "Copy answer", "Back", "Forward" and "Private search"."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
@@ -75,6 +119,26 @@ class WebSearchApp(App[int]):
                 "Show or hide every source once, ranked, with who found it and which answers cite it (m)",
                 screen.action_toggle_merged,
             )
+            yield from self._search_commands(screen)
+
+    def _search_commands(self, screen: SearchScreen) -> Iterable[SystemCommand]:
+        yield SystemCommand(
+            "History", "Every search you ran: filter, reopen offline, re-run, delete (F4)", screen.action_open_history
+        )
+        yield SystemCommand("Export results", "Save what is on screen as Markdown or JSON (e)", screen.action_export)
+        yield SystemCommand("Copy answer", "Copy the focused pane's answer to the clipboard", screen.action_copy_answer)
+        yield SystemCommand(
+            "Back", "The previous search of this session, as it ended ([ or Alt+Left)", screen.action_back
+        )
+        yield SystemCommand(
+            "Forward", "The next search of this session, as it ended (] or Alt+Right)", screen.action_forward
+        )
+        state = "off" if screen.private else "on"
+        yield SystemCommand(
+            f"Private search: turn {state}",
+            "While on, searches are not recorded in the history (F5)",
+            screen.action_toggle_private,
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide "Settings" while the settings screen is open."""
@@ -111,12 +175,18 @@ class WebSearchApp(App[int]):
         The theme changes only when the configured one did (unset: Textual's default), so a theme
         picked from the command palette survives saving other settings.
         """
-        previous_theme = self.config.ui.theme
+        previous = self.config
         self.config = config
         self.engine.reconfigure(config)
-        if config.ui.theme != previous_theme:
+        if config.ui.theme != previous.ui.theme:
             self._apply_theme(config.ui.theme)
-        self._search_screens(lambda screen: screen.apply_config(config))
+        if config.history != previous.history:
+            self._close_history()
+        open_history = self.history_store if config.history.enabled else None
+        for screen in self.screen_stack:
+            if isinstance(screen, SearchScreen):
+                screen.open_history = open_history
+                screen.apply_config(config)
 
     def _apply_theme(self, theme: str | None) -> None:
         """Use ``theme``; unset means the App's default (``textual-dark`` unless $TEXTUAL_THEME says
@@ -144,8 +214,9 @@ class WebSearchApp(App[int]):
         self.exit(0)
 
     async def on_unmount(self) -> None:
-        """Close the engine's HTTP connections."""
+        """Close the engine's HTTP connections, write what the history still holds, close its file."""
         await self.engine.aclose()
+        self._close_history()
 
 
 def run_tui(config_path: str | os.PathLike[str] | Config | None = None) -> int:

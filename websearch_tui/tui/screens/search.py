@@ -1,25 +1,46 @@
-"""The main screen: query box, search controls, provider checklist and one pane per provider."""
+"""The main screen: query box, search controls, provider checklist and one pane per provider.
+
+Besides running searches it keeps this session's searches (:class:`~websearch_tui.tui.trail.SessionTrail`)
+for going back and forward offline, reopens searches from the history (F4), exports what it shows
+(``e``), copies a pane's answer, and has a private mode in which nothing is recorded.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable
+from contextlib import suppress
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Footer, Select, SelectionList, Static
+from textual.worker import WorkerCancelled
 
-from websearch_tui.core.models import MAX_RESULTS_LIMIT, CitationsFound, RequestError, SearchRequest, SourcesFound
-from websearch_tui.core.results import ProviderUpdate, RunStatus, SearchResult
+from websearch_tui.core.models import (
+    MAX_RESULTS_LIMIT,
+    CitationsFound,
+    RequestError,
+    SearchRequest,
+    SearchResponse,
+    SourcesFound,
+)
+from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus, SearchResult
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
+from websearch_tui.tui.remembered import Controls, save_controls
 from websearch_tui.tui.screens.base import AppScreen
+from websearch_tui.tui.screens.export import ExportDialog
+from websearch_tui.tui.screens.history import HistoryChoice, HistoryScreen
+from websearch_tui.tui.trail import SessionTrail, Shown
 from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.pane_area import MERGED, PaneArea, choose_layout
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
@@ -29,6 +50,7 @@ from websearch_tui.tui.widgets.related_list import RelatedItem
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
+    from websearch_tui.history import HistoryStore
 
 StatusResolver = Callable[[ProviderSpec, ProviderSettings], str]
 """Blocking ``(spec, settings) -> "ready" | "keyless" | "missing key" | ...``; run in a thread."""
@@ -43,6 +65,7 @@ RECENCY_OPTIONS = [
 MODE_OPTIONS = [("compare", "compare"), ("auto", "auto")]
 EMPTY_HINT = "Type a question, then press Enter."
 IDLE_HINT = "Enter searches · ↑/↓ history · Tab moves between panes · Esc cancels · F2 providers"
+PRIVATE_MARK = "private: not recorded"
 
 
 class SearchScreen(AppScreen[None]):
@@ -53,6 +76,12 @@ class SearchScreen(AppScreen[None]):
     that provider's pane; when the search ends, the hint line shows the engine's summary.
     Provider readiness comes from ``status_resolver``, by default the engine's key store
     (:meth:`KeyStore.status <websearch_tui.credentials.KeyStore.status>`).
+
+    Args:
+        config, engine, status_resolver, clock: as :class:`~websearch_tui.tui.app.WebSearchApp`.
+        remembered: the controls of the last session (selection, mode, recency, count), used instead
+            of the config's defaults; every change is remembered again (in a thread).
+        open_history: blocking; the history store (called in a thread; ``None``: history is off).
     """
 
     BINDINGS = [
@@ -64,6 +93,11 @@ class SearchScreen(AppScreen[None]):
         Binding(
             "m", "toggle_merged", "Merged", id="toggle-merged", tooltip="Every source once, ranked, with who found it"
         ),
+        Binding("f4", "open_history", "History", id="open-history", tooltip="Every search you ran, offline"),
+        Binding("f5", "toggle_private", "Private", show=False, id="toggle-private", tooltip="Record nothing"),
+        Binding("alt+left,left_square_bracket", "back", "Back", show=False, id="trail-back", tooltip="Earlier search"),
+        Binding("alt+right,right_square_bracket", "forward", "Forward", show=False, id="trail-forward"),
+        Binding("e", "export", "Export", show=False, id="export", tooltip="Save what is on screen to a file"),
     ]
 
     DEFAULT_CSS = """
@@ -73,7 +107,9 @@ class SearchScreen(AppScreen[None]):
     SearchScreen #mode { width: 15; }
     SearchScreen #recency { width: 17; }
     SearchScreen #count { width: 18; }
-    SearchScreen #hint { height: 1; padding: 0 1; }
+    SearchScreen #hint-row { height: 1; }
+    SearchScreen #hint { width: 1fr; height: 1; padding: 0 1; }
+    SearchScreen #record-state { width: auto; height: 1; padding: 0 1; color: $text-warning; text-style: bold; }
     SearchScreen #main { height: 1fr; }
     SearchScreen #providers { width: 42; height: 1fr; }
     SearchScreen #providers.-hidden { display: none; }
@@ -86,23 +122,41 @@ class SearchScreen(AppScreen[None]):
         *,
         status_resolver: StatusResolver | None = None,
         clock: Callable[[], float] | None = None,
+        remembered: Controls | None = None,
+        open_history: Callable[[], HistoryStore] | None = None,
     ) -> None:
         super().__init__()
         self.config = config
         self.engine = engine
         self.status_resolver = status_resolver
         self.clock = clock or time.monotonic
+        self.open_history = open_history
+        self.private = False
+        self._remembered = remembered
+        self._save_lock = asyncio.Lock()
+        self._trail = SessionTrail()
         self._search_id = 0
         self._auto = False
 
     # --- composition --------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        """Search bar, hint line, provider list and panes, footer."""
+    def _initial_controls(self) -> Controls:
+        """The remembered controls (their providers that are still known and enabled), else the config's."""
         search = self.config.search
-        recency = search.recency if search.recency in {v for _, v in RECENCY_OPTIONS} else "any"
-        count = min(max(int(search.max_results), 1), MAX_RESULTS_LIMIT)
-        mode = search.mode if search.mode in ("compare", "auto") else "compare"
+        remembered = self._remembered
+        if remembered is not None:
+            kept = tuple(pid for pid in remembered.providers if pid in SPECS and self.config.is_enabled(pid))
+            if kept:
+                return dataclasses.replace(remembered, providers=kept)
+        return Controls(tuple(self.config.default_selection()), search.mode, search.recency, search.max_results)
+
+    def compose(self) -> ComposeResult:
+        """Search bar, hint line (with the private mark), provider list and panes, footer."""
+        controls = self._initial_controls()
+        recency = controls.recency if controls.recency in {v for _, v in RECENCY_OPTIONS} else "any"
+        count = min(max(int(controls.max_results), 1), MAX_RESULTS_LIMIT)
+        mode = controls.mode if controls.mode in ("compare", "auto") else "compare"
+        self._remembered = controls  # the controls on screen; a change is saved
         with Horizontal(id="search-bar"):
             yield QueryInput(placeholder="Ask the web anything…", id="query")
             yield Select(MODE_OPTIONS, value=mode, allow_blank=False, id="mode", tooltip="Search mode")
@@ -114,9 +168,11 @@ class SearchScreen(AppScreen[None]):
                 id="count",
                 tooltip="Results per provider",
             )
-        yield Static(IDLE_HINT, id="hint", markup=False)
+        with Horizontal(id="hint-row"):
+            yield Static(IDLE_HINT, id="hint", markup=False)
+            yield Static(PRIVATE_MARK, id="record-state", markup=False).set_styles("display: none;")
         with Horizontal(id="main"):
-            yield ProviderSelector(list(SPECS.values()), self.config.default_selection(), id="providers")
+            yield ProviderSelector(list(SPECS.values()), list(controls.providers), id="providers")
             yield PaneArea(clock=self.clock, id="panes")
         yield Footer()
 
@@ -218,10 +274,35 @@ class SearchScreen(AppScreen[None]):
     async def _on_selection(self) -> None:
         await self.pane_area.set_providers(self.selected_specs())
         self._show_ignored_filters()
+        self._remember_controls()
 
     @on(Select.Changed, "#recency")
     def _on_recency(self) -> None:
         self._show_ignored_filters()
+
+    @on(Select.Changed, "#mode, #recency, #count")
+    def _on_control(self) -> None:
+        self._remember_controls()
+
+    def _remember_controls(self) -> None:
+        """Remember the current controls for the next start (when they changed)."""
+        mode, recency, count = (self.query_one(f"#{name}", Select).value for name in ("mode", "recency", "count"))
+        controls = Controls(
+            tuple(spec.id for spec in self.selected_specs()),
+            mode if isinstance(mode, str) else "compare",
+            recency if isinstance(recency, str) and recency != "any" else None,
+            count if isinstance(count, int) else 10,
+        )
+        if controls != self._remembered:
+            self._remembered = controls
+            self._save_controls()
+
+    @work(group="remember", exit_on_error=False, description="remembering the search controls")
+    async def _save_controls(self) -> None:
+        """Write the newest remembered controls (one write at a time, so the last change is the one kept)."""
+        async with self._save_lock:
+            if self._remembered is not None:
+                await asyncio.to_thread(save_controls, self._remembered)
 
     def _show_ignored_filters(self) -> None:
         """Before sending: name the selected providers that cannot honour the chosen recency."""
@@ -260,12 +341,11 @@ class SearchScreen(AppScreen[None]):
         )
 
     async def search(self, query: str) -> None:
-        """Start a search for ``query``; the previous search is cancelled first."""
+        """Start a search for ``query`` with the current controls; the previous search is cancelled first."""
         if not query.strip():
             self.set_hint(EMPTY_HINT)
             return
-        specs = self.selected_specs()
-        if not specs:
+        if not self.selected_specs():
             self.set_hint("Select at least one provider first (F2 shows the list).")
             return
         try:
@@ -273,19 +353,24 @@ class SearchScreen(AppScreen[None]):
         except RequestError as exc:
             self.set_hint(str(exc))
             return
+        await self.run_search(request)
+
+    async def run_search(self, request: SearchRequest) -> None:
+        """Start ``request`` live (its providers that are registered get panes); the previous search is
+        cancelled first. It becomes the newest search of this session's trail."""
+        specs = [SPECS[pid] for pid in request.providers if pid in SPECS]
         self.query_input.remember(request.query)
-        if self.focused is not None and self.pane_area in self.focused.ancestors_with_self:
-            # the panes are about to be rebuilt; a focused widget inside them would be removed and
-            # leave focus on a detached widget (keys and bindings would then go nowhere)
-            self.query_input.focus()
+        self._leave_panes()
         self.workers.cancel_group(self, "search")
         result = self.engine.prepare(request)
         self._search_id, self._auto = result.search_id, result.mode == "auto"
+        self._trail.push(Shown(result, datetime.now(timezone.utc)))
         tucked = self._make_room_for(len(specs))
         await self.pane_area.set_providers(specs)
         self.pane_area.reset_merged()
         for pane in self.pane_area.panes:
             await pane.reset()
+            pane.border_subtitle = Content("")
         self.pane_area.wake()
         if self._auto:
             self.set_hint("Searching (auto: providers are tried in order until one answers)…")
@@ -294,6 +379,12 @@ class SearchScreen(AppScreen[None]):
         self._search_worker(result)
         if tucked:
             self.notify("Provider list hidden to make room for the panes; F2 shows it.", markup=False, timeout=4)
+
+    def _leave_panes(self) -> None:
+        """The panes are about to be rebuilt: a focused widget inside them would be removed and leave
+        focus on a detached widget (keys and bindings would then go nowhere), so focus the query."""
+        if self.focused is not None and self.pane_area in self.focused.ancestors_with_self:
+            self.query_input.focus()
 
     def _make_room_for(self, panes: int) -> bool:
         """Hide the provider list when that gives the panes a better layout (tabs -> grid -> columns).
@@ -318,7 +409,7 @@ class SearchScreen(AppScreen[None]):
     async def _search_worker(self, result: SearchResult) -> None:
         """Run the search; when it ends (cancelled too) and is still the current one, show its summary."""
         try:
-            await self.engine.search(result.request, self._show_update, result=result)
+            await self.engine.search(result.request, self._show_update, result=result, record=not self.private)
         finally:
             if result.search_id == self._search_id and self.is_attached:
                 self.set_hint(result.summary().text())
@@ -412,3 +503,161 @@ class SearchScreen(AppScreen[None]):
         self.pane_area.activate(event.provider)
         if not pane.focus_source(event.url):
             pane.focus_target()
+
+    # --- history, back and forward, export ----------------------------------------------
+
+    def action_open_history(self) -> None:
+        """Open the History screen (F4); its choice is reopened or re-run here."""
+        if self.open_history is None:
+            self.notify(
+                "History is off ([history] enabled = false in the config file).", severity="warning", markup=False
+            )
+            return
+        self.app.push_screen(HistoryScreen(self.open_history, self._after_history))
+
+    async def _after_history(self, choice: HistoryChoice) -> None:
+        """Re-run the chosen search live, or show it as it ended (the History screen is still in front)."""
+        stored = choice.stored
+        if choice.action == "rerun":
+            self._set_controls(stored.result.request)
+            await self.run_search(stored.result.request)
+            return
+        shown = Shown(stored.result, stored.entry.created_at, from_history=True)
+        self._trail.push(shown)
+        await self.show_stored(shown)
+
+    async def action_back(self) -> None:
+        """Show the previous search of this session as it ended, without searching again."""
+        await self._step(self._trail.back, "This is the first search of this session.")
+
+    async def action_forward(self) -> None:
+        """Show the next search of this session as it ended, without searching again."""
+        await self._step(self._trail.forward, "This is the newest search of this session.")
+
+    async def _step(self, move: Callable[[], Shown | None], at_end: str) -> None:
+        await self._stop_search()  # first: a search still running ends (cancelled) before it is left
+        shown = move()
+        if shown is None:
+            self.notify(at_end, markup=False, timeout=3)
+            return
+        await self.show_stored(shown)
+
+    async def _stop_search(self) -> None:
+        """Cancel the search in flight and wait until the engine has recorded how each run ended."""
+        running = [w for w in self.workers if w.group == "search" and w.node is self and not w.is_finished]
+        self.workers.cancel_group(self, "search")
+        for worker in running:
+            with suppress(WorkerCancelled):
+                await worker.wait()
+
+    async def show_stored(self, shown: Shown) -> None:
+        """Show a search as it ended, offline: its query and controls, and every pane (answer, sources,
+        citations, related questions, queries, notes, status) marked with where it came from and when.
+
+        The panes are filled together inside one batch, so the screen is laid out and painted once."""
+        await self._stop_search()
+        result = shown.result
+        self._search_id, self._auto = 0, result.mode == "auto"  # no live update is routed to these panes
+        when = shown.started_at.astimezone()
+        marker = f"from history · {when:%Y-%m-%d %H:%M}" if shown.from_history else f"earlier · {when:%H:%M}"
+        area = self.pane_area
+        with self.app.batch_update():
+            self._set_controls(result.request)
+            self.query_input.value = result.request.query
+            self._leave_panes()
+            specs = [SPECS[pid] for pid in result.providers if pid in SPECS]
+            self._make_room_for(len(specs))
+            if [pane.provider_id for pane in area.panes] != [spec.id for spec in specs]:
+                await area.set_providers(specs)
+            area.reset_merged()
+            outcomes = [_ended(result, pane.provider_id) for pane in area.panes]
+            await asyncio.gather(*(pane.show_outcome(o) for pane, o in zip(area.panes, outcomes, strict=True)))
+            for pane, outcome in zip(area.panes, outcomes, strict=True):
+                pane.border_subtitle = Content(marker)
+                area.note_sources(outcome.response)
+            area.refresh_merged()
+            number, count = self._trail.position
+            if shown.from_history:
+                where = f"From the history, {when:%Y-%m-%d %H:%M}"
+            else:
+                where = f"Search {number} of {count} of this session, {when:%H:%M}"
+            self.set_hint(f"{where} — offline. Enter runs it again live; [ and ] (Alt+←/→) go back and forward.")
+
+    def _set_controls(self, request: SearchRequest) -> None:
+        """Set the controls and the provider selection to ``request``'s, without rebuilding the panes."""
+        with self.prevent(Select.Changed, SelectionList.SelectedChanged):
+            self.query_one("#mode", Select).value = request.mode
+            self.query_one("#recency", Select).value = request.recency or "any"
+            self.query_one("#count", Select).value = min(max(request.max_results, 1), MAX_RESULTS_LIMIT)
+            selector = self.selector
+            selector.deselect_all()
+            for pid in request.providers:
+                if pid in SPECS:
+                    selector.select(pid)
+
+    def shown_result(self) -> Shown | None:
+        """The search on screen as it is now: ended runs as they ended, a run still going as far as it
+        got (its current status and response), providers auto mode did not need left out."""
+        shown = self._trail.current
+        if shown is None:
+            return None
+        outcomes = []
+        for pid in shown.result.providers:
+            outcome = shown.result.outcome(pid)
+            pane = self.pane_area.pane(pid)
+            if outcome is None and pane is not None and pane.status not in ("idle", "skipped"):
+                outcome = ProviderOutcome(pid, RunStatus(pane.status), pane.response)
+            if outcome is not None:
+                outcomes.append(outcome)
+        return dataclasses.replace(shown, result=dataclasses.replace(shown.result, outcomes=outcomes))
+
+    def action_export(self) -> None:
+        """Export what is on screen (``e``): a Markdown report or the JSON document, to a file you confirm."""
+        shown = self.shown_result()
+        if shown is None:
+            self.notify("Nothing to export yet: search first.", severity="warning", markup=False)
+            return
+        self.app.push_screen(ExportDialog(shown.result, shown.started_at), self._after_export)
+
+    def _after_export(self, path: object) -> None:
+        if path is not None:
+            self.notify(f"Exported to {path}", markup=False, timeout=5)
+
+    def action_copy_answer(self) -> None:
+        """Copy the answer of the focused pane (in tabs mode: the visible one) to the clipboard."""
+        pane = self._focused_pane()
+        if pane is None:
+            self.notify("Move to a pane first (Tab), then copy its answer.", severity="warning", markup=False)
+            return
+        answer = (pane.response.answer or "").strip()
+        if not answer:
+            self.notify(f"{pane.spec.label} has no answer to copy.", severity="warning", markup=False)
+            return
+        self.app.copy_to_clipboard(answer)
+        self.notify(f"Copied {pane.spec.label}'s answer ({len(answer):,} characters).", markup=False, timeout=3)
+
+    def _focused_pane(self) -> ProviderPane | None:
+        focused = self.focused
+        area = self.pane_area
+        for pane in area.panes:
+            if focused is not None and pane in focused.ancestors_with_self:
+                return pane
+        if area.mode == "tabs" and area.active is not None:
+            return area.pane(area.active)
+        return area.panes[0] if len(area.panes) == 1 else None
+
+    def action_toggle_private(self) -> None:
+        """Private mode on or off (F5): while on, searches are not recorded in the history."""
+        self.private = not self.private
+        self.query_one("#record-state", Static).display = self.private
+        if self.private:
+            self.notify("Private search: nothing you search now is recorded in the history.", markup=False)
+        else:
+            self.notify("Searches are recorded in the history again.", markup=False, timeout=3)
+
+
+def _ended(result: SearchResult, provider_id: str) -> ProviderOutcome:
+    """How ``provider_id``'s run in ``result`` ended (``SKIPPED`` when auto mode stopped before it)."""
+    outcome = result.outcome(provider_id)
+    return outcome or ProviderOutcome(provider_id, RunStatus.SKIPPED, SearchResponse(provider_id))
+

@@ -219,6 +219,11 @@ class PaneArea(Vertical):
             pane.set_class(mode == "tabs" and pane.provider_id != self._active, "-hidden-tab")
         self.merged.set_class(mode == "tabs" and self._active != MERGED, "-hidden-tab")
 
+    @property
+    def active(self) -> str | None:
+        """The provider id (or :data:`MERGED`) shown in tabs mode (remembered in other modes)."""
+        return self._active
+
     def activate(self, provider_id: str) -> None:
         """Make ``provider_id`` (or :data:`MERGED`) the visible pane in tabs mode (remembered in other modes)."""
         self._active = provider_id

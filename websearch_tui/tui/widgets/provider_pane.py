@@ -26,7 +26,7 @@ from textual.widgets import Markdown, Static
 
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchResponse
-from websearch_tui.core.results import ProviderUpdate, RetryWait
+from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RetryWait, RunStatus
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.text import canonical_url
 from websearch_tui.search.formats import dropped_sources_text
@@ -214,14 +214,7 @@ class ProviderPane(Vertical):
 
         Text still pending from the previous search is discarded.
         """
-        old, self._buffer = self._buffer, None
-        if old is not None:
-            await old.close(flush=False)
-        box = self.query_one(".answer-box", Vertical)
-        await box.remove_children()
-        markdown = Markdown(open_links=False, classes="answer", parser_factory=_markdown_parser)
-        await box.mount(markdown)
-        self._buffer = AnswerBuffer(markdown)
+        await self._fresh_answer()
         self._response = SearchResponse(provider=self.spec.id)
         self._others = {}
         self._error = None
@@ -233,6 +226,18 @@ class ProviderPane(Vertical):
         self.body.scroll_home(animate=False, immediate=True)
         self._following = True
         self._follow_y = None
+
+    async def _fresh_answer(self) -> AnswerBuffer:
+        """Replace the answer's Markdown widget (and its stream) with a new, empty one; returns its buffer."""
+        old, self._buffer = self._buffer, None
+        if old is not None:
+            await old.close(flush=False)
+        box = self.query_one(".answer-box", Vertical)
+        await box.remove_children()
+        markdown = Markdown(open_links=False, classes="answer", parser_factory=_markdown_parser)
+        await box.mount(markdown)
+        self._buffer = AnswerBuffer(markdown)
+        return self._buffer
 
     def show(self, update: ProviderUpdate) -> None:
         """Show one engine update of the current search (the screen drops other searches' updates).
@@ -257,6 +262,28 @@ class ProviderPane(Vertical):
         elif event is not None:
             self._render_sections()
         self._refresh_status()
+
+    async def show_outcome(self, outcome: ProviderOutcome) -> None:
+        """Show a run that has ended, as it ended (a search reopened from the history or the session's
+        back/forward): its whole answer at once, every section, its final status, error and elapsed
+        time (``outcome.elapsed_ms``; none for a run that never started). Returns once it is on screen.
+
+        The answer's Markdown widget is reused once its stream is stopped (so nothing of an earlier
+        run can still be written into it), and the sections go straight from the old content to the
+        new, so existing rows are updated in place rather than removed and mounted again."""
+        buffer = self._buffer or await self._fresh_answer()
+        await buffer.close(flush=False)
+        await buffer.markdown.update(outcome.response.answer or "")
+        self._response, self._error, self._retry = outcome.response, outcome.error, None
+        self._status, self._others = outcome.status.value, {}
+        never_started = outcome.status is RunStatus.SKIPPED or (
+            outcome.status is RunStatus.CANCELLED and not outcome.elapsed_ms and outcome.first_event_ms is None
+        )
+        self._started, self._ended = (None, None) if never_started else (0.0, outcome.elapsed_ms / 1000)
+        self._following = False
+        self._render_sections()
+        self._refresh_status()
+        self.body.scroll_home(animate=False, immediate=True)
 
     def _set_status(self, status: str, error: ProviderError | None = None) -> None:
         now = self._clock()

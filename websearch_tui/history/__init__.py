@@ -1,0 +1,36 @@
+"""The history: every search the engine ran, kept in a local SQLite file and read back offline.
+
+- :class:`HistoryStore` is the file: add, list (:meth:`~HistoryStore.entries`), full-text
+  :meth:`~HistoryStore.search`, :meth:`~HistoryStore.get` (a :class:`StoredSearch` whose ``result``
+  renders exactly as the search did), delete and clear.
+- :class:`HistoryRecorder` is what the engine records through: it writes on its own thread, so a
+  search is never delayed by the disk.
+- :func:`history_path` says where the file is.
+
+Uses ``core`` only (and the standard library's ``sqlite3``); never stores a secret (everything is
+redacted first).
+"""
+
+from websearch_tui.history.codec import HistoryEntry, StoredSearch, iso_utc
+from websearch_tui.history.recorder import HistoryRecorder
+from websearch_tui.history.store import (
+    HISTORY_ENV,
+    HistoryError,
+    HistoryStore,
+    UnknownEntry,
+    default_history_path,
+    history_path,
+)
+
+__all__ = [
+    "HISTORY_ENV",
+    "HistoryEntry",
+    "HistoryError",
+    "HistoryRecorder",
+    "HistoryStore",
+    "StoredSearch",
+    "UnknownEntry",
+    "default_history_path",
+    "history_path",
+    "iso_utc",
+]

@@ -1,0 +1,270 @@
+"""How a search becomes a stored row, and a stored row a search again.
+
+A search is one row of the ``searches`` table (:mod:`websearch_tui.history.schema`): plain columns
+for what a list shows (query, time, mode, providers, each provider's final status) and ``outcomes``,
+the zlib-compressed JSON list of every provider's outcome record::
+
+    {"provider": "exa", "status": "done", "elapsed_ms": 1234, "first_event_ms": 210,
+     "response": {<SearchResponse.to_dict()>}, "error": {"kind", "message", "status"} | null}
+
+Every string of a row passes :func:`~websearch_tui.core.errors.redact` before it is written, so no
+configured secret reaches the file. A stored row is read back as untrusted input: every string is
+sanitized again (:func:`~websearch_tui.core.text.sanitize`) and a malformed row raises
+:class:`RowError` instead of building a broken search.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+from websearch_tui.core.errors import ErrorKind, ProviderError, redact
+from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage
+from websearch_tui.core.results import SUMMARY_ORDER, ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.core.text import sanitize
+from websearch_tui.history.index import index_body
+
+_T = TypeVar("_T")
+ENTRY_COLUMNS = "id, created_at, query, mode, recency, max_results, providers, labels, statuses"
+"""The columns :func:`decode_entry` reads, in its order."""
+RESULT_COLUMNS = f"{ENTRY_COLUMNS}, request, winner, error, outcomes"
+"""The columns :func:`decode_result` reads, in its order."""
+
+
+class RowError(ValueError):
+    """A stored row cannot be read back (damaged or written by something else); the message says why."""
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One stored search as a list shows it.
+
+    Attributes:
+        id: its number in the store (>= 1, never reused).
+        created_at: when the search started, timezone-aware UTC.
+        query: the query (sanitized).
+        mode: ``"compare"`` or ``"auto"``.
+        recency: ``"day"`` ... ``"year"`` or ``None``.
+        max_results: sources asked per provider.
+        providers: the provider ids it ran, in order.
+        labels: provider id -> display label when it ran.
+        statuses: provider id -> final :class:`RunStatus` (``SKIPPED`` for those auto mode did not need).
+    """
+
+    id: int
+    created_at: datetime
+    query: str
+    mode: str
+    recency: str | None
+    max_results: int
+    providers: tuple[str, ...]
+    labels: Mapping[str, str]
+    statuses: Mapping[str, RunStatus]
+
+    def counts(self) -> dict[RunStatus, int]:
+        """How many providers ended in each final status, in :data:`SUMMARY_ORDER` (zeros included)."""
+        values = list(self.statuses.values())
+        return {status: values.count(status) for status in SUMMARY_ORDER}
+
+    def label(self, provider_id: str) -> str:
+        """The display label of ``provider_id`` (the id when unknown)."""
+        return self.labels.get(provider_id, provider_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{"id", "query", "created_at" (ISO 8601 UTC), "mode", "recency", "max_results",
+        "providers", "counts": {"done": n, "empty": n, "failed": n, "cancelled": n, "skipped": n}}``."""
+        return {
+            "id": self.id,
+            "query": self.query,
+            "created_at": iso_utc(self.created_at),
+            "mode": self.mode,
+            "recency": self.recency,
+            "max_results": self.max_results,
+            "providers": list(self.providers),
+            "counts": {status.value: count for status, count in self.counts().items()},
+        }
+
+
+@dataclass(frozen=True)
+class StoredSearch:
+    """A stored search: its list entry and the :class:`SearchResult` as it ended (its ``search_id`` is 0)."""
+
+    entry: HistoryEntry
+    result: SearchResult
+
+
+@dataclass(frozen=True)
+class EncodedSearch:
+    """A search ready to insert: the ``searches`` column values (already redacted) and the indexed body."""
+
+    columns: Mapping[str, object]
+    body: str
+
+
+def iso_utc(moment: datetime) -> str:
+    """``moment`` as ISO 8601 UTC with milliseconds: ``"2026-05-01T14:03:05.120Z"``."""
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _each_string(value: _T, change: Callable[[str], str]) -> _T:
+    """``value`` with ``change`` applied to every string in it (dicts and lists walked; keys kept)."""
+    if isinstance(value, str):
+        return change(value)  # type: ignore[return-value]
+    if isinstance(value, dict):
+        return {key: _each_string(item, change) for key, item in value.items()}  # type: ignore[return-value]
+    if isinstance(value, list):
+        return [_each_string(item, change) for item in value]  # type: ignore[return-value]
+    return value
+
+
+def outcome_record(outcome: ProviderOutcome) -> dict[str, Any]:
+    """The stored record of one outcome (see the module docstring), not yet redacted."""
+    return {
+        "provider": outcome.provider,
+        "status": outcome.status.value,
+        "elapsed_ms": outcome.elapsed_ms,
+        "first_event_ms": outcome.first_event_ms,
+        "response": outcome.response.to_dict(),
+        "error": outcome.error.to_dict() if outcome.error is not None else None,
+    }
+
+
+def encode(result: SearchResult, created_at: datetime) -> EncodedSearch:
+    """The row of ``result`` (every string redacted) and its indexed body."""
+    request = dataclasses.asdict(result.request)
+    del request["query"]  # the query column holds it
+    request["providers"] = list(result.request.providers)
+    outcomes = _each_string([outcome_record(outcome) for outcome in result.outcomes], redact)
+    columns: dict[str, object] = {
+        "created_at": iso_utc(created_at),
+        "query": redact(result.request.query),
+        "mode": result.mode,
+        "recency": result.request.recency,
+        "max_results": result.request.max_results,
+        "providers": _json(list(result.providers)),
+        "labels": _json(_each_string(dict(result.labels), redact)),
+        "statuses": _json({pid: status.value for pid, status in result.statuses().items()}),
+        "request": _json(_each_string(request, redact)),
+        "winner": result.winner,
+        "error": redact(result.error) if result.error else None,
+        "outcomes": pack(outcomes),
+    }
+    return EncodedSearch(columns, index_body(outcomes))
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def pack(outcomes: Sequence[Mapping[str, Any]]) -> bytes:
+    """The ``outcomes`` column: compact JSON of the outcome records, zlib-compressed."""
+    return zlib.compress(_json(list(outcomes)).encode("utf-8"), 6)
+
+
+def unpack(blob: object) -> list[dict[str, Any]]:
+    """The outcome records of an ``outcomes`` column, exactly as stored (not sanitized).
+
+    Raises:
+        RowError: the column is not compressed JSON of a list of objects.
+    """
+    try:
+        records = json.loads(zlib.decompress(blob))  # type: ignore[arg-type]
+    except (TypeError, ValueError, zlib.error) as exc:
+        raise RowError(f"its provider results cannot be read ({exc})") from None
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise RowError("its provider results are not a list of records")
+    return records
+
+
+def decode_entry(row: Sequence[Any]) -> HistoryEntry:
+    """The :class:`HistoryEntry` of a row of :data:`ENTRY_COLUMNS`.
+
+    Raises:
+        RowError: a column is missing or malformed.
+    """
+    try:
+        entry_id, created_at, query, mode, recency, max_results, providers, labels, statuses = row[:9]
+        provider_ids = tuple(sanitize(p) for p in _loads(providers, list))
+        return HistoryEntry(
+            id=int(entry_id),
+            created_at=datetime.fromisoformat(str(created_at).replace("Z", "+00:00")),
+            query=sanitize(query),
+            mode=sanitize(mode),
+            recency=sanitize(recency) if recency else None,
+            max_results=int(max_results),
+            providers=provider_ids,
+            labels={sanitize(k): sanitize(v) for k, v in _loads(labels, dict).items()},
+            statuses={sanitize(k): RunStatus(v) for k, v in _loads(statuses, dict).items()},
+        )
+    except (TypeError, ValueError) as exc:
+        raise RowError(f"it is not a readable search ({exc})") from None
+
+
+def decode_result(row: Sequence[Any]) -> StoredSearch:
+    """The :class:`StoredSearch` of a row of :data:`RESULT_COLUMNS`, every string sanitized.
+
+    Raises:
+        RowError: a column is missing or malformed.
+    """
+    entry = decode_entry(row)
+    request_json, winner, error, blob = row[9:13]
+    try:
+        fields = _known(SearchRequest, _each_string(_loads(request_json, dict), sanitize))
+        request = SearchRequest(**{**fields, "query": entry.query})
+        outcomes = [_outcome(_each_string(record, sanitize)) for record in unpack(blob)]
+    except (TypeError, ValueError, KeyError) as exc:
+        raise RowError(f"it is not a readable search ({exc})") from None
+    result = SearchResult(
+        request=request,
+        mode=entry.mode,
+        providers=entry.providers,
+        labels=dict(entry.labels),
+        outcomes=outcomes,
+        winner=sanitize(winner) if winner else None,
+        error=sanitize(error) if error else None,
+    )
+    return StoredSearch(entry, result)
+
+
+def _loads(text: object, kind: type[_T]) -> _T:
+    value = json.loads(text)  # type: ignore[arg-type]
+    if not isinstance(value, kind):
+        raise ValueError(f"expected a JSON {kind.__name__}")
+    return value
+
+
+def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The items of ``data`` that are fields of the dataclass ``cls`` (a newer or older record may
+    have more or fewer; missing ones take their defaults)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {key: value for key, value in data.items() if key in names}
+
+
+def _outcome(record: Mapping[str, Any]) -> ProviderOutcome:
+    data = record.get("response") or {"provider": record["provider"]}
+    response = SearchResponse(**_known(SearchResponse, data))
+    response.sources = [Source(**_known(Source, s)) for s in data.get("sources") or []]
+    response.citations = [Citation(**_known(Citation, c)) for c in data.get("citations") or []]
+    response.usage = Usage(**_known(Usage, data["usage"])) if data.get("usage") else None
+    error = record.get("error")
+    return ProviderOutcome(
+        provider=record["provider"],
+        status=RunStatus(record["status"]),
+        response=response,
+        error=_error(record["provider"], error) if error else None,
+        elapsed_ms=int(record.get("elapsed_ms") or 0),
+        first_event_ms=record.get("first_event_ms"),
+    )
+
+
+def _error(provider: str, data: Mapping[str, Any]) -> ProviderError:
+    try:
+        kind = ErrorKind(data.get("kind"))
+    except ValueError:  # a kind a later version added
+        kind = ErrorKind.PROTOCOL
+    return ProviderError(provider, kind, str(data.get("message") or ""), status=data.get("status"))

@@ -1,0 +1,121 @@
+"""Recording searches without delaying them: the engine hands each ended search to a
+:class:`HistoryRecorder`, which writes it to the history file on its own thread."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import threading
+from collections import deque
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from websearch_tui.core.results import SearchResult
+from websearch_tui.history.store import HistoryError, HistoryStore
+
+log = logging.getLogger(__name__)
+
+Notice = Callable[[str], None]
+"""``notice(message)``: one line for the user (a damaged file moved aside, a search not recorded)."""
+
+
+class HistoryRecorder:
+    """Writes ended searches to the history file, in order, on a ``history-writer`` thread.
+
+    :meth:`record` only queues a snapshot and returns; the thread starts when there is something to
+    write, opens the store on first use and ends once the queue is empty (so an idle program has no
+    extra thread). A failure to write never reaches the search: it is logged and told once through
+    ``on_notice`` (called on the writer thread), which also hears when a damaged file was moved aside.
+
+    Args:
+        path: the history file.
+        max_entries: the most searches the file keeps (the oldest are deleted).
+        on_notice: where notices go (default: the log only).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_entries: int,
+        on_notice: Notice | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.max_entries = max_entries
+        self.on_notice = on_notice
+        self._pending: deque[tuple[SearchResult, datetime]] = deque()
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._thread: threading.Thread | None = None
+        self._store: HistoryStore | None = None
+        self._last_problem: str | None = None
+
+    def record(self, result: SearchResult, started_at: datetime) -> None:
+        """Queue ``result`` (which the engine no longer changes) to be stored as started at ``started_at``."""
+        snapshot = dataclasses.replace(result, outcomes=list(result.outcomes), labels=dict(result.labels))
+        with self._lock:
+            self._pending.append((snapshot, started_at))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._drain, name="history-writer", daemon=True)
+                self._thread.start()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every queued search is written (at most ``timeout`` seconds); True when done."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._pending, timeout)
+
+    def close(self) -> None:
+        """Write what is queued, then close the file (a later :meth:`record` opens it again)."""
+        self.flush()
+        with self._lock:
+            store, self._store = self._store, None
+        if store is not None:
+            store.close()
+
+    def _drain(self) -> None:
+        """The writer thread: write the queue in order; end when it is empty."""
+        while True:
+            with self._lock:
+                if not self._pending:
+                    self._thread = None
+                    self._idle.notify_all()
+                    return
+                result, started_at = self._pending[0]  # stays queued until written: flush() waits for it
+            self._write(result, started_at)
+            with self._lock:
+                self._pending.popleft()
+
+    def _write(self, result: SearchResult, started_at: datetime) -> None:
+        try:
+            if self._store is None:
+                self._store = HistoryStore(self.path, max_entries=self.max_entries)
+            self._store.add(result, created_at=started_at)
+        except HistoryError as exc:
+            self._problem(str(exc))
+            return
+        except Exception as exc:  # a bug here must not stop the writer thread silently
+            log.exception("recording a search in the history failed")
+            self._problem(f"{type(exc).__name__}: {exc}")
+            return
+        self._last_problem = None
+        notice = self._store.take_notice()
+        if notice is not None:
+            self._tell(notice)
+
+    def _problem(self, reason: str) -> None:
+        """Tell why searches are not recorded, once per distinct reason (not after every search)."""
+        message = f"Searches are not being recorded in the history: {reason}"
+        if message != self._last_problem:
+            self._last_problem = message
+            log.warning("%s", message)
+            self._tell(message)
+
+    def _tell(self, message: str) -> None:
+        if self.on_notice is None:
+            return
+        try:
+            self.on_notice(message)
+        except Exception:  # a front end's callback must not stop the writer thread
+            log.exception("history notice callback failed")

@@ -1,0 +1,166 @@
+"""The history file's schema, its version (``PRAGMA user_version``) and the forward migrations.
+
+Version 1, the searches::
+
+    searches(id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused, so an id always means one search
+             created_at TEXT,    -- ISO 8601 UTC, "2026-05-01T14:03:05.120Z" (when the search started)
+             query TEXT, mode TEXT, recency TEXT NULL, max_results INTEGER,
+             providers TEXT,     -- JSON list of provider ids, in order
+             labels TEXT,        -- JSON {provider id: display label}
+             statuses TEXT,      -- JSON {provider id: final status}, skipped ones included
+             request TEXT,       -- JSON of the other SearchRequest fields (providers, max_tokens, ...)
+             winner TEXT NULL,   -- auto mode: the provider that answered
+             error TEXT NULL,    -- the combined error when no provider returned content
+             outcomes BLOB)      -- zlib JSON list of outcome records (websearch_tui.history.codec)
+
+Version 2 adds ``search_index``, the full-text index over each search's query (column ``query``)
+and its answers, source titles, snippets and URLs (column ``body``; see
+:mod:`websearch_tui.history.index`): FTS5, ``unicode61`` with diacritics folded, contentless (the
+text lives only in ``searches``, compressed), rowid = ``searches.id``. It keeps token positions
+(``detail=full``): CJK text is matched as phrases of characters, and ``bm25`` ranks (a contentless
+``detail=column`` index is a third smaller but ranks every match 0). The migration indexes
+the searches already stored. Where SQLite was built without FTS5 the index is left out (searching
+then matches queries only) and is created, with every stored search, once a library with FTS5
+opens the file.
+
+:func:`migrate` runs in one ``BEGIN IMMEDIATE`` transaction, so two processes opening a new or older
+file at once migrate it once. A file of a newer version than :data:`LATEST` is refused, never changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+
+from websearch_tui.history.codec import unpack
+from websearch_tui.history.index import index_body, index_form
+
+log = logging.getLogger(__name__)
+
+LATEST = 2
+"""The schema version this code writes."""
+INDEX_MODULE = "fts5"
+"""The SQLite module of the full-text index."""
+
+
+class NewerSchema(Exception):
+    """The file was written by a newer version of the program (``version`` > :data:`LATEST`)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"it has schema version {version}; this version of websearch-tui reads up to {LATEST}")
+        self.version = version
+
+
+def _create_searches(db: sqlite3.Connection) -> None:
+    """Version 0 -> 1: the ``searches`` table."""
+    db.execute(
+        """CREATE TABLE searches (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created_at TEXT NOT NULL,
+            query TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            recency TEXT,
+            max_results INTEGER NOT NULL,
+            providers TEXT NOT NULL,
+            labels TEXT NOT NULL,
+            statuses TEXT NOT NULL,
+            request TEXT NOT NULL,
+            winner TEXT,
+            error TEXT,
+            outcomes BLOB NOT NULL
+        )"""
+    )
+
+
+def has_index(db: sqlite3.Connection) -> bool:
+    """True when the file has its full-text index."""
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'search_index'").fetchone()
+    return found is not None
+
+
+def create_index(db: sqlite3.Connection) -> bool:
+    """Version 1 -> 2 (and later opens, while it is missing): create the full-text index and index every
+    stored search. Returns False, changing nothing, when this SQLite has no FTS5."""
+    try:
+        db.execute(
+            f"CREATE VIRTUAL TABLE search_index USING {INDEX_MODULE}(query, body, content='', "
+            "tokenize='unicode61 remove_diacritics 2')"
+        )
+    except sqlite3.OperationalError as exc:
+        if "no such module" not in str(exc):
+            raise
+        log.warning("SQLite %s has no FTS5: history search matches queries only", sqlite3.sqlite_version)
+        return False
+    for entry_id, query, blob in db.execute("SELECT id, query, outcomes FROM searches").fetchall():
+        db.execute(
+            "INSERT INTO search_index(rowid, query, body) VALUES (?, ?, ?)",
+            (entry_id, index_form(query), index_body(unpack(blob))),
+        )
+    return True
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], object], ...] = (_create_searches, create_index)
+"""``MIGRATIONS[n]`` upgrades a file of version ``n`` to ``n + 1``."""
+
+
+def version(db: sqlite3.Connection) -> int:
+    """The file's schema version (0 for a new, empty file)."""
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_version(db: sqlite3.Connection) -> None:
+    """Refuse a file of a newer version before anything (even its journal mode) is changed.
+
+    Raises:
+        NewerSchema: its version is above :data:`LATEST`.
+        sqlite3.DatabaseError: the file is not a database, or damaged.
+    """
+    current = version(db)
+    if current > LATEST:
+        raise NewerSchema(current)
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Bring the file to :data:`LATEST` in one transaction (nothing to do: no transaction at all), then
+    create the full-text index if it is missing and this SQLite has FTS5.
+
+    ``db`` is in autocommit mode (``isolation_level=None``).
+
+    Raises:
+        NewerSchema: the file is of a newer version (it is not changed).
+        sqlite3.DatabaseError: the file is not a database, or damaged.
+    """
+    current = version(db)
+    if current > LATEST:
+        raise NewerSchema(current)
+    if current == LATEST and (has_index(db) or not fts5_available(db)):
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        current = version(db)  # again: another process may have migrated it meanwhile
+        if current > LATEST:
+            raise NewerSchema(current)
+        for step in MIGRATIONS[current:]:
+            step(db)
+        db.execute(f"PRAGMA user_version = {LATEST}")
+        if not has_index(db):
+            create_index(db)
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def fts5_available(db: sqlite3.Connection) -> bool:
+    """True when this SQLite can create the full-text index (probed in the connection's temp schema,
+    which takes no lock on the file)."""
+    try:
+        db.execute(f"CREATE VIRTUAL TABLE temp.index_probe USING {INDEX_MODULE}(x)")
+    except sqlite3.OperationalError as exc:
+        if "no such module" not in str(exc):
+            raise
+        return False
+    db.execute("DROP TABLE temp.index_probe")
+    return True

@@ -1,0 +1,411 @@
+"""The history store: every recorded search in one SQLite file, listed, searched, read back, deleted.
+
+The file is ``history.sqlite3`` in the platformdirs user data dir (``~/.local/share/websearch-tui/``
+on Linux); ``$WEBSEARCH_TUI_HISTORY`` or config ``[history] path`` names another (:func:`history_path`).
+It is created readable only by the user, in WAL mode (readers never wait for a writer; two app
+instances writing at once both succeed: each write is one ``BEGIN IMMEDIATE`` transaction and
+waits up to :data:`BUSY_TIMEOUT_SECONDS` for the other), with ``secure_delete`` on (a deleted
+search's pages are overwritten).
+
+A file that is not a database or is damaged is never lost and never crashes the program: it is
+renamed ``history.sqlite3.damaged-<UTC time>`` (its ``-wal`` beside it), a new file is started, and
+:attr:`HistoryStore.notice` says so. A file that cannot be opened at all (no permission, a folder)
+or was written by a newer version raises :class:`HistoryError` and is left as it is.
+
+Every method blocks on disk I/O (front ends call them from a thread) and may be called from any
+thread: one lock serialises them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TypeVar
+
+from websearch_tui.core.results import SearchResult
+from websearch_tui.history.codec import (
+    ENTRY_COLUMNS,
+    RESULT_COLUMNS,
+    HistoryEntry,
+    RowError,
+    StoredSearch,
+    decode_entry,
+    decode_result,
+    encode,
+    unpack,
+)
+from websearch_tui.history.index import index_body, index_form, match_expression, query_words
+from websearch_tui.history.schema import NewerSchema, check_version, has_index, migrate
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+HISTORY_ENV = "WEBSEARCH_TUI_HISTORY"
+FILE_NAME = "history.sqlite3"
+BUSY_TIMEOUT_SECONDS = 10.0
+"""How long a write waits for another process's write to finish."""
+QUERY_WEIGHT = 4.0
+"""bm25 weight of a match in the query against one in the answers and sources (1.0)."""
+
+
+class HistoryError(Exception):
+    """The history cannot do what was asked; ``str(error)`` is one line naming the file and what to do."""
+
+
+class UnknownEntry(HistoryError):
+    """No stored search has that id."""
+
+
+def default_history_path() -> Path:
+    """``history.sqlite3`` in the platformdirs user data directory."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("websearch-tui", appauthor=False)) / FILE_NAME
+
+
+def history_path(configured: str | None = None) -> Path:
+    """Where the history file is: ``$WEBSEARCH_TUI_HISTORY``, else ``configured`` (config ``[history]
+    path``), else :func:`default_history_path`; ``~`` is expanded."""
+    env = os.environ.get(HISTORY_ENV, "").strip()
+    chosen = env or (configured or "").strip()
+    return Path(chosen).expanduser() if chosen else default_history_path()
+
+
+def _is_damage(error: sqlite3.DatabaseError) -> bool:
+    """True for "file is not a database" and "database disk image is malformed" (SQLite's NOTADB and
+    CORRUPT, the only codes Python raises as a bare ``DatabaseError``), not for a lock or a permission."""
+    return type(error) is sqlite3.DatabaseError
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """``(device, inode)`` of ``path``, or ``None`` when it does not exist."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, taken at once (``BEGIN IMMEDIATE``: a concurrent writer waits its turn)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _prefixed(columns: str, table: str) -> str:
+    return ", ".join(f"{table}.{name.strip()}" for name in columns.split(","))
+
+
+class HistoryStore:
+    """The history file, opened (created and migrated when needed).
+
+    Args:
+        path: the file (see :func:`history_path`).
+        max_entries: the most searches kept: adding one more deletes the oldest (``None``: no limit;
+            the recorder passes config ``[history] max_entries``).
+
+    Attributes:
+        notice: set when a damaged file was moved aside while opening or using it (the message to
+            show once, see :meth:`take_notice`).
+        full_text: False when this SQLite has no FTS5 (:meth:`search` then matches queries only).
+
+    Raises:
+        HistoryError: the file cannot be opened or created, or is of a newer schema version.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, max_entries: int | None = None) -> None:
+        self.path = Path(path)
+        self.max_entries = max_entries
+        self.notice: str | None = None
+        self.full_text = False
+        self._lock = threading.Lock()
+        self._file: tuple[int, int] | None = None
+        self._db = self._open()
+
+    # --- opening ------------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        """Connect and migrate; a damaged file is moved aside and a new one started."""
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _is_damage(exc):
+                raise self._cannot_open(str(exc)) from None
+            self._move_aside(exc)
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            raise self._cannot_open(str(exc)) from None
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))  # new files: readable by the user only
+            self._file = _file_id(self.path)
+        except OSError as exc:
+            raise self._cannot_open(exc.strerror or str(exc)) from None
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
+        try:
+            check_version(db)
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # WAL: a crash may lose the last search, never the file
+            db.execute("PRAGMA secure_delete = ON")
+            migrate(db)
+            self.full_text = has_index(db)
+        except NewerSchema as exc:
+            db.close()
+            raise HistoryError(
+                f"the history file {self.path} was written by a newer websearch-tui ({exc}); it was not changed. "
+                "Use that version, or set [history] path or $WEBSEARCH_TUI_HISTORY to another file."
+            ) from None
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _cannot_open(self, reason: str) -> HistoryError:
+        return HistoryError(
+            f"cannot open the history file {self.path}: {reason}. Check that it is a file you can read and "
+            "write, or set [history] path or $WEBSEARCH_TUI_HISTORY to another file."
+        )
+
+    def _move_aside(self, error: sqlite3.DatabaseError) -> None:
+        """Rename the damaged file (and its ``-wal``/``-shm``) to ``<name>.damaged-<UTC time>`` and say so."""
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        aside = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        number = 1
+        while aside.exists():
+            number += 1
+            aside = self.path.with_name(f"{self.path.name}.damaged-{stamp}-{number}")
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                source = Path(f"{self.path}{suffix}")
+                if source.exists():
+                    source.rename(f"{aside}{suffix}")
+        except OSError as exc:
+            raise HistoryError(
+                f"the history file {self.path} is damaged ({error}) and could not be moved aside "
+                f"({exc.strerror or exc}); move it away to start a new history"
+            ) from None
+        self.notice = (
+            f"The history file {self.path} could not be read ({error}); it was kept as {aside} "
+            "and a new history was started."
+        )
+        log.warning("%s", self.notice)
+
+    def take_notice(self) -> str | None:
+        """The pending :attr:`notice` (then cleared), or ``None``."""
+        notice, self.notice = self.notice, None
+        return notice
+
+    def _run(self, operation: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``operation`` on the connection under the lock. When the path no longer names the file
+        that was opened (another store moved it aside, or it was deleted) the path is opened again first;
+        when ``operation`` finds the file damaged, the file is moved aside and ``operation`` runs once more
+        on a new one.
+
+        Raises:
+            HistoryError: a lock held too long by another process, a full disk, a read-only file, ...
+        """
+        with self._lock:
+            if _file_id(self.path) != self._file:  # moved aside (by another store) or deleted: follow the path
+                self._db.close()
+                self._db = self._open()
+            try:
+                return operation(self._db)
+            except sqlite3.DatabaseError as exc:
+                if not _is_damage(exc):
+                    raise HistoryError(f"the history file {self.path}: {exc}") from None
+                self._db.close()
+                self._move_aside(exc)
+                self._db = self._open()
+            try:
+                return operation(self._db)
+            except sqlite3.DatabaseError as exc:
+                raise HistoryError(f"the history file {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        """Close the file (the store cannot be used afterwards)."""
+        with self._lock:
+            self._db.close()
+
+    # --- writing ------------------------------------------------------------------------
+
+    def add(self, result: SearchResult, *, created_at: datetime | None = None) -> int:
+        """Store ``result`` (every string redacted), started at ``created_at`` (default: now); the
+        oldest searches beyond ``max_entries`` are deleted in the same transaction. Returns its id.
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+        encoded = encode(result, created_at or datetime.now(timezone.utc))
+        names = ", ".join(encoded.columns)
+        marks = ", ".join("?" for _ in encoded.columns)
+
+        def insert(db: sqlite3.Connection) -> int:
+            with _transaction(db):
+                cursor = db.execute(f"INSERT INTO searches({names}) VALUES ({marks})", tuple(encoded.columns.values()))
+                entry_id = int(cursor.lastrowid or 0)
+                if self.full_text:
+                    db.execute(
+                        "INSERT INTO search_index(rowid, query, body) VALUES (?, ?, ?)",
+                        (entry_id, index_form(str(encoded.columns["query"])), encoded.body),
+                    )
+                self._prune(db)
+            return entry_id
+
+        return self._run(insert)
+
+    def _prune(self, db: sqlite3.Connection) -> None:
+        """Delete the searches beyond the newest ``max_entries``."""
+        if self.max_entries is None:
+            return
+        rows = db.execute(
+            "SELECT id, query, outcomes FROM searches ORDER BY id DESC LIMIT -1 OFFSET ?", (self.max_entries,)
+        ).fetchall()
+        for entry_id, query, blob in rows:
+            self._unindex(db, entry_id, query, blob)
+        if rows:
+            db.execute("DELETE FROM searches WHERE id <= ?", (rows[0][0],))
+
+    def _unindex(self, db: sqlite3.Connection, entry_id: int, query: str, blob: bytes) -> None:
+        """Remove a search from the full-text index (a contentless index is given the indexed text again)."""
+        if not self.full_text:
+            return
+        try:
+            body = index_body(unpack(blob))
+        except RowError:
+            log.warning("history search %s cannot be read; it leaves a stale full-text entry", entry_id)
+            return
+        db.execute(
+            "INSERT INTO search_index(search_index, rowid, query, body) VALUES ('delete', ?, ?, ?)",
+            (entry_id, index_form(query), body),
+        )
+
+    def delete(self, entry_id: int) -> None:
+        """Delete one search.
+
+        Raises:
+            UnknownEntry: there is no search ``entry_id``.
+            HistoryError: as :meth:`_run`.
+        """
+
+        def remove(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                row = db.execute("SELECT query, outcomes FROM searches WHERE id = ?", (entry_id,)).fetchone()
+                if row is None:
+                    raise self._unknown(entry_id)
+                self._unindex(db, entry_id, *row)
+                db.execute("DELETE FROM searches WHERE id = ?", (entry_id,))
+
+        self._run(remove)
+
+    def clear(self) -> int:
+        """Delete every search, empty the index and compact the file; returns how many were deleted.
+        Ids are not reused afterwards.
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+
+        def remove_all(db: sqlite3.Connection) -> int:
+            with _transaction(db):
+                count = int(db.execute("SELECT count(*) FROM searches").fetchone()[0])
+                db.execute("DELETE FROM searches")
+                if self.full_text:
+                    db.execute("INSERT INTO search_index(search_index) VALUES ('delete-all')")
+            db.execute("VACUUM")
+            return count
+
+        return self._run(remove_all)
+
+    # --- reading ------------------------------------------------------------------------
+
+    def count(self) -> int:
+        """How many searches are stored."""
+        return self._run(lambda db: int(db.execute("SELECT count(*) FROM searches").fetchone()[0]))
+
+    def entries(self, *, limit: int = 50) -> list[HistoryEntry]:
+        """The newest ``limit`` searches, newest first (an unreadable row is left out and logged)."""
+        sql = f"SELECT {ENTRY_COLUMNS} FROM searches ORDER BY id DESC LIMIT ?"
+        return self._entries(sql, (limit,))
+
+    def search(self, text: str, *, limit: int = 50, best_first: bool = True) -> list[HistoryEntry]:
+        """Searches whose query, answers, source titles, snippets or URLs contain every word of ``text``
+        (a word of three or more letters also matches longer words it begins; CJK text matches as
+        substrings; see :func:`~websearch_tui.history.index.match_expression`), best match first (bm25,
+        a match in the query counting :data:`QUERY_WEIGHT` times; ties newest first) or, with
+        ``best_first=False``, newest first (fast enough for every keystroke). Without FTS5
+        (:attr:`full_text` False) only queries are matched, newest first.
+
+        Raises:
+            HistoryError: ``text`` has no letter or digit; or as :meth:`_run`.
+        """
+        expression = match_expression(text)
+        if expression is None:
+            raise HistoryError(f"nothing to search for in {text!r}: give at least one word or number")
+        if not self.full_text:
+            return self._query_search(text, limit)
+        columns = _prefixed(ENTRY_COLUMNS, "s")
+        if best_first:
+            sql = (
+                f"SELECT {columns} FROM search_index JOIN searches s ON s.id = search_index.rowid "
+                f"WHERE search_index MATCH ? ORDER BY bm25(search_index, {QUERY_WEIGHT}, 1.0), s.id DESC LIMIT ?"
+            )
+        else:  # the index walks rowids newest first and stops at the limit
+            sql = (
+                "WITH hits(id) AS (SELECT rowid FROM search_index WHERE search_index MATCH ? "
+                f"ORDER BY rowid DESC LIMIT ?) SELECT {columns} FROM hits JOIN searches s ON s.id = hits.id "
+                "ORDER BY s.id DESC"
+            )
+        return self._entries(sql, (expression, limit))
+
+    def _query_search(self, text: str, limit: int) -> list[HistoryEntry]:
+        """Without a full-text index: queries containing every word of ``text`` (ASCII case ignored)."""
+        words = query_words(text)
+        escaped = [word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for word in words]
+        where = " AND ".join("query LIKE ? ESCAPE '\\'" for _ in words)
+        sql = f"SELECT {ENTRY_COLUMNS} FROM searches WHERE {where} ORDER BY id DESC LIMIT ?"
+        return self._entries(sql, (*(f"%{word}%" for word in escaped), limit))
+
+    def _entries(self, sql: str, parameters: Sequence[Any]) -> list[HistoryEntry]:
+        rows = self._run(lambda db: db.execute(sql, parameters).fetchall())
+        entries = []
+        for row in rows:
+            try:
+                entries.append(decode_entry(row))
+            except RowError as exc:
+                log.warning("history search %s left out: %s", row[0], exc)
+        return entries
+
+    def get(self, entry_id: int) -> StoredSearch:
+        """The stored search ``entry_id``, with every provider's outcome as it ended.
+
+        Raises:
+            UnknownEntry: there is no search ``entry_id``.
+            HistoryError: it cannot be read back (damaged row); or as :meth:`_run`.
+        """
+        sql = f"SELECT {RESULT_COLUMNS} FROM searches WHERE id = ?"
+        row = self._run(lambda db: db.execute(sql, (entry_id,)).fetchone())
+        if row is None:
+            raise self._unknown(entry_id)
+        try:
+            return decode_result(row)
+        except RowError as exc:
+            raise HistoryError(f"search {entry_id} in {self.path} cannot be read: {exc}") from None
+
+    def _unknown(self, entry_id: int) -> UnknownEntry:
+        return UnknownEntry(f"no search with id {entry_id} in the history file {self.path}")
