@@ -224,6 +224,8 @@ def finishes_within(work: Callable[[], object], *, seconds: float) -> bool:
 
     threading.Thread(target=run, daemon=True).start()
     return done.wait(seconds)
+
+
 def sample_result(query: str = "python asyncio tutorial", *, answer: str | None = None, search_id: int = 1):
     """A finished two-provider :class:`SearchResult` with every field a pane shows: DuckDuckGo done
     (answer, two sources, a citation, related questions, queries, a note, model, usage, request id,

@@ -70,6 +70,7 @@ def test_show_writes_a_file_atomically(tmp_path: Path, history: Path, capsys) ->
     entry_id = store.add(sample_result())
     store.close()
     target = tmp_path / "out" / "report.md"
+    target.parent.mkdir()
     code, out, err = run(capsys, "history", "show", str(entry_id), "--format", "markdown", "-o", str(target))
     assert code == 0 and out == "" and str(target) in err
     assert (

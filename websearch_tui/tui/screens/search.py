@@ -660,4 +660,3 @@ def _ended(result: SearchResult, provider_id: str) -> ProviderOutcome:
     """How ``provider_id``'s run in ``result`` ended (``SKIPPED`` when auto mode stopped before it)."""
     outcome = result.outcome(provider_id)
     return outcome or ProviderOutcome(provider_id, RunStatus.SKIPPED, SearchResponse(provider_id))
-
