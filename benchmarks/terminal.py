@@ -76,14 +76,14 @@ def run_app(base_url: str, panes: int, stats: Path) -> None:
         resolve_credentials=lambda spec: {"api_key": "fake-perplexity-key"},
     )
     config = Config(search=SearchSettings(providers=ids, max_results=10, timeout=600))
-    frames: list[tuple[float, float]] = []
+    frames: list[tuple[float, float, float]] = []
     samples: list[tuple[float, float, int]] = []
     original = Screen._on_timer_update
 
     def timed(self: Screen[Any]) -> None:
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.thread_time()
         original(self)
-        frames.append((started, time.monotonic() - started))
+        frames.append((started, time.monotonic() - started, time.thread_time() - cpu))
 
     Screen._on_timer_update = timed  # type: ignore[method-assign]
 
@@ -95,10 +95,11 @@ def run_app(base_url: str, panes: int, stats: Path) -> None:
             self.set_interval(0.1, self._sample)
 
         def _sample(self) -> None:
-            chars = sum(len(pane.response.answer or "") for pane in self.screen.query("ProviderPane"))  # type: ignore[attr-defined]
+            panes = self.screen.pane_area.panes  # type: ignore[attr-defined]
+            chars = sum(len(pane.response.answer or "") for pane in panes)
             samples.append((time.monotonic(), time.process_time(), chars))
 
-    app = Measured(config, engine, status_resolver=lambda spec, settings: "ready")
+    app = Measured(config, engine, status_resolver=lambda spec, settings: "ready", tune_gc=True)
     stats.with_suffix(".pid").write_text(str(os.getpid()))
     try:
         app.run()
@@ -315,7 +316,15 @@ def drive(args: argparse.Namespace) -> None:
         tmux.close()
         subprocess.run(["tmux", "kill-session", "-t", session], check=False)
         child.kill()
-    report(args, latencies, wrong, burst_result, streaming_seconds, page_window, json.loads(stats.read_text()))
+    report(
+        args,
+        latencies,
+        wrong,
+        burst_result,
+        (streaming_started, streaming_started + streaming_seconds),
+        page_window,
+        json.loads(stats.read_text()),
+    )
 
 
 def read_query(tmux: Tmux, row: int, column: int) -> str:
@@ -380,7 +389,7 @@ def report(
     latencies: list[float],
     wrong: int,
     burst: str | None,
-    streaming_seconds: float,
+    stream_window: tuple[float, float],
     page_window: tuple[float, float],
     stats: dict[str, Any],
 ) -> None:
@@ -390,9 +399,13 @@ def report(
     chars_per_word = len(text) / words
     chars_per_token = len(text) / token_count(args.words)
     achieved = stream_rate(stats["samples"], args.panes, chars_per_token)
+    streaming_seconds = stream_window[1] - stream_window[0]
     first, backspaces, second = BURST
     ms = [t * 1000 for t in latencies]
-    frames = [d * 1000 for t, d in stats["frames"] if page_window[0] <= t <= page_window[1]]
+    frames = [wall * 1000 for t, wall, _ in stats["frames"] if page_window[0] <= t <= page_window[1]]
+    streaming = [
+        (wall * 1000, cpu * 1000) for t, wall, cpu in stats["frames"] if stream_window[0] <= t <= stream_window[1]
+    ]
     print(
         f"{args.panes} panes x {words} words at {args.rate:g} tokens/s (received {achieved:.0f}/s), "
         f"streamed for {streaming_seconds:.1f} s, {args.size[0]}x{args.size[1]}"
@@ -411,6 +424,13 @@ def report(
         "UI-process CPU per 1,000 tokens: "
         + "; ".join(cpu_per_band(stats["samples"], args.panes, chars_per_word, chars_per_token))
     )
+    if streaming:
+        walls, cpus = [w for w, _ in streaming], [c for _, c in streaming]
+        print(
+            f"frames while streaming: {len(streaming) / (stream_window[1] - stream_window[0]):.1f}/s, "
+            f"wall p95 {percentile(walls, 0.95):.1f} ms max {max(walls):.1f} ms, "
+            f"CPU median {statistics.median(cpus):.1f} ms p95 {percentile(cpus, 0.95):.1f} ms"
+        )
     if frames:
         print(f"PageDown held: {len(frames)} frames, p95 {percentile(frames, 0.95):.1f} ms, max {max(frames):.1f} ms")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")

@@ -28,8 +28,7 @@ async def test_answer_grows_then_citations_appear(provider_id: str, tmp_path, mo
             lengths = []
             for _ in range(200):
                 await pilot.pause(0.05)
-                markdown = pane.answer_markdown
-                lengths.append(len(markdown.source) if markdown is not None else 0)
+                lengths.append(len(pane.answer.source))
                 if pane.status != "running" and pane.status != "streaming":
                     break
             await wait_for_search(app, timeout=20)

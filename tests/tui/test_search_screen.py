@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 import re
 
-from textual.widgets import Input, Markdown
+from textual.widgets import Input
 
 from tests.tui.conftest import submit, wait_for_search
 from websearch_tui.core.errors import ErrorKind, ProviderError
@@ -25,6 +25,7 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.results import ProviderUpdate, RunStatus
 from websearch_tui.search.engine import Engine
+from websearch_tui.tui.widgets.answer_view import AnswerView
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.related_list import RelatedItem
 from websearch_tui.tui.widgets.source_list import CitationList, SourceItem
@@ -44,8 +45,13 @@ def status_text(app, provider_id: str) -> str:
 
 def answer_source(app, provider_id: str) -> str:
     """The Markdown source of a pane's current answer."""
-    markdown = pane(app, provider_id).answer_markdown
-    return markdown.source if markdown is not None else ""
+    return pane(app, provider_id).answer.source
+
+
+def answer_lines(app, provider_id: str) -> str:
+    """The text of a pane's answer as rendered, one line per screen line."""
+    view = pane(app, provider_id).answer
+    return "\n".join(view.render_line(y).text.rstrip() for y in range(view.size.height))
 
 
 async def slow_answer(request, ctx):
@@ -165,15 +171,14 @@ async def test_new_query_replaces_old_without_leaking(make_app, fake_streams):
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "old")
         await pilot.pause(0.15)
-        old_markdown = pane(app, "ddgs").answer_markdown
         assert "old-" in answer_source(app, "ddgs")
         await submit(pilot, "new")
         await wait_for_search(app)
         source = answer_source(app, "ddgs")
-        assert pane(app, "ddgs").answer_markdown is not old_markdown
         assert "old-" not in source
         assert source.count("new-") == 50
-        assert len(pane(app, "ddgs").query(Markdown)) == 1
+        shown = answer_lines(app, "ddgs")
+        assert "old-" not in shown and "new-0" in shown
 
 
 async def test_the_screen_owns_the_one_search_worker_and_panes_only_show_its_updates(make_app, fake_streams):
@@ -342,9 +347,9 @@ async def test_markdown_links_checked(make_app, fake_streams, monkeypatch):
         monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
         await submit(pilot, "links")
         await wait_for_search(app)
-        markdown = pane(app, "ddgs").answer_markdown
-        markdown.post_message(Markdown.LinkClicked(markdown, "javascript:alert(1)"))
-        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/x"))
+        view = pane(app, "ddgs").answer
+        view.post_message(AnswerView.LinkClicked(view, "javascript:alert(1)"))
+        view.post_message(AnswerView.LinkClicked(view, "https://example.com/x"))
         await pilot.pause()
         assert opened == ["https://example.com/x"]
 
@@ -464,15 +469,15 @@ def answer_in_bursts(bursts: list[asyncio.Event]):
 
 
 def answer_bottom(p: ProviderPane) -> int:
-    """Line of the answer's end inside the pane body."""
-    return p.query_one(".answer-box").virtual_region.y + p.answer_markdown.virtual_region.bottom
+    """Line of the answer text's end inside the pane body (blank lines reserved below it excluded)."""
+    return p.answer.virtual_region.y + p.answer.text_height
 
 
 async def settle(pilot, p: ProviderPane, target: int) -> None:
     """Wait until the pane's answer has reached ``target`` characters and a follow has run."""
     for _ in range(200):
         await pilot.pause(0.05)
-        if p.answer_markdown is not None and len(p.answer_markdown.source) >= target:
+        if len(p.answer.source) >= target:
             break
     await pilot.pause(0.3)  # a few flush ticks: the follow runs after the refresh
 
