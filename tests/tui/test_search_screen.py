@@ -8,7 +8,7 @@ import re
 
 from textual.widgets import Input
 
-from tests.tui.conftest import submit, wait_for_search
+from tests.tui.conftest import burst, submit, wait_for_search
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -637,3 +637,22 @@ async def test_dropped_results_are_noted_in_the_pane(make_app, fake_streams):
         assert pane(app, "ddgs").status == "done"
         notes = pane(app, "ddgs").query_one(".notes")
         assert notes.display and "2 results without a usable URL were dropped." in notes.visual.plain
+
+
+async def test_keys_typed_in_one_burst_while_panes_stream_are_applied_in_order(make_app, fake_streams):
+    fake_streams["ddgs"] = drip
+    fake_streams["exa"] = drip
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await submit(pilot, "first")
+        assert pane(app, "ddgs").status in ("running", "streaming")
+        query = app.screen.query_one("#query", Input)
+        query.value = ""
+        burst(app, "asyncio tutorial for beginers", *["backspace"] * 4, "ners with examples")
+        await pilot.pause(0.3)
+        assert query.value == "asyncio tutorial for beginers with examples"
+        query.value = ""
+        burst(app, "world", "home", "hello ", "end", "!", "left", "left", "right", "X")
+        await pilot.pause(0.3)
+        assert query.value == "hello worldX!"
+        assert pane(app, "ddgs").status in ("running", "streaming")  # still streaming all along

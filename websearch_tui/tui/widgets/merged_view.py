@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from websearch_tui.core.merge import MergedSource
 from websearch_tui.core.text import host_of
 from websearch_tui.tui.safe import clean, copy_url_safely, open_url_safely, plain
+from websearch_tui.tui.widgets.ordered_input import OrderedInput
 from websearch_tui.tui.widgets.source_list import TITLE_CHARS, age_text
 
 Labeller = Callable[[str], str]
@@ -89,7 +90,7 @@ class MergedView(Vertical):
 
     def compose(self) -> ComposeResult:
         """Filter, summary line, the rows."""
-        yield Input(placeholder="Filter by domain or text", id="merged-filter", compact=True)
+        yield OrderedInput(placeholder="Filter by domain or text", id="merged-filter", compact=True)
         yield Static(Content("No sources yet."), id="merged-summary")
         yield OptionList(id="merged-rows", markup=False)
 

@@ -1,13 +1,15 @@
-"""The query box: an :class:`Input` with a session history on Up/Down."""
+"""The query box: an :class:`OrderedInput` with a session history on Up/Down."""
 
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widgets import Input
+
+from websearch_tui.tui.widgets.ordered_input import OrderedInput
 
 
-class QueryInput(Input):
-    """Single-line query input; Up/Down walk the queries searched in this session."""
+class QueryInput(OrderedInput):
+    """Single-line query input; Up/Down walk the queries searched in this session (editing keys act
+    in the order they were typed, see :class:`OrderedInput`)."""
 
     BINDINGS = [
         Binding("up", "history(-1)", "Previous query", show=False, id="history-previous"),

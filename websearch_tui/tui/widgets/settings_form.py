@@ -27,6 +27,7 @@ from textual.widgets.selection_list import Selection
 from websearch_tui.core.specs import KIND_LABELS, CredentialSpec, ProviderSpec
 from websearch_tui.search.engine import PROBE_QUERY
 from websearch_tui.tui.safe import clean, plain
+from websearch_tui.tui.widgets.ordered_input import OrderedInput
 from websearch_tui.tui.widgets.settings_fields import (
     BOOL,
     CHOICE,
@@ -151,7 +152,7 @@ class SettingRow(Vertical):
             return Select(
                 list(field.choices), value=value, prompt=field.placeholder or "default", id=field.ident, compact=True
             )
-        return Input(
+        return OrderedInput(
             format_value(self.initial),
             placeholder=field.placeholder,
             validators=[FieldValidator(field, self.check)],
@@ -249,7 +250,7 @@ class KeyRow(Vertical):
         secret = self.credential.secret
         with Horizontal():
             yield Static(plain(credential_label(self.credential)), classes="setting-label")
-            yield Input(
+            yield OrderedInput(
                 self._typed,
                 placeholder="paste a new key" if secret else "type a new value",
                 password=secret,
