@@ -23,6 +23,7 @@ from textual.content import Content
 from textual.geometry import Region, Size
 from textual.highlight import HighlightTheme
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
@@ -161,6 +162,10 @@ class AnswerView(Widget):
         & > .answer--table-border { color: $foreground 20%; }
     }
     """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+    """As Textual's, but without a second layout: a leaf widget's virtual size is the size the
+    layout just gave it (Textual's default asks for another layout and repaint each time it grows)."""
 
     class LinkClicked(Message):
         """A link in the answer was clicked; ``href`` is its (http/https) target."""

@@ -20,6 +20,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Static
 
 from websearch_tui.core.errors import ProviderError
@@ -36,6 +38,32 @@ from websearch_tui.tui.widgets.status_line import ACTIVE, FINAL, PaneStatus, Sta
 
 FLUSH_SECONDS = 0.1
 """How often streamed answer text is parsed and shown (and the spinner ticks)."""
+
+
+class PaneBody(VerticalScroll):
+    """The scrolling body of a pane, which can scroll as part of a layout already requested."""
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+    """As Textual's, but without a second layout and repaint of the body each time its content
+    grows: the layout that made it grow already placed the children, and the scrollbars follow the
+    new size on their own (``_scroll_update``)."""
+
+    def scroll_with_layout(self, y: int, grow: int) -> None:
+        """Scroll to line ``y`` in the layout about to happen, in which the content grows by ``grow``
+        lines (clamped to what the grown content allows).
+
+        The scroll offset is set without its watchers, as Textual's own anchoring does inside the
+        compositor, so the coming layout draws the grown and scrolled body once; a plain
+        ``scroll_to`` would be clamped to the old size and drawn in a frame of its own.
+        """
+        limit = self.virtual_size.height + grow - self.scrollable_content_region.height
+        y = max(0, min(y, limit))
+        if y == round(self.scroll_y):
+            return
+        self.set_reactive(VerticalScroll.scroll_y, float(y))
+        self.set_reactive(VerticalScroll.scroll_target_y, float(y))
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = y
 
 
 class ProviderPane(Vertical):
@@ -105,7 +133,7 @@ class ProviderPane(Vertical):
     def compose(self) -> ComposeResult:
         """Status line above a scrolling body."""
         yield StatusLine(classes="pane-status")
-        with VerticalScroll(classes="pane-body"):
+        with PaneBody(classes="pane-body"):
             yield Static(classes="notes", markup=False)
             yield AnswerView(classes="answer")
             yield Static("Sources", classes="section-title sources-title")
@@ -121,13 +149,14 @@ class ProviderPane(Vertical):
         """Render the empty sections."""
         self._render_sections()
 
-    def _follow(self) -> None:
+    def _follow(self, grow: int | None = None) -> None:
         """Keep the end of the streaming answer in view until the user scrolls up.
 
         The answer sits above the sources, so following means "show the answer's last line"
         (:attr:`AnswerView.follow_line`), not "stick to the bottom of the pane" (which would show
-        the sources instead). Called when the answer is about to grow (in the same frame as that
-        layout, so the pane is drawn once) and after the refresh, for when there was no room yet.
+        the sources instead). With ``grow`` (the answer is about to grow by that many lines) the
+        scroll is part of that layout, so the pane is drawn once; without, it scrolls now (after a
+        refresh, when the layout left it short).
         """
         if not self._following or self._status not in ACTIVE:
             return
@@ -138,14 +167,16 @@ class ProviderPane(Vertical):
             return
         answer = self.answer
         target = max(0, answer.virtual_region.y + answer.follow_line - body.scrollable_content_region.height)
-        if target > body.scroll_y:
+        if grow is not None:
+            body.scroll_with_layout(target, grow)
+        elif target > body.scroll_y:
             body.scroll_to(y=target, animate=False, immediate=True)
         self._follow_y = body.scroll_y
 
     @property
-    def body(self) -> VerticalScroll:
+    def body(self) -> PaneBody:
         """The scrolling body of the pane."""
-        return self.query_one(".pane-body", VerticalScroll)
+        return self.query_one(".pane-body", PaneBody)
 
     # --- runs -------------------------------------------------------------------------
 
@@ -225,11 +256,12 @@ class ProviderPane(Vertical):
         """
         if not self.display:
             return False
-        if self.answer.flush(relayout=relayout) is None:
-            self._refresh_status()
-            return False
+        answer = self.answer
+        height = answer.flush(relayout=relayout)
         self._refresh_status()
-        self._follow()
+        if height is None:
+            return False
+        self._follow(grow=height - answer.size.height)
         self.call_after_refresh(self._follow)
         return True
 
