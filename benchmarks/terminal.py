@@ -22,6 +22,7 @@ millisecond). Printed, not asserted:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import json
 import os
@@ -68,12 +69,18 @@ def run_app(base_url: str, panes: int, stats: Path) -> None:
 
     ids = tuple(SPECS)[:panes]
     perplexity = load_stream("perplexity")
-    engine_module.load_stream = lambda provider_id: perplexity
+
+    async def as_sonar(request: Any, ctx: Any) -> Any:
+        """Every pane runs the Perplexity adapter (with its spec and a fake key) against the fake."""
+        sonar = dataclasses.replace(ctx, spec=SPECS["perplexity"], credentials={"api_key": "fake-perplexity-key"})
+        async for event in perplexity(request, sonar):
+            yield event
+
+    engine_module.load_stream = lambda provider_id: as_sonar
     engine = Engine(
         settings={pid: ProviderSettings(base_url=f"{base_url}/perplexity") for pid in ids},
         default_providers=ids,
         timeout=600,
-        resolve_credentials=lambda spec: {"api_key": "fake-perplexity-key"},
     )
     config = Config(search=SearchSettings(providers=ids, max_results=10, timeout=600))
     frames: list[tuple[float, float, float]] = []
@@ -99,7 +106,8 @@ def run_app(base_url: str, panes: int, stats: Path) -> None:
             chars = sum(len(pane.response.answer or "") for pane in panes)
             samples.append((time.monotonic(), time.process_time(), chars))
 
-    app = Measured(config, engine, status_resolver=lambda spec, settings: "ready", tune_gc=True)
+    tuned = {"tune_gc": True} if "tune_gc" in inspect.signature(WebSearchApp).parameters else {}  # older revisions
+    app = Measured(config, engine, status_resolver=lambda spec, settings: "ready", **tuned)
     stats.with_suffix(".pid").write_text(str(os.getpid()))
     try:
         app.run()
@@ -372,8 +380,9 @@ def clear(tmux: Tmux, row: int) -> None:
 
 def hold_pagedown(tmux: Tmux, presses: int) -> tuple[float, float]:
     """Focus the first pane, go to its top, send PageDown 30 times a second; the (start, end) window."""
-    tmux.keys("Tab", "Tab", "Tab", "Tab")
-    time.sleep(0.5)
+    for _ in range(4):  # one at a time: a focus change takes effect only after the key that caused it
+        tmux.keys("Tab")
+        time.sleep(0.3)
     tmux.keys("Home")
     time.sleep(0.5)
     started = time.monotonic()
