@@ -83,14 +83,14 @@ def run_app(base_url: str, panes: int, stats: Path) -> None:
         timeout=600,
     )
     config = Config(search=SearchSettings(providers=ids, max_results=10, timeout=600))
-    frames: list[tuple[float, float, float]] = []
+    frames: list[tuple[float, float, float, bool]] = []
     samples: list[tuple[float, float, int]] = []
     original = Screen._on_timer_update
 
     def timed(self: Screen[Any]) -> None:
-        started, cpu = time.monotonic(), time.thread_time()
+        started, cpu, layout = time.monotonic(), time.thread_time(), self._layout_required
         original(self)
-        frames.append((started, time.monotonic() - started, time.thread_time() - cpu))
+        frames.append((started, time.monotonic() - started, time.thread_time() - cpu, layout))
 
     Screen._on_timer_update = timed  # type: ignore[method-assign]
 
@@ -411,9 +411,11 @@ def report(
     streaming_seconds = stream_window[1] - stream_window[0]
     first, backspaces, second = BURST
     ms = [t * 1000 for t in latencies]
-    frames = [wall * 1000 for t, wall, _ in stats["frames"] if page_window[0] <= t <= page_window[1]]
+    frames = [wall * 1000 for t, wall, _, _ in stats["frames"] if page_window[0] <= t <= page_window[1]]
     streaming = [
-        (wall * 1000, cpu * 1000) for t, wall, cpu in stats["frames"] if stream_window[0] <= t <= stream_window[1]
+        (wall * 1000, cpu * 1000, layout)
+        for t, wall, cpu, layout in stats["frames"]
+        if stream_window[0] <= t <= stream_window[1]
     ]
     print(
         f"{args.panes} panes x {words} words at {args.rate:g} tokens/s (received {achieved:.0f}/s), "
@@ -434,9 +436,11 @@ def report(
         + "; ".join(cpu_per_band(stats["samples"], args.panes, chars_per_word, chars_per_token))
     )
     if streaming:
-        walls, cpus = [w for w, _ in streaming], [c for _, c in streaming]
+        walls, cpus = [w for w, _, _ in streaming], [c for _, c, _ in streaming]
+        layouts = sum(1 for _, _, layout in streaming if layout)
         print(
-            f"frames while streaming: {len(streaming) / (stream_window[1] - stream_window[0]):.1f}/s, "
+            f"frames while streaming: {len(streaming) / streaming_seconds:.1f}/s "
+            f"({layouts / streaming_seconds:.1f}/s with a layout), "
             f"wall p95 {percentile(walls, 0.95):.1f} ms max {max(walls):.1f} ms, "
             f"CPU median {statistics.median(cpus):.1f} ms p95 {percentile(cpus, 0.95):.1f} ms"
         )

@@ -38,7 +38,7 @@ from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import ProviderUpdate, RunStatus
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS, ddgs
-from websearch_tui.providers._http import build_client
+from websearch_tui.providers._http import build_client, client_pools
 from websearch_tui.search.engine import Engine
 
 RUNS = 50
@@ -114,8 +114,7 @@ def busy_connections(engine: Engine) -> list[Any]:
     """Pooled connections of the engine's client that are neither idle nor closed: mid-request, or
     left behind by a request cancelled between connecting and sending (encode/httpcore#1093, which
     the shared client's pool reclaims)."""
-    pool = engine.client._transport._pool  # httpcore.AsyncConnectionPool
-    return [c for c in pool.connections if not (c.is_idle() or c.is_closed())]
+    return [c for pool in client_pools(engine.client) for c in pool.connections if not (c.is_idle() or c.is_closed())]
 
 
 async def cancelled_search(engine: Engine, delay: float) -> dict[str, list[RunStatus]]:
@@ -156,9 +155,9 @@ async def test_random_cancels_leave_nothing_behind(engine: Engine) -> None:
         assert set(finals.values()) <= {RunStatus.CANCELLED, RunStatus.DONE}, (where, finals)
         assert finals["jina"] is RunStatus.CANCELLED, where  # held past the window: always still running
         assert await threads_settled(baseline) == [], where
-    pool = engine.client._transport._pool
+    pools = client_pools(engine.client)
     await engine.aclose()
-    assert pool.connections == []
+    assert all(pool.connections == [] for pool in pools)
     assert not [t for t in threading.enumerate() if t.name == "ddgs-search"]
 
 
@@ -182,7 +181,7 @@ async def test_cancel_between_connect_and_send_leaves_no_connection() -> None:
     """The shared client's pool must not keep a connection that a cancelled request opened but never used."""
     with FakeServer() as server:
         client = build_client()
-        pool = client._transport._pool
+        [pool] = client_pools(client)  # the plain-http pool (the TLS one is built on a first https request)
         pool._network_backend = CancelAfterConnect(pool._network_backend)
         try:
             task = asyncio.create_task(client.get(server.url("brave")))

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 PROG = "websearch-tui"
 FORMATS = ("text", "json", "markdown", "llm")
+UNUSED_OPTIONAL_IMPORTS = ("trio", "httpx._main")
+"""Modules our dependencies import only if installed, which this program never uses: httpcore imports
+trio (about 120 ms) to support trio event loops, httpx its command-line client (click, rich,
+pygments: about 60 ms). Both fall back by design when the import fails (see :func:`_skip_unused_imports`)."""
 
 
 class UsageError(Exception):
@@ -127,8 +131,18 @@ def _max_results(value: str) -> int:
     return number
 
 
+def _skip_unused_imports() -> None:
+    """Make :data:`UNUSED_OPTIONAL_IMPORTS` fail fast in this process (``None`` in ``sys.modules``
+    makes ``import`` raise ImportError), so httpcore runs on asyncio only and httpx without its
+    command-line client, as when those packages are not installed. Modules already imported are
+    left alone."""
+    for name in UNUSED_OPTIONAL_IMPORTS:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    _skip_unused_imports()
     try:
         args = build_parser().parse_args(argv)
         from websearch_tui.logs import setup_logging
