@@ -20,20 +20,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.tree import SyntaxTreeNode
-from rich import box
-from rich.console import Console
-from rich.segment import Segment
-from rich.table import Table
-from rich.text import Span as RichSpan
-from rich.text import Text
 from textual.content import Content, Span
-from textual.highlight import HighlightTheme, highlight
 from textual.style import Style
 
 from websearch_tui.core.text import safe_url
+
+if TYPE_CHECKING:  # imported when first needed: none of them is needed for the first paint
+    from markdown_it import MarkdownIt
+    from markdown_it.tree import SyntaxTreeNode
+    from rich.console import Console
+    from rich.segment import Segment
+    from rich.text import Text
 
 BULLETS = ("• ", "▪ ", "‣ ", "⭑ ", "◦ ")
 """Bullet symbols by list depth (Textual's ``Markdown.BULLETS``)."""
@@ -50,10 +49,11 @@ class MarkdownDocument:
     """An answer's Markdown source and its top-level blocks, parsed incrementally.
 
     Args:
-        parser: the markdown-it parser (shared; parsing keeps no state in it).
+        parser: returns the markdown-it parser (shared; parsing keeps no state in it), called on
+            the first append.
     """
 
-    def __init__(self, parser: MarkdownIt) -> None:
+    def __init__(self, parser: Callable[[], MarkdownIt]) -> None:
         self._parser = parser
         self.source = ""
         """The whole source so far."""
@@ -67,10 +67,12 @@ class MarkdownDocument:
         before the call at the earliest: earlier blocks never change)."""
         if not text:
             return len(self.blocks)
+        from markdown_it.tree import SyntaxTreeNode
+
         self.source += text
         first = max(0, len(self.blocks) - 1)
         tail = self.source[self._tail :]
-        nodes = SyntaxTreeNode(self._parser.parse(tail)).children
+        nodes = SyntaxTreeNode(self._parser().parse(tail)).children
         self.blocks[first:] = nodes
         if nodes and nodes[-1].map is not None:
             self._tail += _line_offset(tail, nodes[-1].map[0])
@@ -96,8 +98,8 @@ def _line_offset(text: str, line: int) -> int:
 class Palette:
     """The styles a render uses, one per element (resolved from the view's component classes).
 
-    ``headings`` holds h1 to h6. ``code_theme`` is the Textual highlight theme for fenced code;
-    ``console`` lays out tables.
+    ``headings`` holds h1 to h6. ``ansi`` and ``dark`` choose Textual's highlight theme for fenced
+    code (as its Markdown widget does); ``console`` lays out tables.
     """
 
     headings: tuple[Style, ...]
@@ -113,7 +115,8 @@ class Palette:
     rule: Style
     table_header: Style
     table_border: Style
-    code_theme: type[HighlightTheme]
+    ansi: bool
+    dark: bool
     console: Console
 
 
@@ -240,8 +243,14 @@ class BlockRenderer:
         return RenderedBlock(lines, 1, 1)
 
     def _code(self, node: SyntaxTreeNode, width: int, depth: int) -> RenderedBlock:
+        from textual import highlight
+
+        palette = self.palette
+        theme = highlight.HighlightTheme
+        if palette.ansi:
+            theme = highlight.ANSIDarkHighlightTheme if palette.dark else highlight.ANSILightHighlightTheme
         language = node.info.split()[0] if node.info.strip() else "text"
-        code = highlight(node.content.rstrip("\n"), language=language, theme=self.palette.code_theme)
+        code = highlight.highlight(node.content.rstrip("\n"), language=language, theme=theme)
         inner = max(width - 2 * FENCE_PADDING, 4)
         pad = Content(" " * FENCE_PADDING)
         blank = Content(" " * (inner + 2 * FENCE_PADDING))
@@ -253,6 +262,10 @@ class BlockRenderer:
         return RenderedBlock([line.stylize_before(self.palette.fence) for line in lines], 1, 1)
 
     def _table(self, node: SyntaxTreeNode, width: int, depth: int) -> RenderedBlock:
+        from rich import box
+        from rich.table import Table
+        from rich.text import Text
+
         palette = self.palette
         table = Table(
             box=box.SQUARE,
@@ -341,6 +354,9 @@ def _descendants(node: SyntaxTreeNode) -> Iterable[SyntaxTreeNode]:
 
 def _rich_text(content: Content) -> Text:
     """``content`` as Rich text (for Rich's table layout)."""
+    from rich.text import Span as RichSpan
+    from rich.text import Text
+
     spans = [RichSpan(s.start, s.end, s.style.rich_style) for s in content.spans if isinstance(s.style, Style)]
     return Text(content.plain, spans=spans)
 

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
 from textual.content import Content
 from textual.geometry import Region, Size
-from textual.highlight import HighlightTheme
 from textual.message import Message
 from textual.reactive import Reactive
 from textual.selection import Selection
@@ -29,6 +28,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from websearch_tui.tui.markdown_lines import BlockRenderer, MarkdownDocument, Palette
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 KEPT_WIDTHS = 3
 """Rendered lines are kept for this many widths (layout may ask at two while a scrollbar comes and goes)."""
@@ -43,7 +45,10 @@ _BLANK = Content()
 
 @functools.cache
 def markdown_parser() -> MarkdownIt:
-    """The shared GFM-like Markdown parser (tables, strikethrough, autolinks; raw HTML as its own tokens)."""
+    """The shared GFM-like Markdown parser (tables, strikethrough, autolinks; raw HTML as its own
+    tokens), made when the first answer arrives (markdown-it is not needed for the first paint)."""
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("gfm-like")
 
 
@@ -182,7 +187,7 @@ class AnswerView(Widget):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._document = MarkdownDocument(markdown_parser())
+        self._document = MarkdownDocument(markdown_parser)
         self._pending: list[str] = []
         self._renders: dict[int, _Lines] = {}
         self._renderer: BlockRenderer | None = None
@@ -383,17 +388,9 @@ class AnswerView(Widget):
                 rule=style("answer--rule"),
                 table_header=style("answer--table-header"),
                 table_border=style("answer--table-border"),
-                code_theme=_code_theme(self.app.native_ansi_color, self.app.current_theme.dark),
+                ansi=self.app.native_ansi_color,
+                dark=self.app.current_theme.dark,
                 console=self.app.console,
             )
         )
         return self._renderer
-
-
-def _code_theme(ansi: bool, dark: bool) -> type[HighlightTheme]:
-    """Textual's highlight theme for fenced code (as its Markdown widget picks it)."""
-    if not ansi:
-        return HighlightTheme
-    from textual.highlight import ANSIDarkHighlightTheme, ANSILightHighlightTheme
-
-    return ANSIDarkHighlightTheme if dark else ANSILightHighlightTheme
