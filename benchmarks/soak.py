@@ -122,14 +122,16 @@ async def soak(base_url: str, args: argparse.Namespace) -> None:
 
 async def report_leftovers(engine: Engine) -> None:
     """Close the engine, then print the asyncio tasks, threads and pooled connections still there."""
-    pool = engine.client._transport._pool  # httpcore.AsyncConnectionPool
-    print(f"pool before aclose(): {pool}")
+    from websearch_tui.providers._http import client_pools
+
+    pools = client_pools(engine.client)
+    print(f"pools before aclose(): {pools}")
     await engine.aclose()
     await asyncio.sleep(0)
     tasks = len(asyncio.all_tasks()) - 1  # the runner's own task
     names = sorted(t.name for t in threading.enumerate())
     print(f"at end: {tasks} asyncio task(s) besides the runner; {len(names)} thread(s): {', '.join(names)}")
-    print(f"pool connections after aclose(): {len(pool.connections)}")
+    print(f"pool connections after aclose(): {sum(len(pool.connections) for pool in pools)}")
 
 
 def report_growth(before: tracemalloc.Snapshot, top: int) -> None:

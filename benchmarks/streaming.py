@@ -95,10 +95,7 @@ async def with_tui(base_url: str, panes: tuple[str, ...], answer_chars: int) -> 
             await asyncio.sleep(0.01)
             lags.append((time.perf_counter() - tick - 0.01) * 1000)
             panes_now = screen.pane_area.panes
-            done = all(
-                p.status == "done" and p.answer_markdown is not None and len(p.answer_markdown.source) >= answer_chars
-                for p in panes_now
-            )
+            done = all(p.status == "done" and len(p.answer.source) >= answer_chars for p in panes_now)
             if done:
                 return time.perf_counter() - started, lags
 

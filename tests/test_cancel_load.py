@@ -46,7 +46,7 @@ from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import ProviderUpdate, RunStatus
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS, ddgs
-from websearch_tui.providers._http import build_client
+from websearch_tui.providers._http import build_client, client_pools
 from websearch_tui.search.engine import Engine
 
 RUNS = 50
@@ -123,8 +123,7 @@ def busy_connections(engine: Engine) -> list[Any]:
     left behind by a cancel (encode/httpcore#1093 and #1115, which the shared client's pool repairs).
     Nothing is left to settle when a cancelled search returns: the pool's bookkeeping is synchronous
     once the cancelled request unwinds, so this is checked at once, without waiting."""
-    pool = engine.client._transport._pool  # httpcore.AsyncConnectionPool
-    return [c for c in pool.connections if not (c.is_idle() or c.is_closed())]
+    return [c for pool in client_pools(engine.client) for c in pool.connections if not (c.is_idle() or c.is_closed())]
 
 
 async def cancelled_search(engine: Engine, delay: float) -> dict[str, list[RunStatus]]:
@@ -157,7 +156,7 @@ async def test_random_cancels_leave_nothing_behind(engine: Engine) -> None:
         where = f"run {run}, cancelled after {millis} ms"
         await asyncio.sleep(0)
         assert asyncio.all_tasks() == {own}, (where, asyncio.all_tasks() - {own})
-        assert busy_connections(engine) == [], (where, unsettled(engine.client._transport._pool))
+        assert busy_connections(engine) == [], (where, unsettled(client_pools(engine.client)[0]))
         assert set(statuses) == set(SPECS), where
         failed = {pid: s for pid, s in statuses.items() if RunStatus.FAILED in s}
         assert failed == {}, where
@@ -165,9 +164,9 @@ async def test_random_cancels_leave_nothing_behind(engine: Engine) -> None:
         assert set(finals.values()) <= {RunStatus.CANCELLED, RunStatus.DONE}, (where, finals)
         assert finals["jina"] is RunStatus.CANCELLED, where  # held past the window: always still running
         assert await threads_settled(baseline) == [], where
-    pool = engine.client._transport._pool
+    pools = client_pools(engine.client)
     await engine.aclose()
-    assert pool.connections == []
+    assert all(pool.connections == [] for pool in pools)
     assert not [t for t in threading.enumerate() if t.name == "ddgs-search"]
 
 
@@ -191,7 +190,7 @@ async def test_cancel_between_connect_and_send_leaves_no_connection() -> None:
     """The shared client's pool must not keep a connection that a cancelled request opened but never used."""
     with FakeServer() as server:
         client = build_client()
-        pool = client._transport._pool
+        [pool] = client_pools(client)  # the plain-http pool (the TLS one is built on a first https request)
         pool._network_backend = CancelAfterConnect(pool._network_backend)
         try:
             task = asyncio.create_task(client.get(server.url("brave")))
@@ -228,7 +227,7 @@ async def test_cancel_as_the_body_ends_leaves_no_connection() -> None:
     pool (encode/httpcore#1115); the shared client's pool finishes that bookkeeping."""
     with FakeServer() as server:
         client = build_client()
-        pool = client._transport._pool
+        [pool] = client_pools(client)
         try:
             hook = cancel_at("http11.response_closed.started")
             task = asyncio.create_task(client.get(server.url("brave"), extensions={"trace": hook}))
@@ -249,7 +248,7 @@ async def test_a_second_cancel_while_a_held_response_closes_leaves_no_connection
     with FakeServer() as server:
         server.split("brave", every=16, chunk_delay=30.0)  # the first piece, then the body is held
         client = build_client()
-        pool = client._transport._pool
+        [pool] = client_pools(client)
         first_piece = asyncio.Event()
 
         async def read_slowly() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -534,3 +535,21 @@ def test_output_the_terminal_cannot_encode_is_replaced_not_a_traceback(fake_prov
     finally:
         sys.stdout = real
     assert b"Alpha" in raw.getvalue()
+
+
+def test_the_program_exits_at_once_with_its_code_and_everything_flushed(tmp_path) -> None:
+    """``python -m websearch_tui`` skips interpreter teardown: the exit code and the whole (block-buffered,
+    piped) output survive."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
+        "WEBSEARCH_TUI_CONFIG": str(tmp_path / "none.toml"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+    argv = [sys.executable, "-m", "websearch_tui", "search", "q", "-p", "brave", "--format", "json"]
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 1, out.stderr
+    document = json.loads(out.stdout)
+    assert document["results"][0]["error"]["kind"] == "config"

@@ -19,6 +19,7 @@ from tests.helpers import CHILD_PATH
 from websearch_tui.config import load_config
 from websearch_tui.core.models import AnswerDelta, SearchRequest
 from websearch_tui.core.results import ProviderUpdate, RunStatus
+from websearch_tui.providers._http import client_pools
 from websearch_tui.search.engine import Engine
 
 QUERY = "python asyncio tutorial"
@@ -126,10 +127,10 @@ async def test_cancel_mid_stream_closes_connections(fake_server: FakeServer, fak
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    pool = engine.client._transport._pool  # httpcore pool: no connection may still be mid-response
-    assert all(c.is_idle() or c.is_closed() for c in pool.connections)
+    pools = client_pools(engine.client)  # httpcore pools: no connection may still be mid-response
+    assert all(c.is_idle() or c.is_closed() for pool in pools for c in pool.connections)
     await engine.aclose()
-    assert pool.connections == []
+    assert all(pool.connections == [] for pool in pools)
     await asyncio.sleep(0)
     assert asyncio.all_tasks() - before == set()
 

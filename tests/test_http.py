@@ -876,3 +876,36 @@ def test_hint_patterns_are_linear_on_hostile_bodies(text: str) -> None:
     """These took 20 s and more with the old patterns; a linear scan answers at once (the hang guard
     allows 100 times what it needs, only to stop a regression from hanging the suite)."""
     assert finishes_within(lambda: retry_hint({}, None, text), seconds=10)
+
+
+async def test_https_verifies_with_httpxs_default_context_built_once_in_a_thread(monkeypatch) -> None:
+    """Plain http never loads the CA bundle; the first https requests share one context, httpx's own
+    default (built off the event loop), so certificate checks are exactly httpx's."""
+    import socket
+    import ssl
+
+    made: list[str] = []
+    real = httpx.create_ssl_context
+
+    def recording_context() -> ssl.SSLContext:
+        made.append(threading.current_thread().name)
+        return real()
+
+    monkeypatch.setattr(httpx, "create_ssl_context", recording_context)
+    with socket.socket() as sock:  # a port nothing listens on: connecting fails after the context exists
+        sock.bind(("127.0.0.1", 0))
+        closed = f"https://127.0.0.1:{sock.getsockname()[1]}/"
+    client = _http.build_client()
+    try:
+        [plain] = _http.client_pools(client)
+        context = plain._ssl_context
+        assert context.verify_mode is ssl.CERT_REQUIRED and context.check_hostname
+        assert context.cert_store_stats()["x509_ca"] == 0  # trusts nothing: plain http never does TLS
+        results = await asyncio.gather(client.get(closed), client.get(closed), return_exceptions=True)
+        assert all(isinstance(result, httpx.ConnectError) for result in results)
+        assert len(made) == 1 and made[0] != threading.main_thread().name
+        tls = _http.client_pools(client)[1]
+        assert tls._ssl_context.verify_mode is ssl.CERT_REQUIRED and tls._ssl_context.check_hostname
+        assert tls._ssl_context.cert_store_stats()["x509_ca"] > 0
+    finally:
+        await client.aclose()

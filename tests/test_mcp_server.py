@@ -493,8 +493,9 @@ def test_allowed_hosts_for_a_named_address() -> None:
 
 def busy_connections(engine: Engine) -> list[Any]:
     """Pooled connections of the engine's client that are mid-request (neither idle nor closed)."""
-    pool = engine.client._transport._pool
-    return [c for c in pool.connections if not (c.is_idle() or c.is_closed())]
+    from websearch_tui.providers._http import client_pools
+
+    return [c for pool in client_pools(engine.client) for c in pool.connections if not (c.is_idle() or c.is_closed())]
 
 
 def record_searches(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> list[SearchResult]:

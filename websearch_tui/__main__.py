@@ -1,5 +1,5 @@
 """``python -m websearch_tui``: the same entry point as the ``websearch-tui`` command."""
 
-from websearch_tui.cli import main
+from websearch_tui.cli import run
 
-raise SystemExit(main())
+run()

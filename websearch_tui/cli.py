@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import difflib
 import functools
 import json
@@ -113,6 +114,12 @@ def _help_parser(
     return commands.add_parser(
         name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+
+
+UNUSED_OPTIONAL_IMPORTS = ("trio", "httpx._main")
+"""Modules our dependencies import only if installed, which this program never uses: httpcore imports
+trio (about 120 ms) to support trio event loops, httpx its command-line client (click, rich,
+pygments: about 60 ms). Both fall back by design when the import fails (see :func:`_skip_unused_imports`)."""
 
 
 class UsageError(Exception):
@@ -295,9 +302,19 @@ def _max_results(value: str) -> int:
     return number
 
 
+def _skip_unused_imports() -> None:
+    """Make :data:`UNUSED_OPTIONAL_IMPORTS` fail fast in this process (``None`` in ``sys.modules``
+    makes ``import`` raise ImportError), so httpcore runs on asyncio only and httpx without its
+    command-line client, as when those packages are not installed. Modules already imported are
+    left alone."""
+    for name in UNUSED_OPTIONAL_IMPORTS:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     _tolerant_output()
+    _skip_unused_imports()
     try:
         args = build_parser().parse_args(argv)
         _check_decodable(args)
@@ -353,6 +370,23 @@ def _check_decodable(args: argparse.Namespace) -> None:
             if isinstance(text, str) and any("\udc80" <= ch <= "\udcff" for ch in text):
                 where = "the query" if name == "query" else f"--{name.replace('_', '-')}"
                 raise UsageError(f"{where} is not valid text in this terminal's encoding (UTF-8 expected)")
+
+
+def run() -> NoReturn:
+    """The program's entry point (``websearch-tui``, ``python -m websearch_tui``): :func:`main`, then
+    exit at once.
+
+    Interpreter teardown frees every module and object one by one (about 0.1 s after a search),
+    which a finished command does not need: the log and both output streams are flushed first.
+    """
+    code = main()
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 def _fail(message: str, code: int) -> int:

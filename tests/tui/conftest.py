@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import suppress
 
 import pytest
+from textual import events
+from textual.app import App
 from textual.widgets import Input
 from textual.worker import WorkerCancelled, WorkerState
 
@@ -108,3 +110,22 @@ async def submit(pilot, text: str) -> None:
     query.value = text
     await pilot.press("enter")
     await pilot.pause()
+
+
+EDIT_KEYS = frozenset({"backspace", "delete", "home", "end", "left", "right", "up", "down", "enter", "ctrl+u"})
+"""Keys the burst tests press by name."""
+KEY_NAMES = {" ": "space", "!": "exclamation_mark", ",": "comma", ".": "full_stop"}
+"""Textual's names of the printable keys the burst tests type (letters and digits are their own name)."""
+
+
+def burst(app: App[object], *parts: str) -> None:
+    """Deliver keys the way one read of the terminal does: every key is posted before any is handled.
+
+    A part in :data:`EDIT_KEYS` is that one key; any other part is typed character by character.
+    """
+    for part in parts:
+        if part in EDIT_KEYS:
+            app.post_message(events.Key(part, None))
+            continue
+        for char in part:
+            app.post_message(events.Key(KEY_NAMES.get(char, char), char))

@@ -68,7 +68,7 @@ def make_history_app(history: Path):
 def pane_view(pane: ProviderPane) -> list[tuple[str, str]]:
     """Everything a pane shows, widget by widget: each visible widget's rendered text, and the
     answer's Markdown source."""
-    view = [("answer", pane.answer_markdown.source if pane.answer_markdown else "")]
+    view = [("answer", pane.answer.source)]
     for widget in pane.walk_children():
         text = getattr(getattr(widget, "visual", None), "plain", None)
         if widget.display and text is not None:
@@ -239,7 +239,7 @@ async def test_going_back_stops_a_running_search_and_keeps_what_it_found(make_hi
         await pilot.press("alt+right")
         await wait_for_search(app)
         pane = app.screen.query_one("#pane-ddgs", ProviderPane)
-        assert pane.status == "cancelled" and pane.answer_markdown.source == "partial "
+        assert pane.status == "cancelled" and pane.answer.source == "partial "
 
 
 async def test_export_writes_markdown_and_json(make_history_app, calls, tmp_path):

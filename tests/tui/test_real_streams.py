@@ -29,7 +29,7 @@ async def test_answer_grows_then_citations_appear(provider_id: str, tmp_path, mo
                 pane = app.screen.query_one(f"#pane-{provider_id}", ProviderPane)
 
                 def shown() -> int:
-                    return len(pane.answer_markdown.source) if pane.answer_markdown is not None else 0
+                    return len(pane.answer.source)
 
                 assert await until(pilot, lambda: shown() > 0), (pane.status, pane.response)
                 partial = shown()

@@ -6,9 +6,9 @@ import asyncio
 import dataclasses
 import re
 
-from textual.widgets import Input, Markdown
+from textual.widgets import Input
 
-from tests.tui.conftest import submit, until, wait_for_search, workers_done
+from tests.tui.conftest import burst, submit, until, wait_for_search, workers_done
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -26,6 +26,7 @@ from websearch_tui.core.models import (
 from websearch_tui.core.results import ProviderUpdate, RunStatus
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
+from websearch_tui.tui.widgets.answer_view import AnswerView
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.related_list import RelatedItem
 from websearch_tui.tui.widgets.source_list import CitationList, SourceItem
@@ -45,8 +46,13 @@ def status_text(app, provider_id: str) -> str:
 
 def answer_source(app, provider_id: str) -> str:
     """The Markdown source of a pane's current answer."""
-    markdown = pane(app, provider_id).answer_markdown
-    return markdown.source if markdown is not None else ""
+    return pane(app, provider_id).answer.source
+
+
+def answer_lines(app, provider_id: str) -> str:
+    """The text of a pane's answer as rendered, one line per screen line."""
+    view = pane(app, provider_id).answer
+    return "\n".join(view.render_line(y).text.rstrip() for y in range(view.size.height))
 
 
 def answer_in_steps(steps: list[asyncio.Event], tokens: int = 10):
@@ -181,14 +187,13 @@ async def test_new_query_replaces_old_without_leaking(make_app, fake_streams):
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "old")
         assert await until(pilot, lambda: "old-" in answer_source(app, "ddgs"))
-        old_markdown = pane(app, "ddgs").answer_markdown
         await submit(pilot, "new")
         await wait_for_search(app)
         source = answer_source(app, "ddgs")
-        assert pane(app, "ddgs").answer_markdown is not old_markdown
         assert "old-" not in source
         assert source.count("new-") == 50
-        assert len(pane(app, "ddgs").query(Markdown)) == 1
+        shown = answer_lines(app, "ddgs")
+        assert "old-" not in shown and "new-0" in shown
 
 
 async def test_the_screen_owns_the_one_search_worker_and_panes_only_show_its_updates(make_app, fake_streams):
@@ -358,9 +363,9 @@ async def test_markdown_links_checked(make_app, fake_streams, monkeypatch):
         monkeypatch.setattr("webbrowser.open", lambda url, *a, **kw: opened.append(url) or True)
         await submit(pilot, "links")
         await wait_for_search(app)
-        markdown = pane(app, "ddgs").answer_markdown
-        markdown.post_message(Markdown.LinkClicked(markdown, "javascript:alert(1)"))
-        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/x"))
+        view = pane(app, "ddgs").answer
+        view.post_message(AnswerView.LinkClicked(view, "javascript:alert(1)"))
+        view.post_message(AnswerView.LinkClicked(view, "https://example.com/x"))
         await pilot.pause()
         await workers_done(app)
         assert opened == ["https://example.com/x"]
@@ -525,32 +530,31 @@ def answer_in_bursts(bursts: list[asyncio.Event]):
 
 
 def answer_bottom(p: ProviderPane) -> int:
-    """Line of the answer's end inside the pane body."""
-    return p.query_one(".answer-box").virtual_region.y + p.answer_markdown.virtual_region.bottom
+    """Line of the answer text's end inside the pane body (blank lines reserved below it excluded)."""
+    return p.answer.virtual_region.y + p.answer.text_height
 
 
-def watch_follows(p: ProviderPane) -> list[tuple[int, int, bool]]:
-    """Record, after each run of the pane's follow step, what it saw: the answer's paragraph count,
-    the line of its end, and whether every paragraph was laid out (had a height) yet."""
-    seen: list[tuple[int, int, bool]] = []
+def watch_follows(p: ProviderPane) -> list[tuple[int, int, float]]:
+    """Record, after each run of the pane's follow step, what it saw: the answer's rendered height in
+    lines, the line of its end and the body's scroll position."""
+    seen: list[tuple[int, int, float]] = []
     follow = p._follow
 
-    def recorded() -> None:
-        follow()
-        if p.answer_markdown is not None:
-            blocks = p.answer_markdown.children
-            seen.append((len(blocks), answer_bottom(p), all(block.virtual_region.height > 0 for block in blocks)))
+    def recorded(grow: int | None = None) -> None:
+        follow(grow)
+        seen.append((p.answer.text_height, answer_bottom(p), p.body.scroll_y))
 
-    p._follow = recorded  # the pane schedules self._follow after each refresh
+    p._follow = recorded  # type: ignore[method-assign]  # the pane schedules self._follow after each refresh
     return seen
 
 
-async def settle(pilot, follows: list[tuple[int, int, bool]], paragraphs: int) -> None:
-    """Wait (by state, not by the clock; at most 30 s) until ``paragraphs`` paragraphs are laid out and
-    the pane's follow step has run twice on that same layout: it has then acted on the answer's end."""
+async def settle(pilot, follows: list[tuple[int, int, float]], paragraphs: int) -> None:
+    """Wait (by state, not by the clock; at most 30 s) until ``paragraphs`` one-line paragraphs are
+    rendered and the pane's follow step has run twice on that same layout: it has then acted on the
+    answer's end."""
     for _ in range(600):
         await pilot.pause(0.05)
-        if len(follows) >= 2 and follows[-1] == follows[-2] and follows[-1][2] and follows[-1][0] >= paragraphs:
+        if len(follows) >= 2 and follows[-1] == follows[-2] and follows[-1][0] >= 2 * paragraphs - 1:
             break
 
 
@@ -728,3 +732,23 @@ async def test_pasted_escapes_and_line_breaks_never_reach_a_text_field(make_app,
         assert query.value == "xline one"
         query.insert_text_at_cursor("\ttab\rreturn\x00nul")
         assert query.value == "xline one tab returnnul"  # tab and CR become spaces, NUL is dropped
+
+
+async def test_keys_typed_in_one_burst_while_panes_stream_are_applied_in_order(make_app, fake_streams):
+    fake_streams["ddgs"] = drip
+    fake_streams["exa"] = drip
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await submit(pilot, "first")
+        assert pane(app, "ddgs").status in ("running", "streaming")
+        query = app.screen.query_one("#query", Input)
+        query.value = ""
+        burst(app, "asyncio tutorial for beginers", *["backspace"] * 4, "ners with examples")
+        expected = "asyncio tutorial for beginers with examples"
+        assert await until(pilot, lambda: len(query.value) >= len(expected)), query.value
+        assert query.value == expected
+        query.value = ""
+        burst(app, "world", "home", "hello ", "end", "!", "left", "left", "right", "X")
+        assert await until(pilot, lambda: len(query.value) >= len("hello worldX!")), query.value
+        assert query.value == "hello worldX!"
+        assert pane(app, "ddgs").status in ("running", "streaming")  # still streaming all along

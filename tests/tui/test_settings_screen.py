@@ -15,7 +15,7 @@ from textual.command import CommandList, CommandPalette
 from textual.widgets import Button, Input, Select, Switch
 
 from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
-from tests.tui.conftest import until, workers_done
+from tests.tui.conftest import burst, until, workers_done
 from websearch_tui.config import load_config
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
@@ -981,3 +981,18 @@ async def test_the_title_says_when_a_typed_key_is_not_stored(config_file, memory
         await settle(pilot)
         assert "typed key not stored" not in text_of(title)
         assert memory_keyring.entries[("websearch-tui", "brave:api_key")] == "brave-title-0041"
+
+
+async def test_a_value_typed_in_one_burst_with_backspaces_is_saved_as_typed(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        field = screen.query_one("#f-search-timeout", Input)
+        field.focus()
+        await pilot.pause()
+        burst(app, "end", "backspace", "backspace", "25", "backspace", "backspace", "5")
+        await pilot.pause(0.3)
+        assert field.value == "5"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert "timeout = 5" in config_file.read_text(encoding="utf-8")

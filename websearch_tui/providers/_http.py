@@ -18,11 +18,13 @@ whole, as an :class:`HttpReply` that gives ``reply.json()`` or ``reply.text``), 
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import json
 import math
 import random
 import re
+import ssl
 import time
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
@@ -57,18 +59,74 @@ ErrorDescriber = Callable[[int, str, Any], str]
 def build_client() -> httpx.AsyncClient:
     """The shared client: HTTP/1.1, no redirects (keys must not follow them), pool for 24 providers.
 
-    Its connection pool reclaims connections left behind by cancelled requests (:class:`_ReclaimingPool`).
+    ``https`` requests verify certificates exactly as httpx does by default (its
+    ``create_ssl_context()``: certifi's CA bundle, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``), with a
+    TLS context built once, on the first ``https`` request, in a worker thread (loading the CA
+    bundle takes about 50 ms; the event loop keeps running meanwhile). Plain ``http`` requests (a
+    loopback fake, a local SearXNG) never load it. Connection pools reclaim connections left
+    behind by cancelled requests (:class:`_ReclaimingPool`).
     """
     limits = httpx.Limits(max_connections=48, max_keepalive_connections=24)
-    transport = httpx.AsyncHTTPTransport(limits=limits)
-    if type(transport._pool) is httpcore.AsyncConnectionPool:
-        transport._pool.__class__ = _ReclaimingPool
     return httpx.AsyncClient(
-        transport=transport,
+        transport=_TlsTransport(limits),
+        mounts={"http://": _transport(limits, ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))},
         timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
     )
+
+
+def client_pools(client: httpx.AsyncClient) -> list[httpcore.AsyncConnectionPool]:
+    """The connection pools of a :func:`build_client` client that exist so far (plain, then TLS)."""
+    transports = [*client._mounts.values(), client._transport]
+    pools = []
+    for transport in transports:
+        if isinstance(transport, _TlsTransport):
+            transport = transport.built
+        pool = getattr(transport, "_pool", None)
+        if isinstance(pool, httpcore.AsyncConnectionPool):
+            pools.append(pool)
+    return pools
+
+
+def _transport(limits: httpx.Limits, context: ssl.SSLContext) -> httpx.AsyncHTTPTransport:
+    """httpx's transport with ``context`` for TLS and a :class:`_ReclaimingPool`.
+
+    The plain-``http`` transport gets a context that verifies but trusts nothing: it never does TLS,
+    and would fail closed if it ever did.
+    """
+    transport = httpx.AsyncHTTPTransport(limits=limits, verify=context)
+    if type(transport._pool) is httpcore.AsyncConnectionPool:
+        transport._pool.__class__ = _ReclaimingPool
+    return transport
+
+
+class _TlsTransport(httpx.AsyncBaseTransport):
+    """The ``https`` transport, built on its first request with httpx's default TLS context."""
+
+    def __init__(self, limits: httpx.Limits) -> None:
+        self._limits = limits
+        self.built: httpx.AsyncHTTPTransport | None = None
+        """The real transport, once the first ``https`` request built it."""
+        self._context: asyncio.Future[ssl.SSLContext] | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` through the real transport (built first if need be)."""
+        transport = self.built or await self._build()
+        return await transport.handle_async_request(request)
+
+    async def _build(self) -> httpx.AsyncHTTPTransport:
+        if self._context is None:
+            self._context = asyncio.ensure_future(asyncio.to_thread(httpx.create_ssl_context))
+        context = await asyncio.shield(self._context)  # a cancelled request leaves it to the others
+        if self.built is None:
+            self.built = _transport(self._limits, context)
+        return self.built
+
+    async def aclose(self) -> None:
+        """Close the real transport's connections, if it was built."""
+        if self.built is not None:
+            await self.built.aclose()
 
 
 class _ReclaimingPool(httpcore.AsyncConnectionPool):

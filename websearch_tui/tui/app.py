@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from textual import constants, on
+from textual import constants
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -16,11 +18,33 @@ from textual.screen import Screen
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.remembered import load_controls
 from websearch_tui.tui.screens.search import SearchScreen, StatusResolver
-from websearch_tui.tui.screens.settings import SettingsScreen
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
     from websearch_tui.history import HistoryStore
+    from websearch_tui.tui.screens.settings import SettingsScreen
+
+SETTINGS_MODULE = "websearch_tui.tui.screens.settings"
+"""Imported when the settings screen is first opened (about 0.1 s of imports the first paint skips)."""
+
+GC_THRESHOLDS = (10_000, 10, 10)
+"""Young objects are collected every 10,000 allocations (Python's default is 700)."""
+
+
+def settle_gc() -> None:
+    """Keep Python's cyclic garbage collector out of the frames of a long-running UI.
+
+    A streaming frame allocates tens of thousands of short-lived objects (Textual's strips and
+    their caches), so with the default thresholds full collections, each walking every object
+    alive (Textual, Rich, httpx and the mounted widgets: 200,000 or more), ran several times a
+    minute and took up to half a second each. Everything alive once the app is up is frozen (never
+    collected, never walked again) and young collections run less often. Call once, after the
+    first screen is shown.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
 
 HISTORY_FLUSH_SECONDS = 2.0
 """How long opening the history waits for the search just ended to be written."""
@@ -36,6 +60,8 @@ class WebSearchApp(App[int]):
             (defaults to the engine's key store, ``engine.key_store.status``); always called in a
             thread.
         clock: monotonic clock for elapsed times and the spinner (tests pass a frozen one).
+        tune_gc: call :func:`settle_gc` once the first screen is shown (the real app does; tests
+            leave their process alone).
     """
 
     CSS_PATH = "app.tcss"
@@ -54,6 +80,7 @@ class WebSearchApp(App[int]):
         *,
         status_resolver: StatusResolver | None = None,
         clock: Callable[[], float] | None = None,
+        tune_gc: bool = False,
     ) -> None:
         super().__init__()
         self.config = config
@@ -62,6 +89,7 @@ class WebSearchApp(App[int]):
         self.clock = clock or time.monotonic
         self._history: HistoryStore | None = None
         self._history_lock = threading.Lock()
+        self._tune_gc = tune_gc
 
     def get_default_screen(self) -> Screen[None]:
         """The search screen is the app's base screen (with the controls remembered from last time)."""
@@ -75,9 +103,12 @@ class WebSearchApp(App[int]):
         )
 
     def on_mount(self) -> None:
-        """Use the configured theme (an unknown name keeps Textual's default); show history notices."""
+        """Use the configured theme (an unknown name keeps Textual's default); show history notices;
+        settle the garbage collector after the first paint when asked to."""
         self._apply_theme(self.config.ui.theme)
         self.engine.history_notice = self._history_notice
+        if self._tune_gc:
+            self.call_after_refresh(settle_gc)
 
     def _history_notice(self, message: str) -> None:
         """A notice from the history's writer thread (a damaged file moved aside, searches not recorded)."""
@@ -142,15 +173,23 @@ class WebSearchApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide "Settings" while the settings screen is open."""
-        if action == "open_settings" and any(isinstance(screen, SettingsScreen) for screen in self.screen_stack):
+        if action == "open_settings" and self._settings_screen() is not None:
             return False
         return True
+
+    def _settings_screen(self) -> SettingsScreen | None:
+        """The open settings screen, if any (none before its module was first imported)."""
+        module = sys.modules.get(SETTINGS_MODULE)
+        if module is None:
+            return None
+        return next((s for s in self.screen_stack if isinstance(s, module.SettingsScreen)), None)
 
     def action_open_settings(self) -> None:
         """Open the settings screen (once; pressing F3 on it does nothing)."""
         if not self.check_action("open_settings", ()):
             return
         from websearch_tui.config import config_path
+        from websearch_tui.tui.screens.settings import SettingsScreen
 
         self.push_screen(
             SettingsScreen(self.config, self.config.path or config_path(), self.engine), self._after_settings
@@ -161,12 +200,13 @@ class WebSearchApp(App[int]):
         if quit_app:
             self.quit_now()
 
-    @on(SettingsScreen.Saved)
-    def _on_settings_saved(self, event: SettingsScreen.Saved) -> None:
+    def on_settings_screen_saved(self, event: SettingsScreen.Saved) -> None:
+        """Settings were saved: use them (handler named by Textual's convention, so the settings
+        screen's module is not imported before the screen is first opened)."""
         self.apply_config(event.config)
 
-    @on(SettingsScreen.KeysChanged)
-    def _on_keys_changed(self) -> None:
+    def on_settings_screen_keys_changed(self, event: SettingsScreen.KeysChanged) -> None:
+        """A key was stored or deleted: resolve every provider's readiness again."""
         self._search_screens(lambda screen: screen.refresh_statuses())
 
     def apply_config(self, config: Config) -> None:
@@ -203,7 +243,7 @@ class WebSearchApp(App[int]):
     async def action_quit(self) -> None:
         """Quit (q, Ctrl+C): an open settings screen with unsaved changes or typed keys asks first;
         otherwise cancel every worker and exit with status 0 at once."""
-        settings = next((s for s in self.screen_stack if isinstance(s, SettingsScreen)), None)
+        settings = self._settings_screen()
         if settings is not None and settings.ask_before_quit():
             return
         self.quit_now()
@@ -229,7 +269,7 @@ def run_tui(config_path: str | os.PathLike[str] | Config | None = None) -> int:
 
     config = config_path if isinstance(config_path, Config) else load_config(config_path)
     engine = Engine.from_config(config)
-    app = WebSearchApp(config, engine)
+    app = WebSearchApp(config, engine, tune_gc=True)
     result = app.run()
     if app.return_code not in (None, 0):
         return app.return_code

@@ -31,6 +31,9 @@ MIN_PANE_HEIGHT = 12
 """Lowest row a pane gets in the two-row grid."""
 MERGED_REFRESH_TICKS = 4
 """The merged view and the badges are refreshed at most every 4 ticks (0.2 s) while panes stream."""
+RELAYOUTS_PER_TICK = 1
+"""At most this many answers grow their layout in one tick; the others wait a tick (50 ms), so six
+answers outgrowing their reserved lines at once do not make one long frame."""
 MERGED = "merged"
 """The tab id suffix and ``activate`` name of the merged view."""
 
@@ -79,16 +82,18 @@ class PaneArea(Vertical):
         """Start ticking (call when a search starts); the timer pauses itself when all are idle."""
         self._ticker.resume()
 
-    async def _tick(self) -> None:
+    def _tick(self) -> None:
         active = [pane for pane in self.panes if pane.is_active]
         self._ticks += 1
         if not active:
             self.refresh_merged()
             self._ticker.pause()
             return
+        budget = RELAYOUTS_PER_TICK
         with self.app.batch_update():
             for pane in active:
-                await pane.tick()
+                if pane.tick(relayout=budget > 0):
+                    budget -= 1
             if self._ticks % MERGED_REFRESH_TICKS == 0:
                 self.refresh_merged()
 

@@ -3,26 +3,26 @@
 The pane is a view: it shows what the engine reports (:meth:`ProviderPane.show` takes each
 :class:`~websearch_tui.core.results.ProviderUpdate` of the current search) and runs nothing itself.
 The screen owns the search and hands each pane its updates; :meth:`ProviderPane.reset` prepares
-it for a new search, streaming into a fresh :class:`Markdown` widget, so text from a cancelled
-search can never leak into the next one.
+it for a new search. The answer is an :class:`~websearch_tui.tui.widgets.answer_view.AnswerView`:
+streamed text is queued per token and shown once per tick (:meth:`ProviderPane.tick`), and
+:meth:`ProviderPane.show_answer` shows a whole answer at once (a stored outcome). Clearing and
+appending are synchronous, so text from a cancelled search can never reach the next one.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import math
 import time
 from collections.abc import Callable, Mapping
-from contextlib import suppress
 
-from markdown_it import MarkdownIt
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.widgets import Static
 
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchResponse
@@ -31,65 +31,39 @@ from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.text import canonical_url
 from websearch_tui.search.formats import dropped_sources_text
 from websearch_tui.tui.safe import clean, copy_source, open_source, open_url_safely, plain
+from websearch_tui.tui.widgets.answer_view import AnswerView
 from websearch_tui.tui.widgets.related_list import RelatedItem, RelatedList
 from websearch_tui.tui.widgets.source_list import CitationList, SourceItem, SourceList
 from websearch_tui.tui.widgets.status_line import ACTIVE, FINAL, PaneStatus, StatusLine
 
-FLUSH_SECONDS = 0.05
-"""How often buffered answer tokens are written to the Markdown stream (and the spinner ticks)."""
+FLUSH_SECONDS = 0.1
+"""How often streamed answer text is parsed and shown (and the spinner ticks)."""
 
 
-@functools.cache
-def _markdown_parser() -> MarkdownIt:
-    """One shared Markdown parser: Textual builds a new one per append otherwise (a few ms each)."""
-    return MarkdownIt("gfm-like")
+class PaneBody(VerticalScroll):
+    """The scrolling body of a pane, which can scroll as part of a layout already requested."""
 
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+    """As Textual's, but without a second layout and repaint of the body each time its content
+    grows: the layout that made it grow already placed the children, and the scrollbars follow the
+    new size on their own (``_scroll_update``)."""
 
-class AnswerBuffer:
-    """Batches answer text and streams it into one fresh :class:`Markdown` widget.
+    def scroll_with_layout(self, y: int, grow: int) -> None:
+        """Scroll to line ``y`` in the layout about to happen, in which the content grows by ``grow``
+        lines (clamped to what the grown content allows).
 
-    ``add`` is cheap (called per token); ``flush`` writes everything pending in one
-    :meth:`MarkdownStream.write`; ``close`` flushes (optionally) and stops the stream once.
-    """
-
-    def __init__(self, markdown: Markdown) -> None:
-        self.markdown = markdown
-        self._stream = Markdown.get_stream(markdown)
-        self._pending: list[str] = []
-        self._closed = False
-        self._close_task: asyncio.Future[None] | None = None
-
-    def add(self, text: str) -> None:
-        """Queue answer text (already sanitized by the engine's reducer)."""
-        if text and not self._closed:
-            self._pending.append(text)
-
-    async def flush(self) -> None:
-        """Write the queued text to the stream."""
-        if self._closed or not self._pending:
-            return
-        text = "".join(self._pending)
-        self._pending.clear()
-        await self._stream.write(text)
-
-    async def close(self, *, flush: bool = True) -> None:
-        """Flush (unless ``flush`` is False), then stop the stream.
-
-        The first call does the work in its own task (so cancelling a caller never interrupts
-        the stream's final render, and the stream is stopped exactly once); every call waits for it.
+        The scroll offset is set without its watchers, as Textual's own anchoring does inside the
+        compositor, so the coming layout draws the grown and scrolled body once; a plain
+        ``scroll_to`` would be clamped to the old size and drawn in a frame of its own.
         """
-        if self._close_task is None:
-            if not flush:
-                self._pending.clear()
-            self._close_task = asyncio.ensure_future(self._close())
-        await asyncio.shield(self._close_task)
-
-    async def _close(self) -> None:
-        await self.flush()
-        self._closed = True
-        self._pending.clear()
-        with suppress(Exception, asyncio.CancelledError):
-            await self._stream.stop()
+        limit = self.virtual_size.height + grow - self.scrollable_content_region.height
+        y = max(0, min(y, limit))
+        if y == round(self.scroll_y):
+            return
+        self.set_reactive(VerticalScroll.scroll_y, float(y))
+        self.set_reactive(VerticalScroll.scroll_target_y, float(y))
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = y
 
 
 class ProviderPane(Vertical):
@@ -111,8 +85,7 @@ class ProviderPane(Vertical):
     ProviderPane { height: 1fr; width: 1fr; min-width: 20; }
     ProviderPane > .pane-body { height: 1fr; padding: 0 1; }
     ProviderPane .section-title { margin: 1 0 0 0; text-style: bold; }
-    ProviderPane .answer-box { height: auto; }
-    ProviderPane Markdown { margin: 0; padding: 0; }
+    ProviderPane AnswerView { margin: 0; padding: 0; }
     ProviderPane .notes, ProviderPane .queries, ProviderPane .meta { height: auto; }
     """
 
@@ -120,7 +93,6 @@ class ProviderPane(Vertical):
         super().__init__(id=f"pane-{spec.id}", classes="provider-pane")
         self.spec = spec
         self._clock = clock or time.monotonic
-        self._buffer: AnswerBuffer | None = None
         self._response = SearchResponse(provider=spec.id)
         self._status = "idle"
         self._error: ProviderError | None = None
@@ -149,9 +121,9 @@ class ProviderPane(Vertical):
         return self._response
 
     @property
-    def answer_markdown(self) -> Markdown | None:
-        """The Markdown widget of the current run, if a run has started."""
-        return self._buffer.markdown if self._buffer else None
+    def answer(self) -> AnswerView:
+        """The answer view (its ``source`` is the Markdown shown, text not yet flushed included)."""
+        return self.query_one(AnswerView)
 
     @property
     def is_active(self) -> bool:
@@ -161,9 +133,9 @@ class ProviderPane(Vertical):
     def compose(self) -> ComposeResult:
         """Status line above a scrolling body."""
         yield StatusLine(classes="pane-status")
-        with VerticalScroll(classes="pane-body"):
+        with PaneBody(classes="pane-body"):
             yield Static(classes="notes", markup=False)
-            yield Vertical(classes="answer-box")
+            yield AnswerView(classes="answer")
             yield Static("Sources", classes="section-title sources-title")
             yield SourceList(classes="sources")
             yield Static("Citations", classes="section-title citations-title")
@@ -177,44 +149,41 @@ class ProviderPane(Vertical):
         """Render the empty sections."""
         self._render_sections()
 
-    def _follow(self) -> None:
+    def _follow(self, grow: int | None = None) -> None:
         """Keep the end of the streaming answer in view until the user scrolls up.
 
-        The answer sits above the sources, so following means "show the answer's last line",
-        not "stick to the bottom of the pane" (which would show the sources instead).
+        The answer sits above the sources, so following means "show the answer's last line"
+        (:attr:`AnswerView.follow_line`), not "stick to the bottom of the pane" (which would show
+        the sources instead). With ``grow`` (the answer is about to grow by that many lines) the
+        scroll is part of that layout, so the pane is drawn once; without, it scrolls now (after a
+        refresh, when the layout left it short).
         """
-        if not self._following or self._buffer is None or self._status not in ACTIVE:
+        if not self._following or self._status not in ACTIVE:
             return
         body = self.body
         moved_up = self._follow_y is not None and body.scroll_y < self._follow_y - 0.5
         if moved_up and body.scroll_y < body.max_scroll_y - 0.5:  # not just clamped by a re-layout
             self._following = False  # the user scrolled up: leave the view alone
             return
-        box = self.query_one(".answer-box", Vertical)
-        answer_bottom = box.virtual_region.y + self._buffer.markdown.virtual_region.bottom
-        target = max(0, answer_bottom - body.scrollable_content_region.height)
-        if target > body.scroll_y:
+        answer = self.answer
+        target = max(0, answer.virtual_region.y + answer.follow_line - body.scrollable_content_region.height)
+        if grow is not None:
+            body.scroll_with_layout(target, grow)
+        elif target > body.scroll_y:
             body.scroll_to(y=target, animate=False, immediate=True)
         self._follow_y = body.scroll_y
 
-    async def on_unmount(self) -> None:
-        """Stop the stream of the current run."""
-        if self._buffer is not None:
-            await self._buffer.close(flush=False)
-
     @property
-    def body(self) -> VerticalScroll:
+    def body(self) -> PaneBody:
         """The scrolling body of the pane."""
-        return self.query_one(".pane-body", VerticalScroll)
+        return self.query_one(".pane-body", PaneBody)
 
     # --- runs -------------------------------------------------------------------------
 
     async def reset(self) -> None:
-        """Prepare the pane for a new search: a fresh Markdown stream, no sections, ``queued``.
-
-        Text still pending from the previous search is discarded.
-        """
-        await self._fresh_answer()
+        """Prepare the pane for a new search: no answer, no sections, ``queued``."""
+        self.answer.clear()
+        self.answer.streaming = True
         self._response = SearchResponse(provider=self.spec.id)
         self._others = {}
         self._error = None
@@ -227,24 +196,19 @@ class ProviderPane(Vertical):
         self._following = True
         self._follow_y = None
 
-    async def _fresh_answer(self) -> AnswerBuffer:
-        """Replace the answer's Markdown widget (and its stream) with a new, empty one; returns its buffer."""
-        old, self._buffer = self._buffer, None
-        if old is not None:
-            await old.close(flush=False)
-        box = self.query_one(".answer-box", Vertical)
-        await box.remove_children()
-        markdown = Markdown(open_links=False, classes="answer", parser_factory=_markdown_parser)
-        await box.mount(markdown)
-        self._buffer = AnswerBuffer(markdown)
-        return self._buffer
+    def show_answer(self, markdown: str) -> None:
+        """Show ``markdown`` as the whole answer at once, replacing anything streamed so far (for an
+        outcome shown as it ended; the status and the sections are left as they are)."""
+        self.answer.update(markdown)
+        self.answer.streaming = self._status in ACTIVE
 
     def show(self, update: ProviderUpdate) -> None:
         """Show one engine update of the current search (the screen drops other searches' updates).
 
-        A streamed answer piece is queued for the next :meth:`tick`; any other event re-renders the
-        sections from ``update.response``. A retry wait shows "retrying in Ns (reason)", counting
-        down, until the next update. Nothing changes once the run has ended.
+        A streamed answer piece is queued for the next :meth:`tick` (which also refreshes the status
+        line); any other event re-renders the sections from ``update.response``. A retry wait
+        shows "retrying in Ns (reason)", counting down, until the next update. Nothing changes
+        once the run has ended.
         """
         if self._status in FINAL:
             return
@@ -257,9 +221,9 @@ class ProviderPane(Vertical):
             self._set_status(update.status.value, update.error)
         event = update.event
         if isinstance(event, AnswerDelta):
-            if self._buffer is not None:
-                self._buffer.add(event.text)
-        elif event is not None:
+            self.answer.append(event.text)
+            return
+        if event is not None:
             self._render_sections()
         self._refresh_status()
 
@@ -268,14 +232,12 @@ class ProviderPane(Vertical):
         back/forward): its whole answer at once, every section, its final status, error and elapsed
         time (``outcome.elapsed_ms``; none for a run that never started). Returns once it is on screen.
 
-        The answer's Markdown widget is reused once its stream is stopped (so nothing of an earlier
-        run can still be written into it), and the sections go straight from the old content to the
-        new, so existing rows are updated in place rather than removed and mounted again."""
-        buffer = self._buffer or await self._fresh_answer()
-        await buffer.close(flush=False)
-        await buffer.markdown.update(outcome.response.answer or "")
+        The answer text is replaced whole (nothing of an earlier run stays queued), and the sections
+        go straight from the old content to the new, so existing rows are updated in place rather
+        than removed and mounted again."""
         self._response, self._error, self._retry = outcome.response, outcome.error, None
         self._status, self._others = outcome.status.value, {}
+        self.show_answer(outcome.response.answer or "")
         never_started = outcome.status is RunStatus.SKIPPED or (
             outcome.status is RunStatus.CANCELLED and not outcome.elapsed_ms and outcome.first_event_ms is None
         )
@@ -294,25 +256,34 @@ class ProviderPane(Vertical):
             self._ended = now if self._started is not None else None
             self._error = error
             self._retry = None
-            if self._buffer is not None:
-                self.call_later(self._buffer.close)
+            self.answer.flush()
+            self.answer.streaming = False
 
     async def rendered(self) -> None:
-        """Wait until the whole answer of an ended run is on screen (its stream flushed and stopped);
-        returns at once while the run is still active or when the pane never ran."""
-        if self._buffer is not None and self._status in FINAL:
-            await self._buffer.close()
+        """Make sure the whole answer of an ended run is shown (its last text flushed); does nothing
+        while the run is still active."""
+        if self._status in FINAL:
+            self.answer.flush()
 
-    async def tick(self) -> None:
-        """Write buffered answer text, advance the spinner, follow the answer.
+    def tick(self, *, relayout: bool = True) -> bool:
+        """Show the answer text queued since the last tick, advance the spinner, follow the answer;
+        True when the answer needed (and got) a new layout. With ``relayout=False`` a layout the
+        answer needs is put off to a later tick (see :meth:`AnswerView.flush`).
 
         Called every :data:`FLUSH_SECONDS` by the :class:`PaneArea` for all active panes at
-        once, so several streaming panes cost one screen update per tick, not one each.
+        once, so several streaming panes cost one screen update per tick, not one each. A pane
+        that is not displayed (a background tab) does nothing: its text waits until it is shown.
         """
-        if self._buffer is not None:
-            await self._buffer.flush()
+        if not self.display:
+            return False
+        answer = self.answer
+        height = answer.flush(relayout=relayout)
         self._refresh_status()
+        if height is None:
+            return False
+        self._follow(grow=height - answer.size.height)
         self.call_after_refresh(self._follow)
+        return True
 
     # --- rendering --------------------------------------------------------------------
 
@@ -429,7 +400,7 @@ class ProviderPane(Vertical):
         if items:
             items[0].focus()
 
-    @on(Markdown.LinkClicked)
-    def _on_link(self, event: Markdown.LinkClicked) -> None:
+    @on(AnswerView.LinkClicked)
+    def _on_link(self, event: AnswerView.LinkClicked) -> None:
         event.stop()
         open_url_safely(self.app, event.href)

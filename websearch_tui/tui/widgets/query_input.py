@@ -1,4 +1,5 @@
-"""The query box: a :class:`~websearch_tui.tui.widgets.safe_input.SafeInput` with a session history on Up/Down."""
+"""The query box: a :class:`~websearch_tui.tui.widgets.safe_input.SafeInput` (sanitised, keys in typed
+order) with a session history on Up/Down."""
 
 from __future__ import annotations
 

@@ -2,14 +2,13 @@
 
 A paste can carry terminal escape sequences (``ESC c`` resets many terminals) and line breaks; an
 ``Input`` that kept them would write them back to the terminal when it draws its value. Every text
-field of the app is a :class:`SafeInput`.
+field of the app is a :class:`SafeInput` (which also applies keys typed in one burst in order).
 """
 
 from __future__ import annotations
 
-from textual.widgets import Input
-
 from websearch_tui.core.text import sanitize
+from websearch_tui.tui.widgets.ordered_input import OrderedInput
 
 
 def single_line(text: str) -> str:
@@ -18,9 +17,10 @@ def single_line(text: str) -> str:
     return sanitize(text).replace("\n", " ").replace("\t", " ")
 
 
-class SafeInput(Input):
+class SafeInput(OrderedInput):
     """An :class:`~textual.widgets.Input` whose every insertion (typed keys, pastes, edits) passes
-    :func:`single_line` first."""
+    :func:`single_line` first, and whose editing keys act in the order they were typed
+    (:class:`~websearch_tui.tui.widgets.ordered_input.OrderedInput`)."""
 
     def replace(self, text: str, start: int, end: int) -> None:
         """Replace ``start:end`` with ``text`` made :func:`single_line` (Textual routes every edit here)."""

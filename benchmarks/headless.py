@@ -1,0 +1,199 @@
+"""Whole-process cost of a headless search, beside the seed peer and bare httpx; TUI first paint.
+
+The loopback fake (in this process, on a thread) answers four providers (Brave, Tavily, You.com,
+Perplexity Search) after ``--delay`` seconds each. Each run is a fresh process, timed from spawn to
+exit (median and p95 of ``--runs``, the three commands interleaved), with its user+system CPU and
+peak RSS from ``wait4``:
+
+- ours: ``python -m websearch_tui search QUERY -p ... --format json``;
+- the seed peer, agent-web-search 0.8.1, if ``--peer`` names its command (install it in a venv of
+  its own: ``python3 -m venv /tmp/peer && /tmp/peer/bin/pip install agent-web-search-mcp==0.8.1``);
+- bare httpx: a script that imports httpx and sends the same four requests at once (the floor for
+  an httpx client: interpreter start, httpx, one TLS context, the fake's delay).
+
+Then the TUI's first paint: the time from starting ``python -m websearch_tui`` in tmux (WxH as
+``--size``) until the query box's placeholder is on screen.
+
+    python3 benchmarks/headless.py [--runs 10] [--delay 1.0] [--peer /tmp/peer/bin/agent-web-search]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.fanout import delay_search_calls  # noqa: E402
+from tests.fake_providers import FAKE_KEYS, FakeServer  # noqa: E402
+from tests.fake_providers.routes import search_route  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PROVIDERS = ("brave", "tavily", "you", "perplexity_search")
+PEER_NAMES = {"brave": "brave", "tavily": "tavily", "you": "you", "perplexity_search": "perplexity"}
+"""Our provider ids and the peer's names for the same APIs."""
+PEER_ENDPOINTS = {
+    "brave": "AGENT_WEB_SEARCH_BRAVE_ENDPOINT",
+    "tavily": "AGENT_WEB_SEARCH_TAVILY_ENDPOINT",
+    "you": "AGENT_WEB_SEARCH_YOU_ENDPOINT",
+    "perplexity_search": "AGENT_WEB_SEARCH_PERPLEXITY_ENDPOINT",
+}
+QUERY = "python asyncio tutorial"
+
+BARE_HTTPX = """
+import asyncio, json, sys
+import httpx
+
+async def main(calls):
+    async with httpx.AsyncClient(timeout=30) as client:
+        replies = await asyncio.gather(*(client.request(m, u, headers=h, content=b) for m, u, h, b in calls))
+    print(json.dumps([r.status_code for r in replies]))
+
+asyncio.run(main(json.loads(sys.argv[1])))
+"""
+"""The floor: the same requests through httpx, nothing else."""
+
+
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, bytes]:
+    """``(wall seconds, CPU seconds, peak RSS MiB, stdout)`` of one process."""
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert process.stdout is not None
+    out = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{argv[:3]}... exited with {os.waitstatus_to_exitcode(status)}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
+
+
+def bare_calls(server: FakeServer) -> list[tuple[str, str, dict[str, str], str]]:
+    """The four search requests as ``(method, url, headers, body)``, as the providers send them."""
+    keys = {name: value for name, value in FAKE_KEYS.items()}
+    brave, tavily = keys["BRAVE_API_KEY"], keys["TAVILY_API_KEY"]
+    you, pplx = keys["YDC_API_KEY"], keys["PERPLEXITY_API_KEY"]
+    base = server.base_url
+    json_type = {"Content-Type": "application/json"}
+    return [
+        ("GET", f"{base}/brave/res/v1/web/search?q=python+asyncio+tutorial", {"X-Subscription-Token": brave}, ""),
+        (
+            "POST",
+            f"{base}/tavily/search",
+            {**json_type, "Authorization": f"Bearer {tavily}"},
+            f'{{"query": "{QUERY}"}}',
+        ),
+        ("POST", f"{base}/you/v1/search", {**json_type, "X-API-Key": you}, f'{{"query": "{QUERY}"}}'),
+        (
+            "POST",
+            f"{base}/perplexity_search/search",
+            {**json_type, "Authorization": f"Bearer {pplx}"},
+            f'{{"query": "{QUERY}"}}',
+        ),
+    ]
+
+
+def first_paint(config: Path, env: dict[str, str], runs: int, size: tuple[int, int]) -> list[float]:
+    """Seconds from starting the TUI in tmux until the query box shows its placeholder, per run."""
+    times = []
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    command = f"env -u COLUMNS -u LINES {exports} {shlex.quote(sys.executable)} -m websearch_tui --config {config}"
+    for _ in range(runs):
+        session = f"paint-{uuid.uuid4().hex[:8]}"
+        subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1])], check=True)
+        try:
+            started = time.perf_counter()
+            subprocess.run(["tmux", "respawn-pane", "-k", "-t", session, command], check=True)
+            while time.perf_counter() - started < 30:
+                screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True)
+                if "Ask the web" in screen.stdout:
+                    times.append(time.perf_counter() - started)
+                    break
+                time.sleep(0.005)
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+    return times
+
+
+def p95(values: list[float]) -> float:
+    """The 95th percentile (nearest rank) of ``values``."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+
+
+def summary(name: str, results: list[tuple[float, float, float, bytes]], reference: float | None) -> str:
+    """One line: median and p95 wall, median CPU and peak RSS, ratio to ``reference`` (median wall)."""
+    walls = [r[0] for r in results]
+    wall = statistics.median(walls)
+    ratio = f"  ratio {wall / reference:.2f}" if reference else ""
+    cpu = statistics.median(r[1] for r in results)
+    rss = statistics.median(r[2] for r in results)
+    return f"{name:13s} wall median {wall:.2f} s p95 {p95(walls):.2f} s  CPU {cpu:.2f} s  peak RSS {rss:.1f} MiB{ratio}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--delay", type=float, default=1.0, help="seconds each provider takes to answer")
+    parser.add_argument("--peer", help="the seed peer's agent-web-search command (skipped without)")
+    parser.add_argument("--paint-runs", type=int, default=10)
+    parser.add_argument("--size", type=int, nargs=2, default=(240, 60), metavar=("W", "H"))
+    args = parser.parse_args()
+    env = {
+        **os.environ,
+        **FAKE_KEYS,
+        "BRAVE_SEARCH_API_KEY": FAKE_KEYS["BRAVE_API_KEY"],
+        "PYTHONPATH": str(ROOT),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+    }
+    with FakeServer() as server, tempfile.TemporaryDirectory() as folder:
+        config = server.write_config(Path(folder) / "config.toml", providers=list(PROVIDERS))
+        env["WEBSEARCH_TUI_LOG"] = str(Path(folder) / "log.txt")
+        delay_search_calls(server, args.delay)
+        ours = [sys.executable, "-m", "websearch_tui", "search", QUERY, "--format", "json", "--config", str(config)]
+        for pid in PROVIDERS:
+            ours += ["-p", pid]
+        commands = {"websearch-tui": ours}
+        commands["bare httpx"] = [sys.executable, "-c", BARE_HTTPX, json.dumps(bare_calls(server))]
+        if args.peer:
+            peer = [args.peer, QUERY]
+            for pid in PROVIDERS:
+                peer += ["--provider", PEER_NAMES[pid]]
+                env[PEER_ENDPOINTS[pid]] = server.base_url + search_route(pid)[1]
+            env["AGENT_WEB_SEARCH_PROVIDERS"] = ",".join(PEER_NAMES[pid] for pid in PROVIDERS)
+            commands["peer 0.8.1"] = peer
+        results: dict[str, list[tuple[float, float, float, bytes]]] = {name: [] for name in commands}
+        for _ in range(args.runs):
+            for name, argv in commands.items():
+                results[name].append(run_once(argv, env))
+        tui_env = {k: v for k, v in env.items() if k in ("PYTHONPATH", "PYTHON_KEYRING_BACKEND", "WEBSEARCH_TUI_LOG")}
+        paints = (
+            first_paint(config, {**tui_env, "TERM": "xterm-256color"}, args.paint_runs, args.size)
+            if shutil.which("tmux")
+            else []
+        )
+    load = os.getloadavg()[0]
+    print(f"{len(PROVIDERS)} providers x {args.delay:g} s delay on loopback, {args.runs} runs each (load {load:.1f})")
+    medians = {name: statistics.median(r[0] for r in runs) for name, runs in results.items()}
+    peer_wall = medians.get("peer 0.8.1")
+    print(summary("websearch-tui", results["websearch-tui"], peer_wall or medians["bare httpx"]))
+    print(summary("peer 0.8.1", results["peer 0.8.1"], None) if peer_wall else "peer 0.8.1    not measured (--peer)")
+    print(summary("bare httpx", results["bare httpx"], None))
+    ratios = f"ours / bare httpx: {medians['websearch-tui'] / medians['bare httpx']:.2f}"
+    print(ratios + (f"   ours / peer: {medians['websearch-tui'] / peer_wall:.2f}" if peer_wall else ""))
+    if paints:
+        size = f"{args.size[0]}x{args.size[1]}"
+        print(f"TUI first paint ({size}): median {statistics.median(paints):.2f} s, p95 {p95(paints):.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""The answer view: Markdown fidelity, streaming equals rendering at once, untrusted text, the reserve."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.selection import Selection
+from textual.strip import Strip
+
+from benchmarks._answers import answer_markdown, tokens
+from websearch_tui.tui.widgets.answer_view import AnswerView
+
+WIDTH = 60
+
+
+class Host(App[None]):
+    """One answer view in a scrolling body, like a pane's."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield AnswerView()
+
+
+def lines_of(view: AnswerView) -> list[Strip]:
+    """Every line of the view as drawn."""
+    return [view.render_line(y) for y in range(view.size.height)]
+
+
+def text_of(view: AnswerView) -> list[str]:
+    """The plain text of every line, right-trimmed."""
+    return [strip.text.rstrip() for strip in lines_of(view)]
+
+
+async def shown(markdown: str, *, chunks: list[str] | None = None) -> tuple[list[str], list[Strip]]:
+    """Render ``markdown`` (appended in ``chunks`` and flushed after each, or at once)."""
+    app = Host()
+    async with app.run_test(size=(WIDTH + 2, 50)) as pilot:
+        view = app.query_one(AnswerView)
+        await pilot.pause()
+        if chunks is None:
+            view.update(markdown)
+        else:
+            for chunk in chunks:
+                view.append(chunk)
+                view.flush()
+                await pilot.pause()
+        await pilot.pause()
+        return text_of(view), lines_of(view)
+
+
+def random_chunks(text: str, seed: int) -> list[str]:
+    """``text`` cut at random places (inside words, markup and fences too)."""
+    rng = random.Random(seed)
+    cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, 60)))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+EDGE_CASES = [
+    "Title\n===\n\nafter a setext heading\n",
+    "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nafter the table\n",
+    "```python\ndef f():\n    return 1\n",  # a fence still open at the end
+    "- one\n- two\n\n  still two\n- three\n\n1. first\n2. second\n",
+    "> quoted\n> more\n\nplain\n\n---\n\nend\n",
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_streaming_in_any_pieces_renders_like_the_whole_answer(seed: int) -> None:
+    text = answer_markdown(600) + "".join(EDGE_CASES)
+    whole, _ = await shown(text)
+    streamed, _ = await shown(text, chunks=random_chunks(text, seed))
+    assert streamed == whole
+
+
+async def test_word_tokens_render_like_the_whole_answer() -> None:
+    text = answer_markdown(400)
+    whole, _ = await shown(text)
+    streamed, _ = await shown(text, chunks=tokens(text))
+    assert streamed == whole
+
+
+def styles_at(strips: list[Strip], text: str) -> list[object]:
+    """Rich styles of the segments holding ``text``."""
+    return [segment.style for strip in strips for segment in strip if text in segment.text]
+
+
+async def test_markdown_fidelity() -> None:
+    markdown = (
+        "# Big title\n\n## Section\n\nSome **bold**, *italic*, ~~gone~~ and `code`.\n\n"
+        "- apple\n  - nested\n- pear\n\n3. third\n4. fourth\n\n"
+        "```python\nx = 1\n```\n\n| Name | Value |\n|---|---|\n| alpha | 1 |\n\n> a quote\n\n---\n\nlast\n"
+    )
+    text, strips = await shown(markdown)
+    joined = "\n".join(text)
+    assert text[0].strip() == "Big title" and text[0].startswith(" ")  # h1 centred
+    assert "Section" in joined and "Some bold, italic, gone and code." in joined
+    assert "• apple" in joined and "▪ nested" in joined and "• pear" in joined
+    assert " 3. third" in joined and " 4. fourth" in joined
+    assert any(line.strip() == "x = 1" for line in text)
+    assert "│ Name" in joined and "alpha" in joined and "┌" in joined
+    assert "▌ a quote" in joined and "─" * 20 in joined
+    assert all(style.bold for style in styles_at(strips, "bold"))
+    assert all(style.italic for style in styles_at(strips, "italic"))
+    assert all(style.strike for style in styles_at(strips, "gone"))
+    code = styles_at(strips, "x = 1") or styles_at(strips, "x")
+    assert code and all(style.bgcolor is not None for style in code)  # the fence's background
+
+
+async def test_links_open_only_when_http_and_are_osc8_hyperlinks() -> None:
+    markdown = "[good](https://example.com/a) [bad](javascript:alert(1)) [rel](/local) https://auto.example/x\n"
+    text, strips = await shown(markdown)
+    assert text[0] == "good [bad](javascript:alert(1)) rel https://auto.example/x"  # markdown-it refuses the link
+    links = {segment.text: segment.style.link for strip in strips for segment in strip if segment.style}
+    assert links["good"] == "https://example.com/a"
+    assert not any(link and "javascript" in link for link in links.values()) and links.get("rel") is None
+    assert links["https://auto.example/x"] == "https://auto.example/x"
+    rendered = "".join(Strip.render(strip, App().console) for strip in strips)
+    targets = [part.split("\x1b", 1)[0] for part in rendered.split("\x1b]8;id=")[1:]]
+    assert [target.split(";", 1)[1] for target in targets] == ["https://example.com/a", "https://auto.example/x"]
+
+
+async def test_provider_text_is_never_markup_and_html_is_shown_as_text() -> None:
+    markdown = "A [bold]not markup[/bold] and [/] and <b>raw</b> tag.\n\n<div>block html</div>\n"
+    text, _ = await shown(markdown)
+    assert text[0] == "A [bold]not markup[/bold] and [/] and <b>raw</b> tag."
+    assert "<div>block html</div>" in text
+
+
+async def test_clicking_a_link_posts_link_clicked() -> None:
+    app = Host()
+    messages: list[AnswerView.LinkClicked] = []
+    async with app.run_test(size=(WIDTH + 2, 20), message_hook=messages.append) as pilot:
+        view = app.query_one(AnswerView)
+        view.update("[docs](https://docs.python.org/3/)\n")
+        await pilot.pause()
+        await pilot.click(AnswerView, offset=(1, 0))
+        await pilot.pause()
+    clicked = {id(m): m for m in messages if isinstance(m, AnswerView.LinkClicked)}  # once per node it bubbles to
+    assert [m.href for m in clicked.values()] == ["https://docs.python.org/3/"]
+
+
+async def test_the_answer_grows_in_steps_while_it_streams_and_fits_exactly_after() -> None:
+    app = Host()
+    async with app.run_test(size=(WIDTH + 2, 40)) as pilot:
+        view = app.query_one(AnswerView)
+        view.streaming = True
+        heights = set()
+        for n in range(40):
+            view.append(f"Paragraph {n} of a long answer.\n\n")
+            view.flush()
+            await pilot.pause()
+            assert view.size.height >= view.text_height + 1  # room below the text, laid out ahead
+            assert view.follow_line >= view.text_height
+            heights.add(view.size.height)
+        assert len(heights) < 20  # far fewer layouts than lines added (80)
+        view.streaming = False
+        await pilot.pause()
+        assert view.size.height == view.text_height
+
+
+async def test_selection_gives_the_text_as_shown() -> None:
+    app = Host()
+    async with app.run_test(size=(WIDTH + 2, 20)) as pilot:
+        view = app.query_one(AnswerView)
+        view.update("Hello **world**\n\n- item\n")
+        await pilot.pause()
+        selected = view.get_selection(Selection(None, None))
+        assert selected is not None and selected[0] == "Hello world\n\n• item"
