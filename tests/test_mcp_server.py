@@ -160,7 +160,7 @@ async def test_stdio_tools_schemas_and_ready_providers(fake_config: Path, tmp_pa
     async with stdio_session(fake_config, tmp_path / "err.txt", env) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         providers = await client.call_tool("list_providers", {})
-    assert list(tools) == ["web_search", "list_providers"]
+    assert list(tools) == ["web_search", "list_providers", "history_search", "history_show"]
     search = tools["web_search"]
     assert search.output_schema == JSON_DOCUMENT_SCHEMA
     assert search.input_schema["required"] == ["query"]
@@ -580,3 +580,54 @@ async def test_the_output_schema_fits_every_document(fake_server: FakeServer, fa
     for document in documents:
         assert list(validator.iter_errors(document)) == []
     assert documents[1]["winner"] == "tavily" and documents[2]["error"]
+
+
+# --- history tools ------------------------------------------------------------------------------
+
+
+async def test_history_tools_find_and_show_what_web_search_returned(fake_config: Path) -> None:
+    config = load_config(fake_config)
+    tools = SearchTools(config, Engine.from_config(config))
+    async with Client(build_server(tools)) as client:
+        empty = await client.call_tool("history_search", {"text": "asyncio"})
+        searched = await client.call_tool("web_search", {"query": QUERY, "providers": ["tavily", "brave"]})
+        await client.call_tool("web_search", {"query": "rust release notes", "providers": ["tavily"]})
+        found = await client.call_tool("history_search", {"text": "asyncio"})
+        [entry] = [e for e in found.structured_content["entries"] if e["query"] == QUERY]
+        shown = await client.call_tool("history_show", {"id": entry["id"]})
+        unknown = await client.call_tool("history_show", {"id": 999})
+        schema_checked = await client.call_tool("history_search", {"text": "release", "limit": 1})
+    assert not empty.is_error and empty.structured_content == {"entries": []}
+    assert entry["query"] == QUERY and entry["providers"] == ["tavily", "brave"]
+    assert entry["counts"]["done"] == 2 and entry["created_at"].endswith("Z")
+    assert f"{entry['id']}: {QUERY} (" in found.content[0].text
+    assert not shown.is_error
+    assert shown.structured_content == searched.structured_content  # offline, exactly as returned
+    assert shown.content[0].text == searched.content[0].text
+    assert unknown.is_error and "999" in unknown.content[0].text
+    assert len(schema_checked.structured_content["entries"]) == 1
+    await tools.aclose()
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("history_search", {"text": "  ?! "}, "history_search needs text with at least one word or number"),
+        ("history_search", {"text": "x", "limit": 0}, "limit must be a whole number from 1 to 100"),
+        ("history_search", {"text": "x", "words": 1}, "history_search takes text and limit (got 'words')"),
+        ("history_show", {"id": "3"}, "history_show takes one argument, id: a whole number from history_search"),
+        ("history_show", {}, "history_show takes one argument, id: a whole number from history_search"),
+    ],
+)
+def test_bad_history_arguments_are_tool_errors(name: str, arguments: dict[str, Any], message: str) -> None:
+    result = asyncio.run(SearchTools(Config(), Engine()).call(name, arguments, no_progress))
+    assert result.is_error and result.content[0].text == message
+
+
+def test_history_tools_say_when_the_history_is_off(tmp_path: Path) -> None:
+    config_file = tmp_path / "config.toml"
+    config_file.write_text("[history]\nenabled = false\n")
+    tools = SearchTools(load_config(config_file), Engine())
+    result = asyncio.run(tools.call("history_search", {"text": "asyncio"}, no_progress))
+    assert result.is_error and "history is off" in result.content[0].text
+    assert not (tmp_path / "history.sqlite3").exists()

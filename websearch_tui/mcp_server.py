@@ -15,6 +15,11 @@ Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDe
   The description names the providers that are ready.
 - ``list_providers()``: every provider's id, label, kind, readiness (ready, keyless, needs key, needs
   URL, no login, disabled) and whether it is in the default selection.
+- ``history_search(text, limit?)``: full-text search of the searches kept in the history (queries,
+  answers, source titles, snippets and URLs), best match first; each entry's id, query, time, mode
+  and outcome counts.
+- ``history_show(id)``: one stored search, offline, exactly as ``web_search`` returned it (LLM text
+  and the JSON document). Both are tool errors while the history is off (``[history] enabled``).
 
 HTTP security (:func:`http_options`, :func:`http_app`): loopback by default; any other address needs a
 bearer token of at least :data:`MIN_TOKEN_CHARS` characters (``--token-file`` or
@@ -54,6 +59,8 @@ from websearch_tui.core.errors import redact, register_secret
 from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES, RequestError
 from websearch_tui.core.results import ProviderUpdate, SearchResult
 from websearch_tui.core.specs import KIND_LABELS
+from websearch_tui.history import HistoryError, HistoryStore, history_path
+from websearch_tui.history.index import match_expression
 from websearch_tui.providers import SPECS
 from websearch_tui.search import formats
 from websearch_tui.search.engine import Engine
@@ -144,6 +151,54 @@ SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
     "required": ["query"],
     "additionalProperties": False,
 }
+HISTORY_LIMIT = 10
+"""Entries ``history_search`` returns when no ``limit`` is given (at most :data:`MAX_HISTORY_LIMIT`)."""
+MAX_HISTORY_LIMIT = 100
+HISTORY_FLUSH_SECONDS = 2.0
+"""How long a history tool waits for searches still being written before it reads the file."""
+HISTORY_SEARCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_QUERY_CHARS,
+            "description": "Words to find in earlier searches' queries, answers and sources (every word must match).",
+        },
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_HISTORY_LIMIT, "description": "At most this many."},
+    },
+    "required": ["text"],
+    "additionalProperties": False,
+}
+HISTORY_SHOW_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"id": {"type": "integer", "minimum": 1, "description": "The id from history_search."}},
+    "required": ["id"],
+    "additionalProperties": False,
+}
+HISTORY_ENTRIES_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["entries"],
+    "properties": {
+        "entries": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "query", "created_at", "mode", "providers", "counts"],
+                "properties": {
+                    "id": {"type": "integer", "minimum": 1},
+                    "query": {"type": "string"},
+                    "created_at": {"type": "string", "description": "ISO 8601 UTC"},
+                    "mode": {"enum": list(MODES)},
+                    "recency": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    "max_results": {"type": "integer"},
+                    "providers": {"type": "array", "items": {"type": "string"}},
+                    "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+                },
+            },
+        }
+    },
+}
 PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["providers"],
@@ -178,6 +233,7 @@ class SearchTools:
         self.config = config
         self.engine = engine
         self.tools = {tool.name: tool for tool in self.registry()}
+        self._history: HistoryStore | None = None
 
     def registry(self) -> tuple[ToolDef, ...]:
         """Every tool this server offers, in listing order (a new tool is one more entry)."""
@@ -198,6 +254,27 @@ class SearchTools:
                 input_schema={"type": "object", "properties": {}, "additionalProperties": False},
                 output_schema=PROVIDERS_OUTPUT_SCHEMA,
                 run=self.list_providers,
+                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+            ),
+            ToolDef(
+                name="history_search",
+                title="Search earlier searches",
+                describe=lambda readiness: "Full-text search of the searches kept in the local history (queries, "
+                "answers, source titles, snippets, URLs), best match first: id, query, time, outcome counts. "
+                "history_show(id) returns one of them.",
+                input_schema=HISTORY_SEARCH_SCHEMA,
+                output_schema=HISTORY_ENTRIES_SCHEMA,
+                run=self.history_search,
+                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+            ),
+            ToolDef(
+                name="history_show",
+                title="Show an earlier search",
+                describe=lambda readiness: "One search from the local history, offline, as web_search returned it "
+                "(LLM text and the JSON document); nothing is sent to any provider.",
+                input_schema=HISTORY_SHOW_SCHEMA,
+                output_schema=formats.JSON_DOCUMENT_SCHEMA,
+                run=self.history_show,
                 annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
             ),
         )
@@ -306,9 +383,71 @@ class SearchTools:
         text = types.TextContent(type="text", text="\n".join(lines))
         return types.CallToolResult(content=[text], structured_content={"providers": rows})
 
+    async def history_search(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
+        """The ``history_search`` tool: the matching entries as lines of text and as structured rows."""
+        unknown = sorted(set(arguments) - {"text", "limit"})
+        text, limit = arguments.get("text"), arguments.get("limit", HISTORY_LIMIT)
+        if unknown:
+            return tool_error(f"history_search takes text and limit (got {', '.join(map(repr, unknown))})")
+        if not isinstance(text, str) or match_expression(text) is None:
+            return tool_error("history_search needs text with at least one word or number")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_LIMIT:
+            return tool_error(f"limit must be a whole number from 1 to {MAX_HISTORY_LIMIT}")
+        try:
+            store = await asyncio.to_thread(self._history_store)
+            entries = await asyncio.to_thread(store.search, text, limit=limit) if store else []
+        except HistoryError as exc:
+            return tool_error(str(exc))
+        rows = [entry.to_dict() for entry in entries]
+        lines = [
+            f"{row['id']}: {row['query']} ({row['created_at']}, {row['mode']}; "
+            + ", ".join(f"{count} {status}" for status, count in row["counts"].items() if count)
+            + ")"
+            for row in rows
+        ]
+        content = types.TextContent(type="text", text="\n".join(lines) or "No earlier search matches.")
+        return types.CallToolResult(content=[content], structured_content={"entries": rows})
+
+    async def history_show(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
+        """The ``history_show`` tool: the stored search as ``web_search`` returned it."""
+        entry_id = arguments.get("id")
+        if set(arguments) != {"id"} or isinstance(entry_id, bool) or not isinstance(entry_id, int) or entry_id < 1:
+            return tool_error("history_show takes one argument, id: a whole number from history_search")
+        try:
+            store = await asyncio.to_thread(self._history_store)
+            if store is None:
+                return tool_error(f"no search with id {entry_id}: the history is empty")
+            stored = await asyncio.to_thread(store.get, entry_id)
+        except HistoryError as exc:
+            return tool_error(str(exc))
+        document = formats.to_json_document(stored.result)
+        text = types.TextContent(type="text", text=formats.to_llm_document(stored.result) or "(no results)")
+        return types.CallToolResult(content=[text], structured_content=document)
+
+    def _history_store(self) -> HistoryStore | None:
+        """The history file once the searches still being written are (blocking); ``None`` when it does
+        not exist yet (reading never creates it).
+
+        Raises:
+            HistoryError: the history is off, or the file cannot be opened.
+        """
+        if not self.config.history.enabled:
+            raise HistoryError("the history is off ([history] enabled = false in the config file)")
+        if self.engine.recorder is not None:
+            self.engine.recorder.flush(HISTORY_FLUSH_SECONDS)
+        if self._history is None:
+            path = history_path(self.config.history.path)
+            if not path.exists():
+                return None
+            self._history = HistoryStore(path)
+        return self._history
+
     async def aclose(self) -> None:
-        """Close the engine's connections."""
+        """Close the engine's connections (writing what the history still holds) and the history file."""
         await self.engine.aclose()
+        if self._history is not None:
+            await asyncio.to_thread(self._history.close)
+            self._history = None
 
 
 def search_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
