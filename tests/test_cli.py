@@ -467,6 +467,17 @@ def test_config_show_prints_effective_settings_without_secrets(
     assert document["providers"]["exa"]["mcp_url"] == "https://mcp.exa.ai/mcp"
 
 
+def test_config_show_lists_the_presets(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    import tomlkit
+
+    path = tmp_path / "config.toml"
+    path.write_text('[presets]\nquick = ["brave", "tavily", "exa"]\n')
+    assert main(["config", "show", "--config", str(path)]) == 0
+    assert tomlkit.parse(capsys.readouterr().out).unwrap()["presets"] == {"quick": ["brave", "tavily", "exa"]}
+    assert main(["config", "show", "--format", "json", "--config", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["presets"] == {"quick": ["brave", "tavily", "exa"]}
+
+
 def test_config_validate(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[search]\nmode = "auto"\n')

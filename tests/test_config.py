@@ -128,6 +128,14 @@ def test_max_body_mib_reaches_the_engine(tmp_path: Path) -> None:
         ("[history]\nmax_entries = true\n", "[history] max_entries must be a whole number"),
         ("[history]\npath = 3\n", "[history] path must be a file path (a string), got 3"),
         ("[history]\npath = 'notes/h.sqlite3'\n", "[history] path must be absolute or start with ~"),
+        (
+            "[presets]\nquick = ['brave', 'tavly']\n",
+            "[presets] quick: unknown provider 'tavly' (did you mean 'tavily'?)",
+        ),
+        ("[presets]\nquick = []\n", "[presets] quick must be a non-empty list of provider ids, got []"),
+        ("[presets]\nquick = 'brave'\n", "[presets] quick must be a non-empty list of provider ids, got 'brave'"),
+        ("[presets]\n'' = ['brave']\n", "[presets] a preset needs a name"),
+        ("presets = 3\n", "[presets] must be a table"),
     ],
 )
 def test_bad_files_name_file_key_and_problem(tmp_path: Path, text: str, message: str) -> None:
@@ -144,6 +152,15 @@ def test_history_table(tmp_path: Path) -> None:
     assert (config.history.enabled, config.history.max_entries, config.history.path) == (False, 50, "~/r/h.sqlite3")
     defaults = load_config(write(tmp_path, "")).history
     assert (defaults.enabled, defaults.max_entries, defaults.path) == (True, 10_000, None)
+
+
+def test_presets_keep_their_order_and_drop_repeats(tmp_path: Path) -> None:
+    config = load_config(
+        write(tmp_path, "[presets]\nquick = ['brave', 'tavily', 'exa', 'brave']\nmodels = ['openai']\n")
+    )
+    assert config.presets == {"quick": ("brave", "tavily", "exa"), "models": ("openai",)}
+    assert list(config.presets) == ["quick", "models"]
+    assert load_config(write(tmp_path, "")).presets == {}
 
 
 def test_example_config_is_valid_and_lists_every_provider() -> None:

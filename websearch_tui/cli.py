@@ -922,6 +922,7 @@ def _effective_toml(config: Config) -> str:
     document["search"] = settings["search"]
     document["ui"] = settings["ui"]
     document["history"] = settings["history"]
+    document["presets"] = settings["presets"]
     providers = tomlkit.table(is_super_table=True)
     for provider_id, table in settings["providers"].items():
         providers[provider_id] = table
@@ -930,8 +931,8 @@ def _effective_toml(config: Config) -> str:
 
 
 def _effective_settings(config: Config) -> dict[str, Any]:
-    """The effective settings as plain data, ``{"search": {...}, "ui": {...}, "history": {...}, "providers": {id:
-    table}}`` (what ``config show`` prints as TOML or JSON; see :func:`_effective_toml`)."""
+    """The effective settings as plain data, ``{"search": {...}, "ui": {...}, "history": {...}, "presets": {name:
+    [ids]}, "providers": {id: table}}`` (what ``config show`` prints as TOML or JSON; see :func:`_effective_toml`)."""
     search = config.search
     return {
         "search": {
@@ -944,6 +945,7 @@ def _effective_settings(config: Config) -> dict[str, Any]:
         },
         "ui": {"theme": config.ui.theme or ""},
         "history": _history_settings(config),
+        "presets": {name: list(ids) for name, ids in config.presets.items()},
         "providers": {spec.id: _provider_table(spec, config.settings_for(spec.id)) for spec in SPECS.values()},
     }
 

@@ -10,6 +10,7 @@ Schema (see ``config.example.toml``)::
     [search]  providers, mode, max_results, recency, timeout, max_body_mib
     [ui]  theme
     [history]  enabled, max_entries, path
+    [presets]  <name> = [provider ids]  (named selections, chosen in the TUI)
     [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
 """
 
@@ -91,6 +92,8 @@ class Config:
     ui: UiSettings = UiSettings()
     history: HistorySettings = HistorySettings()
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
+    presets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """``[presets]``: name -> provider ids in order (``quick = ["brave", "tavily", "exa"]``), in file order."""
 
     def settings_for(self, provider_id: str) -> ProviderSettings:
         """The provider's table, with endpoint env vars (``SEARXNG_ENDPOINT``) as defaults."""
@@ -154,12 +157,13 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         ConfigError: as :func:`load_config`.
     """
     where = str(file) if file else "config"
-    _reject_unknown(where, "", data, ("search", "ui", "history", "providers"))
+    _reject_unknown(where, "", data, ("search", "ui", "history", "providers", "presets"))
     search_table = _table(where, "search", data.get("search", {}))
     providers_table = _table(where, "providers", data.get("providers", {}))
     search = _parse_search(where, search_table)
     ui = _parse_ui(where, _table(where, "ui", data.get("ui", {})))
     history = _parse_history(where, _table(where, "history", data.get("history", {})))
+    presets = _parse_presets(where, _table(where, "presets", data.get("presets", {})))
     providers: dict[str, ProviderSettings] = {}
     for provider_id, table in providers_table.items():
         if provider_id not in SPECS:
@@ -167,7 +171,7 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
                 f"{where}: [providers.{provider_id}] is not a known provider{_suggest(provider_id, SPECS)}"
             )
         providers[provider_id] = _parse_provider(where, provider_id, _table(where, f"providers.{provider_id}", table))
-    return Config(path=file, search=search, ui=ui, history=history, providers=providers)
+    return Config(path=file, search=search, ui=ui, history=history, providers=providers, presets=presets)
 
 
 def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
@@ -201,6 +205,23 @@ def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
     return SearchSettings(
         tuple(dict.fromkeys(providers)), mode, max_results, recency or None, float(timeout), float(max_body)
     )
+
+
+def _parse_presets(where: str, table: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``[presets]``: every value a non-empty list of known provider ids (duplicates kept once)."""
+    presets = {}
+    for name, ids in table.items():
+        if not name.strip():
+            raise ConfigError(f"{where}: [presets] a preset needs a name, got {name!r}")
+        if not isinstance(ids, list) or not ids or not all(isinstance(pid, str) for pid in ids):
+            raise ConfigError(f"{where}: [presets] {name} must be a non-empty list of provider ids, got {ids!r}")
+        for provider_id in ids:
+            if provider_id not in SPECS:
+                raise ConfigError(
+                    f"{where}: [presets] {name}: unknown provider {provider_id!r}{_suggest(provider_id, SPECS)}"
+                )
+        presets[name] = tuple(dict.fromkeys(ids))
+    return presets
 
 
 def _parse_ui(where: str, table: Mapping[str, Any]) -> UiSettings:
