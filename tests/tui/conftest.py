@@ -61,8 +61,10 @@ def make_app() -> Callable[..., WebSearchApp]:
         mode: str = "compare",
         timeout: float = NO_DEADLINE,
         clock: Callable[[], float] | None = None,
+        presets: dict[str, tuple[str, ...]] | None = None,
     ) -> WebSearchApp:
-        config = Config(search=SearchSettings(providers=providers, mode=mode, max_results=5, timeout=timeout))
+        search = SearchSettings(providers=providers, mode=mode, max_results=5, timeout=timeout)
+        config = Config(search=search, presets=presets or {})
         engine = Engine(default_providers=providers, timeout=timeout)
         return WebSearchApp(config, engine, status_resolver=fixed_status, clock=clock)
 

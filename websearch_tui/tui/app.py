@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import constants
@@ -139,7 +140,8 @@ class WebSearchApp(App[int]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
-        "History", "Export", "Copy answer", "Back", "Forward" and "Private search"."""
+        "History", "Export", "Copy answer", "Back", "Forward", "Private search" and one "Preset: <name>"
+        per ``[presets]`` entry."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
@@ -151,6 +153,7 @@ class WebSearchApp(App[int]):
                 screen.action_toggle_merged,
             )
             yield from self._search_commands(screen)
+            yield from self._preset_commands(screen)
 
     def _search_commands(self, screen: SearchScreen) -> Iterable[SystemCommand]:
         yield SystemCommand(
@@ -170,6 +173,20 @@ class WebSearchApp(App[int]):
             "While on, searches are not recorded in the history (F5)",
             screen.action_toggle_private,
         )
+
+    # --- main screen: provider presets (one block, kept apart from the other palette commands) ---
+
+    @staticmethod
+    def _preset_commands(screen: SearchScreen) -> Iterable[SystemCommand]:
+        """One "Preset: <name>" command per ``[presets]`` entry: select exactly its providers."""
+        selector = screen.selector
+        for name, ids in selector.presets.items():
+            labels = ", ".join(selector.specs[pid].label for pid in ids) or "no enabled provider"
+            yield SystemCommand(
+                f"Preset: {name}", f"Select {labels} (p in the provider list)", partial(selector.apply_preset, name)
+            )
+
+    # --- end of the preset commands ---
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide "Settings" while the settings screen is open."""

@@ -172,7 +172,9 @@ class SearchScreen(AppScreen[None]):
             yield Static(IDLE_HINT, id="hint", markup=False)
             yield Static(PRIVATE_MARK, id="record-state", markup=False).set_styles("display: none;")
         with Horizontal(id="main"):
-            yield ProviderSelector(list(SPECS.values()), list(controls.providers), id="providers")
+            yield ProviderSelector(
+                list(SPECS.values()), list(controls.providers), presets=enabled_presets(self.config), id="providers"
+            )
             yield PaneArea(clock=self.clock, id="panes")
         yield Footer()
 
@@ -230,6 +232,7 @@ class SearchScreen(AppScreen[None]):
         for pid in list(selector.selected):
             if not config.is_enabled(pid):
                 selector.deselect(pid)
+        selector.presets = enabled_presets(config)
         if new.mode != old.mode:
             self.query_one("#mode", Select).value = new.mode
         if new.recency != old.recency:
@@ -654,6 +657,11 @@ class SearchScreen(AppScreen[None]):
             self.notify("Private search: nothing you search now is recorded in the history.", markup=False)
         else:
             self.notify("Searches are recorded in the history again.", markup=False, timeout=3)
+
+
+def enabled_presets(config: Config) -> dict[str, tuple[str, ...]]:
+    """``config``'s presets without the providers it disables (``enabled = false``)."""
+    return {name: tuple(pid for pid in ids if config.is_enabled(pid)) for name, ids in config.presets.items()}
 
 
 def _ended(result: SearchResult, provider_id: str) -> ProviderOutcome:
