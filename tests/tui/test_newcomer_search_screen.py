@@ -3,14 +3,29 @@ that do not depend on colour, keys that do what the footer says, zoom, time limi
 
 from __future__ import annotations
 
-from tests.tui.conftest import until
+from textual.widgets import Select
+from textual.widgets._footer import FooterKey
+from textual.widgets._select import SelectCurrent
+
+from tests.tui.conftest import submit, until, wait_for_search
+from tests.tui.test_search_screen import full_result
 from websearch_tui.providers import SPECS
+from websearch_tui.tui.screens.search import COUNT_OPTIONS, MODE_OPTIONS, RECENCY_OPTIONS
 from websearch_tui.tui.widgets.provider_selector import SELECTED_MARK, UNSELECTED_MARK
 
 
 def shown(app) -> list[str]:
     """The provider ids that have a pane, in order."""
     return [p.provider_id for p in app.screen.pane_area.panes]
+
+
+SIX = ("ddgs", "exa", "parallel", "brave", "tavily", "perplexity")
+
+
+def footer(app) -> list[str]:
+    """The footer's keys that are on screen (not cut off at the right), as drawn: ``"^q Quit"``."""
+    width = app.size.width
+    return [key.render().plain for key in app.screen.query(FooterKey) if key.region.right <= width]
 
 
 def selector_row(app, provider_id: str) -> str:
@@ -89,3 +104,112 @@ async def test_selected_and_unselected_rows_differ_in_text_with_no_color(make_ap
         app.screen.selector.select("brave")
         await pilot.pause()
         assert SELECTED_MARK in selector_row(app, "brave")
+
+
+async def test_at_80x24_the_footer_shows_quit_and_settings_and_only_keys_that_work(make_app, fake_streams):
+    for pid in SIX:
+        fake_streams[pid] = full_result
+    app = make_app(SIX)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.focused is app.screen.query_input
+        keys = footer(app)
+        assert {"^q Quit", "f3 Settings", "f2 Providers", "f4 History", "^p palette"} <= set(keys), keys
+        assert not any(key.startswith(("/ ", "m ", "q ", "esc ")) for key in keys), (
+            keys
+        )  # typed here / nothing to cancel
+        await submit(pilot, "winter sun")
+        await wait_for_search(app)
+        app.screen.pane_area.panes[0].focus_target()
+        await pilot.pause()
+        keys = footer(app)
+        assert {"^q Quit", "f3 Settings", "z Zoom", "o Open", "c Copy URL"} <= set(keys), keys
+        app.screen.set_focus(None)
+        await pilot.pause()
+        assert {"/ Query", "m Merged"} <= set(footer(app))
+
+
+async def test_q_types_in_the_query_box_and_ctrl_q_quits_from_it(make_app, fake_streams):
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("q", "slash")
+        assert app.screen.query_input.value == "q/"
+        assert app.is_running
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_escape_is_offered_while_a_search_runs(make_app, fake_streams):
+    from tests.tui.test_search_screen import hang
+
+    fake_streams["ddgs"] = hang
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "hang")
+        assert await until(pilot, lambda: "esc Cancel" in footer(app)), footer(app)
+        await pilot.press("escape")
+        await wait_for_search(app)
+        assert await until(pilot, lambda: "esc Cancel" not in footer(app)), footer(app)
+
+
+async def test_every_control_option_fits_on_one_line_at_80_columns(make_app, fake_streams):
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for name, options in {"mode": MODE_OPTIONS, "recency": RECENCY_OPTIONS, "count": COUNT_OPTIONS}.items():
+            select = app.screen.query_one(f"#{name}", Select)
+            for label, value in options:
+                select.value = value
+                await pilot.pause()
+                shown_label = select.query_one(SelectCurrent).query_one("#label")
+                assert (shown_label.size.height, select.outer_size.height) == (1, 3), label
+                assert shown_label.render().plain == label
+        assert app.screen.query_input.outer_size.width >= 34  # the controls take no more than they need
+
+
+async def test_provider_list_steps_aside_when_the_panes_are_cramped(make_app, fake_streams):
+    for pid in SIX:
+        fake_streams[pid] = full_result
+    app = make_app(SIX)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        selector = app.screen.selector
+        assert selector.display and not selector.has_class("-hidden")  # shown to choose providers
+        assert app.screen.pane_area.mode == "tabs"  # tabs with the list or without: the kind does not change
+        await submit(pilot, "winter sun")
+        await wait_for_search(app)
+        assert selector.has_class("-hidden")
+        assert app.screen.pane_area.size.width == 80
+        await pilot.press("f2")
+        assert not selector.has_class("-hidden") and selector.has_focus
+    app = make_app(SIX)
+    async with app.run_test(size=(200, 50)) as pilot:  # a 3 x 2 grid of 52 columns beside the list: roomy
+        await submit(pilot, "winter sun")
+        await wait_for_search(app)
+        assert not app.screen.selector.has_class("-hidden")
+        assert app.screen.pane_area.mode == "grid"
+
+
+async def test_z_zooms_the_focused_pane_and_back(make_app, fake_streams):
+    for pid in SIX:
+        fake_streams[pid] = full_result
+    app = make_app(SIX)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await submit(pilot, "zoom")
+        await wait_for_search(app)
+        target = app.screen.pane_area.panes[1]
+        target.focus_target()
+        await pilot.press("z")
+        assert await until(pilot, lambda: app.screen.maximized is target)
+        assert await until(pilot, lambda: target.outer_size.width == 200)
+        await pilot.press("z")
+        assert await until(pilot, lambda: app.screen.maximized is None)
+        await pilot.press("z")
+        assert await until(pilot, lambda: app.screen.maximized is target)
+        await pilot.press("escape")  # Esc puts a zoomed pane back too
+        assert await until(pilot, lambda: app.screen.maximized is None)
+        app.screen.query_input.focus()
+        await pilot.press("z")
+        assert app.screen.maximized is None and app.screen.query_input.value.endswith("z")

@@ -69,7 +69,8 @@ class WebSearchApp(App[int]):
     TITLE = "websearch-tui"
 
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit", tooltip="Cancel searches and quit"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="quit", tooltip="Cancel searches and quit"),
+        Binding("q", "quit", "Quit", show=False, id="quit-q", tooltip="Quit (outside text fields)"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit-ctrl-c", tooltip="Quit"),
         Binding("f3", "open_settings", "Settings", id="settings", tooltip="Keys, endpoints, models and defaults"),
     ]
@@ -258,8 +259,8 @@ class WebSearchApp(App[int]):
                 action(screen)
 
     async def action_quit(self) -> None:
-        """Quit (q, Ctrl+C): an open settings screen with unsaved changes or typed keys asks first;
-        otherwise cancel every worker and exit with status 0 at once."""
+        """Quit (Ctrl+Q or Ctrl+C anywhere, q outside text fields): an open settings screen with unsaved
+        changes or typed keys asks first; otherwise cancel every worker and exit with status 0 at once."""
         settings = self._settings_screen()
         if settings is not None and settings.ask_before_quit():
             return

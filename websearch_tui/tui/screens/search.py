@@ -13,15 +13,16 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Footer, Select, SelectionList, Static
+from textual.widgets import Footer, Input, Select, SelectionList, Static
 from textual.worker import WorkerCancelled
 
 from websearch_tui.core.models import (
@@ -42,7 +43,13 @@ from websearch_tui.tui.screens.export import ExportDialog
 from websearch_tui.tui.screens.history import HistoryChoice, HistoryScreen
 from websearch_tui.tui.trail import SessionTrail, Shown
 from websearch_tui.tui.widgets.merged_view import MergedView
-from websearch_tui.tui.widgets.pane_area import MERGED, PaneArea, choose_layout
+from websearch_tui.tui.widgets.pane_area import (
+    COMFORTABLE_PANE_WIDTH,
+    MERGED,
+    PaneArea,
+    choose_layout,
+    pane_width,
+)
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.provider_selector import ProviderSelector
 from websearch_tui.tui.widgets.query_input import QueryInput
@@ -52,6 +59,7 @@ if TYPE_CHECKING:
     from websearch_tui.config import Config
     from websearch_tui.history import HistoryStore
 
+T = TypeVar("T")
 StatusResolver = Callable[[ProviderSpec, ProviderSettings], str]
 """Blocking ``(spec, settings) -> "ready" | "keyless" | "missing key" | ...``; run in a thread."""
 
@@ -63,8 +71,11 @@ RECENCY_OPTIONS = [
     ("past year", "year"),
 ]
 MODE_OPTIONS = [("compare", "compare"), ("auto", "auto")]
+COUNT_OPTIONS = [(f"{n} result{'s' if n != 1 else ''}", n) for n in range(1, MAX_RESULTS_LIMIT + 1)]
+SELECT_CHROME = 6
+"""Columns a search-bar Select takes besides its label: border (2), padding (2) and the arrow (2)."""
 EMPTY_HINT = "Type a question, then press Enter."
-IDLE_HINT = "Enter searches · ↑/↓ history · Tab moves between panes · Esc cancels · F2 providers"
+IDLE_HINT = "Enter searches · ↑↓ history · Tab next pane · Esc cancels · F2 providers"
 PRIVATE_MARK = "private: not recorded"
 
 
@@ -86,8 +97,8 @@ class SearchScreen(AppScreen[None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="search-cancel", tooltip="Cancel every search in flight"),
-        Binding("tab", "cycle(1)", "Next pane", id="pane-next", tooltip="Move to the next pane"),
-        Binding("shift+tab", "cycle(-1)", "Prev pane", id="pane-previous", tooltip="Move to the previous pane"),
+        Binding("tab", "cycle(1)", "Next pane", show=False, id="pane-next", tooltip="Move to the next pane"),
+        Binding("shift+tab", "cycle(-1)", "Prev pane", show=False, id="pane-previous", tooltip="Previous pane"),
         Binding("f2", "toggle_providers", "Providers", id="toggle-providers", tooltip="Show or hide providers"),
         Binding("slash", "focus_query", "Query", id="focus-query", tooltip="Focus the query box"),
         Binding(
@@ -100,13 +111,17 @@ class SearchScreen(AppScreen[None]):
         Binding("e", "export", "Export", show=False, id="export", tooltip="Save what is on screen to a file"),
     ]
 
+    TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged"})
+    """Actions bound to a printable key: in a text field the key is typed instead, so there they are
+    neither run nor shown in the footer."""
+    FOOTER_FIRST = ("cancel", "quit", "open_settings")
+    """Actions the footer lists before all others, so a narrow terminal cuts the local keys, not these."""
+
     DEFAULT_CSS = """
     SearchScreen { layout: vertical; }
     SearchScreen #search-bar { height: auto; }
     SearchScreen #query { width: 1fr; }
-    SearchScreen #mode { width: 15; }
-    SearchScreen #recency { width: 17; }
-    SearchScreen #count { width: 18; }
+    SearchScreen #search-bar SelectCurrent { padding: 0 1; }
     SearchScreen #hint-row { height: 1; }
     SearchScreen #hint { width: 1fr; height: 1; padding: 0 1; }
     SearchScreen #record-state { width: auto; height: 1; padding: 0 1; color: $text-warning; text-style: bold; }
@@ -138,6 +153,29 @@ class SearchScreen(AppScreen[None]):
         self._search_id = 0
         self._auto = False
 
+    # --- what the footer offers -----------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer (in the footer, and for its key) only what works now: Cancel while a search runs,
+        the :data:`TYPED_KEY_ACTIONS` outside text fields."""
+        if action == "cancel":
+            return self._searching
+        if action in self.TYPED_KEY_ACTIONS:
+            return not isinstance(self.focused, Input)
+        return True
+
+    @property
+    def _searching(self) -> bool:
+        """True while a provider of the search on screen is queued or running."""
+        return any(pane.is_active for pane in self.pane_area.panes)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """Textual's active bindings, :data:`FOOTER_FIRST` first (the footer shows them in this order)."""
+        bindings = super().active_bindings
+        first = {key: b for key, b in bindings.items() if b.binding.action in self.FOOTER_FIRST}
+        return {**first, **{key: b for key, b in bindings.items() if key not in first}}
+
     # --- composition --------------------------------------------------------------------
 
     def _initial_controls(self) -> Controls:
@@ -159,15 +197,9 @@ class SearchScreen(AppScreen[None]):
         self._remembered = controls  # the controls on screen; a change is saved
         with Horizontal(id="search-bar"):
             yield QueryInput(placeholder="Ask the web anything…", id="query")
-            yield Select(MODE_OPTIONS, value=mode, allow_blank=False, id="mode", tooltip="Search mode")
-            yield Select(RECENCY_OPTIONS, value=recency, allow_blank=False, id="recency", tooltip="Recency")
-            yield Select(
-                [(f"{n} result{'s' if n != 1 else ''}", n) for n in range(1, MAX_RESULTS_LIMIT + 1)],
-                value=count,
-                allow_blank=False,
-                id="count",
-                tooltip="Results per provider",
-            )
+            yield _control(MODE_OPTIONS, mode, id="mode", tooltip="Search mode")
+            yield _control(RECENCY_OPTIONS, recency, id="recency", tooltip="Recency")
+            yield _control(COUNT_OPTIONS, count, id="count", tooltip="Results per provider")
         with Horizontal(id="hint-row"):
             yield Static(IDLE_HINT, id="hint", markup=False)
             yield Static(PRIVATE_MARK, id="record-state", markup=False).set_styles("display: none;")
@@ -176,7 +208,7 @@ class SearchScreen(AppScreen[None]):
                 list(SPECS.values()), list(controls.providers), presets=enabled_presets(self.config), id="providers"
             )
             yield PaneArea(clock=self.clock, id="panes")
-        yield Footer()
+        yield Footer(compact=True)
 
     async def on_mount(self) -> None:
         """Show panes for the initial selection, focus the query, resolve provider readiness."""
@@ -380,6 +412,7 @@ class SearchScreen(AppScreen[None]):
         else:
             self.set_hint(f"Searching {len(specs)} provider{'s' if len(specs) != 1 else ''}…")
         self._search_worker(result)
+        self.refresh_bindings()  # Cancel is offered while it runs
         if tucked:
             self.notify("Provider list hidden to make room for the panes; F2 shows it.", markup=False, timeout=4)
 
@@ -390,7 +423,8 @@ class SearchScreen(AppScreen[None]):
             self.query_input.focus()
 
     def _make_room_for(self, panes: int) -> bool:
-        """Hide the provider list when that gives the panes a better layout (tabs -> grid -> columns).
+        """Hide the provider list when that gives the panes a better layout (tabs -> grid -> columns)
+        or widens panes that are cramped (narrower than :data:`COMFORTABLE_PANE_WIDTH`).
 
         Returns True when it was hidden now (F2 shows it again).
         """
@@ -398,10 +432,12 @@ class SearchScreen(AppScreen[None]):
         if selector.has_class("-hidden"):
             return False
         area = self.pane_area.size
+        wider = area.width + selector.outer_size.width
         rank = {"columns": 0, "grid": 1, "tabs": 2}
-        now = choose_layout(panes, area.width, area.height)[0]
-        wider = choose_layout(panes, area.width + selector.outer_size.width, area.height)[0]
-        if rank[wider] >= rank[now]:
+        better = rank[choose_layout(panes, wider, area.height)[0]] < rank[choose_layout(panes, *area)[0]]
+        now = pane_width(panes, *area)
+        cramped = now < COMFORTABLE_PANE_WIDTH and pane_width(panes, wider, area.height) > now
+        if not (better or cramped):
             return False
         selector.add_class("-hidden")
         if selector.has_focus:
@@ -416,6 +452,7 @@ class SearchScreen(AppScreen[None]):
         finally:
             if result.search_id == self._search_id and self.is_attached:
                 self.set_hint(result.summary().text())
+                self.refresh_bindings()
 
     def _show_update(self, update: ProviderUpdate) -> None:
         """Route one engine update of the current search to its provider's pane (auto mode: the
@@ -657,6 +694,12 @@ class SearchScreen(AppScreen[None]):
             self.notify("Private search: nothing you search now is recorded in the history.", markup=False)
         else:
             self.notify("Searches are recorded in the history again.", markup=False, timeout=3)
+
+
+def _control(options: list[tuple[str, T]], value: T, *, id: str, tooltip: str) -> Select[T]:
+    """A search-bar Select just wide enough for its longest option on one line."""
+    width = max(cell_len(label) for label, _ in options) + SELECT_CHROME
+    return Select(options, value=value, allow_blank=False, id=id, tooltip=tooltip).set_styles(f"width: {width};")
 
 
 def enabled_presets(config: Config) -> dict[str, tuple[str, ...]]:

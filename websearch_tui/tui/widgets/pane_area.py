@@ -27,6 +27,8 @@ from websearch_tui.tui.widgets.provider_pane import FLUSH_SECONDS, ProviderPane
 
 MIN_PANE_WIDTH = 40
 """Narrowest column a pane gets before the layout switches to a grid or tabs."""
+COMFORTABLE_PANE_WIDTH = 50
+"""Panes narrower than this are cramped: the screen moves the provider list aside when that widens them."""
 MIN_PANE_HEIGHT = 12
 """Lowest row a pane gets in the two-row grid."""
 MERGED_REFRESH_TICKS = 4
@@ -49,6 +51,11 @@ def choose_layout(count: int, width: int, height: int) -> tuple[str, int, int]:
     if columns * MIN_PANE_WIDTH <= width and height >= 2 * MIN_PANE_HEIGHT:
         return "grid", columns, 2
     return "tabs", 1, 1
+
+
+def pane_width(count: int, width: int, height: int) -> int:
+    """The columns one of ``count`` panes gets in a ``width`` x ``height`` area (see :func:`choose_layout`)."""
+    return width // choose_layout(count, width, height)[1]
 
 
 class PaneArea(Vertical):

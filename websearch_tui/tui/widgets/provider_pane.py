@@ -75,11 +75,15 @@ class ProviderPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("o", "open_source", "Open source", id="pane-open-source", tooltip="Open the selected source"),
+        Binding("z", "zoom", "Zoom", id="pane-zoom", tooltip="Fill the screen with this pane, or back (z or Esc)"),
+        Binding("o", "open_source", "Open", id="pane-open-source", tooltip="Open the selected source"),
         Binding("c", "copy_source", "Copy URL", id="pane-copy-url", tooltip="Copy the selected source's URL"),
         Binding("s", "focus_sources", "Sources", id="pane-sources", tooltip="Move to the first source"),
         Binding("r", "focus_related", "Related", id="pane-related", tooltip="Move to the related questions"),
     ]
+
+    ALLOW_MAXIMIZE = True
+    """Textual's "Maximize" (and :meth:`action_zoom`) fills the screen with the whole pane, not just its body."""
 
     DEFAULT_CSS = """
     ProviderPane { height: 1fr; width: 1fr; min-width: 20; }
@@ -379,6 +383,14 @@ class ProviderPane(Vertical):
     def _selected_url(self) -> str | None:
         item = self._selected_source()
         return item.url if item is not None else None
+
+    def action_zoom(self) -> None:
+        """Fill the screen with this pane (``z``), or put it back among the others (``z`` again, or Esc)."""
+        screen = self.screen
+        if screen.maximized is self:
+            screen.minimize()
+        else:
+            screen.maximize(self, container=False)
 
     def action_open_source(self) -> None:
         """Open the selected source in the browser (http/https only)."""
