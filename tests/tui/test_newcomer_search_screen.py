@@ -213,3 +213,30 @@ async def test_z_zooms_the_focused_pane_and_back(make_app, fake_streams):
         app.screen.query_input.focus()
         await pilot.press("z")
         assert app.screen.maximized is None and app.screen.query_input.value.endswith("z")
+
+
+async def test_the_first_up_skips_the_query_already_in_the_box(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        query = app.screen.query_input
+        for text in ("one", "two", "two", "three"):
+            await submit(pilot, text)
+            await wait_for_search(app)
+        query.focus()
+        query.value = "three"  # as after searching it
+        await pilot.press("up")
+        assert query.value == "two"
+        await pilot.press("up")
+        assert query.value == "one"
+        await pilot.press("up")
+        assert query.value == "one"
+        await pilot.press("down")
+        assert query.value == "two"
+        await pilot.press("down")
+        assert query.value == "three"
+        await pilot.press("down")
+        assert query.value == "three"  # the draft: what was in the box
+        query.value = "one"
+        await pilot.press("up")
+        assert query.value == "three"

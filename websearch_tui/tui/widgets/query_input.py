@@ -29,18 +29,21 @@ class QueryInput(SafeInput):
         self._position = None
 
     def action_history(self, delta: int) -> None:
-        """Show the previous (-1) or next (+1) query; past the newest, restore the draft."""
+        """Show the previous (-1) or next (+1) query, skipping queries equal to the text in the box (so
+        the first Up after a search shows the one before it); past the newest, restore the draft."""
         if not self.history:
             return
         if self._position is None:
             if delta > 0:
                 return
             self._draft = self.value
-            position = len(self.history) - 1
+            position = len(self.history) + delta
         else:
             position = self._position + delta
+        while 0 <= position < len(self.history) and self.history[position] == self.value:
+            position += delta
         if position < 0:
-            position = 0
+            return  # no older query: stay where it is
         if position >= len(self.history):
             self._position = None
             self.value = self._draft
