@@ -3,12 +3,15 @@ that do not depend on colour, keys that do what the footer says, zoom, time limi
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import Select
 from textual.widgets._footer import FooterKey
 from textual.widgets._select import SelectCurrent
 
 from tests.tui.conftest import submit, until, wait_for_search
-from tests.tui.test_search_screen import full_result
+from tests.tui.test_search_screen import full_result, status_text
+from websearch_tui.core.models import AnswerDelta
 from websearch_tui.providers import SPECS
 from websearch_tui.tui.screens.search import COUNT_OPTIONS, MODE_OPTIONS, RECENCY_OPTIONS
 from websearch_tui.tui.widgets.provider_selector import SELECTED_MARK, UNSELECTED_MARK
@@ -240,3 +243,23 @@ async def test_the_first_up_skips_the_query_already_in_the_box(make_app, fake_st
         query.value = "one"
         await pilot.press("up")
         assert query.value == "three"
+
+
+async def test_a_running_provider_shows_its_time_limit(make_app, fake_streams):
+    async def silent(request, ctx):
+        await asyncio.Event().wait()
+        yield AnswerDelta("never")  # pragma: no cover - the test cancels first
+
+    fake_streams["ddgs"] = silent
+    now = [100.0]
+    app = make_app(("ddgs",), timeout=60, clock=lambda: now[0])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "limits")
+        assert await until(pilot, lambda: "searching" in status_text(app, "ddgs")), status_text(app, "ddgs")
+        now[0] = 106.0
+        assert await until(pilot, lambda: "searching · 6.0s / 60s" in status_text(app, "ddgs")), status_text(
+            app, "ddgs"
+        )
+        await pilot.press("escape")
+        await wait_for_search(app)
+        assert "/ 60s" not in status_text(app, "ddgs")  # an ended run shows only how long it took

@@ -404,7 +404,7 @@ class SearchScreen(AppScreen[None]):
         await self.pane_area.set_providers(specs)
         self.pane_area.reset_merged()
         for pane in self.pane_area.panes:
-            await pane.reset()
+            await pane.reset(limit=self.engine.timeout)
             pane.border_subtitle = Content("")
         self.pane_area.wake()
         if self._auto:

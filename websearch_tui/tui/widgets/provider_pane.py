@@ -107,6 +107,7 @@ class ProviderPane(Vertical):
         self._following = False
         self._follow_y: float | None = None
         self._others: Mapping[str, int] = {}
+        self._limit: float | None = None
         self.border_title = Content(spec.label)
 
     @property
@@ -184,8 +185,10 @@ class ProviderPane(Vertical):
 
     # --- runs -------------------------------------------------------------------------
 
-    async def reset(self) -> None:
-        """Prepare the pane for a new search: no answer, no sections, ``queued``."""
+    async def reset(self, *, limit: float | None = None) -> None:
+        """Prepare the pane for a new search: no answer, no sections, ``queued``; ``limit`` is the run's
+        time limit in seconds (shown as "searching 6.0s / 60s" while it runs)."""
+        self._limit = limit
         self.answer.clear()
         self.answer.streaming = True
         self._response = SearchResponse(provider=self.spec.id)
@@ -309,6 +312,7 @@ class ProviderPane(Vertical):
                 frame,
                 retry_in,
                 retry.reason if retry is not None else "",
+                self._limit,
             )
         )
 

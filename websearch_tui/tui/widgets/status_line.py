@@ -1,4 +1,5 @@
-"""The one-line (wrapping) status of a provider pane: spinner, elapsed time, sources, a retry wait or error."""
+"""The one-line (wrapping) status of a provider pane: spinner, elapsed time and time limit, sources, a retry
+wait or error."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ class PaneStatus:
     """What the status line shows.
 
     ``status`` is a :class:`~websearch_tui.search.engine.RunStatus` value or ``"idle"`` /
-    ``"skipped"`` (auto mode: the chain stopped before this provider); ``elapsed`` is seconds.
+    ``"skipped"`` (auto mode: the chain stopped before this provider); ``elapsed`` is seconds and
+    ``limit`` the run's time limit in seconds (shown beside the elapsed time while it runs).
     ``retry_in`` (whole seconds left) and ``retry_reason`` (``"429"``, ``"timeout"``, ...) are set
     while a running provider waits to resend a request.
     """
@@ -35,6 +37,7 @@ class PaneStatus:
     frame: int = 0
     retry_in: int | None = None
     retry_reason: str = ""
+    limit: float | None = None
 
 
 def _count(n: int, word: str) -> str:
@@ -55,7 +58,8 @@ def render_status(state: PaneStatus) -> Content:
         waiting = state.retry_in is not None
         if waiting:
             word = f"retrying in {state.retry_in}s ({clean(state.retry_reason, one_line=True, limit=20)})"
-        parts = [f"{spin} {word}", elapsed]
+        limit = f" / {state.limit:g}s" if elapsed and state.limit else ""
+        parts = [f"{spin} {word}", elapsed + limit]
         if state.sources:
             parts.append(_count(state.sources, "source"))
         return Content.styled(" · ".join(p for p in parts if p), "$text-warning" if waiting else "$text-accent")
