@@ -31,6 +31,14 @@ def footer(app) -> list[str]:
     return [key.render().plain for key in app.screen.query(FooterKey) if key.region.right <= width]
 
 
+def command_shown(app) -> str:
+    """The first command the open command palette offers (empty while it has none)."""
+    commands = app.screen.query("CommandList")
+    if not commands or not commands.first().option_count:
+        return ""
+    return str(commands.first().get_option_at_index(0).prompt)
+
+
 def selector_row(app, provider_id: str) -> str:
     """The text of ``provider_id``'s row in the provider list, as drawn (check box included)."""
     selector = app.screen.selector
@@ -263,3 +271,70 @@ async def test_a_running_provider_shows_its_time_limit(make_app, fake_streams):
         await pilot.press("escape")
         await wait_for_search(app)
         assert "/ 60s" not in status_text(app, "ddgs")  # an ended run shows only how long it took
+
+
+async def test_retry_runs_only_the_failed_providers_again_in_their_panes(make_app, fake_streams):
+    from tests.tui.test_search_screen import auth_failure
+
+    calls: list[str] = []
+
+    def counted(provider_id: str, first, then):
+        async def stream(request, ctx):
+            calls.append(provider_id)
+            source = first if calls.count(provider_id) == 1 else then
+            async for event in source(request, ctx):
+                yield event
+
+        return stream
+
+    fake_streams["ddgs"] = counted("ddgs", full_result, full_result)
+    fake_streams["brave"] = counted("brave", auth_failure, full_result)  # fails once, then answers
+    fake_streams["exa"] = counted("exa", auth_failure, auth_failure)  # fails every time
+    app = make_app(("ddgs", "brave", "exa"))
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = app.screen
+        await submit(pilot, "flaky")
+        await wait_for_search(app)
+        assert [p.status for p in screen.pane_area.panes] == ["done", "failed", "failed"]
+        ddgs_answer = screen.pane_area.pane("ddgs").answer.source
+        assert "R Retry failed" not in footer(app)  # the query box has focus: R would be typed
+        screen.pane_area.pane("ddgs").focus_target()
+        assert await until(pilot, lambda: "R Retry failed" in footer(app)), footer(app)
+        await pilot.press("R")
+        await wait_for_search(app)
+        assert sorted(calls) == ["brave", "brave", "ddgs", "exa", "exa"]
+        assert [p.status for p in screen.pane_area.panes] == ["done", "done", "failed"]
+        assert "Answer about **flaky**." in screen.pane_area.pane("brave").answer.source
+        assert screen.pane_area.pane("ddgs").answer.source == ddgs_answer
+        shown = screen.shown_result()
+        assert [(o.provider, o.status.value) for o in shown.result.outcomes] == [
+            ("ddgs", "done"),
+            ("brave", "done"),
+            ("exa", "failed"),
+        ]
+        assert "2 done, 1 failed" in screen.query_one("#hint").visual.plain
+        await pilot.press("ctrl+p")
+        assert await until(pilot, lambda: app.screen.query("CommandInput"))
+        await pilot.press(*"Retry failed")
+        assert await until(pilot, lambda: "Retry failed providers" in command_shown(app))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: calls.count("exa") == 3)
+        await wait_for_search(app)
+        assert calls.count("exa") == 3 and calls.count("brave") == 2  # only the one still failing
+
+
+async def test_retry_with_nothing_failed_says_so(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    nothing = "Nothing to retry now: no provider on screen failed."
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.screen.action_retry_failed()  # before any search
+        assert await until(pilot, lambda: [n.message for n in app._notifications] == [nothing])
+        app.clear_notifications()
+        await submit(pilot, "fine")
+        await wait_for_search(app)
+        app.screen.set_focus(None)
+        await pilot.pause()
+        assert "R Retry failed" not in footer(app)  # not offered: nothing failed
+        await app.screen.action_retry_failed()  # as from the palette
+        assert await until(pilot, lambda: [n.message for n in app._notifications] == [nothing])

@@ -141,8 +141,8 @@ class WebSearchApp(App[int]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
-        "History", "Export", "Copy answer", "Back", "Forward", "Private search" and one "Preset: <name>"
-        per ``[presets]`` entry."""
+        "History", "Export", "Copy answer", "Back", "Forward", "Private search", "Retry failed providers"
+        and one "Preset: <name>" per ``[presets]`` entry."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
@@ -154,7 +154,7 @@ class WebSearchApp(App[int]):
                 screen.action_toggle_merged,
             )
             yield from self._search_commands(screen)
-            yield from self._preset_commands(screen)
+            yield from self._main_screen_commands(screen)
 
     def _search_commands(self, screen: SearchScreen) -> Iterable[SystemCommand]:
         yield SystemCommand(
@@ -175,11 +175,17 @@ class WebSearchApp(App[int]):
             screen.action_toggle_private,
         )
 
-    # --- main screen: provider presets (one block, kept apart from the other palette commands) ---
+    # --- main screen: retrying and provider presets (one block, apart from the other palette commands) ---
 
     @staticmethod
-    def _preset_commands(screen: SearchScreen) -> Iterable[SystemCommand]:
-        """One "Preset: <name>" command per ``[presets]`` entry: select exactly its providers."""
+    def _main_screen_commands(screen: SearchScreen) -> Iterable[SystemCommand]:
+        """ "Retry failed providers", and one "Preset: <name>" command per ``[presets]`` entry (select
+        exactly its providers)."""
+        yield SystemCommand(
+            "Retry failed providers",
+            "Run the providers that failed again, same query and controls; the other panes stay as they are (R)",
+            screen.action_retry_failed,
+        )
         selector = screen.selector
         for name, ids in selector.presets.items():
             labels = ", ".join(selector.specs[pid].label for pid in ids) or "no enabled provider"
@@ -187,7 +193,7 @@ class WebSearchApp(App[int]):
                 f"Preset: {name}", f"Select {labels} (p in the provider list)", partial(selector.apply_preset, name)
             )
 
-    # --- end of the preset commands ---
+    # --- end of the main screen's retry and preset commands ---
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide "Settings" while the settings screen is open."""

@@ -109,9 +109,10 @@ class SearchScreen(AppScreen[None]):
         Binding("alt+left,left_square_bracket", "back", "Back", show=False, id="trail-back", tooltip="Earlier search"),
         Binding("alt+right,right_square_bracket", "forward", "Forward", show=False, id="trail-forward"),
         Binding("e", "export", "Export", show=False, id="export", tooltip="Save what is on screen to a file"),
+        Binding("R", "retry_failed", "Retry failed", id="retry-failed", tooltip="Run the failed providers again"),
     ]
 
-    TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged"})
+    TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed"})
     """Actions bound to a printable key: in a text field the key is typed instead, so there they are
     neither run nor shown in the footer."""
     FOOTER_FIRST = ("cancel", "quit", "open_settings")
@@ -157,11 +158,13 @@ class SearchScreen(AppScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer (in the footer, and for its key) only what works now: Cancel while a search runs,
-        the :data:`TYPED_KEY_ACTIONS` outside text fields."""
+        the :data:`TYPED_KEY_ACTIONS` outside text fields, Retry once a search has failed providers."""
         if action == "cancel":
             return self._searching
-        if action in self.TYPED_KEY_ACTIONS:
-            return not isinstance(self.focused, Input)
+        if action in self.TYPED_KEY_ACTIONS and isinstance(self.focused, Input):
+            return False
+        if action == "retry_failed":
+            return not self._searching and bool(self._failed())
         return True
 
     @property
@@ -445,14 +448,51 @@ class SearchScreen(AppScreen[None]):
         return True
 
     @work(exclusive=True, group="search", exit_on_error=False, description="search")
-    async def _search_worker(self, result: SearchResult) -> None:
-        """Run the search; when it ends (cancelled too) and is still the current one, show its summary."""
+    async def _search_worker(self, result: SearchResult, into: SearchResult | None = None) -> None:
+        """Run the search; when it ends (cancelled too) and is still the current one, show its summary.
+
+        ``into``: ``result`` re-runs some of ``into``'s providers (:meth:`action_retry_failed`); their
+        new outcomes replace the old ones in ``into``, and the summary is ``into``'s."""
         try:
             await self.engine.search(result.request, self._show_update, result=result, record=not self.private)
         finally:
+            if into is not None:
+                _merge_outcomes(into, result)
             if result.search_id == self._search_id and self.is_attached:
-                self.set_hint(result.summary().text())
+                self.set_hint((into or result).summary().text())
                 self.refresh_bindings()
+
+    def _failed(self) -> list[str]:
+        """The providers of the search on screen whose run failed (and which still have a pane)."""
+        shown = self._trail.current
+        if shown is None:
+            return []
+        area = self.pane_area
+        return [o.provider for o in shown.result.outcomes if o.status is RunStatus.FAILED and area.pane(o.provider)]
+
+    async def action_retry_failed(self) -> None:
+        """Run the providers that failed in the search on screen again (``R``): the same query and
+        controls, in their own panes; the other panes keep what they show. The retry is a search of
+        its own for the engine (and the history); on screen its outcomes replace the failures."""
+        failed = self._failed()
+        shown = self._trail.current
+        if self._searching or shown is None or not failed:
+            why = "wait for the search to end (or Esc)" if self._searching else "no provider on screen failed"
+            self.notify(f"Nothing to retry now: {why}.", severity="warning", markup=False, timeout=4)
+            return
+        into = shown.result
+        retry = self.engine.prepare(dataclasses.replace(into.request, providers=tuple(failed)))
+        into.outcomes = [o for o in into.outcomes if o.provider not in failed]
+        self._search_id, self._auto = retry.search_id, retry.mode == "auto"
+        for pid in failed:
+            pane = self.pane_area.pane(pid)
+            if pane is not None:
+                await pane.reset(limit=self.engine.timeout)
+                pane.border_subtitle = Content("")
+        self.pane_area.wake()
+        self.set_hint(f"Retrying {', '.join(into.label(pid) for pid in failed)}…")
+        self._search_worker(retry, into)
+        self.refresh_bindings()
 
     def _show_update(self, update: ProviderUpdate) -> None:
         """Route one engine update of the current search to its provider's pane (auto mode: the
@@ -622,6 +662,7 @@ class SearchScreen(AppScreen[None]):
             else:
                 where = f"Search {number} of {count} of this session, {when:%H:%M}"
             self.set_hint(f"{where} — offline. Enter runs it again live; [ and ] (Alt+←/→) go back and forward.")
+        self.refresh_bindings()
 
     def _set_controls(self, request: SearchRequest) -> None:
         """Set the controls and the provider selection to ``request``'s, without rebuilding the panes."""
@@ -705,6 +746,16 @@ def _control(options: list[tuple[str, T]], value: T, *, id: str, tooltip: str) -
 def enabled_presets(config: Config) -> dict[str, tuple[str, ...]]:
     """``config``'s presets without the providers it disables (``enabled = false``)."""
     return {name: tuple(pid for pid in ids if config.is_enabled(pid)) for name, ids in config.presets.items()}
+
+
+def _merge_outcomes(into: SearchResult, retried: SearchResult) -> None:
+    """Put ``retried``'s outcomes into ``into`` in place of the same providers' (in ``into``'s order)."""
+    again = {o.provider for o in retried.outcomes}
+    outcomes = [o for o in into.outcomes if o.provider not in again] + retried.outcomes
+    order = {pid: index for index, pid in enumerate(into.providers)}
+    into.outcomes = sorted(outcomes, key=lambda o: order.get(o.provider, len(order)))
+    into.winner = into.winner or retried.winner
+    into.error = None if into.ok else into.combined_error()
 
 
 def _ended(result: SearchResult, provider_id: str) -> ProviderOutcome:
