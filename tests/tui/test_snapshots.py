@@ -52,7 +52,7 @@ def test_narrow_uses_tabs(snap_compare, make_app, fake_streams):
         await _no_blink(pilot)
         await submit(pilot, "narrow")
         await wait_for_search(pilot.app)
-        await pilot.press("f2")
+        pilot.app.clear_notifications()  # "Provider list hidden ...": it stepped aside on its own
         await pilot.pause()
 
     app = make_app(("ddgs", "exa", "parallel"), clock=frozen)

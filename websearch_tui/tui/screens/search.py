@@ -115,7 +115,7 @@ class SearchScreen(AppScreen[None]):
     TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed"})
     """Actions bound to a printable key: in a text field the key is typed instead, so there they are
     neither run nor shown in the footer."""
-    FOOTER_FIRST = ("cancel", "quit", "open_settings")
+    FOOTER_FIRST = ("cancel", "quit", "open_settings", "retry_failed")
     """Actions the footer lists before all others, so a narrow terminal cuts the local keys, not these."""
 
     DEFAULT_CSS = """
