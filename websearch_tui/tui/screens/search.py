@@ -169,8 +169,9 @@ class SearchScreen(AppScreen[None]):
 
     @property
     def _searching(self) -> bool:
-        """True while a provider of the search on screen is queued or running."""
-        return any(pane.is_active for pane in self.pane_area.panes)
+        """True while a provider of the search on screen is queued or running (False before the panes
+        are mounted and after they are gone: the footer asks at any time)."""
+        return any(pane.is_active for pane in self.query(ProviderPane))
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
@@ -514,7 +515,7 @@ class SearchScreen(AppScreen[None]):
 
     def action_cancel(self) -> None:
         """Cancel the search in flight; the engine reports its unfinished runs ``cancelled``."""
-        active = any(pane.is_active for pane in self.pane_area.panes)
+        active = self._searching
         self.workers.cancel_group(self, "search")
         if active:
             self.set_hint("Search cancelled.")
