@@ -1020,24 +1020,23 @@ def _add_history_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         parser.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
 
 
-def _entry_id(value: str) -> int:
+def _positive(value: str, what: str) -> int:
+    """``value`` as a whole number of 1 or more; otherwise an argparse error saying it must be ``what``."""
     try:
         number = int(value)
     except ValueError:
         number = 0
     if number < 1:
-        raise argparse.ArgumentTypeError(f"must be a search id from `{PROG} history list` (a number), not {value!r}")
+        raise argparse.ArgumentTypeError(f"must be {what}, not {value!r}")
     return number
+
+
+def _entry_id(value: str) -> int:
+    return _positive(value, f"a search id from `{PROG} history list` (a number)")
 
 
 def _limit(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {value!r}")
-    return number
+    return _positive(value, "a whole number of 1 or more")
 
 
 def _history(args: argparse.Namespace) -> int:
