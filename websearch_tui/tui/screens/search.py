@@ -37,6 +37,7 @@ from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.remembered import Controls, save_controls
+from websearch_tui.tui.safe import copy_text
 from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.screens.export import ExportDialog
 from websearch_tui.tui.screens.history import HistoryChoice, HistoryScreen
@@ -633,8 +634,7 @@ class SearchScreen(AppScreen[None]):
         if not answer:
             self.notify(f"{pane.spec.label} has no answer to copy.", severity="warning", markup=False)
             return
-        self.app.copy_to_clipboard(answer)
-        self.notify(f"Copied {pane.spec.label}'s answer ({len(answer):,} characters).", markup=False, timeout=3)
+        copy_text(self.app, answer, f"{pane.spec.label}'s answer ({len(answer):,} characters)")
 
     def _focused_pane(self) -> ProviderPane | None:
         focused = self.focused
