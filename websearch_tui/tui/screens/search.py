@@ -408,12 +408,14 @@ class SearchScreen(AppScreen[None]):
 
     @work(exclusive=True, group="search", exit_on_error=False, description="search")
     async def _search_worker(self, result: SearchResult) -> None:
-        """Run the search; when it ends (cancelled too) and is still the current one, show its summary."""
+        """Run the search; when it ends (cancelled too) and is still the current one, show its summary
+        and the merged view and badges as the search ended (not at the next refresh tick)."""
         try:
             await self.engine.search(result.request, self._show_update, result=result, record=not self.private)
         finally:
             if result.search_id == self._search_id and self.is_attached:
                 self.set_hint(result.summary().text())
+                self.pane_area.refresh_merged()
 
     def _show_update(self, update: ProviderUpdate) -> None:
         """Route one engine update of the current search to its provider's pane (auto mode: the
