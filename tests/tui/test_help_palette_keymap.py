@@ -82,6 +82,13 @@ def test_binding_ids_are_unique():
     assert {"help", "quit", "settings", "settings-save", "history-rows-next", "toggle-merged"} <= set(ids)
 
 
+def test_the_readme_keys_table_names_every_binding_id():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Help, palette and keymap", 1)[1].split("\n## ", 1)[0]
+    missing = [binding_id for binding_id in binding_ids() if f"`{binding_id}`" not in section]
+    assert missing == []
+
+
 # --- the keymap ---------------------------------------------------------------------------
 
 
@@ -137,16 +144,27 @@ async def test_palette_finds_help_cancel_and_providers(make_app, fake_streams):
         assert await until(pilot, lambda: isinstance(app.screen, HelpScreen))
 
 
-async def test_palette_zoom_maximizes_the_focused_widget_and_restores_it(make_app, fake_streams):
+async def test_palette_zoom_fills_the_screen_with_the_focused_pane_and_restores_it(make_app, fake_streams):
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
+        pane = screen.pane_area.pane("exa")
+        pane.focus_target()
+        await pilot.pause()
+        await run_palette(pilot, "zoom", "Zoom in")
+        assert await until(pilot, lambda: screen.maximized is pane)
+        await run_palette(pilot, "zoom", "Zoom out")
+        assert await until(pilot, lambda: screen.maximized is None)
+        pane.focus_target()
+        await pilot.pause()
+        await run_palette(pilot, "maximize", "Zoom in (maximize)")  # Textual's own Maximize cannot zoom a pane
+        assert await until(pilot, lambda: screen.maximized is pane)
+        await pilot.press("escape")
+        assert await until(pilot, lambda: screen.maximized is None)
         screen.selector.focus()
         await pilot.pause()
         await run_palette(pilot, "zoom", "Zoom in")
         assert await until(pilot, lambda: screen.maximized is screen.selector)
-        await run_palette(pilot, "zoom", "Zoom out")
-        assert await until(pilot, lambda: screen.maximized is None)
 
 
 # --- the theme ------------------------------------------------------------------------------

@@ -19,10 +19,13 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.widget import Widget
 
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.remembered import load_controls
 from websearch_tui.tui.screens.search import SearchScreen, StatusResolver
+from websearch_tui.tui.widgets.merged_view import MergedView
+from websearch_tui.tui.widgets.provider_pane import ProviderPane
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
@@ -54,8 +57,15 @@ def settle_gc() -> None:
 HISTORY_FLUSH_SECONDS = 2.0
 """How long opening the history waits for the search just ended to be written."""
 
-ZOOM_COMMANDS = {"Maximize": "Zoom in", "Minimize": "Zoom out"}
-"""Textual's palette commands that zoom, under the name people type for them."""
+
+def zoom_target(screen: Screen[object]) -> Widget | None:
+    """What "Zoom in" fills ``screen`` with: the provider pane or merged view holding the focus, else
+    the focused widget when Textual can maximize it (a list), else nothing."""
+    focused = screen.focused
+    if focused is None:
+        return None
+    view = next((node for node in focused.ancestors_with_self if isinstance(node, (ProviderPane, MergedView))), None)
+    return view if isinstance(view, Widget) else focused if focused.allow_maximize else None
 
 
 def check_keymap(config: Config) -> None:
@@ -183,13 +193,10 @@ class WebSearchApp(App[int]):
             store.close()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's palette commands (with "Zoom in/out" beside its Maximize/Minimize) plus "Settings"
-        and, on the search screen, "Merged sources", "History", "Export", "Copy answer", "Back",
-        "Forward" and "Private search"; then :meth:`_commands_by_name`."""
-        for command in super().get_system_commands(screen):
-            yield command
-            if command.title in ZOOM_COMMANDS:
-                yield command._replace(title=ZOOM_COMMANDS[command.title])
+        """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
+        "History", "Export", "Copy answer", "Back", "Forward" and "Private search"; then
+        :meth:`_commands_by_name`."""
+        yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
         )
@@ -203,14 +210,15 @@ class WebSearchApp(App[int]):
         yield from self._commands_by_name(screen)
 
     def _commands_by_name(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """What newcomers type in the palette: "help", and on the search screen "cancel" and each
-        provider's name (toggling it in the selection)."""
+        """What newcomers type in the palette: "help", "zoom", and on the search screen "cancel" and
+        each provider's name (toggling it in the selection)."""
         from websearch_tui.tui.bindings import keys_by_id
 
         keys = keys_by_id(self.config.keymap, self.get_key_display)
         yield SystemCommand(
             "Help: keys and modes", f"Every key by screen, with your keymap ({keys['help']})", self.action_help
         )
+        yield from _zoom_commands(screen)
         if not isinstance(screen, SearchScreen):
             return
         yield SystemCommand(
@@ -379,6 +387,20 @@ class WebSearchApp(App[int]):
         """Close the engine's HTTP connections, write what the history still holds, close its file."""
         await self.engine.aclose()
         self._close_history()
+
+
+def _zoom_commands(screen: Screen[object]) -> Iterable[SystemCommand]:
+    """ "Zoom out" while something fills the screen, else "Zoom in" when something can (:func:`zoom_target`)."""
+    if screen.maximized is not None:
+        yield SystemCommand("Zoom out", "Back to the whole screen (Esc)", screen.minimize)
+        return
+    target = zoom_target(screen)
+    if target is not None:
+        yield SystemCommand(
+            "Zoom in (maximize)",
+            "The focused pane or list fills the screen; Esc restores it",
+            functools.partial(setattr, screen, "maximized", target),
+        )
 
 
 def run_tui(config_path: str | os.PathLike[str] | Config | None = None) -> int:
