@@ -390,7 +390,8 @@ class WebSearchApp(App[int]):
 
 
 def _zoom_commands(screen: Screen[object]) -> Iterable[SystemCommand]:
-    """ "Zoom out" while something fills the screen, else "Zoom in" when something can (:func:`zoom_target`)."""
+    """The palette's zoom: "Zoom out" while something fills the screen, else "Zoom in" when something
+    can (:func:`zoom_target`)."""
     if screen.maximized is not None:
         yield SystemCommand("Zoom out", "Back to the whole screen (Esc)", screen.minimize)
         return
