@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import os
 import statistics
 import sys
@@ -83,7 +84,8 @@ async def with_tui(base_url: str, panes: tuple[str, ...], answer_chars: int) -> 
     from websearch_tui.tui.app import WebSearchApp
 
     config = Config(search=SearchSettings(providers=panes, max_results=10, timeout=600))
-    app = WebSearchApp(config, make_engine(base_url, panes), status_resolver=fixed_status)
+    tuned = {"tune_gc": True} if "tune_gc" in inspect.signature(WebSearchApp).parameters else {}  # as the real app
+    app = WebSearchApp(config, make_engine(base_url, panes), status_resolver=fixed_status, **tuned)
     lags: list[float] = []
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)

@@ -494,6 +494,28 @@ def test_config_validate(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "missing.toml: file not found" in capsys.readouterr().err
 
 
+def test_config_validate_checks_keymap_ids_and_show_prints_the_keymap(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tomlkit
+
+    path = tmp_path / "config.toml"
+    path.write_text('[keymap]\nsettings = "f6, ctrl+o"\n')
+    assert main(["config", "validate", "--config", str(path)]) == 0
+    assert capsys.readouterr().out == f"OK: {path}\n"
+    assert main(["config", "show", "--config", str(path)]) == 0
+    assert tomlkit.parse(capsys.readouterr().out).unwrap()["keymap"] == {"settings": "f6,ctrl+o"}
+    assert main(["config", "show", "--format", "json", "--config", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["keymap"] == {"settings": "f6,ctrl+o"}
+    path.write_text('[keymap]\nsetings = "f6"\n')
+    assert main(["config", "validate", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"websearch-tui: error: {path}: [keymap] 'setings' is not a binding id (did you mean 'settings'?); the ids are: "
+    )
+    assert "open-history" in err and "settings-save" in err
+
+
 def test_config_validate_without_a_file_uses_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     import os
 

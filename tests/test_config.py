@@ -9,7 +9,7 @@ import pytest
 from keyring.backends.fail import Keyring as FailKeyring
 
 from websearch_tui import credentials
-from websearch_tui.config import ConfigError, config_path, load_config
+from websearch_tui.config import ConfigError, check_keymap_ids, config_path, load_config
 from websearch_tui.core.errors import redact
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import DEFAULT_PROVIDERS, get_spec
@@ -136,6 +136,11 @@ def test_max_body_mib_reaches_the_engine(tmp_path: Path) -> None:
         ("[presets]\nquick = 'brave'\n", "[presets] quick must be a non-empty list of provider ids, got 'brave'"),
         ("[presets]\n'' = ['brave']\n", "[presets] a preset needs a name"),
         ("presets = 3\n", "[presets] must be a table"),
+        ("[keymap]\nsettings = 6\n", '[keymap] settings must be a string of key names such as "f2" or "ctrl+q"'),
+        ("[keymap]\nsettings = ''\n", "[keymap] settings must be a string of key names"),
+        ("[keymap]\nquit = 'Ctrl+Q'\n", "[keymap] quit must be a string of key names"),
+        ("[keymap]\nquit = 'ctrl+q,,f10'\n", "[keymap] quit must be a string of key names"),
+        ("keymap = 'f2'\n", "[keymap] must be a table"),
     ],
 )
 def test_bad_files_name_file_key_and_problem(tmp_path: Path, text: str, message: str) -> None:
@@ -161,6 +166,24 @@ def test_presets_keep_their_order_and_drop_repeats(tmp_path: Path) -> None:
     assert config.presets == {"quick": ("brave", "tavily", "exa"), "models": ("openai",)}
     assert list(config.presets) == ["quick", "models"]
     assert load_config(write(tmp_path, "")).presets == {}
+
+
+def test_keymap_table(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[keymap]\nquit = 'ctrl+q'\nsettings = 'f6, ctrl+o'\nhelp = '?'\n"))
+    assert config.keymap == {"quit": "ctrl+q", "settings": "f6,ctrl+o", "help": "?"}
+    assert load_config(write(tmp_path, "")).keymap == {}
+
+
+def test_keymap_ids_are_checked_against_the_ids_given(tmp_path: Path) -> None:
+    """config.py knows no binding (it imports no Textual): the TUI passes its ids in."""
+    config = load_config(write(tmp_path, "[keymap]\nopen_setings = 'f6'\n"))
+    with pytest.raises(ConfigError) as info:
+        check_keymap_ids(config, ["quit", "open_settings"])
+    assert str(info.value) == (
+        f"{config.path}: [keymap] 'open_setings' is not a binding id (did you mean 'open_settings'?); "
+        "the ids are: open_settings, quit"
+    )
+    check_keymap_ids(load_config(write(tmp_path, "[keymap]\nquit = 'f10'\n")), ["quit"])
 
 
 def test_example_config_is_valid_and_lists_every_provider() -> None:

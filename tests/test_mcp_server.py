@@ -252,7 +252,9 @@ async def test_stdio_bad_input_and_failed_providers_never_stop_the_server(
         failed = await client.call_tool("web_search", {"query": QUERY, "providers": ["brave", "tavily"]})
     assert bad.is_error and "did you mean 'brave'?" in bad.content[0].text
     assert (
-        unknown.is_error and unknown.content[0].text == "unknown tool 'no_such_tool'; tools: web_search, list_providers"
+        unknown.is_error
+        and unknown.content[0].text
+        == "unknown tool 'no_such_tool'; tools: web_search, list_providers, history_search, history_show"
     )
     assert not partly.is_error
     brave_block = "# Brave Search (brave)\nError: Brave Search authorization failed (401). Check API key or base URL."

@@ -700,9 +700,24 @@ def _tui(args: argparse.Namespace) -> int:
             'for a search without one run: websearch-tui search "your question"'
         )
     config = _load_config(args)
+    _check_keymap(config)
     from websearch_tui.tui.app import run_tui
 
     return run_tui(config)
+
+
+def _check_keymap(config: Config) -> None:
+    """A ``[keymap]`` id that no binding of the TUI has is a config error; Textual is imported only
+    for a keymap that is not empty (see :func:`websearch_tui.tui.app.check_keymap`)."""
+    if not config.keymap:
+        return
+    from websearch_tui.config import ConfigError
+    from websearch_tui.tui.app import check_keymap
+
+    try:
+        check_keymap(config)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -903,14 +918,16 @@ def _config(args: argparse.Namespace) -> int:
         else:
             print(_effective_toml(config), end="")
         return 0
+    _check_keymap(config)
     exists = config.path is not None and config.path.exists()
     print(f"OK: {config.path}" + ("" if exists else " (does not exist; the defaults apply)"))
     return 0
 
 
 def _effective_toml(config: Config) -> str:
-    """The effective settings as TOML: every ``[search]`` key and, per provider, its enabled state,
-    endpoints, model and pacing with defaults filled in, plus the options set in the file.
+    """The effective settings as TOML: every ``[search]``, ``[ui]`` and ``[history]`` key, the
+    ``[keymap]`` and, per provider, its enabled state, endpoints, model and pacing with defaults
+    filled in, plus the options set in the file.
 
     Keys never live in the config; URL passwords and secret-looking query values are masked anyway.
     """
@@ -923,6 +940,7 @@ def _effective_toml(config: Config) -> str:
     document["ui"] = settings["ui"]
     document["history"] = settings["history"]
     document["presets"] = settings["presets"]
+    document["keymap"] = settings["keymap"]
     providers = tomlkit.table(is_super_table=True)
     for provider_id, table in settings["providers"].items():
         providers[provider_id] = table
@@ -932,7 +950,8 @@ def _effective_toml(config: Config) -> str:
 
 def _effective_settings(config: Config) -> dict[str, Any]:
     """The effective settings as plain data, ``{"search": {...}, "ui": {...}, "history": {...}, "presets": {name:
-    [ids]}, "providers": {id: table}}`` (what ``config show`` prints as TOML or JSON; see :func:`_effective_toml`)."""
+    [ids]}, "keymap": {id: keys}, "providers": {id: table}}`` (what ``config show`` prints as TOML or JSON; see
+    :func:`_effective_toml`)."""
     search = config.search
     return {
         "search": {
@@ -946,6 +965,7 @@ def _effective_settings(config: Config) -> dict[str, Any]:
         "ui": {"theme": config.ui.theme or ""},
         "history": _history_settings(config),
         "presets": {name: list(ids) for name, ids in config.presets.items()},
+        "keymap": dict(config.keymap),
         "providers": {spec.id: _provider_table(spec, config.settings_for(spec.id)) for spec in SPECS.values()},
     }
 
@@ -1022,24 +1042,23 @@ def _add_history_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         parser.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
 
 
-def _entry_id(value: str) -> int:
+def _positive(value: str, what: str) -> int:
+    """``value`` as a whole number of 1 or more; otherwise an argparse error saying it must be ``what``."""
     try:
         number = int(value)
     except ValueError:
         number = 0
     if number < 1:
-        raise argparse.ArgumentTypeError(f"must be a search id from `{PROG} history list` (a number), not {value!r}")
+        raise argparse.ArgumentTypeError(f"must be {what}, not {value!r}")
     return number
+
+
+def _entry_id(value: str) -> int:
+    return _positive(value, f"a search id from `{PROG} history list` (a number)")
 
 
 def _limit(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {value!r}")
-    return number
+    return _positive(value, "a whole number of 1 or more")
 
 
 def _history(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ Schema (see ``config.example.toml``)::
     [ui]  theme
     [history]  enabled, max_entries, path
     [presets]  <name> = [provider ids]  (named selections, chosen in the TUI)
+    [keymap]  <binding id> = "<keys>" (the TUI's keys; ids are checked by the TUI, see check_keymap_ids)
     [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
 """
 
@@ -19,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,8 @@ _SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_b
 _HISTORY_KEYS = ("enabled", "max_entries", "path")
 MAX_HISTORY_ENTRIES = 1_000_000
 _ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
+_KEY_NAME = re.compile(r"[a-z0-9_]+(\+[a-z0-9_]+)*|[^\s,]")
+"""One key as Textual names it: ``f2``, ``ctrl+q``, ``question_mark``, or one printable character."""
 
 
 class ConfigError(Exception):
@@ -94,6 +98,8 @@ class Config:
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
     presets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``[presets]``: name -> provider ids in order (``quick = ["brave", "tavily", "exa"]``), in file order."""
+    keymap: Mapping[str, str] = field(default_factory=dict)
+    """The ``[keymap]`` table: binding id -> keys (``"f2"``, ``"ctrl+q,f10"``), for ``App.set_keymap``."""
 
     def settings_for(self, provider_id: str) -> ProviderSettings:
         """The provider's table, with endpoint env vars (``SEARXNG_ENDPOINT``) as defaults."""
@@ -157,13 +163,14 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         ConfigError: as :func:`load_config`.
     """
     where = str(file) if file else "config"
-    _reject_unknown(where, "", data, ("search", "ui", "history", "providers", "presets"))
+    _reject_unknown(where, "", data, ("search", "ui", "history", "keymap", "providers", "presets"))
     search_table = _table(where, "search", data.get("search", {}))
     providers_table = _table(where, "providers", data.get("providers", {}))
     search = _parse_search(where, search_table)
     ui = _parse_ui(where, _table(where, "ui", data.get("ui", {})))
     history = _parse_history(where, _table(where, "history", data.get("history", {})))
     presets = _parse_presets(where, _table(where, "presets", data.get("presets", {})))
+    keymap = _parse_keymap(where, _table(where, "keymap", data.get("keymap", {})))
     providers: dict[str, ProviderSettings] = {}
     for provider_id, table in providers_table.items():
         if provider_id not in SPECS:
@@ -171,7 +178,7 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
                 f"{where}: [providers.{provider_id}] is not a known provider{_suggest(provider_id, SPECS)}"
             )
         providers[provider_id] = _parse_provider(where, provider_id, _table(where, f"providers.{provider_id}", table))
-    return Config(path=file, search=search, ui=ui, history=history, providers=providers, presets=presets)
+    return Config(path=file, search=search, ui=ui, history=history, providers=providers, presets=presets, keymap=keymap)
 
 
 def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
@@ -254,6 +261,37 @@ def _parse_history(where: str, table: Mapping[str, Any]) -> HistorySettings:
             f"got {path!r}"
         )
     return HistorySettings(enabled, max_entries, path or None)
+
+
+def _parse_keymap(where: str, table: Mapping[str, Any]) -> dict[str, str]:
+    """Binding id -> keys, each value one or more key names separated by commas (ids: see
+    :func:`check_keymap_ids`)."""
+    keymap = {}
+    for binding_id, keys in table.items():
+        names = keys.split(",") if isinstance(keys, str) else []
+        if not names or not all(_KEY_NAME.fullmatch(name.strip()) for name in names):
+            raise ConfigError(
+                f'{where}: [keymap] {binding_id} must be a string of key names such as "f2" or "ctrl+q" '
+                f'(several separated by commas: "ctrl+q,f10"), got {keys!r}'
+            )
+        keymap[binding_id] = ",".join(name.strip() for name in names)
+    return keymap
+
+
+def check_keymap_ids(config: Config, known_ids: Collection[str]) -> None:
+    """Refuse a ``[keymap]`` binding id that is not one of ``known_ids`` (the TUI's, which this module
+    does not import: the TUI passes them in when it starts).
+
+    Raises:
+        ConfigError: naming the file, the id, the closest known id and every known one.
+    """
+    where = str(config.path) if config.path else "config"
+    for binding_id in config.keymap:
+        if binding_id not in known_ids:
+            raise ConfigError(
+                f"{where}: [keymap] {binding_id!r} is not a binding id{_suggest(binding_id, known_ids)}; "
+                f"the ids are: {', '.join(sorted(known_ids))}"
+            )
 
 
 def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> ProviderSettings:

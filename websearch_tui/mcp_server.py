@@ -259,9 +259,11 @@ class SearchTools:
             ToolDef(
                 name="history_search",
                 title="Search earlier searches",
-                describe=lambda readiness: "Full-text search of the searches kept in the local history (queries, "
-                "answers, source titles, snippets, URLs), best match first: id, query, time, outcome counts. "
-                "history_show(id) returns one of them.",
+                describe=lambda readiness: (
+                    "Full-text search of the searches kept in the local history (queries, "
+                    "answers, source titles, snippets, URLs), best match first: id, query, time, outcome counts. "
+                    "history_show(id) returns one of them."
+                ),
                 input_schema=HISTORY_SEARCH_SCHEMA,
                 output_schema=HISTORY_ENTRIES_SCHEMA,
                 run=self.history_search,
@@ -270,8 +272,10 @@ class SearchTools:
             ToolDef(
                 name="history_show",
                 title="Show an earlier search",
-                describe=lambda readiness: "One search from the local history, offline, as web_search returned it "
-                "(LLM text and the JSON document); nothing is sent to any provider.",
+                describe=lambda readiness: (
+                    "One search from the local history, offline, as web_search returned it "
+                    "(LLM text and the JSON document); nothing is sent to any provider."
+                ),
                 input_schema=HISTORY_SHOW_SCHEMA,
                 output_schema=formats.JSON_DOCUMENT_SCHEMA,
                 run=self.history_show,

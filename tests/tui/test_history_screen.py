@@ -317,17 +317,25 @@ async def test_private_search_records_nothing(make_history_app, calls, history):
         assert [entry.query for entry in HistoryStore(history).entries()] == ["a public question"]
 
 
-async def test_copy_answer_copies_the_focused_panes_answer(make_history_app, calls):
+async def test_copy_answer_copies_the_focused_panes_answer(make_history_app, calls, monkeypatch):
+    copied: list[str] = []
+    monkeypatch.setattr("pyperclip.copy", copied.append)
     app = make_history_app(("ddgs", "exa"))
     async with app.run_test(size=(200, 50)) as pilot:
         await submit(pilot, "rust release")
         await wait_for_search(app)
         app.screen.action_copy_answer()  # focus is in the query box: which pane?
-        assert app.clipboard == ""
+        assert app.clipboard == "" and copied == []
         app.screen.query_one("#pane-exa", ProviderPane).focus_target()
         await pilot.pause()
         app.screen.action_copy_answer()
-        assert app.clipboard == "Answer about **rust release**."
+        await workers_done(app)
+        await pilot.pause()
+        answer = "Answer about **rust release**."
+        assert app.clipboard == answer and copied == [answer]  # the terminal (OSC 52) and the system clipboard
+        assert f"Copied Exa's answer ({len(answer)} characters) to the clipboard." in [
+            n.message for n in app._notifications
+        ]
 
 
 async def test_the_controls_are_remembered_across_restarts(make_history_app, calls):

@@ -398,13 +398,48 @@ async def test_env_key_is_shown_and_cannot_be_overwritten(config_file, memory_ke
         assert row.query_one(".key-delete").disabled
         note = text_of(row.query_one(".key-note"))
         assert "BRAVE_API_KEY takes precedence" in note and "Unset it" in note
-        await pilot.click("#save-key-brave")  # Save key stays enabled, the field does not
+        assert screen.query_one("#save-key-brave", Button).disabled  # a stored key would not be used
+        await pilot.click("#save-key-brave")
         await settle(pilot)
         assert memory_keyring.entries == {}
-        assert (
-            text_of(screen.provider_form("brave").query_one(".keys-status")) == "Type a key first; nothing was stored."
-        )
+        assert not screen.provider_form("brave").query_one(".keys-status").display  # nothing happened
+        await go_to(pilot, screen, "tavily")  # no environment variable: Save key works
+        assert not screen.query_one("#save-key-tavily", Button).disabled
         assert "env-brave-key-42" not in app.export_screenshot()
+
+
+async def test_tab_from_the_list_goes_to_the_first_field_and_typing_lands_there(config_file, memory_keyring):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("tab")
+        assert app.focused is screen.query_one("#f-search-providers")  # General's first field, not its scroller
+        await go_to(pilot, screen, "brave")
+        screen.nav.focus()
+        await pilot.press("tab", *"sk-1")
+        row = key_row(screen, "brave")
+        assert app.focused is row.input
+        assert row.input.value == "sk-1"
+
+
+async def test_tabbing_back_into_a_field_keeps_its_text(config_file, memory_keyring):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "brave")
+        row = key_row(screen, "brave")
+        row.input.focus()
+        await pilot.press(*"sk-0123456789abcd")  # a 17-character key
+        await pilot.press("tab")
+        assert app.focused is not row.input
+        await pilot.press("shift+tab", "x")
+        assert app.focused is row.input
+        assert row.input.value == "sk-0123456789abcdx"  # the cursor was at the end; nothing was selected
+        timeout = screen.query_one("#f-search-timeout", Input)
+        await go_to(pilot, screen, "general")
+        timeout.focus()
+        await pilot.press("shift+tab", "tab", "5")
+        assert timeout.value == "305"
 
 
 async def test_typed_key_never_reaches_the_screen_or_the_config_file(config_file, memory_keyring):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import functools
 import gc
 import os
 import sys
@@ -9,16 +12,21 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import constants
+from textual import constants, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.theme import Theme
+from textual.widget import Widget
 
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.remembered import load_controls
 from websearch_tui.tui.screens.search import SearchScreen, StatusResolver
+from websearch_tui.tui.widgets.merged_view import MergedView
+from websearch_tui.tui.widgets.provider_pane import ProviderPane
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
@@ -51,6 +59,48 @@ HISTORY_FLUSH_SECONDS = 2.0
 """How long opening the history waits for the search just ended to be written."""
 
 
+def zoom_target(screen: Screen[object]) -> Widget | None:
+    """What "Zoom in" fills ``screen`` with: the provider pane or merged view holding the focus, else
+    the focused widget when Textual can maximize it (a list), else nothing."""
+    focused = screen.focused
+    if focused is None:
+        return None
+    view = next((node for node in focused.ancestors_with_self if isinstance(node, (ProviderPane, MergedView))), None)
+    return view if isinstance(view, Widget) else focused if focused.allow_maximize else None
+
+
+def check_keymap(config: Config) -> None:
+    """Refuse a ``[keymap]`` id that no binding of the app has (the CLI checks before it starts the
+    app). Only a keymap that is not empty costs anything: the check imports every screen.
+
+    Raises:
+        ConfigError: naming the file, the id and the known ids (:func:`~websearch_tui.config.check_keymap_ids`).
+    """
+    if not config.keymap:
+        return
+    from websearch_tui.config import check_keymap_ids
+    from websearch_tui.tui.bindings import binding_ids
+
+    check_keymap_ids(config, binding_ids())
+
+
+def save_theme(path: Path, theme: str) -> bool:
+    """Write ``[ui] theme = theme`` to the config file at ``path`` (comments kept); False when it was
+    already so. Blocking: call it in a thread.
+
+    Raises:
+        ConfigError: the file cannot be read, parsed, validated or written.
+    """
+    from websearch_tui.config_edit import ConfigEditor
+
+    editor = ConfigEditor.load(path)
+    editor.set("ui", "theme", theme)
+    if not editor.dirty:
+        return False
+    editor.save()
+    return True
+
+
 class WebSearchApp(App[int]):
     """Search many web providers at once and compare their answers side by side.
 
@@ -69,6 +119,7 @@ class WebSearchApp(App[int]):
     TITLE = "websearch-tui"
 
     BINDINGS = [
+        Binding("f1", "help", "Help", id="help", tooltip="Every key by screen, and the modes"),
         Binding("ctrl+q", "quit", "Quit", priority=True, id="quit", tooltip="Cancel searches and quit"),
         Binding("q", "quit", "Quit", show=False, id="quit-q", tooltip="Quit (outside text fields)"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit-ctrl-c", tooltip="Quit"),
@@ -91,6 +142,7 @@ class WebSearchApp(App[int]):
         self.clock = clock or time.monotonic
         self._history: HistoryStore | None = None
         self._history_lock = threading.Lock()
+        self._theme_lock = asyncio.Lock()
         self._tune_gc = tune_gc
 
     def get_default_screen(self) -> Screen[None]:
@@ -105,9 +157,12 @@ class WebSearchApp(App[int]):
         )
 
     def on_mount(self) -> None:
-        """Use the configured theme (an unknown name keeps Textual's default); show history notices;
-        settle the garbage collector after the first paint when asked to."""
+        """Use the configured keymap and theme (an unknown name keeps Textual's default); save a theme
+        chosen later; show history notices; settle the garbage collector after the first paint when
+        asked to."""
+        self.set_keymap(self.config.keymap)
         self._apply_theme(self.config.ui.theme)
+        self.theme_changed_signal.subscribe(self, self._on_theme_changed)
         self.engine.history_notice = self._history_notice
         if self._tune_gc:
             self.call_after_refresh(settle_gc)
@@ -142,7 +197,7 @@ class WebSearchApp(App[int]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
         "History", "Export", "Copy answer", "Back", "Forward", "Private search", "Retry failed providers"
-        and one "Preset: <name>" per ``[presets]`` entry."""
+        and one "Preset: <name>" per ``[presets]`` entry; then :meth:`_commands_by_name`."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
@@ -155,6 +210,32 @@ class WebSearchApp(App[int]):
             )
             yield from self._search_commands(screen)
             yield from self._main_screen_commands(screen)
+        yield from self._commands_by_name(screen)
+
+    def _commands_by_name(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """What newcomers type in the palette: "help", "zoom", and on the search screen "cancel" and
+        each provider's name (toggling it in the selection)."""
+        from websearch_tui.tui.bindings import keys_by_id
+
+        keys = keys_by_id(self.config.keymap, self.get_key_display)
+        yield SystemCommand(
+            "Help: keys and modes", f"Every key by screen, with your keymap ({keys['help']})", self.action_help
+        )
+        yield from _zoom_commands(screen)
+        if not isinstance(screen, SearchScreen):
+            return
+        yield SystemCommand(
+            "Cancel search", f"Stop every provider still searching ({keys['search-cancel']})", screen.action_cancel
+        )
+        selector = screen.selector
+        selected = set(selector.selected)
+        for spec in selector.specs.values():
+            state = "selected: unselect it" if spec.id in selected else "not selected: add it"
+            yield SystemCommand(
+                f"Provider: {spec.label}",
+                f"Toggle in the selection ({state})",
+                functools.partial(selector.toggle, spec.id),
+            )
 
     def _search_commands(self, screen: SearchScreen) -> Iterable[SystemCommand]:
         yield SystemCommand(
@@ -208,16 +289,29 @@ class WebSearchApp(App[int]):
             return None
         return next((s for s in self.screen_stack if isinstance(s, module.SettingsScreen)), None)
 
+    @property
+    def config_file(self) -> Path:
+        """The config file the settings screen and a chosen theme are saved to (it may not exist yet)."""
+        from websearch_tui.config import config_path
+
+        return self.config.path or config_path()
+
     def action_open_settings(self) -> None:
         """Open the settings screen (once; pressing F3 on it does nothing)."""
         if not self.check_action("open_settings", ()):
             return
-        from websearch_tui.config import config_path
         from websearch_tui.tui.screens.settings import SettingsScreen
 
-        self.push_screen(
-            SettingsScreen(self.config, self.config.path or config_path(), self.engine), self._after_settings
-        )
+        self.push_screen(SettingsScreen(self.config, self.config_file, self.engine), self._after_settings)
+
+    def action_help(self) -> None:
+        """Open the Help screen (F1); the same key closes it again."""
+        from websearch_tui.tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+        else:
+            self.push_screen(HelpScreen(self.config.keymap))
 
     def _after_settings(self, quit_app: bool | None) -> None:
         """The settings screen closed; it answers True when the user chose to quit (Ctrl+C)."""
@@ -234,16 +328,18 @@ class WebSearchApp(App[int]):
         self._search_screens(lambda screen: screen.refresh_statuses())
 
     def apply_config(self, config: Config) -> None:
-        """Use ``config`` from now on: engine settings, default selection, timeout, theme, main screen.
+        """Use ``config`` from now on: engine settings, default selection, timeout, theme, keymap,
+        main screen.
 
-        The theme changes only when the configured one did (unset: Textual's default), so a theme
-        picked from the command palette survives saving other settings.
+        The theme changes only when the configured one did (unset: Textual's default).
         """
         previous = self.config
         self.config = config
         self.engine.reconfigure(config)
         if config.ui.theme != previous.ui.theme:
             self._apply_theme(config.ui.theme)
+        if config.keymap != previous.keymap:
+            self._apply_keymap(config)
         if config.history != previous.history:
             self._close_history()
         open_history = self.history_store if config.history.enabled else None
@@ -258,6 +354,39 @@ class WebSearchApp(App[int]):
         wanted = theme or constants.DEFAULT_THEME
         if wanted in self.available_themes and wanted != self.theme:
             self.theme = wanted
+
+    def _apply_keymap(self, config: Config) -> None:
+        """Use the keymap of a config saved while the app runs (an unknown id is named in a warning)."""
+        from websearch_tui.config import ConfigError
+
+        try:
+            check_keymap(config)
+        except ConfigError as exc:
+            self.notify(str(exc), title="Keymap", severity="warning", markup=False, timeout=10)
+        self.set_keymap(config.keymap)
+
+    def _on_theme_changed(self, theme: Theme) -> None:
+        """A theme was chosen (the command palette's "Theme"): save it, unless it is the one the config
+        already gives (the theme applied at start-up or after a settings save)."""
+        if theme.name != (self.config.ui.theme or constants.DEFAULT_THEME):
+            self._save_theme(theme.name)
+
+    @work(group="theme", exit_on_error=False, description="saving the theme")
+    async def _save_theme(self, theme: str) -> None:
+        """Write ``[ui] theme`` to the config file in a thread (one save at a time, in the order
+        chosen); a file that cannot be written is named in an error notice."""
+        from websearch_tui.config import ConfigError
+
+        path = self.config_file
+        async with self._theme_lock:
+            try:
+                saved = await asyncio.to_thread(save_theme, path, theme)
+            except ConfigError as exc:
+                self.notify(f"Theme not saved: {exc}", title="Theme", severity="error", markup=False, timeout=10)
+                return
+        self.config = dataclasses.replace(self.config, ui=dataclasses.replace(self.config.ui, theme=theme))
+        if saved:
+            self.notify(f"Theme {theme} saved to {path}", title="Theme", markup=False, timeout=3)
 
     def _search_screens(self, action: Callable[[SearchScreen], object]) -> None:
         for screen in self.screen_stack:
@@ -281,6 +410,21 @@ class WebSearchApp(App[int]):
         """Close the engine's HTTP connections, write what the history still holds, close its file."""
         await self.engine.aclose()
         self._close_history()
+
+
+def _zoom_commands(screen: Screen[object]) -> Iterable[SystemCommand]:
+    """The palette's zoom: "Zoom out" while something fills the screen, else "Zoom in" when something
+    can (:func:`zoom_target`)."""
+    if screen.maximized is not None:
+        yield SystemCommand("Zoom out", "Back to the whole screen (Esc)", screen.minimize)
+        return
+    target = zoom_target(screen)
+    if target is not None:
+        yield SystemCommand(
+            "Zoom in (maximize)",
+            "The focused pane or list fills the screen; Esc restores it",
+            functools.partial(setattr, screen, "maximized", target),
+        )
 
 
 def run_tui(config_path: str | os.PathLike[str] | Config | None = None) -> int:

@@ -70,20 +70,24 @@ def copy_source(app: App[object], url: str | None) -> None:
 
 
 def copy_url_safely(app: App[object], url: object) -> bool:
-    """Copy ``url`` if it is http(s) (otherwise warn); returns True when it was handed on.
-
-    The terminal is asked to copy it (OSC 52, which some terminals ignore) and, in a thread, the
-    system clipboard too (``pyperclip``, where one exists); the notice says which of them took it.
-    """
+    """Copy ``url`` if it is http(s) (otherwise warn); returns True when it was handed on (see
+    :func:`copy_text`)."""
     checked = safe_url(url)
     if checked is None:
         app.notify("Refused to copy a link that is not http(s).", severity="warning", markup=False)
         return False
-    app.copy_to_clipboard(checked)
-    app.run_worker(
-        functools.partial(_copy_to_system, app, checked), thread=True, group="links", description="copy a link"
-    )
+    copy_text(app, checked, truncate(checked, 80))
     return True
+
+
+def copy_text(app: App[object], text: str, what: str) -> None:
+    """Copy ``text`` (already plain) and say where it went, naming it ``what``.
+
+    The terminal is asked to copy it (OSC 52, which some terminals ignore) and, in a thread, the
+    system clipboard too (``pyperclip``, where one exists); the notice says which of them took it.
+    """
+    app.copy_to_clipboard(text)
+    app.run_worker(functools.partial(_copy_to_system, app, text, what), thread=True, group="links", description="copy")
 
 
 def _open_in_browser(app: App[object], url: str) -> None:
@@ -106,25 +110,24 @@ def _report_open(app: App[object], url: str, opened: bool) -> None:
     app.push_screen(LinkDialog("No browser could be started here. Select the link to copy it:", url))
 
 
-def _copy_to_system(app: App[object], url: str) -> None:
-    """In a worker thread: put ``url`` on the system clipboard if there is one; report back."""
+def _copy_to_system(app: App[object], text: str, what: str) -> None:
+    """In a worker thread: put ``text`` on the system clipboard if there is one; report back."""
     try:
         import pyperclip
 
-        pyperclip.copy(url)
+        pyperclip.copy(text)
         copied = True
     except Exception:  # no clipboard tool (xclip, xsel, wl-copy) or no display: OSC 52 is all we have
         copied = False
-    app.call_from_thread(_report_copy, app, url, copied)
+    app.call_from_thread(_report_copy, app, what, copied)
 
 
-def _report_copy(app: App[object], url: str, copied: bool) -> None:
+def _report_copy(app: App[object], what: str, copied: bool) -> None:
     if copied:
-        app.notify(f"Copied {truncate(url, 80)} to the clipboard.", markup=False, timeout=2)
+        app.notify(f"Copied {what} to the clipboard.", markup=False, timeout=2)
     else:
         app.notify(
-            f"Asked the terminal to copy {truncate(url, 60)} (OSC 52; some terminals ignore it, and no system "
-            "clipboard was found).",
+            f"Asked the terminal to copy {what} (OSC 52; some terminals ignore it, and no system clipboard was found).",
             markup=False,
             timeout=5,
         )

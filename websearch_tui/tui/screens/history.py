@@ -72,8 +72,8 @@ class HistoryScreen(AppScreen[None]):
         Binding("escape", "close", "Back", id="history-close", tooltip="Back to the search screen"),
         Binding("enter", "choose('reopen')", "Reopen", id="history-reopen", tooltip="Show it as it ended, offline"),
         Binding("ctrl+r", "choose('rerun')", "Re-run", show=False, id="history-rerun-anywhere"),
-        Binding("down", "move(1)", "Next", show=False, id="history-next"),
-        Binding("up", "move(-1)", "Previous", show=False, id="history-previous"),
+        Binding("down", "move(1)", "Next", show=False, id="history-list-next"),  # not the query box's history-next
+        Binding("up", "move(-1)", "Previous", show=False, id="history-list-previous"),
     ]
 
     DEFAULT_CSS = """

@@ -38,6 +38,7 @@ from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.remembered import Controls, save_controls
+from websearch_tui.tui.safe import copy_text
 from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.screens.export import ExportDialog
 from websearch_tui.tui.screens.history import HistoryChoice, HistoryScreen
@@ -450,7 +451,8 @@ class SearchScreen(AppScreen[None]):
 
     @work(exclusive=True, group="search", exit_on_error=False, description="search")
     async def _search_worker(self, result: SearchResult, into: SearchResult | None = None) -> None:
-        """Run the search; when it ends (cancelled too) and is still the current one, show its summary.
+        """Run the search; when it ends (cancelled too) and is still the current one, show its summary
+        and the merged view and badges as the search ended (not at the next refresh tick).
 
         ``into``: ``result`` re-runs some of ``into``'s providers (:meth:`action_retry_failed`); their
         new outcomes replace the old ones in ``into``, and the summary is ``into``'s."""
@@ -461,6 +463,7 @@ class SearchScreen(AppScreen[None]):
                 _merge_outcomes(into, result)
             if result.search_id == self._search_id and self.is_attached:
                 self.set_hint((into or result).summary().text())
+                self.pane_area.refresh_merged()
                 self.refresh_bindings()
 
     def _failed(self) -> list[str]:
@@ -715,8 +718,7 @@ class SearchScreen(AppScreen[None]):
         if not answer:
             self.notify(f"{pane.spec.label} has no answer to copy.", severity="warning", markup=False)
             return
-        self.app.copy_to_clipboard(answer)
-        self.notify(f"Copied {pane.spec.label}'s answer ({len(answer):,} characters).", markup=False, timeout=3)
+        copy_text(self.app, answer, f"{pane.spec.label}'s answer ({len(answer):,} characters)")
 
     def _focused_pane(self) -> ProviderPane | None:
         focused = self.focused

@@ -16,8 +16,10 @@ from websearch_tui.tui.widgets.setting_row import Check, SettingRow, section
 from websearch_tui.tui.widgets.settings_fields import FieldSpec
 
 
-class GeneralForm(VerticalScroll):
+class GeneralForm(VerticalScroll, can_focus=False):
     """The ``[search]`` and ``[ui]`` settings: default providers, mode, result count, recency, timeout, theme.
+
+    Like :class:`~websearch_tui.tui.widgets.provider_form.ProviderForm`, it never takes focus itself.
 
     Args:
         fields: the :func:`~websearch_tui.tui.widgets.settings_fields.general_fields`.

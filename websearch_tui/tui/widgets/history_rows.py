@@ -55,13 +55,13 @@ class HistoryRows(ScrollView, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("up", "move(-1)", "Previous", show=False),
-        Binding("down", "move(1)", "Next", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "jump(0)", "First", show=False),
-        Binding("end", "jump(-1)", "Last", show=False),
-        Binding("enter", "choose", "Reopen", show=False),
+        Binding("up", "move(-1)", "Previous", show=False, id="history-rows-previous"),
+        Binding("down", "move(1)", "Next", show=False, id="history-rows-next"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="history-rows-page-up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="history-rows-page-down"),
+        Binding("home", "jump(0)", "First", show=False, id="history-rows-first"),
+        Binding("end", "jump(-1)", "Last", show=False, id="history-rows-last"),
+        Binding("enter", "choose", "Reopen", show=False, id="history-rows-reopen"),
     ]
 
     COMPONENT_CLASSES = {"history-rows--cursor", "history-rows--dim", "history-rows--query"}

@@ -82,6 +82,7 @@ class KeyRow(Vertical):
                 password=secret,
                 validators=[CredentialValidator(self.credential)],
                 valid_empty=True,
+                select_on_focus=False,  # Tab into a typed key puts the cursor at its end, selecting nothing
                 compact=True,
                 classes="key-input",
             )

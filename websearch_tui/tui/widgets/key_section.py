@@ -101,7 +101,7 @@ class KeySection(Vertical, ReportsFailedWorkers):
         for credential in spec.credentials:
             yield KeyRow(spec, credential, self._typed.get(credential.name, ""))
         with Horizontal(classes="form-actions"):
-            yield Button("Save key", variant="primary", id=f"save-key-{spec.id}", classes="save-key", compact=True)
+            yield Button("Save key", id=f"save-key-{spec.id}", classes="save-key", compact=True)
         yield Static(classes="keys-status").set_styles(display="none")
         if self.key_note:
             yield Static(plain(self.key_note), classes="key-store-note")
@@ -137,7 +137,10 @@ class KeySection(Vertical, ReportsFailedWorkers):
 
     @work(group="settings-sources", exclusive=True, exit_on_error=False, description="key sources")
     async def load_sources(self) -> None:
-        """Show where each credential comes from, or the state of the login the provider uses."""
+        """Show where each credential comes from, or the state of the login the provider uses.
+
+        Save key is disabled while the environment provides every credential: a stored key would
+        not be used (each row's note says why and what to do)."""
         if self.spec.key_need == "login":
             state = await asyncio.to_thread(login_state, self.spec)
             text = ("Logged in. " if state.ready else "Not logged in. ") + str(state.reason or "")
@@ -146,6 +149,7 @@ class KeySection(Vertical, ReportsFailedWorkers):
         sources = {source.name: source for source in await asyncio.to_thread(self.key_store.sources, self.spec)}
         for row in self.rows:
             row.set_source(sources.get(row.credential.name))
+        self.query_one(".save-key", Button).disabled = all(row.from_env for row in self.rows)
 
     # --- Save key ---------------------------------------------------------------------------
 

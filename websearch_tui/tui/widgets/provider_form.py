@@ -48,8 +48,12 @@ def subtitle(spec: ProviderSpec) -> str:
     return f"{KIND_LABELS.get(spec.kind, spec.kind)} · {KEY_NEEDS[spec.key_need]} · [providers.{spec.id}]"
 
 
-class ProviderForm(VerticalScroll):
+class ProviderForm(VerticalScroll, can_focus=False):
     """The form of one provider: keys (or its login), settings, Advanced, and the Test action.
+
+    The form scrolls but never takes focus itself: Tab from the provider list goes to its first
+    field (a focused scroll container would swallow typed text without a sign), and the form
+    scrolls to whichever field is focused.
 
     Args:
         spec: the provider.

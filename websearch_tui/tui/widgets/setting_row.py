@@ -121,6 +121,7 @@ class SettingRow(Vertical):
             placeholder=field.placeholder,
             validators=[FieldValidator(field, self.check)],
             valid_empty=True,
+            select_on_focus=False,  # Tab into a value puts the cursor at its end: a keystroke never replaces it
             id=field.ident,
             compact=True,
         )

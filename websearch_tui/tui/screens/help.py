@@ -1,0 +1,105 @@
+"""The Help screen (F1): the keys of every screen, read from the bindings themselves, and the modes.
+
+The key lists come from :func:`~websearch_tui.tui.bindings.help_sections`, so they show the keys
+the code binds, with the user's ``[keymap]`` applied, as the footer shows them. All text is plain
+:class:`~textual.content.Content` (never parsed as markup). Escape or ``q`` closes it, and so does
+the key that opened it (the app's ``help`` binding, F1 unless remapped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, Static
+
+from websearch_tui.tui.bindings import HelpSection, help_sections, keys_by_id
+from websearch_tui.tui.screens.base import AppScreen
+
+KEY_STYLE = "bold $text-accent"
+MAX_KEY_CELLS = 20
+"""The key column is as wide as the widest keys, up to this many cells."""
+
+MODES: tuple[tuple[str, str | None, str], ...] = (
+    ("compare", None, "every selected provider at once, one pane each, side by side (the mode box)"),
+    ("auto", None, "one provider at a time in the configured order; the first that answers wins"),
+    ("Panes", "pane-next", "laid out as columns, a grid or tabs, whichever fits the window"),
+    ("Merged view", "toggle-merged", "every source once, ranked, with the providers that found it"),
+    ("Private search", "toggle-private", "while on, nothing you search is recorded in the history"),
+    ("History", "open-history", "every search you ran: reopen it offline, or run it again live"),
+    ("Settings", "settings", "Enter on an entry opens its form; Enter in a key field stores the key in the OS keyring"),
+    ("Command palette", None, "type what you want: provider, export, copy, history, settings, cancel, zoom, theme"),
+)
+"""``(name, binding id of its key or None, what it is)``: the lines under "Modes"."""
+
+
+def section_content(section: HelpSection, width: int) -> Content:
+    """A section's lines: keys in a column ``width`` cells wide, what they do, then the longer hint."""
+    lines = [
+        Content.assemble(
+            (line.keys.ljust(width), KEY_STYLE),
+            "  ",
+            line.description,
+            (f" — {line.tooltip}" if line.tooltip else "", "$text-muted"),
+        )
+        for line in section.lines
+    ]
+    return Content("\n").join(lines)
+
+
+def modes_content(keys: Mapping[str, str]) -> Content:
+    """The "Modes" lines, each naming its key (as bound now) where it has one."""
+    lines = []
+    for name, binding_id, text in MODES:
+        key = keys.get(binding_id, "") if binding_id else ""
+        lines.append(Content.assemble((name, "bold"), (f" ({key})" if key else "", KEY_STYLE), f": {text}"))
+    return Content("\n").join(lines)
+
+
+class HelpScreen(AppScreen[None]):
+    """Every key by screen, with the user's keymap applied, and a few lines on the modes.
+
+    Args:
+        keymap: the app's keymap (binding id -> keys), as given to ``App.set_keymap``.
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="help-close", tooltip="Back to where you were"),
+        Binding("q", "close", "Close", show=False, id="help-close-q"),
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen { layout: vertical; }
+    HelpScreen #help-title { height: 1; padding: 0 1; text-style: bold; background: $boost; }
+    HelpScreen #help-body { height: 1fr; padding: 0 2; }
+    HelpScreen .help-heading { margin: 1 0 0 0; text-style: bold; color: $text-secondary; }
+    """
+
+    def __init__(self, keymap: Mapping[str, str]) -> None:
+        super().__init__()
+        self.keymap = dict(keymap)
+
+    def compose(self) -> ComposeResult:
+        """Title, the key sections and the modes (scrollable), footer."""
+        display = self.app.get_key_display
+        sections = [section for section in help_sections(self.keymap, display) if section.lines]
+        width = min(MAX_KEY_CELLS, max(len(line.keys) for section in sections for line in section.lines))
+        yield Static(Content("Help · keys by screen · Esc closes"), id="help-title")
+        with VerticalScroll(id="help-body"):
+            for section in sections:
+                yield Static(Content(section.title), classes="help-heading")
+                yield Static(section_content(section, width), classes="help-keys")
+            yield Static(Content("Modes"), classes="help-heading")
+            yield Static(modes_content(keys_by_id(self.keymap, display)), id="help-modes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Focus the text, so the arrows and Page keys scroll it."""
+        self.query_one("#help-body").focus()
+
+    def action_close(self) -> None:
+        """Back to the screen underneath."""
+        self.dismiss(None)
