@@ -68,6 +68,7 @@ def binding_table() -> list[tuple[str, list[Binding]]]:
     from websearch_tui.tui.widgets.link_dialog import LinkDialog
     from websearch_tui.tui.widgets.merged_view import MergedView
     from websearch_tui.tui.widgets.provider_pane import ProviderPane
+    from websearch_tui.tui.widgets.provider_selector import ProviderSelector
     from websearch_tui.tui.widgets.query_input import QueryInput
     from websearch_tui.tui.widgets.related_list import RelatedItem
     from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
@@ -76,6 +77,7 @@ def binding_table() -> list[tuple[str, list[Binding]]]:
     groups: list[tuple[str, tuple[type[DOMNode], ...]]] = [
         ("Everywhere", (WebSearchApp, App)),
         ("Search screen", (SearchScreen, QueryInput)),
+        ("Provider list", (ProviderSelector,)),
         ("Panes", (ProviderPane, SourceItem, RelatedItem)),
         ("Merged view", (MergedView,)),
         ("History screen", (HistoryScreen, HistoryTable, HistoryRows)),
