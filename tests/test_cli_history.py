@@ -128,6 +128,8 @@ def test_delete_and_clear(history: Path, capsys, monkeypatch) -> None:
     [
         (["history", "show", "42"], "no search with id 42"),
         (["history", "delete", "42"], "no search with id 42"),
+        (["history", "show", str(2**63)], f"no search with id {2**63}"),  # more than SQLite holds
+        (["history", "delete", str(2**70)], f"no search with id {2**70}"),
         (["history", "show", "abc"], "must be a search id from `websearch-tui history list`"),
         (["history", "show", "0"], "must be a search id"),
         (["history", "search", "  "], "nothing to search for in '  ': give at least one word or number"),

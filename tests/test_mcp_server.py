@@ -598,6 +598,7 @@ async def test_history_tools_find_and_show_what_web_search_returned(fake_config:
         [entry] = [e for e in found.structured_content["entries"] if e["query"] == QUERY]
         shown = await client.call_tool("history_show", {"id": entry["id"]})
         unknown = await client.call_tool("history_show", {"id": 999})
+        too_big = await client.call_tool("history_show", {"id": 2**63})  # beyond what SQLite holds
         schema_checked = await client.call_tool("history_search", {"text": "release", "limit": 1})
     assert not empty.is_error and empty.structured_content == {"entries": []}
     assert entry["query"] == QUERY and entry["providers"] == ["tavily", "brave"]
@@ -607,6 +608,7 @@ async def test_history_tools_find_and_show_what_web_search_returned(fake_config:
     assert shown.structured_content == searched.structured_content  # offline, exactly as returned
     assert shown.content[0].text == searched.content[0].text
     assert unknown.is_error and "999" in unknown.content[0].text
+    assert too_big.is_error and too_big.content[0].text.startswith(f"no search with id {2**63}")
     assert len(schema_checked.structured_content["entries"]) == 1
     await tools.aclose()
 
@@ -615,6 +617,7 @@ async def test_history_tools_find_and_show_what_web_search_returned(fake_config:
     ("name", "arguments", "message"),
     [
         ("history_search", {"text": "  ?! "}, "history_search needs text with at least one word or number"),
+        ("history_search", {"text": "语" * 4001}, "text is 4001 characters; the limit is 4000"),
         ("history_search", {"text": "x", "limit": 0}, "limit must be a whole number from 1 to 100"),
         ("history_search", {"text": "x", "words": 1}, "history_search takes text and limit (got 'words')"),
         ("history_show", {"id": "3"}, "history_show takes one argument, id: a whole number from history_search"),

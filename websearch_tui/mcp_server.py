@@ -393,6 +393,8 @@ class SearchTools:
         text, limit = arguments.get("text"), arguments.get("limit", HISTORY_LIMIT)
         if unknown:
             return tool_error(f"history_search takes text and limit (got {', '.join(map(repr, unknown))})")
+        if isinstance(text, str) and len(text) > MAX_QUERY_CHARS:
+            return tool_error(f"text is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
         if not isinstance(text, str) or match_expression(text) is None:
             return tool_error("history_search needs text with at least one word or number")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_LIMIT:

@@ -169,3 +169,46 @@ async def test_selection_gives_the_text_as_shown() -> None:
         await pilot.pause()
         selected = view.get_selection(Selection(None, None))
         assert selected is not None and selected[0] == "Hello world\n\n• item"
+
+
+def test_only_known_languages_are_highlighted_and_only_short_blocks() -> None:
+    """A fence's language comes from the answer; Pygments' chapel lexer (among others) backtracks
+    exponentially on a quote and a run of backslashes (44 of them took longer than a minute)."""
+    from websearch_tui.tui.markdown_lines import MAX_HIGHLIGHT_CHARS, _highlighted_language
+
+    hostile = "'" + "\\" * 44
+    assert _highlighted_language("chapel", hostile) == "text"
+    assert _highlighted_language("tcsh {.x}", hostile) == "text"
+    assert _highlighted_language("Python title=x", "print(1)") == "python"
+    assert _highlighted_language("", "x") == "text"
+    assert _highlighted_language("python", "x" * (MAX_HIGHLIGHT_CHARS + 1)) == "text"
+
+
+async def test_a_hostile_fence_language_renders_at_once_as_plain_text() -> None:
+    from tests.helpers import finishes_within
+
+    markdown = "```chapel\n'" + "\\" * 44 + "\n```\n"
+    text: list[str] = []
+
+    def render() -> None:
+        import asyncio
+
+        text.extend(asyncio.run(shown(markdown))[0])
+
+    assert finishes_within(render, seconds=60)  # a hang guard only: it takes a fraction of a second
+    assert any("\\" * 40 in line for line in text)
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "a&#x202E;cba&#x2066; and &#x200F;marks&#x061C;\n",
+        "| h |\n|---|\n| &#x202E;y |\n",
+        "`&#x202E;` and <b>&#x202E;</b>\n",
+    ],
+    ids=["text", "table", "inline-code-and-html"],
+)
+async def test_character_references_to_bidi_controls_never_reach_the_screen(markdown: str) -> None:
+    _, strips = await shown(markdown)
+    drawn = "".join(segment.text for strip in strips for segment in strip)
+    assert not set(drawn) & {"\u202e", "\u2066", "\u200f", "\u061c"}

@@ -29,10 +29,11 @@ _ESCAPE_SEQUENCE = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
     r"|[\x90\x9d\x98\x9e\x9f][^\x07\x9c\x1b]*(?:\x07|\x9c|\x1b\\|$)"  # 8-bit OSC, DCS, ...
 )
-# C0 (but tab/newline), DEL, C1, the Unicode bidirectional overrides and isolates that can make
-# text display in a different order than it reads (U+202A-U+202E, U+2066-U+2069), and surrogate code
-# points (JSON "\ud800" escapes decode to them; they cannot be encoded, so printing them crashes).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# C0 (but tab/newline), DEL, C1, the Unicode bidirectional controls that can make text display in a
+# different order than it reads (overrides and isolates U+202A-U+202E, U+2066-U+2069, and the marks
+# U+200E, U+200F, U+061C), and surrogate code points (JSON "\ud800" escapes decode to them; they
+# cannot be encoded, so printing them crashes).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Known HTML tags only (<b>, </strong>, <a href="...">, <br/>), so "Vec<T>" and "a < b > c" survive. The
 # attribute part cannot cross a "<", so each tag attempt scans only up to the next one: linear time.
@@ -48,7 +49,7 @@ MAX_URL_CHARS = 2048
 
 def sanitize(text: object) -> str:
     """Return ``text`` without escape sequences, C0 controls (except newline and tab), DEL, C1,
-    bidirectional override/isolate characters or (lone) surrogates.
+    bidirectional controls (overrides, isolates, marks) or (lone) surrogates.
 
     ``\\r\\n`` and lone ``\\r`` become ``\\n``. Safe to call on any ``str``; non-strings give ``""``.
     """

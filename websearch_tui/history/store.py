@@ -54,6 +54,10 @@ QUERY_WEIGHT = 4.0
 """bm25 weight of a match in the query against one in the answers and sources (1.0)."""
 
 
+MAX_ID = 2**63 - 1
+"""The largest id SQLite can hold: a larger one is simply not there (not an OverflowError)."""
+
+
 class HistoryError(Exception):
     """The history cannot do what was asked; ``str(error)`` is one line naming the file and what to do."""
 
@@ -303,6 +307,9 @@ class HistoryStore:
             HistoryError: as :meth:`_run`.
         """
 
+        if not 1 <= entry_id <= MAX_ID:
+            raise self._unknown(entry_id)
+
         def remove(db: sqlite3.Connection) -> None:
             with _transaction(db):
                 row = db.execute("SELECT query, outcomes FROM searches WHERE id = ?", (entry_id,)).fetchone()
@@ -398,6 +405,8 @@ class HistoryStore:
             UnknownEntry: there is no search ``entry_id``.
             HistoryError: it cannot be read back (damaged row); or as :meth:`_run`.
         """
+        if not 1 <= entry_id <= MAX_ID:
+            raise self._unknown(entry_id)
         sql = f"SELECT {RESULT_COLUMNS} FROM searches WHERE id = ?"
         row = self._run(lambda db: db.execute(sql, (entry_id,)).fetchone())
         if row is None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content, Span
 from textual.style import Style
 
-from websearch_tui.core.text import safe_url
+from websearch_tui.core.text import safe_url, sanitize
 
 if TYPE_CHECKING:  # imported when first needed: none of them is needed for the first paint
     from markdown_it import MarkdownIt
@@ -36,6 +36,15 @@ if TYPE_CHECKING:  # imported when first needed: none of them is needed for the 
 
 BULLETS = ("• ", "▪ ", "‣ ", "⭑ ", "◦ ")
 """Bullet symbols by list depth (Textual's ``Markdown.BULLETS``)."""
+HIGHLIGHTED_LANGUAGES = frozenset(
+    "bash c c++ cpp cs csharp css diff docker dockerfile go golang graphql h haskell html ini java javascript "
+    "js json jsx kotlin lua make makefile markdown md patch perl php powershell ps1 py python python3 r rb "
+    "ruby rs rust scala scss sh shell sql swift toml ts tsx typescript xml yaml yml zsh".split()
+)
+"""Fence languages that get syntax highlighting (common ones whose lexers stay linear); any other is
+shown as plain text."""
+MAX_HIGHLIGHT_CHARS = 10_000
+"""A longer fenced block is shown plain: it is highlighted again at every flush while it streams."""
 HEADING_MARGINS = {1: (2, 1), 2: (2, 1), 3: (1, 1), 4: (1, 1), 5: (1, 1), 6: (1, 1)}
 """Blank lines (above, below) each heading level keeps from its neighbours (Textual's CSS)."""
 FENCE_PADDING = 2
@@ -138,6 +147,9 @@ class _Inline:
     length: int = 0
 
     def add(self, text: str, style: Style | None = None) -> None:
+        """Append ``text`` under ``style``. The text is sanitised again here: markdown-it decodes
+        character references (``&#x202E;``) after the reducer cleaned the source."""
+        text = sanitize(text)
         if not text:
             return
         if style is not None:
@@ -200,7 +212,7 @@ class BlockRenderer:
         return RenderedBlock(content.wrap(width), bottom=0 if depth else 1)
 
     def _literal(self, node: SyntaxTreeNode, width: int, depth: int) -> RenderedBlock:
-        return RenderedBlock(Content(node.content.rstrip("\n")).wrap(width), bottom=0 if depth else 1)
+        return RenderedBlock(Content(sanitize(node.content).rstrip("\n")).wrap(width), bottom=0 if depth else 1)
 
     def _heading(self, node: SyntaxTreeNode, width: int, depth: int) -> RenderedBlock:
         level = min(max(int(node.tag[1:] or 1), 1), 6)
@@ -249,8 +261,9 @@ class BlockRenderer:
         theme = highlight.HighlightTheme
         if palette.ansi:
             theme = highlight.ANSIDarkHighlightTheme if palette.dark else highlight.ANSILightHighlightTheme
-        language = node.info.split()[0] if node.info.strip() else "text"
-        code = highlight.highlight(node.content.rstrip("\n"), language=language, theme=theme)
+        source = node.content.rstrip("\n")
+        language = _highlighted_language(node.info, source)
+        code = highlight.highlight(source, language=language, theme=theme)
         inner = max(width - 2 * FENCE_PADDING, 4)
         pad = Content(" " * FENCE_PADDING)
         blank = Content(" " * (inner + 2 * FENCE_PADDING))
@@ -325,6 +338,18 @@ class BlockRenderer:
                 self._inline(node.children, run, styles)
             else:
                 run.add(node.content, style)
+
+
+def _highlighted_language(info: str, source: str) -> str:
+    """The language a fenced block is highlighted as: its info word when it is one of
+    :data:`HIGHLIGHTED_LANGUAGES` and the block is at most :data:`MAX_HIGHLIGHT_CHARS` long, else
+    ``"text"`` (plain). The word comes from the answer: some Pygments lexers backtrack exponentially
+    on a few dozen hostile characters, and highlighting runs on the event loop at every flush."""
+    words = info.split()
+    language = words[0].lower() if words else "text"
+    if language not in HIGHLIGHTED_LANGUAGES or len(source) > MAX_HIGHLIGHT_CHARS:
+        return "text"
+    return language
 
 
 def _link_styles(link: Style, href: object) -> list[Style]:
