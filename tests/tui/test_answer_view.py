@@ -212,3 +212,32 @@ async def test_character_references_to_bidi_controls_never_reach_the_screen(mark
     _, strips = await shown(markdown)
     drawn = "".join(segment.text for strip in strips for segment in strip)
     assert not set(drawn) & {"\u202e", "\u2066", "\u200f", "\u061c"}
+
+
+async def test_a_huge_last_block_is_parsed_in_linear_total_work_and_shown_whole_at_the_end(monkeypatch) -> None:
+    """A 100 KB paragraph streamed in 500-character pieces: every flush used to parse and draw the
+    whole paragraph again (quadratic: 200 parses of 50 KB on average)."""
+    from websearch_tui.tui.markdown_lines import MarkdownDocument
+
+    parsed: list[int] = []
+    append = MarkdownDocument.append
+
+    def counting(self: MarkdownDocument, text: str) -> int:
+        parsed.append(len(self.source) - self._tail + len(text))
+        return append(self, text)
+
+    monkeypatch.setattr(MarkdownDocument, "append", counting)
+    words = " ".join(f"word{i}" for i in range(20_000))[:100_000]
+    app = Host()
+    async with app.run_test(size=(WIDTH + 2, 50)) as pilot:
+        view = app.query_one(AnswerView)
+        view.streaming = True
+        await pilot.pause()
+        for start in range(0, len(words), 500):
+            view.append(words[start : start + 500])
+            view.flush()
+        assert sum(parsed) < 20 * len(words)  # about 100 times without the throttle
+        view.streaming = False
+        view.flush()
+        await pilot.pause()
+        assert view.source == words and view._document.source == words  # the end is shown whole

@@ -87,6 +87,11 @@ class MarkdownDocument:
             self._tail += _line_offset(tail, nodes[-1].map[0])
         return first
 
+    @property
+    def tail_length(self) -> int:
+        """Characters in the last block (what the next :meth:`append` parses again)."""
+        return len(self.source) - self._tail
+
     def replace(self, text: str) -> None:
         """Make ``text`` the whole source."""
         self.source = ""

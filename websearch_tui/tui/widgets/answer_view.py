@@ -32,6 +32,10 @@ from websearch_tui.tui.markdown_lines import BlockRenderer, MarkdownDocument, Pa
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
+THROTTLE_CHARS = 32_000
+"""A streaming answer's last block up to this long is drawn again at every flush (see
+:meth:`AnswerView._worth_showing`)."""
+TAIL_SHARE = 4
 KEPT_WIDTHS = 3
 """Rendered lines are kept for this many widths (layout may ask at two while a scrollbar comes and goes)."""
 RESERVE_SHARE = 2
@@ -227,7 +231,7 @@ class AnswerView(Widget):
         ``relayout=False`` the layout is put off instead (what fits is shown now, the rest at the
         next flush that may lay out) and the result is None, as it is when no layout is needed.
         """
-        if self._pending:
+        if self._pending and self._worth_showing():
             self._show_pending()
         if not (self._layout_pending and relayout):
             return None
@@ -235,6 +239,17 @@ class AnswerView(Widget):
         self.refresh(layout=True)
         width = self.size.width
         return self._height(self._lines(width)) if width else 0
+
+    def _worth_showing(self) -> bool:
+        """Whether the pending text is shown now. Each flush parses and draws the answer's last block
+        again, so while an answer streams, a last block longer than :data:`THROTTLE_CHARS` (a huge
+        paragraph or code block that never ends) is shown again only once the pending text is at
+        least 1/:data:`TAIL_SHARE` of it: the work stays linear in the answer's length. Once the
+        answer has ended everything is shown."""
+        if not self._streaming:
+            return True
+        tail = self._document.tail_length
+        return tail <= THROTTLE_CHARS or sum(map(len, self._pending)) * TAIL_SHARE >= tail
 
     def _show_pending(self) -> None:
         """Parse the pending text and repaint the lines it changed; note when the height changes."""

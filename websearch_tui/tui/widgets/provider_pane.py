@@ -263,8 +263,8 @@ class ProviderPane(Vertical):
             self._ended = now if self._started is not None else None
             self._error = error
             self._retry = None
+            self.answer.streaming = False  # first: an ended answer is shown whole (AnswerView._worth_showing)
             self.answer.flush()
-            self.answer.streaming = False
 
     async def rendered(self) -> None:
         """Make sure the whole answer of an ended run is shown (its last text flushed); does nothing
