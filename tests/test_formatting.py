@@ -328,6 +328,8 @@ def test_a_key_echoed_in_any_field_is_redacted_in_every_format() -> None:
         lambda s: base64.b64encode(s.encode()).decode(),
         lambda s: json.dumps(s)[1:-1],
         lambda s: s[:8] + "…",
+        lambda s: quote(s, safe="").lower(),  # lower-case percent-escapes
+        lambda s: re.sub(r"[!-/:-@\[-`{-~]", lambda m: "\\" + m.group(), s),  # Markdown-escaped
     ],
 )
 def test_transformed_echoes_of_a_key_are_redacted(form) -> None:

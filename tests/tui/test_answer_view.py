@@ -241,3 +241,12 @@ async def test_a_huge_last_block_is_parsed_in_linear_total_work_and_shown_whole_
         view.flush()
         await pilot.pause()
         assert view.source == words and view._document.source == words  # the end is shown whole
+
+
+async def test_a_key_spelled_with_character_references_is_masked_where_it_is_drawn() -> None:
+    from websearch_tui.core.errors import register_secret
+
+    secret = "sk_live_0123456789abcdef"
+    register_secret(secret)
+    text, _ = await shown("The key is sk&#95;live&#x5F;0123456789abcdef, do not share.\n")
+    assert "sk_live" not in "".join(text) and "***" in "".join(text)

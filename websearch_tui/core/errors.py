@@ -226,8 +226,10 @@ value's first 8 characters are too likely to be ordinary text."""
 
 def secret_forms(value: str) -> set[str]:
     """``value`` and the transformed forms an echo may carry: percent-encoded (with and without ``/``
-    kept, ``+`` for spaces), JSON-escaped, base64 (standard and URL-safe, with and without padding),
-    and its first :data:`PREFIX_CHARS` characters when it is :data:`PREFIX_MIN_CHARS` or longer."""
+    kept, ``+`` for spaces, upper- and lower-case escapes), JSON-escaped, base64 (standard and
+    URL-safe, with and without padding), Markdown-escaped (a backslash before each punctuation
+    character), and its first :data:`PREFIX_CHARS` characters when it is :data:`PREFIX_MIN_CHARS`
+    or longer."""
     encoded = value.encode("utf-8", "surrogatepass")
     b64 = base64.b64encode(encoded).decode("ascii")
     urlsafe = base64.urlsafe_b64encode(encoded).decode("ascii")
@@ -243,9 +245,20 @@ def secret_forms(value: str) -> set[str]:
         urlsafe,
         urlsafe.rstrip("="),
     }
+    forms |= {_lower_escapes(form) for form in forms if "%" in form}
+    forms.add(_MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", value))
     if len(value) >= PREFIX_MIN_CHARS:
         forms.add(value[:PREFIX_CHARS])
     return forms
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
+"""ASCII punctuation, which Markdown lets a writer escape with a backslash (``sk\\_live``)."""
+
+
+def _lower_escapes(form: str) -> str:
+    """``form`` with its percent-escapes in lower case (``%2f``: as valid as ``%2F``)."""
+    return re.sub(r"%[0-9A-F]{2}", lambda match: match.group().lower(), form)
 
 
 def redact(text: str) -> str:

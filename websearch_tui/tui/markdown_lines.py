@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content, Span
 from textual.style import Style
 
+from websearch_tui.core.errors import redact
 from websearch_tui.core.text import safe_url, sanitize
 
 if TYPE_CHECKING:  # imported when first needed: none of them is needed for the first paint
@@ -152,9 +153,10 @@ class _Inline:
     length: int = 0
 
     def add(self, text: str, style: Style | None = None) -> None:
-        """Append ``text`` under ``style``. The text is sanitised again here: markdown-it decodes
-        character references (``&#x202E;``) after the reducer cleaned the source."""
-        text = sanitize(text)
+        """Append ``text`` under ``style``. The text is sanitised and redacted again here: markdown-it
+        decodes character references (``&#x202E;``, ``&#95;``) and backslash escapes after the reducer
+        cleaned the source."""
+        text = redact(sanitize(text))
         if not text:
             return
         if style is not None:
