@@ -60,6 +60,8 @@ ENVIRONMENT = (
     ("WEBSEARCH_TUI_CONFIG", "the config file (--config wins)"),
     ("WEBSEARCH_TUI_KEY_FILE", "the unencrypted key file, used when no OS keyring works"),
     ("WEBSEARCH_TUI_LOG", "the log file"),
+    ("WEBSEARCH_TUI_HISTORY", "the history file (wins over [history] path)"),
+    ("WEBSEARCH_TUI_STATE", "the file the TUI remembers its last controls in"),
     ("WEBSEARCH_TUI_MCP_TOKEN", "the bearer token of `mcp --http`"),
     ("SEARXNG_ENDPOINT", "SearXNG's base_url when the config sets none"),
     ("CODEX_HOME", "where the Codex CLI keeps its login (default ~/.codex)"),

@@ -390,3 +390,41 @@ async def test_rows_move_with_keys_and_clicks_and_fit_wide_text(make_history_app
         await until(pilot, lambda: not isinstance(app.screen, HistoryScreen), "the History screen closed")
         await workers_done(app)
         assert app.screen.query_input.value == "two"
+
+
+async def test_stepping_back_keeps_the_focus_among_the_panes_when_they_are_rebuilt(make_history_app, calls):
+    """Going back to a search with other providers rebuilds the panes; the focus used to fall into the
+    query box (text selected), so the next ``[`` replaced the query."""
+    app = make_history_app(("ddgs", "exa"))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await submit(pilot, "asyncio")
+        await wait_for_search(app)
+        app.screen.selector.deselect("exa")
+        await submit(pilot, "rust")
+        await wait_for_search(app)
+        app.screen.query_one("#pane-ddgs", ProviderPane).focus_target()
+        await pilot.pause()
+        await pilot.press("left_square_bracket")
+        await wait_for_search(app)
+        assert [pane.provider_id for pane in app.screen.query(ProviderPane)] == ["ddgs", "exa"]
+        await until(pilot, lambda: app.screen.pane_area in app.focused.ancestors, "the focus stays on a pane")
+        await pilot.press("left_square_bracket", "right_square_bracket")  # the first already; then forward
+        await wait_for_search(app)
+        await until(pilot, lambda: app.screen.pane_area in app.focused.ancestors, "the focus stays on a pane")
+        assert app.screen.query_input.value == "rust"
+
+
+async def test_closing_the_merged_view_gives_the_focus_to_a_pane_not_the_query_box(make_history_app, calls):
+    app = make_history_app(("ddgs", "exa"))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await submit(pilot, "asyncio")
+        await wait_for_search(app)
+        app.screen.query_one("#pane-ddgs", ProviderPane).focus_target()
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        await pilot.press("x")  # a key that types in the query box, had the focus gone there
+        assert app.screen.query_input.value == "asyncio"
+        assert app.screen.pane_area in app.focused.ancestors

@@ -575,7 +575,16 @@ class SearchScreen(AppScreen[None]):
             area.activate(MERGED)
             area.merged.focus_rows()
         elif self.focused is None or area.merged in self.focused.ancestors_with_self:
+            self._focus_panes()
+
+    def _focus_panes(self) -> None:
+        """Focus the visible pane (in tabs mode) or the first one; the query box when there is none."""
+        area = self.pane_area
+        pane = (area.pane(area.active) if area.active else None) or (area.panes[0] if area.panes else None)
+        if pane is None:
             self.query_input.focus()
+        else:
+            pane.focus_target()
 
     @on(MergedView.Jump)
     def _on_jump(self, event: MergedView.Jump) -> None:
@@ -624,7 +633,18 @@ class SearchScreen(AppScreen[None]):
         if shown is None:
             self.notify(at_end, markup=False, timeout=3)
             return
+        in_panes = self._focus_in_panes()
         await self.show_stored(shown)
+        if in_panes:  # the panes may have been rebuilt (the focus then moves on later): stay among them
+            self.call_after_refresh(self._keep_focus_in_panes)
+
+    def _focus_in_panes(self) -> bool:
+        return self.focused is not None and self.pane_area in self.focused.ancestors
+
+    def _keep_focus_in_panes(self) -> None:
+        """Put the focus back on a pane if it left them (so ``[ [`` keeps stepping, never typing)."""
+        if not self._focus_in_panes():
+            self._focus_panes()
 
     async def _stop_search(self) -> None:
         """Cancel the search in flight and wait until the engine has recorded how each run ended."""
