@@ -14,7 +14,7 @@ from tests.tui.test_search_screen import full_result, status_text
 from websearch_tui.core.models import AnswerDelta
 from websearch_tui.providers import SPECS
 from websearch_tui.tui.screens.search import COUNT_OPTIONS, MODE_OPTIONS, RECENCY_OPTIONS
-from websearch_tui.tui.widgets.provider_selector import SELECTED_MARK, UNSELECTED_MARK
+from websearch_tui.tui.widgets.marked_list import SELECTED_MARK, UNSELECTED_MARK
 
 
 def shown(app) -> list[str]:

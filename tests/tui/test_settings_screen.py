@@ -12,7 +12,7 @@ import keyring
 import pytest
 from keyring.backends.fail import Keyring as FailKeyring
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Button, Input, Select, Switch
+from textual.widgets import Button, Input, Select, SelectionList, Switch
 
 from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
 from tests.tui.conftest import burst, until, workers_done
@@ -1031,3 +1031,20 @@ async def test_a_value_typed_in_one_burst_with_backspaces_is_saved_as_typed(conf
         await pilot.press("ctrl+s")
         await settle(pilot)
     assert "timeout = 5" in config_file.read_text(encoding="utf-8")
+
+
+async def test_default_providers_differ_in_their_mark_not_only_in_colour(config_file, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        providers = screen.query_one("#f-search-providers", SelectionList)
+        await pilot.pause()
+        rows = {}
+        for y in range(providers.size.height):
+            text = providers.render_line(y).text
+            for label in ("DuckDuckGo", "Brave Search"):
+                if label in text:
+                    rows[label] = text.split(label)[0]
+        assert "✓" in rows["DuckDuckGo"] and "X" not in rows["DuckDuckGo"]  # selected by default
+        assert "✓" not in rows["Brave Search"] and "X" not in rows["Brave Search"]

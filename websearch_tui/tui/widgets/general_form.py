@@ -12,6 +12,7 @@ from textual.widgets.selection_list import Selection
 
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.safe import plain
+from websearch_tui.tui.widgets.marked_list import MarkedSelectionList
 from websearch_tui.tui.widgets.setting_row import Check, SettingRow, section
 from websearch_tui.tui.widgets.settings_fields import FieldSpec
 
@@ -57,7 +58,7 @@ class GeneralForm(VerticalScroll, can_focus=False):
         yield Static(plain("General", "bold"), classes="form-title")
         yield section("Default providers")
         chosen = set(self.selected)
-        yield SelectionList[str](
+        yield MarkedSelectionList(
             *(Selection(plain(spec.label), spec.id, spec.id in chosen) for spec in self.specs),
             id="f-search-providers",
             compact=True,

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from rich.segment import Segment
 from textual.binding import Binding
 from textual.content import Content
-from textual.strip import Strip
 from textual.widgets import SelectionList
-from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from websearch_tui.core.specs import KIND_LABELS, ProviderSpec
 from websearch_tui.tui.safe import clean
+from websearch_tui.tui.widgets.marked_list import MarkedSelectionList
 
 LABEL_WIDTH = 18
 """Provider labels are padded to this width so the kinds and statuses line up."""
@@ -46,16 +44,13 @@ def selector_prompt(spec: ProviderSpec, status: str | None) -> Content:
     return Content.assemble(label, kind, status_tag(status))
 
 
-SELECTED_MARK = "✓"
-"""Drawn in the check box of a selected provider; an unselected one has an empty box, so the two
-differ in their text, not only in colour (``NO_COLOR``, monochrome terminals, any theme)."""
-UNSELECTED_MARK = " "
 KEYS_HINT = "a all · n none · o only · p preset"
 """The list's own keys, shown on its bottom border."""
 
 
-class ProviderSelector(SelectionList[str]):
-    """A :class:`SelectionList` of provider ids; :meth:`set_status` fills in readiness later.
+class ProviderSelector(MarkedSelectionList):
+    """A :class:`SelectionList` of provider ids (a mark in each box, :class:`MarkedSelectionList`);
+    :meth:`set_status` fills in readiness later.
 
     Space toggles the highlighted provider, ``a`` selects every provider not disabled, ``n`` none,
     ``o`` only the highlighted one, and ``p`` steps through :attr:`presets`.
@@ -95,19 +90,6 @@ class ProviderSelector(SelectionList[str]):
         )
         self.border_title = Content("Providers")
         self.border_subtitle = Content(KEYS_HINT)
-
-    def render_line(self, y: int) -> Strip:
-        """Textual's line, with :data:`SELECTED_MARK` or :data:`UNSELECTED_MARK` in the check box."""
-        line = super().render_line(y)
-        try:
-            value = self.get_option_at_index(self.scroll_offset.y + y).value
-        except OptionDoesNotExist:
-            return line
-        segments = list(line)
-        box = segments[1]
-        mark = SELECTED_MARK if value in self.selected else UNSELECTED_MARK
-        segments[1] = Segment(mark, box.style, box.control)
-        return Strip(segments, line.cell_length)
 
     def select_only(self, provider_ids: Iterable[str]) -> None:
         """Select exactly ``provider_ids`` (unknown ids are ignored), with one ``SelectedChanged``."""
