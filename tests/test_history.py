@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import secrets
 import sqlite3
 import subprocess
@@ -223,6 +224,20 @@ def test_an_older_schema_is_migrated_and_its_searches_indexed(path: Path) -> Non
     store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == schema.LATEST
+
+
+def test_a_damaged_row_neither_stops_the_index_nor_reads_back_as_a_crash(path: Path) -> None:
+    write_version_1(path, ["old asyncio question", "old rust question"])
+    records = [{"provider": "ddgs", "status": "done", "response": ["not", "a", "table"], "error": "text"}]
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE searches SET outcomes = ? WHERE id = 1", (zlib.compress(b"not json"),))
+        db.execute("UPDATE searches SET outcomes = ? WHERE id = 2", (zlib.compress(json.dumps(records).encode()),))
+    store = HistoryStore(path)  # the migration indexes what it can: each query at least
+    assert [entry.query for entry in store.search("rust")] == ["old rust question"]
+    for entry_id in (1, 2):
+        with pytest.raises(HistoryError, match=f"search {entry_id} .* cannot be read"):
+            store.get(entry_id)
+    store.close()
 
 
 def test_without_fts5_queries_are_still_searched_and_the_index_comes_later(

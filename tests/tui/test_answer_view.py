@@ -250,3 +250,14 @@ async def test_a_key_spelled_with_character_references_is_masked_where_it_is_dra
     register_secret(secret)
     text, _ = await shown("The key is sk&#95;live&#x5F;0123456789abcdef, do not share.\n")
     assert "sk_live" not in "".join(text) and "***" in "".join(text)
+
+
+async def test_a_link_whose_target_carries_a_key_is_not_linked() -> None:
+    from websearch_tui.core.errors import register_secret
+
+    register_secret("sk_live_0123456789abcdef")
+    _, strips = await shown(
+        "[docs](https://e.example/?k=sk&#95;live&#95;0123456789abcdef) and [ok](https://ok.example/)\n"
+    )
+    links = {segment.style.link for strip in strips for segment in strip if segment.style and segment.style.link}
+    assert links == {"https://ok.example/"}

@@ -338,3 +338,23 @@ async def test_retry_with_nothing_failed_says_so(make_app, fake_streams):
         assert "R Retry failed" not in footer(app)  # not offered: nothing failed
         await app.screen.action_retry_failed()  # as from the palette
         assert await until(pilot, lambda: [n.message for n in app._notifications] == [nothing])
+
+
+async def test_a_preset_name_is_shown_literally_in_the_palette(make_app, fake_streams):
+    """The palette reads command names as markup; a preset's name comes from the config file."""
+    app = make_app(("ddgs", "exa"), presets={"[b]fast[/]": ("brave",)})
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        assert await until(pilot, lambda: app.screen.query("CommandInput"))
+        await pilot.press(*"fast")
+
+        def first() -> str:
+            options = app.screen.query("CommandList")
+            return (
+                str(options.first().get_option_at_index(0).prompt) if options and options.first().option_count else ""
+            )
+
+        assert await until(pilot, lambda: "Preset: " in first()), first()
+        assert "[b]fast[/]" in first()
+        await pilot.press("enter")
+        assert await until(pilot, lambda: shown(app) == ["brave"]), shown(app)

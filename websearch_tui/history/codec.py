@@ -217,7 +217,7 @@ def decode_result(row: Sequence[Any]) -> StoredSearch:
         fields = _known(SearchRequest, _each_string(_loads(request_json, dict), sanitize))
         request = SearchRequest(**{**fields, "query": entry.query})
         outcomes = [_outcome(_each_string(record, sanitize)) for record in unpack(blob)]
-    except (TypeError, ValueError, KeyError) as exc:
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:  # AttributeError: a list where a table was
         raise RowError(f"it is not a readable search ({exc})") from None
     result = SearchResult(
         request=request,

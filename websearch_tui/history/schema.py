@@ -33,7 +33,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 
-from websearch_tui.history.codec import unpack
+from websearch_tui.history.codec import RowError, unpack
 from websearch_tui.history.index import index_body, index_form
 
 log = logging.getLogger(__name__)
@@ -93,10 +93,12 @@ def create_index(db: sqlite3.Connection) -> bool:
         log.warning("SQLite %s has no FTS5: history search matches queries only", sqlite3.sqlite_version)
         return False
     for entry_id, query, blob in db.execute("SELECT id, query, outcomes FROM searches").fetchall():
-        db.execute(
-            "INSERT INTO search_index(rowid, query, body) VALUES (?, ?, ?)",
-            (entry_id, index_form(query), index_body(unpack(blob))),
-        )
+        try:
+            body = index_body(unpack(blob))
+        except (RowError, AttributeError, TypeError, KeyError) as exc:  # one damaged row: its query is still found
+            log.warning("history search %s: its outcomes cannot be indexed (%s)", entry_id, exc)
+            body = ""
+        db.execute("INSERT INTO search_index(rowid, query, body) VALUES (?, ?, ?)", (entry_id, index_form(query), body))
     return True
 
 

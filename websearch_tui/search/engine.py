@@ -25,6 +25,7 @@ import asyncio
 import dataclasses
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -265,16 +266,16 @@ class Engine:
         """Use ``config`` from the next run on: provider tables (with endpoint env vars such as
         ``SEARXNG_ENDPOINT``), the default selection (:meth:`Config.default_selection`), the timeout,
         the body cap (``[search] max_body_mib``) and the history (``[history]``: a changed table closes
-        the recorder, after writing what it holds, and opens the new one; ``enabled = false`` leaves
-        none). Pacing, sessions and the client are kept."""
+        the recorder in a thread of its own, after writing what it holds, and opens the new one;
+        ``enabled = false`` leaves none). Pacing, sessions and the client are kept."""
         self.settings = {pid: config.settings_for(pid) for pid in SPECS}
         self.default_providers = tuple(config.default_selection())
         self.timeout = config.search.timeout
         self.max_body_bytes = int(config.search.max_body_mib * _MIB)
         if config.history != self._history:
             self._history = config.history
-            if self.recorder is not None:
-                self.recorder.close()
+            if self.recorder is not None:  # writing what it holds may wait for the disk: not on the loop
+                threading.Thread(target=self.recorder.close, name="history-close").start()
             self.recorder = self._history_recorder(config.history)
 
     def _history_recorder(self, history: HistorySettings) -> SearchRecorder | None:

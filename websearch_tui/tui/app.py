@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from textual import constants, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.markup import escape
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widget import Widget
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
     from websearch_tui.tui.screens.settings import SettingsScreen
 
 SETTINGS_MODULE = "websearch_tui.tui.screens.settings"
-"""Imported when the settings screen is first opened (about 0.1 s of imports the first paint skips)."""
+"""Imported when first needed (the settings screen, the Help screen or the palette's key list), not
+for the first paint (about 0.1 s of imports)."""
 
 GC_THRESHOLDS = (10_000, 10, 10)
 """Young objects are collected every 10,000 allocations (Python's default is 700)."""
@@ -271,7 +273,9 @@ class WebSearchApp(App[int]):
         for name, ids in selector.presets.items():
             labels = ", ".join(selector.specs[pid].label for pid in ids) or "no enabled provider"
             yield SystemCommand(
-                f"Preset: {name}", f"Select {labels} (p in the provider list)", partial(selector.apply_preset, name)
+                f"Preset: {escape(name)}",  # the palette reads names as markup; a name comes from the config
+                f"Select {escape(labels)} (p in the provider list)",
+                partial(selector.apply_preset, name),
             )
 
     # --- end of the main screen's retry and preset commands ---
@@ -341,7 +345,7 @@ class WebSearchApp(App[int]):
         if config.keymap != previous.keymap:
             self._apply_keymap(config)
         if config.history != previous.history:
-            self._close_history()
+            self.run_worker(self._close_history, thread=True, description="close the history file")
         open_history = self.history_store if config.history.enabled else None
         for screen in self.screen_stack:
             if isinstance(screen, SearchScreen):
@@ -409,7 +413,7 @@ class WebSearchApp(App[int]):
     async def on_unmount(self) -> None:
         """Close the engine's HTTP connections, write what the history still holds, close its file."""
         await self.engine.aclose()
-        self._close_history()
+        await asyncio.to_thread(self._close_history)
 
 
 def _zoom_commands(screen: Screen[object]) -> Iterable[SystemCommand]:

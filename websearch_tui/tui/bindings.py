@@ -4,7 +4,7 @@ a ``[keymap]`` table may name.
 Both are read from the classes' own ``BINDINGS`` (never written out a second time), so the Help
 screen, the keymap check and the code cannot disagree. Keys are shown as Textual shows them in the
 footer (``App.get_key_display``), with the user's keymap applied. The classes are imported when
-first asked for: the app imports the settings screen only when it is first opened.
+first asked for (the Help screen and the palette ask; the first paint does not).
 """
 
 from __future__ import annotations

@@ -363,7 +363,7 @@ def _link_styles(link: Style, href: object) -> list[Style]:
     """The styles of a link to ``href``: clickable and an OSC 8 hyperlink when it is http(s),
     else none (the text stays, unlinked)."""
     url = safe_url(href)
-    if url is None:
+    if url is None or redact(url) != url:  # not http(s), or it carries a key (decoded from &#95; ...)
         return []
     return [link, Style(link=url), Style.from_meta({"@click": f"link({url!r})"})]
 

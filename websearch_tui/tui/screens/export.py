@@ -24,6 +24,7 @@ from websearch_tui.core.results import SearchResult
 from websearch_tui.files import write_atomically
 from websearch_tui.search import formats
 from websearch_tui.tui.screens.base import AppModalScreen
+from websearch_tui.tui.widgets.safe_input import SafeInput
 
 EXPORT_FORMATS = {"markdown": ".md", "json": ".json"}
 """Export format -> file suffix."""
@@ -83,7 +84,7 @@ class ExportDialog(AppModalScreen[Path | None]):
                 allow_blank=False,
                 id="export-format",
             )
-            yield Input(str(self._default), id="export-path")
+            yield SafeInput(str(self._default), id="export-path")
             yield Static("Enter or Save writes the file; Esc cancels.", id="export-message", markup=False)
             with Horizontal():
                 yield Button("Cancel", id="export-cancel-button")

@@ -24,6 +24,7 @@ from websearch_tui.history import HistoryEntry, HistoryError, HistoryStore, Stor
 from websearch_tui.history.index import match_expression
 from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.widgets.history_rows import HistoryRows
+from websearch_tui.tui.widgets.safe_input import SafeInput
 from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
 
 LIST_LIMIT = 100
@@ -93,7 +94,7 @@ class HistoryScreen(AppScreen[None]):
     def compose(self) -> ComposeResult:
         """Title, filter, status line, the rows and the footer."""
         yield Static("History", id="history-title", markup=False)
-        yield Input(
+        yield SafeInput(
             placeholder="Type to search queries, answers, sources and URLs…", id="history-filter", select_on_focus=False
         )
         yield Static("Loading…", id="history-status", markup=False)

@@ -398,11 +398,11 @@ class SearchScreen(AppScreen[None]):
     async def run_search(self, request: SearchRequest) -> None:
         """Start ``request`` live (its providers that are registered get panes); the previous search is
         cancelled first. It becomes the newest search of this session's trail."""
-        specs = [SPECS[pid] for pid in request.providers if pid in SPECS]
+        result = self.engine.prepare(request)  # its providers: the request's, or the default selection
+        specs = [SPECS[pid] for pid in result.providers if pid in SPECS]
         self.query_input.remember(request.query)
         self._leave_panes()
         self.workers.cancel_group(self, "search")
-        result = self.engine.prepare(request)
         self._search_id, self._auto = result.search_id, result.mode == "auto"
         self._trail.push(Shown(result, datetime.now(timezone.utc)))
         tucked = self._make_room_for(len(specs))
@@ -612,8 +612,8 @@ class SearchScreen(AppScreen[None]):
         """Re-run the chosen search live, or show it as it ended (the History screen is still in front)."""
         stored = choice.stored
         if choice.action == "rerun":
-            self._set_controls(stored.result.request)
-            await self.run_search(stored.result.request)
+            self._set_controls(stored.result)  # the providers it ran, also when its request named none
+            await self.run_search(dataclasses.replace(stored.result.request, providers=stored.result.providers))
             return
         shown = Shown(stored.result, stored.entry.created_at, from_history=True)
         self._trail.push(shown)
@@ -666,7 +666,7 @@ class SearchScreen(AppScreen[None]):
         marker = f"from history · {when:%Y-%m-%d %H:%M}" if shown.from_history else f"earlier · {when:%H:%M}"
         area = self.pane_area
         with self.app.batch_update():
-            self._set_controls(result.request)
+            self._set_controls(result)
             self.query_input.value = result.request.query
             self._leave_panes()
             specs = [SPECS[pid] for pid in result.providers if pid in SPECS]
@@ -688,15 +688,17 @@ class SearchScreen(AppScreen[None]):
             self.set_hint(f"{where} — offline. Enter runs it again live; [ and ] (Alt+←/→) go back and forward.")
         self.refresh_bindings()
 
-    def _set_controls(self, request: SearchRequest) -> None:
-        """Set the controls and the provider selection to ``request``'s, without rebuilding the panes."""
+    def _set_controls(self, result: SearchResult) -> None:
+        """Set the controls and the provider selection to those ``result`` ran with (its providers,
+        also when its request named none and the default selection ran), without rebuilding the panes."""
+        request = result.request
         with self.prevent(Select.Changed, SelectionList.SelectedChanged):
             self.query_one("#mode", Select).value = request.mode
             self.query_one("#recency", Select).value = request.recency or "any"
             self.query_one("#count", Select).value = min(max(request.max_results, 1), MAX_RESULTS_LIMIT)
             selector = self.selector
             selector.deselect_all()
-            for pid in request.providers:
+            for pid in result.providers:
                 if pid in SPECS:
                     selector.select(pid)
 

@@ -32,9 +32,9 @@ COMFORTABLE_PANE_WIDTH = 50
 MIN_PANE_HEIGHT = 12
 """Lowest row a pane gets in the two-row grid."""
 MERGED_REFRESH_TICKS = 4
-"""The merged view and the badges are refreshed at most every 4 ticks (0.2 s) while panes stream."""
+"""The merged view and the badges are refreshed at most every 4 ticks (of ``FLUSH_SECONDS``) while panes stream."""
 RELAYOUTS_PER_TICK = 1
-"""At most this many answers grow their layout in one tick; the others wait a tick (50 ms), so six
+"""At most this many answers grow their layout in one tick; the others wait a tick, so six
 answers outgrowing their reserved lines at once do not make one long frame."""
 MERGED = "merged"
 """The tab id suffix and ``activate`` name of the merged view."""

@@ -64,7 +64,13 @@ class ProviderSelector(MarkedSelectionList):
         Binding("a", "select_every", "All", id="providers-all", tooltip="Select every provider not disabled"),
         Binding("n", "select_none", "None", id="providers-none", tooltip="Unselect every provider"),
         Binding("o", "select_only", "Only", id="providers-only", tooltip="Select only the highlighted provider"),
-        Binding("p", "next_preset", "Preset", id="providers-preset", tooltip="Select the next preset of [presets]"),
+        Binding(
+            "p",
+            "next_preset",
+            "Preset",
+            id="providers-preset",
+            tooltip="Select the next preset of the config's presets table",
+        ),
     ]
 
     DEFAULT_CSS = """
