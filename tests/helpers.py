@@ -268,3 +268,31 @@ def sample_result(query: str = "python asyncio tutorial", *, answer: str | None 
             ProviderOutcome("brave", RunStatus.FAILED, failed, error, 80, 40),
         ],
     )
+
+
+def three_cli_providers(monkeypatch: pytest.MonkeyPatch, brave_source: Any) -> list[str]:
+    """Replace the streams of three providers for CLI tests: brave answers with ``brave_source``,
+    tavily fails with a rate limit, exa is empty. Returns the queries brave received."""
+    from collections.abc import AsyncIterator
+
+    from websearch_tui.core.errors import ErrorKind, ProviderError
+    from websearch_tui.core.models import AnswerDelta, SourcesFound
+    from websearch_tui.search import engine as engine_module
+
+    received: list[str] = []
+
+    async def brave(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        received.append(request.query)
+        yield SourcesFound((brave_source,))
+
+    async def tavily(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        raise ProviderError("tavily", ErrorKind.RATE_LIMIT, "Tavily API error (429): slow down", status=429)
+        yield  # pragma: no cover
+
+    async def exa(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        if False:  # pragma: no cover
+            yield AnswerDelta("")
+
+    fakes = {"brave": brave, "tavily": tavily, "exa": exa}
+    monkeypatch.setattr(engine_module, "load_stream", lambda pid: fakes[pid])
+    return received

@@ -6,35 +6,18 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.helpers import CHILD_PATH
+from tests.helpers import CHILD_PATH, three_cli_providers
 from websearch_tui.cli import main
-from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
-from websearch_tui.providers.base import ProviderContext
-from websearch_tui.search import engine as engine_module
+from websearch_tui.core.models import Source
 
 
 @pytest.fixture
 def fake_providers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """brave answers, tavily fails with a rate limit, exa is empty."""
-
-    async def brave(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
-        yield SourcesFound((Source("https://a.example/x", "Alpha [b]x[/b]", snippet="snip"),))
-
-    async def tavily(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
-        raise ProviderError("tavily", ErrorKind.RATE_LIMIT, "Tavily API error (429): slow down", status=429)
-        yield  # pragma: no cover
-
-    async def exa(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
-        if False:  # pragma: no cover
-            yield AnswerDelta("")
-
-    fakes = {"brave": brave, "tavily": tavily, "exa": exa}
-    monkeypatch.setattr(engine_module, "load_stream", lambda pid: fakes[pid])
+    """brave answers (a title with markup), tavily fails with a rate limit, exa is empty."""
+    three_cli_providers(monkeypatch, Source("https://a.example/x", "Alpha [b]x[/b]", snippet="snip"))
 
 
 @pytest.mark.parametrize(

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import three_cli_providers
 from websearch_tui import cli
 from websearch_tui.cli import main
-from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import SearchRequest, Source, SourcesFound
 from websearch_tui.providers import SPECS
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.search import engine as engine_module
@@ -31,24 +31,8 @@ SUBCOMMANDS = ("search", "providers", "tui", "keys", "config", "mcp", "completio
 
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """brave answers, tavily fails, exa is empty; returns the queries the fakes received."""
-    received: list[str] = []
-
-    async def brave(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
-        received.append(request.query)
-        yield SourcesFound((Source("https://a.example/x", "Alpha", snippet="first\nsecond"),))
-
-    async def tavily(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
-        raise ProviderError("tavily", ErrorKind.RATE_LIMIT, "Tavily API error (429): slow down", status=429)
-        yield  # pragma: no cover
-
-    async def exa(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
-        if False:  # pragma: no cover
-            yield AnswerDelta("")
-
-    fakes = {"brave": brave, "tavily": tavily, "exa": exa}
-    monkeypatch.setattr(engine_module, "load_stream", lambda pid: fakes[pid])
-    return received
+    """brave answers (a two-line snippet), tavily fails, exa is empty; the queries brave received."""
+    return three_cli_providers(monkeypatch, Source("https://a.example/x", "Alpha", snippet="first\nsecond"))
 
 
 class Terminal(io.StringIO):

@@ -16,7 +16,7 @@ import threading
 from enum import Enum
 from urllib.parse import quote, quote_plus
 
-from websearch_tui.core.text import sanitize, truncate
+from websearch_tui.core.text import markdown_escape, sanitize, truncate
 
 ERROR_EXCERPT_CHARS = 8 * 1024
 _MIN_SECRET_CHARS = 4
@@ -246,14 +246,10 @@ def secret_forms(value: str) -> set[str]:
         urlsafe.rstrip("="),
     }
     forms |= {_lower_escapes(form) for form in forms if "%" in form}
-    forms.add(_MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", value))
+    forms.add(markdown_escape(value))
     if len(value) >= PREFIX_MIN_CHARS:
         forms.add(value[:PREFIX_CHARS])
     return forms
-
-
-_MARKDOWN_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
-"""ASCII punctuation, which Markdown lets a writer escape with a backslash (``sk\\_live``)."""
 
 
 def _lower_escapes(form: str) -> str:

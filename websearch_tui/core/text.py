@@ -45,6 +45,13 @@ _HTML_TAGS = (
 _TAG = re.compile(rf"</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 MAX_URL_CHARS = 2048
+_MARKDOWN_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")  # all ASCII punctuation, what CommonMark lets a backslash escape
+
+
+def markdown_escape(text: str) -> str:
+    """``text`` with a backslash before every ASCII punctuation character (CommonMark's escapable
+    set), so no character of it is read as Markdown syntax. Linear."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", text)
 
 
 def sanitize(text: object) -> str:

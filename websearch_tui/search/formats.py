@@ -16,7 +16,7 @@ from websearch_tui.core.errors import empty_message, redact
 from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.models import MODES, Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
-from websearch_tui.core.text import canonical_url, format_age, host_of, sanitize, truncate
+from websearch_tui.core.text import canonical_url, format_age, host_of, markdown_escape, sanitize, truncate
 
 
 def _plural(count: int, word: str) -> str:
@@ -279,7 +279,6 @@ def to_text(result: SearchResult) -> str:
     return safe_text("\n\n".join(blocks))
 
 
-_MD_PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 _LINK_SCHEMES = ("http", "https", "mailto")
 _INLINE_DESTINATION = re.compile(r"\]\(\s*<?([^)\s>]{0,64})")
 _REFERENCE_DEFINITION = re.compile(r"^( {0,3})(\[[^\]\n]{1,999}\]:[ \t]*<?)(\S{0,64})", re.MULTILINE)
@@ -290,7 +289,7 @@ def _md_escape(text: str) -> str:
     """Provider text as literal Markdown text: every ASCII punctuation character backslash-escaped
     (CommonMark allows it for all of them), so ``__init__.py`` stays a name, a leading ``#`` never
     makes a heading and ``<``/``[`` never start HTML or a link; line breaks become spaces."""
-    return _MD_PUNCTUATION.sub(r"\\\1", " ".join(sanitize(text).split()))
+    return markdown_escape(" ".join(sanitize(text).split()))
 
 
 def _md_url(url: str) -> str:

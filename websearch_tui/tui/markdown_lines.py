@@ -153,10 +153,13 @@ class _Inline:
     length: int = 0
 
     def add(self, text: str, style: Style | None = None) -> None:
-        """Append ``text`` under ``style``. The text is sanitised and redacted again here: markdown-it
-        decodes character references (``&#x202E;``, ``&#95;``) and backslash escapes after the reducer
-        cleaned the source."""
-        text = redact(sanitize(text))
+        """Append ``text`` under ``style``. markdown-it decodes character references (``&#x202E;``,
+        ``&#95;``) and backslash escapes after the reducer cleaned the source, so the text is redacted
+        again here, and sanitised again when it holds anything not printable (a C-speed check: the
+        usual text skips the second pass)."""
+        if not text.isprintable():
+            text = sanitize(text)
+        text = redact(text)
         if not text:
             return
         if style is not None:
