@@ -5,16 +5,21 @@ Perplexity Search) after ``--delay`` seconds each. Each run is a fresh process, 
 exit (median and p95 of ``--runs``, the three commands interleaved), with its user+system CPU and
 peak RSS from ``wait4``:
 
-- ours: ``python -m websearch_tui search QUERY -p ... --format json``;
+- ours: ``websearch-tui search QUERY -p ... --format json`` (``--ours`` names the command; by
+  default ``python -m websearch_tui`` from this checkout; for the figure a user sees, install it
+  in a venv of its own as the peer is: ``python3 -m venv /tmp/ours && /tmp/ours/bin/pip install .``
+  and pass ``--ours /tmp/ours/bin/websearch-tui``);
 - the seed peer, agent-web-search 0.8.1, if ``--peer`` names its command (install it in a venv of
   its own: ``python3 -m venv /tmp/peer && /tmp/peer/bin/pip install agent-web-search-mcp==0.8.1``);
-- bare httpx: a script that imports httpx and sends the same four requests at once (the floor for
-  an httpx client: interpreter start, httpx, one TLS context, the fake's delay).
+- bare httpx: a script that imports asyncio and httpx and sends the same four requests at once,
+  nothing else: the floor of any asyncio + httpx program (interpreter start, the imports, the
+  fake's delay). Like ours, it loads no certificates for these plain-http requests, and httpx
+  skips its command-line client and trio, as when click and trio are not installed.
 
 Then the TUI's first paint: the time from starting ``python -m websearch_tui`` in tmux (WxH as
 ``--size``) until the query box's placeholder is on screen.
 
-    python3 benchmarks/headless.py [--runs 10] [--delay 1.0] [--peer /tmp/peer/bin/agent-web-search]
+    python3 benchmarks/headless.py [--runs 10] [--delay 1.0] [--ours CMD] [--peer /tmp/peer/bin/agent-web-search]
 """
 
 from __future__ import annotations
@@ -51,11 +56,13 @@ PEER_ENDPOINTS = {
 QUERY = "python asyncio tutorial"
 
 BARE_HTTPX = """
-import asyncio, json, sys
+import sys
+sys.modules["trio"] = sys.modules["httpx._main"] = None
+import asyncio, json
 import httpx
 
 async def main(calls):
-    async with httpx.AsyncClient(timeout=30) as client:
+    async with httpx.AsyncClient(timeout=30, verify=False) as client:  # plain http: no certificates
         replies = await asyncio.gather(*(client.request(m, u, headers=h, content=b) for m, u, h, b in calls))
     print(json.dumps([r.status_code for r in replies]))
 
@@ -102,11 +109,12 @@ def bare_calls(server: FakeServer) -> list[tuple[str, str, dict[str, str], str]]
     ]
 
 
-def first_paint(config: Path, env: dict[str, str], runs: int, size: tuple[int, int]) -> list[float]:
-    """Seconds from starting the TUI in tmux until the query box shows its placeholder, per run."""
+def first_paint(program: list[str], config: Path, env: dict[str, str], runs: int, size: tuple[int, int]) -> list[float]:
+    """Seconds from starting the TUI (``program``) in tmux until the query box shows its placeholder,
+    per run."""
     times = []
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    command = f"env -u COLUMNS -u LINES {exports} {shlex.quote(sys.executable)} -m websearch_tui --config {config}"
+    command = f"env -u COLUMNS -u LINES {exports} {shlex.join(program)} --config {config}"
     for _ in range(runs):
         session = f"paint-{uuid.uuid4().hex[:8]}"
         subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1])], check=True)
@@ -144,6 +152,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--delay", type=float, default=1.0, help="seconds each provider takes to answer")
+    parser.add_argument("--ours", help="our websearch-tui command (default: python -m websearch_tui)")
     parser.add_argument("--peer", help="the seed peer's agent-web-search command (skipped without)")
     parser.add_argument("--paint-runs", type=int, default=10)
     parser.add_argument("--size", type=int, nargs=2, default=(240, 60), metavar=("W", "H"))
@@ -158,8 +167,10 @@ def main() -> None:
     with FakeServer() as server, tempfile.TemporaryDirectory() as folder:
         config = server.write_config(Path(folder) / "config.toml", providers=list(PROVIDERS))
         env["WEBSEARCH_TUI_LOG"] = str(Path(folder) / "log.txt")
+        env["WEBSEARCH_TUI_HISTORY"] = str(Path(folder) / "history.sqlite3")
         delay_search_calls(server, args.delay)
-        ours = [sys.executable, "-m", "websearch_tui", "search", QUERY, "--format", "json", "--config", str(config)]
+        command = [args.ours] if args.ours else [sys.executable, "-m", "websearch_tui"]
+        ours = [*command, "search", QUERY, "--format", "json", "--config", str(config)]
         for pid in PROVIDERS:
             ours += ["-p", pid]
         commands = {"websearch-tui": ours}
@@ -175,9 +186,13 @@ def main() -> None:
         for _ in range(args.runs):
             for name, argv in commands.items():
                 results[name].append(run_once(argv, env))
-        tui_env = {k: v for k, v in env.items() if k in ("PYTHONPATH", "PYTHON_KEYRING_BACKEND", "WEBSEARCH_TUI_LOG")}
+        tui_env = {
+            k: v
+            for k, v in env.items()
+            if k in ("PYTHONPATH", "PYTHON_KEYRING_BACKEND", "WEBSEARCH_TUI_LOG", "WEBSEARCH_TUI_HISTORY")
+        }
         paints = (
-            first_paint(config, {**tui_env, "TERM": "xterm-256color"}, args.paint_runs, args.size)
+            first_paint(command, config, {**tui_env, "TERM": "xterm-256color"}, args.paint_runs, args.size)
             if shutil.which("tmux")
             else []
         )

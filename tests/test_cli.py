@@ -149,19 +149,21 @@ def child_env(tmp_path) -> dict[str, str]:
 
 
 def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> None:
+    """Nor the libraries only a save needs (tomlkit edits, filelock): reading needs neither."""
     script = (
         "import sys\n"
         "from websearch_tui.cli import main\n"
         "code = main(['search', 'q', '-p', 'brave'])\n"
         "mods = sorted(m for m in sys.modules if m.startswith('websearch_tui.providers.') and not m.split('.')[-1].startswith('_'))\n"
-        "print(code, mods, any(m == 'textual' or m.startswith('textual.') for m in sys.modules), 'shtab' in sys.modules)\n"
+        "print(code, mods, any(m == 'textual' or m.startswith('textual.') for m in sys.modules), 'shtab' in sys.modules,"
+        " 'tomlkit' in sys.modules, 'filelock' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=child_env(tmp_path), timeout=60
     )
-    assert out.stdout.strip() == "1 ['websearch_tui.providers.base', 'websearch_tui.providers.brave'] False False", (
-        out.stderr
-    )
+    assert out.stdout.strip() == (
+        "1 ['websearch_tui.providers.base', 'websearch_tui.providers.brave'] False False False False"
+    ), out.stderr
     assert "Brave Search: no API key. Set BRAVE_API_KEY or add the key in Settings." in out.stderr
 
 

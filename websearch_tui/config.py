@@ -4,6 +4,8 @@ Location, first match wins: ``--config PATH``, ``$WEBSEARCH_TUI_CONFIG``, then
 ``config.toml`` in the platformdirs user config dir (``~/.config/websearch-tui/`` on Linux).
 A missing file means defaults. A file that cannot be used raises :class:`ConfigError` whose
 message names the file, the key and what is wrong; keys are never stored in this file.
+Reading uses the standard library's ``tomllib``; edits keep the file's comments and layout through
+tomlkit, in :mod:`websearch_tui.config_edit`.
 
 Schema (see ``config.example.toml``)::
 
@@ -21,14 +23,12 @@ import dataclasses
 import difflib
 import os
 import re
+import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
-
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
 
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
 from websearch_tui.core.specs import ProviderSettings
@@ -150,8 +150,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file}: cannot read the file ({exc})") from None
     try:
-        data = tomlkit.parse(text).unwrap()
-    except TOMLKitError as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
     return parse_config(data, file)
 

@@ -30,15 +30,15 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
-
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from websearch_tui import files
 from websearch_tui.core.errors import redact, register_secret
 from websearch_tui.core.specs import BASIC_AUTH, CredentialSpec, ProviderSettings, ProviderSpec
 from websearch_tui.core.text import has_control_chars
+
+if TYPE_CHECKING:
+    import tomlkit
 
 KEYRING_SERVICE = "websearch-tui"
 KEY_FILE_ENV = "WEBSEARCH_TUI_KEY_FILE"
@@ -226,6 +226,9 @@ def _read_key_file() -> tomlkit.TOMLDocument | None:
     with os.fdopen(fd, "rb") as file:
         _check_private(path, os.fstat(fd))
         data = file.read()
+    import tomlkit  # only when a key file exists: a lookup without one stays light
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         return tomlkit.parse(data.decode("utf-8"))
     except (UnicodeDecodeError, TOMLKitError) as exc:
@@ -252,6 +255,8 @@ def _write_key_file(document: tomlkit.TOMLDocument) -> None:
 
     An empty document deletes the file. Raises :class:`KeyStoreError` when it cannot be written.
     """
+    import tomlkit
+
     path = key_file_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -266,6 +271,8 @@ def _write_key_file(document: tomlkit.TOMLDocument) -> None:
 
 
 def _new_key_file() -> tomlkit.TOMLDocument:
+    import tomlkit
+
     document = tomlkit.document()
     for line in KEY_FILE_HEADER.splitlines():
         document.add(tomlkit.comment(line))
@@ -313,6 +320,8 @@ def _remove_from_file(provider_id: str, name: str) -> bool:
 
 
 def _store_in_file(provider_id: str, name: str, value: str) -> None:
+    import tomlkit
+
     document = _read_key_file() or _new_key_file()
     if provider_id not in document:
         document.add(provider_id, tomlkit.table())

@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 LOCK_TIMEOUT = 5.0
 """Seconds to wait for another instance's save before giving up."""
 
@@ -36,6 +34,8 @@ def locked(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         FileBusy: the lock could not be taken within ``timeout`` seconds.
         OSError: the lock file cannot be created (e.g. the directory is not writable).
     """
+    from filelock import FileLock, Timeout  # only saves need it: reading a file stays light
+
     lock = FileLock(str(path.with_name(f".{path.name}.lock")), timeout=timeout)
     try:
         with lock:

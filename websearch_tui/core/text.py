@@ -15,10 +15,7 @@ import functools
 import html
 import re
 from datetime import datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
-
-import yarl
 
 # ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC (ESC ] P X ^ _ ... ST or BEL),
 # and two-character escapes. Their 8-bit C1 forms are removed with the rest of C1 below.
@@ -176,6 +173,8 @@ def canonical_url(url: str) -> str:
     Linear in the length of ``url``; the last 8,192 answers are cached (streaming providers resend
     their sources with every update).
     """
+    import yarl  # first used when sources arrive, not while a search starts
+
     try:
         parsed = yarl.URL(url)
         host = parsed.raw_host
@@ -293,6 +292,8 @@ def _parse_date(text: str) -> datetime | None:
         return datetime.fromisoformat(text)
     except ValueError:
         pass
+    from email.utils import parsedate_to_datetime
+
     try:
         return parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):  # OverflowError: a year or offset out of range
