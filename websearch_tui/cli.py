@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import difflib
 import functools
+import gc
 import json
 import os
 import sys
@@ -702,6 +703,10 @@ def _tui(args: argparse.Namespace) -> int:
             'for a search without one run: websearch-tui search "your question"'
         )
     config = _load_config(args)
+    # no cyclic collections while Textual is imported and the first screen is built: what is
+    # allocated until then lives as long as the app; settle_gc collects once after the first paint,
+    # freezes what is alive and turns the collector back on
+    gc.disable()
     _check_keymap(config)
     from websearch_tui.tui.app import run_tui
 

@@ -752,3 +752,37 @@ async def test_keys_typed_in_one_burst_while_panes_stream_are_applied_in_order(m
         assert await until(pilot, lambda: len(query.value) >= len("hello worldX!")), query.value
         assert query.value == "hello worldX!"
         assert pane(app, "ddgs").status in ("running", "streaming")  # still streaming all along
+
+
+async def test_a_start_chooses_the_layout_once_the_pane_area_has_a_size(make_app, monkeypatch):
+    """Choosing for a zero-size area picks tabs, then columns on the first resize: every pane is
+    restyled twice before the first paint."""
+    from websearch_tui.tui.widgets import pane_area
+
+    chosen: list[tuple[int, int, int]] = []
+    real = pane_area.choose_layout
+    monkeypatch.setattr(pane_area, "choose_layout", lambda *args: chosen.append(args) or real(*args))
+    app = make_app(("ddgs", "exa", "parallel"))
+    async with app.run_test(size=(240, 60)) as pilot:
+        await pilot.pause()
+        assert app.screen.pane_area.mode == "columns"
+        assert chosen and all(width > 0 for _, width, _ in chosen), chosen
+        assert not any(real(*args)[0] == "tabs" for args in chosen)
+
+
+def test_settle_gc_collects_freezes_and_turns_a_paused_collector_back_on() -> None:
+    import gc
+
+    from websearch_tui.tui.app import GC_THRESHOLDS, settle_gc
+
+    thresholds = gc.get_threshold()
+    gc.disable()  # as the CLI does while the app starts
+    try:
+        settle_gc()
+        assert gc.isenabled()
+        assert gc.get_threshold() == GC_THRESHOLDS
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        gc.enable()

@@ -50,11 +50,13 @@ def settle_gc() -> None:
     alive (Textual, Rich, httpx and the mounted widgets: 200,000 or more), ran several times a
     minute and took up to half a second each. Everything alive once the app is up is frozen (never
     collected, never walked again) and young collections run less often. Call once, after the
-    first screen is shown.
+    first screen is shown; it also turns the collector on if it was off (the CLI turns it off
+    while the app starts, so the first paint is not delayed by collections).
     """
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    gc.enable()
 
 
 HISTORY_FLUSH_SECONDS = 2.0

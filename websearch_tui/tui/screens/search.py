@@ -40,8 +40,6 @@ from websearch_tui.search.engine import Engine
 from websearch_tui.tui.remembered import Controls, save_controls
 from websearch_tui.tui.safe import copy_text
 from websearch_tui.tui.screens.base import AppScreen
-from websearch_tui.tui.screens.export import ExportDialog
-from websearch_tui.tui.screens.history import HistoryChoice, HistoryScreen
 from websearch_tui.tui.trail import SessionTrail, Shown
 from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.pane_area import (
@@ -59,6 +57,7 @@ from websearch_tui.tui.widgets.related_list import RelatedItem
 if TYPE_CHECKING:
     from websearch_tui.config import Config
     from websearch_tui.history import HistoryStore
+    from websearch_tui.tui.screens.history import HistoryChoice
 
 T = TypeVar("T")
 StatusResolver = Callable[[ProviderSpec, ProviderSettings], str]
@@ -606,6 +605,8 @@ class SearchScreen(AppScreen[None]):
                 "History is off ([history] enabled = false in the config file).", severity="warning", markup=False
             )
             return
+        from websearch_tui.tui.screens.history import HistoryScreen  # first used here, not at start-up
+
         self.app.push_screen(HistoryScreen(self.open_history, self._after_history))
 
     async def _after_history(self, choice: HistoryChoice) -> None:
@@ -724,6 +725,8 @@ class SearchScreen(AppScreen[None]):
         if shown is None:
             self.notify("Nothing to export yet: search first.", severity="warning", markup=False)
             return
+        from websearch_tui.tui.screens.export import ExportDialog  # first used here, not at start-up
+
         self.app.push_screen(ExportDialog(shown.result, shown.started_at), self._after_export)
 
     def _after_export(self, path: object) -> None:

@@ -218,7 +218,11 @@ class PaneArea(Vertical):
 
     def relayout(self) -> None:
         """Apply :func:`choose_layout` to the current size and pane count (the merged view counts
-        as a pane while shown)."""
+        as a pane while shown). Before the area has a size there is nothing to choose: its first
+        :meth:`on_resize` lays it out (so a start does not restyle every pane for tabs, then again
+        for columns)."""
+        if not self.size.width:
+            return
         panes = self.panes
         count = len(panes) + (1 if self.merged_shown else 0)
         mode, columns, rows = choose_layout(count, self.size.width, self.size.height)
