@@ -786,3 +786,67 @@ def test_settle_gc_collects_freezes_and_turns_a_paused_collector_back_on() -> No
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         gc.enable()
+
+
+async def test_a_typed_key_repaints_the_query_box_without_a_layout_and_long_text_still_scrolls(make_app):
+    """A layout of the whole screen per echoed key made every echo a slow frame while panes stream."""
+    from textual.widget import Widget
+
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        query = app.screen.query_one("#query", Input)
+        layouts: list[str] = []
+        real = Widget.refresh
+
+        def counting(self, *regions, layout=False, **kwargs):
+            if layout:
+                layouts.append(type(self).__name__)
+            return real(self, *regions, layout=layout, **kwargs)
+
+        Widget.refresh = counting
+        try:
+            text = "a question much longer than the query box is wide, typed key by key until the end"
+            for char in text:
+                await pilot.press("space" if char == " " else char)
+            await pilot.pause()
+        finally:
+            Widget.refresh = real
+        assert query.value == text
+        assert "QueryInput" not in layouts, layouts
+        assert query.scroll_x > 0  # the end of the text is in view
+        assert "the end" in "".join(segment.text for segment in query.render_line(0))
+
+
+async def flood(request, ctx):
+    """An answer that grows by a line every 10 ms, for as long as the search runs."""
+    for i in range(100_000):
+        await asyncio.sleep(0.01)
+        yield AnswerDelta(f"line {i} of a long answer that keeps on growing\n\n")
+
+
+async def test_a_tick_that_lays_out_an_answer_draws_that_pane_alone_and_panes_take_turns(make_app, fake_streams):
+    """One frame draws the rectangle around all its changes: a layout tick that also drew the other
+    panes' new lines covered the whole pane area."""
+    fake_streams["ddgs"] = flood
+    fake_streams["exa"] = flood
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        area = app.screen.pane_area
+        ticks: list[tuple[int, str, bool]] = []
+        for each in area.panes:
+            real = each.tick
+
+            def tick(*, relayout: bool = True, pane=each, real=real) -> bool:
+                laid_out = real(relayout=relayout)
+                ticks.append((area._ticks, pane.provider_id, laid_out))
+                return laid_out
+
+            each.tick = tick
+        await submit(pilot, "q")
+        laid_out = lambda: {pid for _, pid, laid in ticks if laid}  # noqa: E731
+        assert await until(pilot, lambda: laid_out() == {"ddgs", "exa"} and len(ticks) > 40)
+        for number in {n for n, _, laid in ticks if laid}:
+            assert [pid for n, pid, _ in ticks if n == number] in (["ddgs"], ["exa"]), ticks
+        assert any(sum(1 for n, _, _ in ticks if n == number) == 2 for number, _, _ in ticks)  # the others: all at once
+        assert pane(app, "ddgs").status == "streaming" and pane(app, "exa").status == "streaming"

@@ -240,6 +240,12 @@ class AnswerView(Widget):
         width = self.size.width
         return self._height(self._lines(width)) if width else 0
 
+    @property
+    def layout_pending(self) -> bool:
+        """True when the text shown so far needs a new layout (it outgrew the lines laid out for it,
+        or the view was never laid out): the next :meth:`flush` that may lay out requests one."""
+        return self._layout_pending
+
     def _worth_showing(self) -> bool:
         """Whether the pending text is shown now. Each flush parses and draws the answer's last block
         again, so while an answer streams, a last block longer than :data:`THROTTLE_CHARS` (a huge

@@ -8,11 +8,18 @@ a paste of keystrokes, a busy event loop) are therefore applied out of order: ``
 of ``5``. This is Textual issue #6605 (pull request #6631, still open, moves the same fix into
 Textual); until it ships, :class:`OrderedInput` runs the input's own bindings where its printable
 keys run: in its ``_on_key``, in arrival order.
+
+A keystroke also repaints only the input: Textual's Input sets its virtual size (the width of its
+text) on every change, and a widget's virtual size asks for a layout of the whole screen, so each
+echoed key cost a layout frame (while six panes stream, three times a plain frame). The input's
+size never depends on its text, so here the virtual size only moves the scroll limits.
 """
 
 from __future__ import annotations
 
 from textual import events
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Input
 
 
@@ -22,6 +29,10 @@ class OrderedInput(Input):
     Priority bindings were already checked by the App before the key reached the input; keys the
     input has no binding for still bubble to its ancestors as usual.
     """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+    """As Textual's, without the layout: the text's width sets how far the input scrolls, never its
+    size on screen (the change of text repaints it)."""
 
     async def _on_key(self, event: events.Key) -> None:
         if not event.is_printable and await self._run_own_binding(event.key):

@@ -33,9 +33,6 @@ MIN_PANE_HEIGHT = 12
 """Lowest row a pane gets in the two-row grid."""
 MERGED_REFRESH_TICKS = 4
 """The merged view and the badges are refreshed at most every 4 ticks (of ``FLUSH_SECONDS``) while panes stream."""
-RELAYOUTS_PER_TICK = 1
-"""At most this many answers grow their layout in one tick; the others wait a tick, so six
-answers outgrowing their reserved lines at once do not make one long frame."""
 MERGED = "merged"
 """The tab id suffix and ``activate`` name of the merged view."""
 
@@ -80,6 +77,7 @@ class PaneArea(Vertical):
         self.merger = SourceMerger()
         self._merged_dirty = False
         self._ticks = 0
+        self._next_layout = 0
 
     def on_mount(self) -> None:
         """Create the shared flush/spinner timer (paused until a run starts)."""
@@ -90,19 +88,40 @@ class PaneArea(Vertical):
         self._ticker.resume()
 
     def _tick(self) -> None:
+        """Show every streaming pane's new text in one screen update; a tick in which an answer
+        outgrew its laid-out lines lays out that pane alone (the panes take turns), and the others
+        show their text at the next tick.
+
+        Textual draws one frame's changes as the rectangle around all of them, so a layout (which
+        redraws the pane that grew and scrolls it) drawn with the other panes' new lines and status
+        lines covered every pane, and was a long frame several times a second; alone, it covers
+        one pane.
+        """
         active = [pane for pane in self.panes if pane.is_active]
         self._ticks += 1
         if not active:
             self.refresh_merged()
             self._ticker.pause()
             return
-        budget = RELAYOUTS_PER_TICK
+        waiting = self._waiting_for_layout(active)
         with self.app.batch_update():
+            if waiting is not None:
+                waiting.tick(relayout=True)
+                return
             for pane in active:
-                if pane.tick(relayout=budget > 0):
-                    budget -= 1
+                pane.tick(relayout=False)
             if self._ticks % MERGED_REFRESH_TICKS == 0:
                 self.refresh_merged()
+
+    def _waiting_for_layout(self, active: list[ProviderPane]) -> ProviderPane | None:
+        """The pane whose answer gets its layout this tick, taking turns (see :meth:`_tick`)."""
+        count = len(active)
+        for offset in range(count):
+            pane = active[(self._next_layout + offset) % count]
+            if pane.needs_layout:
+                self._next_layout = (self._next_layout + offset + 1) % count
+                return pane
+        return None
 
     # --- the merged view ------------------------------------------------------------------
 

@@ -272,6 +272,11 @@ class ProviderPane(Vertical):
         if self._status in FINAL:
             self.answer.flush()
 
+    @property
+    def needs_layout(self) -> bool:
+        """True when the pane is shown and its answer waits for a layout (see :meth:`tick`)."""
+        return bool(self.display) and self.answer.layout_pending
+
     def tick(self, *, relayout: bool = True) -> bool:
         """Show the answer text queued since the last tick, advance the spinner, follow the answer;
         True when the answer needed (and got) a new layout. With ``relayout=False`` a layout the
