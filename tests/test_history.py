@@ -203,6 +203,19 @@ def test_a_newer_schema_is_refused_and_left_untouched(path: Path) -> None:
     assert path.read_bytes() == before
 
 
+def test_another_programs_database_is_refused_and_left_untouched(path: Path, tmp_path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes(body TEXT)")
+        db.execute('CREATE TABLE "evil\x1b[2Jname"(x)')
+        db.execute("INSERT INTO notes VALUES ('keep me')")
+    before = path.read_bytes()
+    with pytest.raises(HistoryError, match="is not a history: it is another program's SQLite database") as caught:
+        HistoryStore(path)
+    assert "notes" in str(caught.value) and "\x1b" not in str(caught.value)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no journal, nothing moved aside
+
+
 def write_version_1(path: Path, queries: list[str]) -> None:
     """A history file as version 1 of the schema left it: the searches, no full-text index."""
     with sqlite3.connect(path) as db:

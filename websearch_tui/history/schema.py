@@ -24,7 +24,8 @@ then matches queries only) and is created, with every stored search, once a libr
 opens the file.
 
 :func:`migrate` runs in one ``BEGIN IMMEDIATE`` transaction, so two processes opening a new or older
-file at once migrate it once. A file of a newer version than :data:`LATEST` is refused, never changed.
+file at once migrate it once. A file of a newer version than :data:`LATEST` is refused, never changed,
+and so is another program's database (version 0 with tables of its own).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 
+from websearch_tui.core.text import sanitize, truncate
 from websearch_tui.history.codec import RowError, unpack
 from websearch_tui.history.index import index_body, index_form
 
@@ -50,6 +52,18 @@ class NewerSchema(Exception):
     def __init__(self, version: int) -> None:
         super().__init__(f"it has schema version {version}; this version of websearch-tui reads up to {LATEST}")
         self.version = version
+
+
+class ForeignFile(Exception):
+    """The file is another program's SQLite database: version 0, yet it holds tables (``tables``,
+    their names). A file of ours is never left at version 0 with tables (:func:`migrate` creates
+    them and sets the version in one transaction)."""
+
+    def __init__(self, tables: list[str]) -> None:
+        shown = ", ".join(truncate(sanitize(name), 40) for name in tables[:5])
+        more = f" and {len(tables) - 5} more" if len(tables) > 5 else ""
+        super().__init__(f"it is another program's SQLite database (tables {shown}{more})")
+        self.tables = tables
 
 
 def _create_searches(db: sqlite3.Connection) -> None:
@@ -112,15 +126,26 @@ def version(db: sqlite3.Connection) -> int:
 
 
 def check_version(db: sqlite3.Connection) -> None:
-    """Refuse a file of a newer version before anything (even its journal mode) is changed.
+    """Refuse a file of a newer version, or another program's database, before anything (even its
+    journal mode) is changed.
 
     Raises:
         NewerSchema: its version is above :data:`LATEST`.
+        ForeignFile: its version is 0 and it holds tables.
         sqlite3.DatabaseError: the file is not a database, or damaged.
     """
     current = version(db)
     if current > LATEST:
         raise NewerSchema(current)
+    if current == 0:
+        tables = [
+            name
+            for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        if tables:
+            raise ForeignFile(tables)
 
 
 def migrate(db: sqlite3.Connection) -> None:

@@ -41,7 +41,7 @@ from websearch_tui.history.codec import (
     unpack,
 )
 from websearch_tui.history.index import index_body, index_form, match_expression, query_words
-from websearch_tui.history.schema import NewerSchema, check_version, has_index, migrate
+from websearch_tui.history.schema import ForeignFile, NewerSchema, check_version, has_index, migrate
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -174,6 +174,12 @@ class HistoryStore:
             raise HistoryError(
                 f"the history file {self.path} was written by a newer websearch-tui ({exc}); it was not changed. "
                 "Use that version, or set [history] path or $WEBSEARCH_TUI_HISTORY to another file."
+            ) from None
+        except ForeignFile as exc:
+            db.close()
+            raise HistoryError(
+                f"the history file {self.path} is not a history: {exc}; it was not changed. "
+                "Set [history] path or $WEBSEARCH_TUI_HISTORY to another file."
             ) from None
         except BaseException:
             db.close()
