@@ -261,3 +261,29 @@ async def test_a_link_whose_target_carries_a_key_is_not_linked() -> None:
     )
     links = {segment.style.link for strip in strips for segment in strip if segment.style and segment.style.link}
     assert links == {"https://ok.example/"}
+
+
+def test_appending_to_an_answer_leaves_no_reference_cycles_behind() -> None:
+    """Each append parses the last block again; the trees it replaces must be freed at once, not left
+    for the cyclic garbage collector (whose pauses are frames in which nothing answers)."""
+    import gc
+
+    from websearch_tui.tui.markdown_lines import MarkdownDocument
+    from websearch_tui.tui.widgets.answer_view import markdown_parser
+
+    text = answer_markdown(600)
+    document = MarkdownDocument(markdown_parser)
+    document.append(text[:16])  # the parser and its classes are made once
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for start in range(16, len(text), 16):
+            document.append(text[start : start + 16])
+        document.replace("a new answer")
+        found = gc.collect()
+    finally:
+        if enabled:
+            gc.enable()
+    assert found < 10, found
+    assert [block.type for block in document.blocks] == ["paragraph"]

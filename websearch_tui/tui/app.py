@@ -38,8 +38,14 @@ SETTINGS_MODULE = "websearch_tui.tui.screens.settings"
 """Imported when first needed (the settings screen, the Help screen or the palette's key list), not
 for the first paint (about 0.1 s of imports)."""
 
-GC_THRESHOLDS = (10_000, 10, 10)
-"""Young objects are collected every 10,000 allocations (Python's default is 700)."""
+GC_THRESHOLDS = (10_000, 2, 50)
+"""Young objects are collected every 10,000 allocations (Python's default is 700), the middle
+generation at every second young collection (default: tenth) and the oldest at every fiftieth
+middle one (default: tenth). Textual leaves every strip that went through its compositor in a
+reference cycle with its own caches, so a redrawn line leaves garbage only the collector frees:
+over six streaming panes about 9,000 objects a second. Collected every 4 s (the default ratio at
+these counts) they made 40-90 ms pauses and a full collection 300 ms; every 1.5 s they take
+10-25 ms, and the full collection waits until 1,000,000 allocations have passed."""
 
 
 def settle_gc() -> None:
