@@ -22,7 +22,7 @@ from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Select, SelectionList, Static
+from textual.widgets import Input, Select, SelectionList, Static
 from textual.worker import WorkerCancelled
 
 from websearch_tui.core.models import (
@@ -43,6 +43,7 @@ from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.screens.export import ExportDialog
 from websearch_tui.tui.screens.history import HistoryChoice, HistoryScreen
 from websearch_tui.tui.trail import SessionTrail, Shown
+from websearch_tui.tui.widgets.keys_footer import KeysFooter
 from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.pane_area import (
     COMFORTABLE_PANE_WIDTH,
@@ -213,7 +214,7 @@ class SearchScreen(AppScreen[None]):
                 list(SPECS.values()), list(controls.providers), presets=enabled_presets(self.config), id="providers"
             )
             yield PaneArea(clock=self.clock, id="panes")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
         """Show panes for the initial selection, focus the query, resolve provider readiness."""
