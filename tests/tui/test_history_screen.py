@@ -18,8 +18,9 @@ from websearch_tui.search.formats import to_json_document, to_markdown
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.screens.export import ExportDialog
 from websearch_tui.tui.screens.history import HistoryScreen, HistoryTable
+from websearch_tui.tui.widgets.line_list import LineList
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.related_list import RelatedItem
+from websearch_tui.tui.widgets.related_list import RelatedList
 
 PROVIDERS = ("ddgs", "exa", "brave")
 
@@ -70,7 +71,10 @@ def pane_view(pane: ProviderPane) -> list[tuple[str, str]]:
     answer's Markdown source."""
     view = [("answer", pane.answer.source)]
     for widget in pane.walk_children():
-        text = getattr(getattr(widget, "visual", None), "plain", None)
+        if isinstance(widget, LineList):
+            text: str | None = "\n".join(row.plain for row in widget.rows)
+        else:
+            text = getattr(getattr(widget, "visual", None), "plain", None)
         if widget.display and text is not None:
             view.append((type(widget).__name__, text))
     return view
@@ -198,7 +202,7 @@ async def test_back_and_forward_restore_earlier_panes_without_searching(make_his
         await submit(pilot, "asyncio")
         await wait_for_search(app)
         first = screen_view(app)
-        app.screen.query_one("#pane-ddgs", ProviderPane).query_one(RelatedItem).focus()
+        app.screen.query_one("#pane-ddgs", ProviderPane).query_one(RelatedList).focus()
         await pilot.press("enter")  # follow the related question
         await wait_for_search(app)
         assert app.screen.query_input.value == "What about beta?"
