@@ -4,6 +4,7 @@ export, copy, private mode and the controls remembered across restarts (fake str
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,32 @@ async def test_reopening_restores_every_pane_exactly_as_it_ended_offline(make_hi
         assert all(str(pane.border_subtitle).startswith("from history · ") for pane in panes)
         assert "From the history" in app.screen.query_one("#hint").visual.plain
         assert app.screen.query_input.value == "rust release"
+
+
+async def test_each_pane_marks_where_its_search_came_from_in_its_bottom_border(make_history_app, calls, history):
+    """A reopened search's panes say "from history · <when>" in their bottom border, and reopening
+    another one redraws that border line with the new date (only that line is drawn again)."""
+    app = make_history_app(("ddgs", "exa"))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await submit(pilot, "asyncio")
+        await wait_for_search(app)
+        app.engine.recorder.flush(10)
+        store = HistoryStore(history)
+        stored = store.get(store.entries()[0].id)
+        for day in (1, 2):
+            store.add(stored.result, created_at=datetime(2024, 3, day, 10 + day, tzinfo=timezone.utc))
+        store.close()
+        shown: list[str] = []
+        for row in (1, 2):
+            screen = await open_history(pilot)
+            shown.append(f"from history · {screen.rows.entries[row].created_at.astimezone():%Y-%m-%d %H:%M}")
+            for _ in range(row):
+                await pilot.press("down")
+            await choose(pilot)
+            text = app.export_screenshot().replace("&#160;", " ")
+            assert text.count(shown[-1]) == 2  # in both panes
+        assert shown[0] != shown[1] and shown[0] not in text  # the earlier date was drawn over
+        assert all(str(pane.border_subtitle) == shown[1] for pane in app.screen.query(ProviderPane))
 
 
 async def test_the_filter_searches_answers_and_r_runs_it_again_live(make_history_app, calls, history):

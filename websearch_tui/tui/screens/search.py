@@ -20,7 +20,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Input, Select, SelectionList, Static
@@ -415,7 +414,7 @@ class SearchScreen(AppScreen[None]):
         self.pane_area.reset_merged()
         for pane in self.pane_area.panes:
             await pane.reset(limit=self.engine.timeout)
-            pane.border_subtitle = Content("")
+            pane.mark("")
         self.pane_area.refresh_merged()
         self.pane_area.wake()
         if self._auto:
@@ -499,7 +498,7 @@ class SearchScreen(AppScreen[None]):
             pane = self.pane_area.pane(pid)
             if pane is not None:
                 await pane.reset(limit=self.engine.timeout)
-                pane.border_subtitle = Content("")
+                pane.mark("")
         self.pane_area.wake()
         self.set_hint(f"Retrying {', '.join(into.label(pid) for pid in failed)}…")
         self._search_worker(retry, into)
@@ -692,7 +691,7 @@ class SearchScreen(AppScreen[None]):
                 )
             )
             for pane in area.panes:
-                pane.border_subtitle = Content(marker)
+                pane.mark(marker)
             area.refresh_merged()
             number, count = self._trail.position
             if shown.from_history:
