@@ -46,7 +46,7 @@ from websearch_tui.search import formats as formatting
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.source_list import SourceItem
+from websearch_tui.tui.widgets.source_list import SourceList
 
 QUERY = "python asyncio tutorial"
 MAX_RESULTS = 5
@@ -545,7 +545,7 @@ async def test_hostile_titles_render_literally_in_the_panes(caplog: pytest.LogCa
             for provider in TUI_PROVIDERS:
                 pane = app.screen.query_one(f"#pane-{provider}", ProviderPane)
                 assert pane.status == "done", (provider, pane.response)
-                shown = [item.visual.plain for item in pane.query(SourceItem)]
+                shown = [row.plain for row in pane.query_one(SourceList).rows]
                 assert any(payload.MARKUP_TITLE_SANITIZED in text for text in shown), (provider, shown)
                 assert not any(CONTROL.search(text) for text in shown), (provider, shown)
             # the panes hold their sources now, but on a loaded machine the frame that shows them may

@@ -4,6 +4,7 @@ export, copy, private mode and the controls remembered across restarts (fake str
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,9 @@ from websearch_tui.search.formats import to_json_document, to_markdown
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.screens.export import ExportDialog
 from websearch_tui.tui.screens.history import HistoryScreen, HistoryTable
+from websearch_tui.tui.widgets.line_list import LineList
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.related_list import RelatedItem
+from websearch_tui.tui.widgets.related_list import RelatedList
 
 PROVIDERS = ("ddgs", "exa", "brave")
 
@@ -70,7 +72,10 @@ def pane_view(pane: ProviderPane) -> list[tuple[str, str]]:
     answer's Markdown source."""
     view = [("answer", pane.answer.source)]
     for widget in pane.walk_children():
-        text = getattr(getattr(widget, "visual", None), "plain", None)
+        if isinstance(widget, LineList):
+            text: str | None = "\n".join(row.plain for row in widget.rows)
+        else:
+            text = getattr(getattr(widget, "visual", None), "plain", None)
         if widget.display and text is not None:
             view.append((type(widget).__name__, text))
     return view
@@ -132,6 +137,32 @@ async def test_reopening_restores_every_pane_exactly_as_it_ended_offline(make_hi
         assert all(str(pane.border_subtitle).startswith("from history · ") for pane in panes)
         assert "From the history" in app.screen.query_one("#hint").visual.plain
         assert app.screen.query_input.value == "rust release"
+
+
+async def test_each_pane_marks_where_its_search_came_from_in_its_bottom_border(make_history_app, calls, history):
+    """A reopened search's panes say "from history · <when>" in their bottom border, and reopening
+    another one redraws that border line with the new date (only that line is drawn again)."""
+    app = make_history_app(("ddgs", "exa"))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await submit(pilot, "asyncio")
+        await wait_for_search(app)
+        app.engine.recorder.flush(10)
+        store = HistoryStore(history)
+        stored = store.get(store.entries()[0].id)
+        for day in (1, 2):
+            store.add(stored.result, created_at=datetime(2024, 3, day, 10 + day, tzinfo=timezone.utc))
+        store.close()
+        shown: list[str] = []
+        for row in (1, 2):
+            screen = await open_history(pilot)
+            shown.append(f"from history · {screen.rows.entries[row].created_at.astimezone():%Y-%m-%d %H:%M}")
+            for _ in range(row):
+                await pilot.press("down")
+            await choose(pilot)
+            text = app.export_screenshot().replace("&#160;", " ")
+            assert text.count(shown[-1]) == 2  # in both panes
+        assert shown[0] != shown[1] and shown[0] not in text  # the earlier date was drawn over
+        assert all(str(pane.border_subtitle) == shown[1] for pane in app.screen.query(ProviderPane))
 
 
 async def test_the_filter_searches_answers_and_r_runs_it_again_live(make_history_app, calls, history):
@@ -198,7 +229,7 @@ async def test_back_and_forward_restore_earlier_panes_without_searching(make_his
         await submit(pilot, "asyncio")
         await wait_for_search(app)
         first = screen_view(app)
-        app.screen.query_one("#pane-ddgs", ProviderPane).query_one(RelatedItem).focus()
+        app.screen.query_one("#pane-ddgs", ProviderPane).query_one(RelatedList).focus()
         await pilot.press("enter")  # follow the related question
         await wait_for_search(app)
         assert app.screen.query_input.value == "What about beta?"

@@ -11,7 +11,7 @@ from websearch_tui.core.models import AnswerDelta, Citation, CitationsFound, Sou
 from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.pane_area import PaneArea
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.source_list import SourceItem
+from websearch_tui.tui.widgets.source_list import SourceList
 
 ASYNCIO = "https://docs.python.org/3/library/asyncio.html"
 
@@ -77,9 +77,7 @@ async def test_each_pane_marks_a_source_other_providers_found_too(make_app, fake
         await wait_for_search(app)
 
         def ddgs() -> list[str]:
-            return [
-                item.render().plain.splitlines()[0] for item in app.screen.query_one("#pane-ddgs").query(SourceItem)
-            ]
+            return [row.plain.splitlines()[0] for row in app.screen.query_one("#pane-ddgs").query_one(SourceList).rows]
 
         await until(pilot, lambda: any("+" in line for line in ddgs()))  # badges follow at the next refresh tick
         assert ddgs() == ["[1] Only DDG", "[2] asyncio docs +1"]  # exa found it too; a citation is not a finding
@@ -113,7 +111,7 @@ async def test_enter_shows_the_source_in_the_best_ranking_pane_and_the_filter_na
         await pilot.press("enter")  # the first row: exa ranked it 1, ddgs 2
         await pilot.pause()
         focused = app.focused
-        assert isinstance(focused, SourceItem) and focused.url.startswith(ASYNCIO)
+        assert isinstance(focused, SourceList) and focused.selected and focused.selected.url.startswith(ASYNCIO)
         assert app.screen.query_one("#pane-exa") in focused.ancestors
         view = app.screen.query_one(MergedView)
         view.query_one("#merged-filter", Input).value = "p.example"

@@ -38,7 +38,8 @@ async def test_answer_grows_then_citations_appear(provider_id: str, tmp_path, mo
                 await wait_for_search(app)
                 assert pane.status == "done", pane.response
                 assert shown() > partial
-                assert pane.response.citations and pane.query_one(CitationList).visual.plain.strip()
-                assert "docs.python.org" in pane.query_one(CitationList).visual.plain
+                shown = "\n".join(row.plain for row in pane.query_one(CitationList).rows)
+                assert pane.response.citations and shown.strip()
+                assert "docs.python.org" in shown
         finally:
             release.set()  # a failed check must not leave the fake's stream held

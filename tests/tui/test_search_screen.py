@@ -28,8 +28,8 @@ from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.widgets.answer_view import AnswerView
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.related_list import RelatedItem
-from websearch_tui.tui.widgets.source_list import CitationList, SourceItem
+from websearch_tui.tui.widgets.related_list import RelatedList
+from websearch_tui.tui.widgets.source_list import CitationList, SourceList
 from websearch_tui.tui.widgets.status_line import StatusLine
 
 
@@ -117,13 +117,13 @@ async def test_query_fills_panes(make_app, fake_streams):
             assert "done" in status_text(app, pid)
             assert "2 sources" in status_text(app, pid)
             assert "Answer about **rust release**." in answer_source(app, pid)
-            items = pane(app, pid).query(SourceItem)
-            assert [item.url for item in items] == ["https://www.example.com/a", "https://b.example.org/"]
-            first = items.first().visual.plain
+            sources = pane(app, pid).query_one(SourceList)
+            assert [source.url for source in sources.sources] == ["https://www.example.com/a", "https://b.example.org/"]
+            first, last = (row.plain for row in sources.rows)
             assert "[1] Alpha page" in first and "example.com · 1d ago" in first and "alpha snippet" in first
-            assert "July 25, 2024" in items.last().visual.plain
-            assert "cited words" in pane(app, pid).query_one(CitationList).visual.plain
-            assert pane(app, pid).query_one(RelatedItem).question == "What about beta?"
+            assert "July 25, 2024" in last
+            assert "cited words" in pane(app, pid).query_one(CitationList).rows[0].plain
+            assert pane(app, pid).query_one(RelatedList).questions == ["What about beta?"]
             assert "alpha beta" in pane(app, pid).query_one(".queries").visual.plain
             assert "fake-model" in pane(app, pid).query_one(".meta").visual.plain
             assert "recency filter widened" in pane(app, pid).query_one(".notes").visual.plain
@@ -250,10 +250,10 @@ async def test_markup_and_escapes_render_verbatim(make_app, fake_streams):
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "inject")
         await wait_for_search(app)
-        item = pane(app, "ddgs").query_one(SourceItem).visual.plain
+        item = pane(app, "ddgs").query_one(SourceList).rows[0].plain
         assert hostile + " red" in item
         assert "\x1b" not in item
-        assert pane(app, "ddgs").query_one(RelatedItem).question == hostile
+        assert pane(app, "ddgs").query_one(RelatedList).questions == [hostile]
         assert hostile in pane(app, "ddgs").query_one(".notes").visual.plain
         status = status_text(app, "ddgs")
         assert status.startswith("✗ failed (server): " + hostile)
@@ -278,14 +278,14 @@ async def test_related_question_starts_new_search(make_app, fake_streams):
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "first question")
         await wait_for_search(app)
-        related = pane(app, "ddgs").query_one(RelatedItem)
+        related = pane(app, "ddgs").query_one(RelatedList)
         related.focus()
         await pilot.press("enter")
         await wait_for_search(app)
         assert queries == ["first question", "What about beta?"]
         assert app.screen.query_one("#query", Input).value == "What about beta?"
         assert "Answer about **What about beta?**." in answer_source(app, "ddgs")
-        await pilot.click(RelatedItem)
+        await pilot.click(RelatedList)
         await wait_for_search(app)
         assert queries[-1] == "What about beta?" and len(queries) == 3
 
@@ -340,13 +340,13 @@ async def test_open_and_copy_only_http(make_app, fake_streams, monkeypatch):
         monkeypatch.setattr(app, "copy_to_clipboard", lambda text: copied.append(text))
         await submit(pilot, "links")
         await wait_for_search(app)
-        items = list(pane(app, "ddgs").query(SourceItem))
-        items[0].focus()
+        sources = pane(app, "ddgs").query_one(SourceList)
+        sources.focus()
         await pilot.press("o", "c")
         await workers_done(app)  # the browser is started in a thread
         assert opened == ["https://example.com/ok"] and copied == ["https://example.com/ok"]
         await pilot.press("down")
-        assert app.screen.focused is items[1]
+        assert app.screen.focused is sources and sources.selected == Source("javascript:alert(1)", "Evil")
         await pilot.press("o", "c")
         await pilot.pause()
         assert opened == ["https://example.com/ok"] and copied == ["https://example.com/ok"]
@@ -634,7 +634,7 @@ async def test_keys_still_work_after_searching_a_related_question(make_app, fake
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "first question")
         await wait_for_search(app)
-        pane(app, "ddgs").query_one(RelatedItem).focus()
+        pane(app, "ddgs").query_one(RelatedList).focus()
         await pilot.press("enter")
         await wait_for_search(app)
         assert app.focused is not None and app.focused.is_attached

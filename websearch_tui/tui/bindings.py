@@ -70,15 +70,15 @@ def binding_table() -> list[tuple[str, list[Binding]]]:
     from websearch_tui.tui.widgets.provider_pane import ProviderPane
     from websearch_tui.tui.widgets.provider_selector import ProviderSelector
     from websearch_tui.tui.widgets.query_input import QueryInput
-    from websearch_tui.tui.widgets.related_list import RelatedItem
+    from websearch_tui.tui.widgets.related_list import RelatedList
     from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
-    from websearch_tui.tui.widgets.source_list import SourceItem
+    from websearch_tui.tui.widgets.source_list import SourceList
 
     groups: list[tuple[str, tuple[type[DOMNode], ...]]] = [
         ("Everywhere", (WebSearchApp, App)),
         ("Search screen", (SearchScreen, QueryInput)),
         ("Provider list", (ProviderSelector,)),
-        ("Panes", (ProviderPane, SourceItem, RelatedItem)),
+        ("Panes", (ProviderPane, SourceList, RelatedList)),
         ("Merged view", (MergedView,)),
         ("History screen", (HistoryScreen, HistoryTable, HistoryRows)),
         ("Settings", (SettingsScreen,)),

@@ -14,10 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from websearch_tui.tui.bindings import HelpSection, help_sections, keys_by_id
 from websearch_tui.tui.screens.base import AppScreen
+from websearch_tui.tui.widgets.keys_footer import KeysFooter
 
 KEY_STYLE = "bold $text-accent"
 MAX_KEY_CELLS = 20
@@ -94,7 +95,7 @@ class HelpScreen(AppScreen[None]):
                 yield Static(section_content(section, width), classes="help-keys")
             yield Static(Content("Modes"), classes="help-heading")
             yield Static(modes_content(keys_by_id(self.keymap, display)), id="help-modes")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         """Focus the text, so the arrows and Page keys scroll it."""

@@ -18,12 +18,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import Key
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from websearch_tui.history import HistoryEntry, HistoryError, HistoryStore, StoredSearch
 from websearch_tui.history.index import match_expression
 from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.widgets.history_rows import HistoryRows
+from websearch_tui.tui.widgets.keys_footer import KeysFooter
 from websearch_tui.tui.widgets.safe_input import SafeInput
 from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
 
@@ -99,7 +100,7 @@ class HistoryScreen(AppScreen[None]):
         )
         yield Static("Loading…", id="history-status", markup=False)
         yield HistoryTable(id="history-list")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         """Focus the filter and list the newest searches."""

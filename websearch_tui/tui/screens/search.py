@@ -20,9 +20,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
-from textual.content import Content
+from textual.css.query import NoMatches
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Select, SelectionList, Static
+from textual.widgets import Input, Select, SelectionList, Static
 from textual.worker import WorkerCancelled
 
 from websearch_tui.core.models import (
@@ -41,6 +41,7 @@ from websearch_tui.tui.remembered import Controls, save_controls
 from websearch_tui.tui.safe import copy_text
 from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.trail import SessionTrail, Shown
+from websearch_tui.tui.widgets.keys_footer import KeysFooter
 from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.pane_area import (
     COMFORTABLE_PANE_WIDTH,
@@ -52,7 +53,7 @@ from websearch_tui.tui.widgets.pane_area import (
 from websearch_tui.tui.widgets.provider_pane import ProviderPane
 from websearch_tui.tui.widgets.provider_selector import ProviderSelector
 from websearch_tui.tui.widgets.query_input import QueryInput
-from websearch_tui.tui.widgets.related_list import RelatedItem
+from websearch_tui.tui.widgets.related_list import RelatedList
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
@@ -171,7 +172,10 @@ class SearchScreen(AppScreen[None]):
     def _searching(self) -> bool:
         """True while a provider of the search on screen is queued or running (False before the panes
         are mounted and after they are gone: the footer asks at any time)."""
-        return any(pane.is_active for pane in self.query(ProviderPane))
+        try:
+            return self.pane_area.searching
+        except NoMatches:
+            return False
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
@@ -212,7 +216,7 @@ class SearchScreen(AppScreen[None]):
                 list(SPECS.values()), list(controls.providers), presets=enabled_presets(self.config), id="providers"
             )
             yield PaneArea(clock=self.clock, id="panes")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
         """Show panes for the initial selection, focus the query, resolve provider readiness."""
@@ -303,8 +307,8 @@ class SearchScreen(AppScreen[None]):
         event.stop()
         await self.search(event.value)
 
-    @on(RelatedItem.Chosen)
-    async def _on_related(self, event: RelatedItem.Chosen) -> None:
+    @on(RelatedList.Chosen)
+    async def _on_related(self, event: RelatedList.Chosen) -> None:
         event.stop()
         self.query_input.value = event.question
         await self.search(event.question)
@@ -409,7 +413,8 @@ class SearchScreen(AppScreen[None]):
         self.pane_area.reset_merged()
         for pane in self.pane_area.panes:
             await pane.reset(limit=self.engine.timeout)
-            pane.border_subtitle = Content("")
+            pane.mark("")
+        self.pane_area.refresh_merged()
         self.pane_area.wake()
         if self._auto:
             self.set_hint("Searching (auto: providers are tried in order until one answers)…")
@@ -422,9 +427,10 @@ class SearchScreen(AppScreen[None]):
 
     def _leave_panes(self) -> None:
         """The panes are about to be rebuilt: a focused widget inside them would be removed and leave
-        focus on a detached widget (keys and bindings would then go nowhere), so focus the query."""
+        focus on a detached widget (keys and bindings would then go nowhere), so focus the query, at
+        once (``focus()`` would move it later, after code that asks where the focus is has run)."""
         if self.focused is not None and self.pane_area in self.focused.ancestors_with_self:
-            self.query_input.focus()
+            self.set_focus(self.query_input)
 
     def _make_room_for(self, panes: int) -> bool:
         """Hide the provider list when that gives the panes a better layout (tabs -> grid -> columns)
@@ -491,7 +497,7 @@ class SearchScreen(AppScreen[None]):
             pane = self.pane_area.pane(pid)
             if pane is not None:
                 await pane.reset(limit=self.engine.timeout)
-                pane.border_subtitle = Content("")
+                pane.mark("")
         self.pane_area.wake()
         self.set_hint(f"Retrying {', '.join(into.label(pid) for pid in failed)}…")
         self._search_worker(retry, into)
@@ -676,10 +682,17 @@ class SearchScreen(AppScreen[None]):
                 await area.set_providers(specs)
             area.reset_merged()
             outcomes = [_ended(result, pane.provider_id) for pane in area.panes]
-            await asyncio.gather(*(pane.show_outcome(o) for pane, o in zip(area.panes, outcomes, strict=True)))
-            for pane, outcome in zip(area.panes, outcomes, strict=True):
-                pane.border_subtitle = Content(marker)
+            for outcome in outcomes:
                 area.note_sources(outcome.response)
+            badges = area.agreements()
+            await asyncio.gather(
+                *(
+                    pane.show_outcome(o, badges.get(o.provider, {}))
+                    for pane, o in zip(area.panes, outcomes, strict=True)
+                )
+            )
+            for pane in area.panes:
+                pane.mark(marker)
             area.refresh_merged()
             number, count = self._trail.position
             if shown.from_history:
@@ -698,9 +711,10 @@ class SearchScreen(AppScreen[None]):
             self.query_one("#recency", Select).value = request.recency or "any"
             self.query_one("#count", Select).value = min(max(request.max_results, 1), MAX_RESULTS_LIMIT)
             selector = self.selector
-            selector.deselect_all()
-            for pid in result.providers:
-                if pid in SPECS:
+            wanted = [pid for pid in result.providers if pid in SPECS]
+            if set(selector.selected) != set(wanted):  # unchanged, the list is not drawn again
+                selector.deselect_all()
+                for pid in wanted:
                     selector.select(pid)
 
     def shown_result(self) -> Shown | None:

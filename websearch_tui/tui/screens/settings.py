@@ -36,7 +36,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, OptionList, SelectionList, Static
+from textual.widgets import OptionList, SelectionList, Static
 
 from websearch_tui.config import Config, ConfigError, parse_config
 from websearch_tui.core.results import OnUpdate, ProviderOutcome
@@ -47,6 +47,7 @@ from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.widgets.general_form import GeneralForm
 from websearch_tui.tui.widgets.key_row import KeyRow
 from websearch_tui.tui.widgets.key_section import KeySection
+from websearch_tui.tui.widgets.keys_footer import KeysFooter
 from websearch_tui.tui.widgets.provider_form import ProviderForm
 from websearch_tui.tui.widgets.setting_row import SettingRow, field_reason
 from websearch_tui.tui.widgets.settings_dialogs import changed_on_disk_dialog, unsaved_dialog
@@ -138,7 +139,7 @@ class SettingsScreen(AppScreen[bool]):
             yield SettingsNav(list(SPECS.values()), id="settings-nav")
             with SettingsForms(build=self._build_form, id="settings-forms"):
                 yield Static(plain("Loading…"), id=LOADING)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         """Load the config file, the keyring backend and the provider statuses off the event loop."""

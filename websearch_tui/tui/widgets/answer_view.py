@@ -16,18 +16,17 @@ no repaint of the rest of the pane.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
-from textual.reactive import Reactive
-from textual.selection import Selection
 from textual.strip import Strip
-from textual.widget import Widget
 
 from websearch_tui.tui.markdown_lines import BlockRenderer, MarkdownDocument, Palette
+from websearch_tui.tui.widgets.line_widget import LineWidget, draw_line
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -90,7 +89,7 @@ class _Lines:
                 del self.strips[y]
 
 
-class AnswerView(Widget):
+class AnswerView(LineWidget):
     """A streamed (or whole) Markdown answer, rendered in the look of Textual's ``Markdown`` widget.
 
     Links whose target is http(s) are clickable (posting :class:`AnswerView.LinkClicked`) and sent
@@ -171,10 +170,6 @@ class AnswerView(Widget):
         & > .answer--table-border { color: $foreground 20%; }
     }
     """
-
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
-    """As Textual's, but without a second layout: a leaf widget's virtual size is the size the
-    layout just gave it (Textual's default asks for another layout and repaint each time it grows)."""
 
     class LinkClicked(Message):
         """A link in the answer was clicked; ``href`` is its (http/https) target."""
@@ -338,31 +333,13 @@ class AnswerView(Widget):
         lines = self._lines(width)
         strip = lines.strips.get(y)
         if strip is None:
-            style = self.visual_style
-            if y < len(lines.lines):
-                content = lines.lines[y]
-                strip = Strip(content.render_segments(style), content.cell_length)
-                strip = strip.extend_cell_length(width, style.rich_style)
-            else:
-                strip = Strip.blank(width, style.rich_style)
-            strip = lines.strips[y] = strip.apply_offsets(0, y)
-        selection = self.text_selection
-        if selection is not None and (span := selection.get_span(y)) is not None:
-            start, end = span
-            end = strip.cell_length if end == -1 else end
-            left, middle, right = strip.divide([start, end, strip.cell_length])
-            selected = self.screen.get_component_rich_style("screen--selection")
-            strip = Strip.join([left, middle.apply_style(selected), right])
-        return strip
+            content = lines.lines[y] if y < len(lines.lines) else None
+            strip = lines.strips[y] = draw_line(content, width, y, self.visual_style)
+        return self.with_selection(strip, y)
 
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The selected text (as shown: bullets and table borders included)."""
-        text = "\n".join(line.plain.rstrip() for line in self._lines(self.size.width).lines)
-        return selection.extract(text), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
-        """Show the new selection."""
-        self.refresh()
+    def plain_lines(self) -> Iterable[str]:
+        """The answer's lines as shown (bullets and table borders included), for copying a selection."""
+        return (line.plain for line in self._lines(self.size.width).lines)
 
     async def action_link(self, href: str) -> None:
         """A link was clicked (the target was checked when the link was rendered)."""

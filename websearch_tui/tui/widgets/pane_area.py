@@ -136,10 +136,10 @@ class PaneArea(Vertical):
         return not self.merged.has_class("-off")
 
     def reset_merged(self) -> None:
-        """Forget the previous search's sources (a new search starts)."""
+        """Forget the previous search's sources (a new search starts); the view and badges follow at
+        the next :meth:`refresh_merged`."""
         self.merger = SourceMerger()
         self._merged_dirty = True
-        self.refresh_merged()
 
     def note_sources(self, response: SearchResponse) -> None:
         """``response`` (one provider's, so far) has new sources or citations: fold it into the merger;
@@ -153,13 +153,21 @@ class PaneArea(Vertical):
         if not self._merged_dirty:
             return
         self._merged_dirty = False
-        rows = self.merger.rows
         if self.merged_shown:
-            self.merged.show_rows(rows)
-        shared = [row for row in rows if len(row.ranks) > 1]
+            self.merged.show_rows(self.merger.rows)
+        agreements = self.agreements()
         for pane in self.panes:
-            pid = pane.provider_id
-            pane.set_agreement({row.url: len(row.ranks) - 1 for row in shared if pid in row.ranks})
+            pane.set_agreement(agreements.get(pane.provider_id, {}))
+
+    def agreements(self) -> dict[str, dict[str, int]]:
+        """Provider id -> the "+N" badges of its pane as the merger has them now: canonical URL -> how
+        many other providers found that page (only pages another provider found too)."""
+        badges: dict[str, dict[str, int]] = {}
+        for row in self.merger.rows:
+            if len(row.ranks) > 1:
+                for pid in row.ranks:
+                    badges.setdefault(pid, {})[row.url] = len(row.ranks) - 1
+        return badges
 
     async def toggle_merged(self) -> bool:
         """Show or hide the merged view; returns True when it is shown now."""
@@ -191,6 +199,11 @@ class PaneArea(Vertical):
     def panes(self) -> list[ProviderPane]:
         """The panes, in display order."""
         return [child for child in self.query_one("#pane-grid").children if isinstance(child, ProviderPane)]
+
+    @property
+    def searching(self) -> bool:
+        """True while a pane's run is queued or in flight."""
+        return any(pane.is_active for pane in self._by_id.values())
 
     def pane(self, provider_id: str) -> ProviderPane | None:
         """The pane of ``provider_id``, if shown (a dictionary lookup: called for every streamed token)."""

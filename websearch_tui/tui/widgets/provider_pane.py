@@ -14,13 +14,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.widgets import Static
 
@@ -28,13 +29,15 @@ from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RetryWait, RunStatus
 from websearch_tui.core.specs import ProviderSpec
-from websearch_tui.core.text import canonical_url
 from websearch_tui.search.formats import dropped_sources_text
 from websearch_tui.tui.safe import clean, copy_source, open_source, open_url_safely, plain
 from websearch_tui.tui.widgets.answer_view import AnswerView
-from websearch_tui.tui.widgets.related_list import RelatedItem, RelatedList
-from websearch_tui.tui.widgets.source_list import CitationList, SourceItem, SourceList
+from websearch_tui.tui.widgets.related_list import RelatedList
+from websearch_tui.tui.widgets.source_list import CitationList, SourceList
 from websearch_tui.tui.widgets.status_line import ACTIVE, FINAL, PaneStatus, StatusLine
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 FLUSH_SECONDS = 0.1
 """How often streamed answer text is parsed and shown (and the spinner ticks)."""
@@ -82,6 +85,10 @@ class ProviderPane(Vertical):
         Binding("r", "focus_related", "Related", id="pane-related", tooltip="Move to the related questions"),
     ]
 
+    _marking = False
+    """True while :meth:`mark` sets the border subtitle (a class default: Textual may refresh a widget
+    before its ``__init__`` has run to the end)."""
+
     ALLOW_MAXIMIZE = True
     """Textual's "Maximize" (and :meth:`action_zoom`) fills the screen with the whole pane, not just its body."""
 
@@ -108,7 +115,20 @@ class ProviderPane(Vertical):
         self._follow_y: float | None = None
         self._others: Mapping[str, int] = {}
         self._limit: float | None = None
+        self._marker = ""
         self.border_title = Content(spec.label)
+        self._status_line = StatusLine(classes="pane-status")
+        self._body = PaneBody(classes="pane-body")
+        self._notes = Static(classes="notes", markup=False)
+        self._answer = AnswerView(classes="answer")
+        self._sources_title = Static("Sources", classes="section-title sources-title")
+        self._sources = SourceList(classes="sources")
+        self._citations_title = Static("Citations", classes="section-title citations-title")
+        self._citations = CitationList(classes="citations")
+        self._related_title = Static("Related", classes="section-title related-title")
+        self._related = RelatedList(classes="related")
+        self._queries = Static(classes="queries", markup=False)
+        self._meta = Static(classes="meta", markup=False)
 
     @property
     def provider_id(self) -> str:
@@ -128,7 +148,7 @@ class ProviderPane(Vertical):
     @property
     def answer(self) -> AnswerView:
         """The answer view (its ``source`` is the Markdown shown, text not yet flushed included)."""
-        return self.query_one(AnswerView)
+        return self._answer
 
     @property
     def is_active(self) -> bool:
@@ -136,19 +156,19 @@ class ProviderPane(Vertical):
         return self._status in ACTIVE
 
     def compose(self) -> ComposeResult:
-        """Status line above a scrolling body."""
-        yield StatusLine(classes="pane-status")
-        with PaneBody(classes="pane-body"):
-            yield Static(classes="notes", markup=False)
-            yield AnswerView(classes="answer")
-            yield Static("Sources", classes="section-title sources-title")
-            yield SourceList(classes="sources")
-            yield Static("Citations", classes="section-title citations-title")
-            yield CitationList(classes="citations", markup=False)
-            yield Static("Related", classes="section-title related-title")
-            yield RelatedList(classes="related")
-            yield Static(classes="queries", markup=False)
-            yield Static(classes="meta", markup=False)
+        """Status line above a scrolling body (the widgets are made once, with the pane)."""
+        yield self._status_line
+        with self._body:
+            yield self._notes
+            yield self._answer
+            yield self._sources_title
+            yield self._sources
+            yield self._citations_title
+            yield self._citations
+            yield self._related_title
+            yield self._related
+            yield self._queries
+            yield self._meta
 
     def on_mount(self) -> None:
         """Render the empty sections."""
@@ -181,7 +201,7 @@ class ProviderPane(Vertical):
     @property
     def body(self) -> PaneBody:
         """The scrolling body of the pane."""
-        return self.query_one(".pane-body", PaneBody)
+        return self._body
 
     # --- runs -------------------------------------------------------------------------
 
@@ -234,16 +254,16 @@ class ProviderPane(Vertical):
             self._render_sections()
         self._refresh_status()
 
-    async def show_outcome(self, outcome: ProviderOutcome) -> None:
+    async def show_outcome(self, outcome: ProviderOutcome, others: Mapping[str, int]) -> None:
         """Show a run that has ended, as it ended (a search reopened from the history or the session's
         back/forward): its whole answer at once, every section, its final status, error and elapsed
-        time (``outcome.elapsed_ms``; none for a run that never started). Returns once it is on screen.
+        time (``outcome.elapsed_ms``; none for a run that never started), and the "+N" badges of
+        ``others`` (as :meth:`set_agreement` takes them). Returns once it is on screen.
 
-        The answer text is replaced whole (nothing of an earlier run stays queued), and the sections
-        go straight from the old content to the new, so existing rows are updated in place rather
-        than removed and mounted again."""
+        The answer text is replaced whole (nothing of an earlier run stays queued), and every section
+        is drawn once, straight from the old content to the new (no widget is mounted or removed)."""
         self._response, self._error, self._retry = outcome.response, outcome.error, None
-        self._status, self._others = outcome.status.value, {}
+        self._status, self._others = outcome.status.value, dict(others)
         self.show_answer(outcome.response.answer or "")
         never_started = outcome.status is RunStatus.SKIPPED or (
             outcome.status is RunStatus.CANCELLED and not outcome.elapsed_ms and outcome.first_event_ms is None
@@ -253,6 +273,31 @@ class ProviderPane(Vertical):
         self._render_sections()
         self._refresh_status()
         self.body.scroll_home(animate=False, immediate=True)
+
+    def mark(self, text: str) -> None:
+        """Show ``text`` in the pane's bottom border (where the search on screen came from, such as
+        ``from history · 2026-01-07 14:32``; "" for nothing), drawing only that line again.
+
+        Textual draws the whole pane again for a new border subtitle (every line, for the two border
+        columns), which cost a reopened search about a tenth of its time; :meth:`refresh` narrows
+        that repaint to the bottom border while the subtitle is set here."""
+        if text == self._marker:
+            return
+        self._marker = text
+        self._marking = True
+        try:
+            self.border_subtitle = Content(text)
+        finally:
+            self._marking = False
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        """Textual's refresh; while :meth:`mark` sets the border subtitle, a repaint of the whole pane
+        is a repaint of its bottom border line only (regions are relative to the content)."""
+        if self._marking and not (regions or layout or recompose) and self.outer_size.height:
+            offset = self.content_offset
+            bottom = Region(-offset.x, self.outer_size.height - 1 - offset.y, self.outer_size.width, 1)
+            regions = (bottom,)
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _set_status(self, status: str, error: ProviderError | None = None) -> None:
         now = self._clock()
@@ -308,7 +353,7 @@ class ProviderPane(Vertical):
         self.set_class(self._status in ACTIVE, "-active")
         retry = self._retry
         retry_in = max(0, math.ceil(self._retry_until - self._clock())) if retry is not None else None
-        self.query_one(StatusLine).show(
+        self._status_line.show(
             PaneStatus(
                 self._status,
                 elapsed,
@@ -323,25 +368,22 @@ class ProviderPane(Vertical):
 
     def _render_sections(self) -> None:
         r = self.response
-        notes = self.query_one(".notes", Static)
         lines = [Content.assemble(("⚠ ", "$text-warning"), plain(n)) for n in r.notes]
         if r.dropped_sources:
             lines.append(Content.assemble(("⚠ ", "$text-warning"), dropped_sources_text(r.dropped_sources)))
-        notes.update(Content("\n").join(lines))
-        notes.display = bool(lines)
-        self.query_one(".sources-title", Static).display = bool(r.sources)
-        self.query_one(SourceList).set_sources(r.sources, self._others)
-        self.query_one(".citations-title", Static).display = bool(r.citations)
-        self.query_one(CitationList).set_citations(r.citations)
-        self.query_one(".related-title", Static).display = bool(r.related_questions)
-        self.query_one(RelatedList).set_questions(r.related_questions)
-        queries = self.query_one(".queries", Static)
+        self._notes.update(Content("\n").join(lines))
+        self._notes.display = bool(lines)
+        self._sources_title.display = bool(r.sources)
+        self._sources.set_sources(r.sources, self._others)
+        self._citations_title.display = bool(r.citations)
+        self._citations.set_citations(r.citations)
+        self._related_title.display = bool(r.related_questions)
+        self._related.set_questions(r.related_questions)
         lines = [Content.styled("Searched:", "bold")] + [plain(q, one_line=True, limit=160) for q in r.search_queries]
-        queries.update(Content("\n  ").join(lines))
-        queries.display = bool(r.search_queries)
-        meta = self.query_one(".meta", Static)
-        meta.update(Content.styled(self._meta_text(r), "dim"))
-        meta.display = bool(r.model or r.usage)
+        self._queries.update(Content("\n  ").join(lines))
+        self._queries.display = bool(r.search_queries)
+        self._meta.update(Content.styled(self._meta_text(r), "dim"))
+        self._meta.display = bool(r.model or r.usage)
 
     @staticmethod
     def _meta_text(r: SearchResponse) -> str:
@@ -365,33 +407,28 @@ class ProviderPane(Vertical):
         canonical URL -> count, see :func:`~websearch_tui.core.text.canonical_url`)."""
         if others != self._others:
             self._others = dict(others)
-            self.query_one(SourceList).set_sources(self.response.sources, self._others)
+            self._sources.set_sources(self.response.sources, self._others)
 
     def focus_source(self, url: str) -> bool:
         """Focus (and scroll to) the source of this pane that is the page ``url``; False if it has none."""
-        key = canonical_url(url)
-        item = next((i for i in self.query_one(SourceList).items if canonical_url(i.url) == key), None)
-        if item is None:
+        index = self._sources.index_of(url)
+        if index is None:
             return False
-        item.focus()
-        item.scroll_visible(animate=False)
+        self._sources.focus_row(index, center=False, animate=False)
         return True
 
     def focus_target(self) -> None:
         """Focus the pane: its first source if it has one, else its body."""
-        items = self.query_one(SourceList).items
-        (items[0] if items else self.body).focus()
-
-    def _selected_source(self) -> SourceItem | None:
-        focused = self.screen.focused
-        if isinstance(focused, SourceItem) and self in focused.ancestors:
-            return focused
-        items = self.query_one(SourceList).items
-        return items[0] if items else None
+        if self._sources.sources:
+            self._sources.focus_row(0)
+        else:
+            self._body.focus()
 
     def _selected_url(self) -> str | None:
-        item = self._selected_source()
-        return item.url if item is not None else None
+        """The URL of the source under the cursor while the sources have the focus, else of the first."""
+        sources = self._sources
+        source = sources.selected if sources.has_focus else next(iter(sources.sources), None)
+        return source.url if source is not None else None
 
     def action_zoom(self) -> None:
         """Fill the screen with this pane (``z``), or put it back among the others (``z`` again, or Esc)."""
@@ -411,15 +448,13 @@ class ProviderPane(Vertical):
 
     def action_focus_sources(self) -> None:
         """Focus the first source."""
-        items = self.query_one(SourceList).items
-        if items:
-            items[0].focus()
+        if self._sources.sources:
+            self._sources.focus_row(0)
 
     def action_focus_related(self) -> None:
         """Focus the first related question."""
-        items = list(self.query(RelatedItem))
-        if items:
-            items[0].focus()
+        if self._related.questions:
+            self._related.focus_row(0)
 
     @on(AnswerView.LinkClicked)
     def _on_link(self, event: AnswerView.LinkClicked) -> None:

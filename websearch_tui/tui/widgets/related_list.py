@@ -4,29 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from textual import events
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Static
 
 from websearch_tui.tui.safe import clean
-from websearch_tui.tui.widgets.stepping import SiblingStepper, release_focus
+from websearch_tui.tui.widgets.line_list import LineList
 
 
-class RelatedItem(SiblingStepper, Static, can_focus=True):
-    """One related question; Enter or a click posts :class:`RelatedItem.Chosen`."""
+class RelatedList(LineList):
+    """The related questions of one pane, one row each (``→ question``), drawn by one widget; Up / Down
+    move the cursor, Enter or a click on a question posts :class:`RelatedList.Chosen`. Hidden when
+    there are none."""
 
     BINDINGS = [
         Binding("enter", "choose", "Search this", id="related-choose"),
         Binding("down", "step(1)", "Next question", show=False, id="related-next"),
         Binding("up", "step(-1)", "Previous question", show=False, id="related-previous"),
     ]
-
-    DEFAULT_CSS = """
-    RelatedItem { height: auto; }
-    """
 
     class Chosen(Message):
         """The user chose a related question; ``question`` is sanitized text."""
@@ -35,32 +30,28 @@ class RelatedItem(SiblingStepper, Static, can_focus=True):
             super().__init__()
             self.question = question
 
-    def __init__(self, question: str) -> None:
-        self.question = clean(question, one_line=True, limit=400)
-        super().__init__(Content.assemble(Content.styled("→ ", "$accent"), Content(self.question)), markup=False)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._questions: list[str] = []
 
-    def action_choose(self) -> None:
-        """Search this question."""
-        self.post_message(self.Chosen(self.question))
-
-    async def _on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.action_choose()
-
-
-class RelatedList(Vertical):
-    """The related questions of one pane."""
-
-    DEFAULT_CSS = """
-    RelatedList { height: auto; }
-    """
+    @property
+    def questions(self) -> list[str]:
+        """The questions shown (sanitized, one line each), in order."""
+        return list(self._questions)
 
     def set_questions(self, questions: Sequence[str]) -> None:
-        """Replace the questions (hidden when there are none)."""
-        current = [child.question for child in self.children if isinstance(child, RelatedItem)]
+        """Replace the questions (hidden when there are none; nothing is drawn again when unchanged)."""
         wanted = [clean(q, one_line=True, limit=400) for q in questions if clean(q).strip()]
-        if current != wanted:
-            release_focus(list(self.children), self)
-            self.remove_children()
-            self.mount_all(RelatedItem(q) for q in wanted)
+        if wanted != self._questions:
+            self._questions = wanted
+            self.set_rows([Content.assemble(Content.styled("→ ", "$accent"), Content(q)) for q in wanted])
         self.display = bool(wanted)
+
+    def action_choose(self) -> None:
+        """Search the question under the cursor."""
+        if self._questions:
+            self.post_message(self.Chosen(self._questions[self.cursor]))
+
+    def row_clicked(self, index: int) -> None:
+        """A click on a question searches it."""
+        self.action_choose()

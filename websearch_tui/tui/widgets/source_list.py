@@ -1,7 +1,8 @@
 """Numbered sources and citations of one provider pane.
 
 Every string comes from a provider, so it is sanitized and shown as :class:`Content` (never
-parsed as markup). Sources are focusable so ``o`` / ``c`` on the pane act on the focused one.
+parsed as markup). The sources are one :class:`~websearch_tui.tui.widgets.line_list.LineList` with a
+cursor, so ``o`` / ``c`` on the pane act on the source under it.
 """
 
 from __future__ import annotations
@@ -9,14 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
 
 from websearch_tui.core.models import Citation, Source
 from websearch_tui.core.text import canonical_url, format_age, host_of, sanitize
 from websearch_tui.tui.safe import clean, plain
-from websearch_tui.tui.widgets.stepping import SiblingStepper, release_focus
+from websearch_tui.tui.widgets.line_list import LineList
 
 SNIPPET_CHARS = 300
 TITLE_CHARS = 200
@@ -48,89 +47,73 @@ def render_source(index: int, source: Source, others: int = 0) -> Content:
     return Content.assemble(*parts)
 
 
-class SourceItem(SiblingStepper, Static, can_focus=True):
-    """One numbered source; focus it and press ``o`` to open or ``c`` to copy its URL."""
+class SourceList(LineList):
+    """The numbered sources of one pane (each as :func:`render_source` gives it), drawn by one widget;
+    Up / Down move the cursor, and ``o`` / ``c`` on the pane act on the source under it.
+    :meth:`set_sources` shows the sources as they arrive."""
 
     BINDINGS = [
         Binding("down", "step(1)", "Next source", show=False, id="source-next"),
         Binding("up", "step(-1)", "Previous source", show=False, id="source-previous"),
     ]
 
-    DEFAULT_CSS = """
-    SourceItem { height: auto; padding: 0 0 0 0; margin: 0 0 1 0; }
-    """
+    GAP = 1
 
-    def __init__(self, index: int, source: Source, others: int = 0) -> None:
-        super().__init__(render_source(index, source, others), markup=False)
-        self.index = index
-        self.source = source
-        self.others = others
-
-    def set_source(self, index: int, source: Source, others: int = 0) -> None:
-        """Show ``source`` as number ``index``, found by ``others`` other providers too (no-op if unchanged)."""
-        if (index, source, others) != (self.index, self.source, self.others):
-            self.index, self.source, self.others = index, source, others
-            self.update(render_source(index, source, others))
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._sources: tuple[Source, ...] = ()
+        self._counts: tuple[int, ...] = ()
 
     @property
-    def url(self) -> str:
-        """The source URL as the provider sent it (checked again before opening or copying)."""
-        return self.source.url
-
-
-class SourceList(Vertical):
-    """The numbered list of sources; :meth:`set_sources` updates it in place as sources arrive."""
-
-    DEFAULT_CSS = """
-    SourceList { height: auto; }
-    """
+    def sources(self) -> tuple[Source, ...]:
+        """The sources shown, in order."""
+        return self._sources
 
     @property
-    def items(self) -> list[SourceItem]:
-        """The source widgets, in order."""
-        return [child for child in self.children if isinstance(child, SourceItem)]
+    def selected(self) -> Source | None:
+        """The source under the cursor (None when there is none)."""
+        return self._sources[self.cursor] if self._sources else None
 
     def set_sources(self, sources: Sequence[Source], others: Mapping[str, int] | None = None) -> None:
-        """Show ``sources`` numbered from 1, reusing existing items; ``others`` maps a canonical URL
-        (:func:`~websearch_tui.core.text.canonical_url`) to how many other providers found that page."""
-        items = self.items
-        others = others or {}
-        for index, source in enumerate(sources, start=1):
-            count = others.get(canonical_url(source.url), 0)
-            if index <= len(items):
-                items[index - 1].set_source(index, source, count)
-            else:
-                self.mount(SourceItem(index, source, count))
-        extras = items[len(sources) :]
-        release_focus(extras, self)
-        for extra in extras:
-            extra.remove()
+        """Show ``sources`` numbered from 1 (nothing is drawn again when they and their counts are
+        unchanged); ``others`` maps a canonical URL (:func:`~websearch_tui.core.text.canonical_url`) to
+        how many other providers found that page."""
+        counts = tuple(others.get(canonical_url(s.url), 0) for s in sources) if others else (0,) * len(sources)
+        if (tuple(sources), counts) == (self._sources, self._counts):
+            return
+        self._sources, self._counts = tuple(sources), counts
+        self.set_rows([render_source(i, s, n) for i, (s, n) in enumerate(zip(sources, counts, strict=True), start=1)])
+
+    def index_of(self, url: str) -> int | None:
+        """The index of the source that is the page ``url`` (compared canonically), if it is listed."""
+        key = canonical_url(url)
+        return next((i for i, source in enumerate(self._sources) if canonical_url(source.url) == key), None)
 
 
-def render_citations(citations: Sequence[Citation]) -> Content:
-    """Numbered citations: ``[i] title — host`` plus the cited text, indented."""
-    lines: list[Content] = []
-    for index, citation in enumerate(citations, start=1):
-        title = plain(citation.title or citation.url, one_line=True, limit=TITLE_CHARS)
-        host = host_of(sanitize(citation.url))
-        line = Content.assemble(Content.styled(f"[{index}] ", "bold $accent"), title)
-        if host:
-            line = Content.assemble(line, " ", Content.styled(f"— {host}", "dim"))
-        lines.append(line)
-        cited = clean(citation.cited_text, one_line=True, limit=240)
-        if cited:
-            lines.append(Content.assemble("    ", Content.styled(f"“{cited}”", "italic dim")))
-    return Content("\n").join(lines)
+def render_citation(index: int, citation: Citation) -> Content:
+    """Citation number ``index`` (1-based): ``[i] title — host``, then the cited text on an indented line."""
+    title = plain(citation.title or citation.url, one_line=True, limit=TITLE_CHARS)
+    host = host_of(sanitize(citation.url))
+    parts: list[Content | str] = [Content.styled(f"[{index}] ", "bold $accent"), title]
+    if host:
+        parts += [" ", Content.styled(f"— {host}", "dim")]
+    cited = clean(citation.cited_text, one_line=True, limit=240)
+    if cited:
+        parts += ["\n    ", Content.styled(f"“{cited}”", "italic dim")]
+    return Content.assemble(*parts)
 
 
-class CitationList(Static):
-    """Citations linking the answer to sources (plain content, not focusable)."""
+class CitationList(LineList, can_focus=False):
+    """Citations linking the answer to sources, one row each (see :func:`render_citation`), drawn by
+    one widget (not focusable)."""
 
-    DEFAULT_CSS = """
-    CitationList { height: auto; }
-    """
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._citations: tuple[Citation, ...] = ()
 
     def set_citations(self, citations: Sequence[Citation]) -> None:
-        """Show ``citations`` (hidden when there are none)."""
-        self.update(render_citations(citations))
+        """Show ``citations`` (hidden when there are none; nothing is drawn again when unchanged)."""
+        if tuple(citations) != self._citations:
+            self._citations = tuple(citations)
+            self.set_rows([render_citation(i, citation) for i, citation in enumerate(citations, start=1)])
         self.display = bool(citations)

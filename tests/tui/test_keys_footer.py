@@ -1,0 +1,33 @@
+"""The footer: rebuilt when the keys it shows change, kept when an update leaves them as they were."""
+
+from __future__ import annotations
+
+from textual.widgets._footer import FooterKey
+
+from tests.tui.conftest import submit, wait_for_search
+from tests.tui.test_search_screen import full_result, pane
+
+
+def keys(app) -> list[FooterKey]:
+    """The footer's key widgets."""
+    return list(app.screen.query(FooterKey))
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    fake_streams["exa"] = full_result
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await submit(pilot, "keys")
+        await wait_for_search(app)
+        pane(app, "ddgs").focus_target()
+        await pilot.pause()
+        in_a_pane = keys(app)
+        assert "Open" in [key.description for key in in_a_pane]
+        pane(app, "exa").focus_target()  # the same keys, from another pane: the footer is kept
+        await pilot.pause()
+        assert keys(app) == in_a_pane and all(a is b for a, b in zip(keys(app), in_a_pane, strict=True))
+        app.screen.query_input.focus()  # the query box offers other keys: the footer is rebuilt
+        await pilot.pause()
+        assert "Open" not in [key.description for key in keys(app)]
+        assert not set(map(id, keys(app))) & set(map(id, in_a_pane))

@@ -1,0 +1,65 @@
+"""What the pane's Line API widgets share (the answer and the lists of sources, citations and related
+questions): a leaf widget that draws its own lines (``render_line``), is laid out only by its
+parent's layout, and shows the screen's text selection on the lines it draws."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.segment import Segment
+from textual.content import Content
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.style import Style
+from textual.widget import Widget
+
+
+def draw_line(content: Content | None, width: int, y: int, style: Style) -> Strip:
+    """``content`` (None: nothing) drawn on ``style`` as line ``y`` of a widget ``width`` cells wide,
+    padded to the width, as one strip whose segments carry their offset for Textual's text selection
+    (the text's styles given as strings, such as ``bold $accent``, are the running app's)."""
+    segments = []
+    x = 0
+    if content is not None:
+        for text, part in content.render(style, ""):
+            segments.append(Segment(text, part.rich_style_with_offset(x, y)))
+            x += len(text)
+    cells = content.cell_length if content is not None else 0
+    if cells < width:
+        segments.append(Segment(" " * (width - cells), style.rich_style_with_offset(x, y)))
+    return Strip(segments, max(cells, width))
+
+
+class LineWidget(Widget):
+    """A leaf widget drawn line by line; subclasses give :meth:`plain_lines` (the text of every line,
+    for copying a selection) and call :meth:`with_selection` on each line they draw."""
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+    """As Textual's, but without a second layout: a leaf widget's virtual size is the size the
+    layout just gave it (Textual's default asks for another layout and repaint each time it grows)."""
+
+    def plain_lines(self) -> Iterable[str]:
+        """The text of every line as drawn, top to bottom (each subclass says what it draws)."""
+        raise NotImplementedError
+
+    def with_selection(self, strip: Strip, y: int) -> Strip:
+        """``strip``, drawn as line ``y``, with the part of it that is selected shown as selected."""
+        selection = self.text_selection
+        if selection is None or (span := selection.get_span(y)) is None:
+            return strip
+        start, end = span
+        end = strip.cell_length if end == -1 else end
+        left, middle, right = strip.divide([start, end, strip.cell_length])
+        selected = self.screen.get_component_rich_style("screen--selection")
+        return Strip.join([left, middle.apply_style(selected), right])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text, as shown (one line per drawn line, trailing spaces dropped)."""
+        text = "\n".join(line.rstrip() for line in self.plain_lines())
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        """Show the new selection."""
+        self.refresh()
