@@ -96,7 +96,10 @@ class HistoryScreen(AppScreen[None]):
         """Title, filter, status line, the rows and the footer."""
         yield Static("History", id="history-title", markup=False)
         yield SafeInput(
-            placeholder="Type to search queries, answers, sources and URLs…", id="history-filter", select_on_focus=False
+            placeholder="Type to search queries, answers, sources and URLs…",
+            id="history-filter",
+            select_on_focus=False,
+            validate_on=(),  # nothing to validate: Textual would restyle the box on the Enter that reopens
         )
         yield Static("Loading…", id="history-status", markup=False)
         yield HistoryTable(id="history-list")
