@@ -12,12 +12,14 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.selection import Selection
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tests.tui.conftest import submit, wait_for_search, workers_done
+from tests.tui.test_merged_view import engine_stream
 from tests.tui.test_search_screen import pane
 from websearch_tui.core.models import AnswerDelta, RelatedQuestions, Source, SourcesFound
 from websearch_tui.tui.widgets.line_list import LineList, wrapped_height
+from websearch_tui.tui.widgets.merged_view import MergedView
 from websearch_tui.tui.widgets.related_list import RelatedList
 from websearch_tui.tui.widgets.source_list import SourceList, render_source
 
@@ -149,12 +151,38 @@ async def test_up_and_down_stop_at_the_ends_and_keep_the_cursor_in_view(make_app
         for _ in range(15):
             await pilot.press("down")
         await pilot.pause(0.5)  # the scroll to a row is animated, as Textual's scroll to a focused widget
-        assert sources.cursor == 11
-        body = pane(app, "ddgs").body
-        row = sources.row_region(11).translate(sources.virtual_region.offset)
-        assert (
-            body.scroll_offset.y <= row.y and row.bottom <= body.scroll_offset.y + body.scrollable_content_region.height
-        )
+        assert sources.cursor == 11 and in_view(sources, 11)
+
+
+def in_view(sources: SourceList, index: int) -> bool:
+    """True when row ``index`` of ``sources`` is all inside the view of the pane body around it."""
+    body = sources.parent
+    assert isinstance(body, VerticalScroll)
+    row = sources.row_region(index).translate(sources.virtual_region.offset)
+    top = body.scroll_offset.y
+    return top <= row.y and row.bottom <= top + body.scrollable_content_region.height
+
+
+async def test_the_merged_views_enter_shows_the_source_in_its_pane(make_app, fake_streams):
+    far = Source("https://far.example/page", "Far", "the one")
+    around = [Source(f"https://d{i}.example/", f"D {i}", "words " * 30) for i in range(12)]
+    fake_streams["ddgs"] = engine_stream(*around[:6], far, *around[6:])
+    fake_streams["exa"] = engine_stream(Source("https://e.example/", "E"))
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await submit(pilot, "jump")
+        await wait_for_search(app)
+        pane(app, "ddgs").focus_target()
+        await pilot.press("m")
+        await pilot.pause()
+        view = app.screen.query_one(MergedView)
+        view.query_one("#merged-filter", Input).value = "far.example"
+        await pilot.pause()
+        view.focus_rows()
+        await pilot.press("enter")
+        await pilot.pause(0.5)  # the scroll to the row is animated
+        sources = pane(app, "ddgs").query_one(SourceList)
+        assert app.focused is sources and sources.selected == far and in_view(sources, 6)
 
 
 def background(widget: LineList, y: int) -> object:

@@ -117,18 +117,17 @@ class LineList(LineWidget, can_focus=True):
             self._give_up_focus()
         self.refresh(layout=True)
 
-    def move_cursor(self, index: int, *, center: bool = True, animate: bool = True) -> None:
-        """Put the cursor on row ``index`` (clamped to the rows) and scroll the pane to it: with
-        ``center`` only when the row is not all in view, and then to the middle of the view (as
-        Textual scrolls a widget that takes the focus); without, just far enough to show it."""
+    def move_cursor(self, index: int) -> None:
+        """Put the cursor on row ``index`` (clamped to the rows); when the row is not all in view,
+        scroll it to the middle of the view (as Textual scrolls a widget that takes the focus)."""
         index = max(0, min(index, len(self._rows) - 1))
         self._set_cursor(index)
-        self.call_after_refresh(self._scroll_to_row, index, center, animate)
+        self.call_after_refresh(self._scroll_to_row, index)
 
-    def focus_row(self, index: int, *, center: bool = True, animate: bool = True) -> None:
+    def focus_row(self, index: int) -> None:
         """Focus the list with the cursor on row ``index`` (see :meth:`move_cursor`)."""
         self.focus(scroll_visible=False)
-        self.move_cursor(index, center=center, animate=animate)
+        self.move_cursor(index)
 
     def action_step(self, delta: int) -> None:
         """Move the cursor ``delta`` rows down (up when negative), if there is a row there."""
@@ -226,18 +225,15 @@ class LineList(LineWidget, can_focus=True):
         elif index is not None and index < len(layout.starts):
             self.refresh(layout.region(index))
 
-    def _scroll_to_row(self, index: int, center: bool, animate: bool) -> None:
+    def _scroll_to_row(self, index: int) -> None:
         """Scroll the container around the list to row ``index`` (see :meth:`move_cursor`)."""
         container = self.parent
-        if not isinstance(container, Widget) or not self.size.width:
-            return
-        if index >= len(self._rows):
+        if not isinstance(container, Widget) or not self.size.width or index >= len(self._rows):
             return
         region = self.row_region(index).translate(self.virtual_region.offset)
         view = Region(round(container.scroll_x), round(container.scroll_y), *container.scrollable_content_region.size)
-        if center and view.contains_region(region):
-            return
-        container.scroll_to_region(region, animate=animate, center=center, origin_visible=True, immediate=True)
+        if not view.contains_region(region):
+            container.scroll_to_region(region, center=True, origin_visible=True, immediate=True)
 
     # --- focus and mouse -------------------------------------------------------------------
 

@@ -414,7 +414,7 @@ class ProviderPane(Vertical):
         index = self._sources.index_of(url)
         if index is None:
             return False
-        self._sources.focus_row(index, center=False, animate=False)
+        self._sources.focus_row(index)
         return True
 
     def focus_target(self) -> None:
