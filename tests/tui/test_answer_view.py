@@ -287,3 +287,45 @@ def test_appending_to_an_answer_leaves_no_reference_cycles_behind() -> None:
             gc.enable()
     assert found < 10, found
     assert [block.type for block in document.blocks] == ["paragraph"]
+
+
+class Restyled(App[None]):
+    """An answer view inside a container whose class can change (as a pane's ``-active`` does)."""
+
+    CSS = ".-marked { background: darkred; }"
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="body"):
+            yield AnswerView()
+
+
+async def test_a_class_change_around_the_answer_draws_it_again_without_rendering_it_again(monkeypatch) -> None:
+    from websearch_tui.tui.markdown_lines import BlockRenderer
+
+    renders: list[int] = []
+    original = BlockRenderer.render
+    monkeypatch.setattr(
+        BlockRenderer, "render", lambda self, node, width: renders.append(width) or original(self, node, width)
+    )
+    app = Restyled()
+    async with app.run_test(size=(WIDTH + 2, 50)) as pilot:
+        view = app.query_one(AnswerView)
+        view.update("Use `asyncio.run`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" + answer_markdown(200))
+        await pilot.pause()
+        first = len(renders)
+        assert first > 0
+        before = text_of(view)
+        for _ in range(3):
+            app.query_one("#body").toggle_class("-marked")
+            await pilot.pause()
+        assert len(renders) == first  # restyled three times, rendered once
+        app.query_one("#body").remove_class("-marked")
+        await pilot.pause()
+        assert text_of(view) == before
+        dark = [strip for strip in lines_of(view) if "asyncio.run" in strip.text]
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert len(renders) > first  # the theme changed the palette: rendered again
+        light = [strip for strip in lines_of(view) if "asyncio.run" in strip.text]
+        assert text_of(view) == before
+        assert dark != light  # inline code is drawn in the light theme's style

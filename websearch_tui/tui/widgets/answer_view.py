@@ -193,6 +193,7 @@ class AnswerView(LineWidget):
         self._streaming = False
         self._reserve = MIN_RESERVE
         self._layout_pending = False
+        self._restyled = False
 
     @property
     def streaming(self) -> bool:
@@ -290,10 +291,12 @@ class AnswerView(LineWidget):
     # --- rendering ---------------------------------------------------------------------------
 
     def notify_style_update(self) -> None:
-        """The theme or CSS changed: render again with the new styles."""
+        """Styles were applied again: draw the lines again, and render the blocks again only if the
+        styles they use changed (see :meth:`_check_styles`)."""
         super().notify_style_update()
-        self._renderer = None
-        self._renders.clear()
+        self._restyled = True
+        for lines in self._renders.values():
+            lines.strips.clear()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """The answer's height in lines at ``width`` (rendering what changed since the last call),
@@ -347,6 +350,8 @@ class AnswerView(LineWidget):
 
     def _lines(self, width: int) -> _Lines:
         """The document at ``width``, rendering only the blocks not rendered at that width yet."""
+        if self._restyled:
+            self._check_styles()
         lines = self._renders.pop(width, None) or _Lines(width)
         self._renders[width] = lines  # most recently used last
         while len(self._renders) > KEPT_WIDTHS:
@@ -355,6 +360,21 @@ class AnswerView(LineWidget):
         if len(lines.starts) < len(blocks):
             self._render_blocks(lines, len(lines.starts))
         return lines
+
+    def _check_styles(self) -> None:
+        """After styles were applied again, keep the rendered blocks unless the palette changed.
+
+        Textual applies styles again to a widget and every widget inside it whenever a class or a
+        pseudo-class (focus, hover) of any of them changes, even when no rule of this view changes:
+        a pane ending its stream (``-active`` removed) or a tab shown. Rendering every block again
+        then costs as much as the whole answer (tables most), so it is done only when the theme or
+        the CSS changed the styles the blocks are rendered with.
+        """
+        self._restyled = False
+        palette = self._palette()
+        if self._renderer is None or self._renderer.palette != palette:
+            self._renderer = BlockRenderer(palette)
+            self._renders.clear()
 
     def _render_blocks(self, lines: _Lines, first: int) -> None:
         """Render blocks ``first`` onwards into ``lines``."""
@@ -369,26 +389,28 @@ class AnswerView(LineWidget):
 
     def _make_renderer(self) -> BlockRenderer:
         """A renderer with the current styles (themes change them)."""
+        self._renderer = BlockRenderer(self._palette())
+        return self._renderer
+
+    def _palette(self) -> Palette:
+        """The styles of the answer's elements now, from the component classes and the theme."""
         style = functools.partial(self.get_visual_style, partial=True)
         headings = tuple(style(f"answer--h{level}") for level in range(1, 7))
-        self._renderer = BlockRenderer(
-            Palette(
-                headings=headings,
-                em=style("answer--em"),
-                strong=style("answer--strong"),
-                strike=style("answer--strike"),
-                code_inline=style("answer--code-inline"),
-                link=style("answer--link"),
-                bullet=style("answer--bullet"),
-                quote=style("answer--quote"),
-                quote_bar=style("answer--quote-bar"),
-                fence=style("answer--fence"),
-                rule=style("answer--rule"),
-                table_header=style("answer--table-header"),
-                table_border=style("answer--table-border"),
-                ansi=self.app.native_ansi_color,
-                dark=self.app.current_theme.dark,
-                console=self.app.console,
-            )
+        return Palette(
+            headings=headings,
+            em=style("answer--em"),
+            strong=style("answer--strong"),
+            strike=style("answer--strike"),
+            code_inline=style("answer--code-inline"),
+            link=style("answer--link"),
+            bullet=style("answer--bullet"),
+            quote=style("answer--quote"),
+            quote_bar=style("answer--quote-bar"),
+            fence=style("answer--fence"),
+            rule=style("answer--rule"),
+            table_header=style("answer--table-header"),
+            table_border=style("answer--table-border"),
+            ansi=self.app.native_ansi_color,
+            dark=self.app.current_theme.dark,
+            console=self.app.console,
         )
-        return self._renderer
