@@ -37,6 +37,7 @@ from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatu
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
+from websearch_tui.tui.compositor import SpanCompositor
 from websearch_tui.tui.remembered import Controls, save_controls
 from websearch_tui.tui.safe import copy_text
 from websearch_tui.tui.screens.base import AppScreen
@@ -143,6 +144,7 @@ class SearchScreen(AppScreen[None]):
         open_history: Callable[[], HistoryStore] | None = None,
     ) -> None:
         super().__init__()
+        self._compositor = SpanCompositor()  # draws a frame's changes, not the rectangle around them
         self.config = config
         self.engine = engine
         self.status_resolver = status_resolver

@@ -1,0 +1,110 @@
+"""The span compositor: the same bytes as Textual's for any dirty regions, from fewer widgets."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from textual._compositor import Compositor
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from websearch_tui.tui.compositor import SpanCompositor, touched_widgets
+
+SIZE = (120, 40)
+TEXT = "\n".join(f"line {n} of a column, with some words to wrap around the edge" for n in range(60))
+
+
+class Columns(Screen[None]):
+    """An input above three scrolling columns of text (like the search screen), drawn by the span compositor."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._compositor = SpanCompositor()
+
+    def compose(self) -> ComposeResult:
+        yield Input("a query", id="query")
+        with Horizontal():
+            for n in range(3):
+                with VerticalScroll(id=f"column-{n}"):
+                    yield Static(TEXT, id=f"text-{n}")
+
+
+class Host(App[None]):
+    def on_mount(self) -> None:
+        self.push_screen(Columns())
+
+
+def output(compositor: Compositor, regions: list[Region], *, span: bool) -> tuple[str, str]:
+    """What a partial update of ``regions`` writes to the terminal, by ours or by Textual's, and what
+    a full update writes after it (so an update that left the compositor wrong shows)."""
+    compositor._dirty_regions.clear()
+    compositor._dirty_regions.update(regions)
+    compositor._cuts = None  # as after a layout: the update computes them
+    update = SpanCompositor.render_partial_update(compositor) if span else Compositor.render_partial_update(compositor)
+    assert update is not None
+    console = Host().console
+    return update.render_segments(console), compositor.render_full_update().render_segments(console)
+
+
+def random_regions(rng: random.Random, count: int) -> list[Region]:
+    """``count`` small regions anywhere on the screen."""
+    width, height = SIZE
+    regions = []
+    for _ in range(count):
+        x, y = rng.randrange(width), rng.randrange(height)
+        regions.append(Region(x, y, rng.randint(1, width - x), rng.randint(1, min(6, height - y))))
+    return regions
+
+
+async def test_a_partial_update_writes_the_same_bytes_as_textuals() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.notify("a toast over the columns", timeout=60)  # a widget on a layer above the others
+        app.screen.query_one("#column-1", VerticalScroll).scroll_to(y=7, animate=False)
+        await pilot.pause()
+        compositor = app.screen._compositor
+        assert isinstance(compositor, SpanCompositor)
+        rng = random.Random(7)
+        for count in [2, 2, 3, 5, 8, 13] * 5:
+            regions = random_regions(rng, count)
+            assert output(compositor, regions, span=True) == output(compositor, regions, span=False), regions
+
+
+async def test_two_changes_far_apart_draw_only_the_widgets_under_them(monkeypatch) -> None:
+    drawn: Counter[str] = Counter()
+    original = Widget.render_lines
+
+    def render_lines(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
+        drawn[self.id or type(self).__name__] += 1
+        return original(self, crop)
+
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        query, right = screen.query_one("#query"), screen.query_one("#text-2")
+        monkeypatch.setattr(Widget, "render_lines", render_lines)
+        query.refresh()  # the echo of a key, at the top left
+        right.refresh(Region(0, 30, 10, 1))  # a new line near the bottom of the right column
+        await pilot.pause()
+        assert drawn["query"] and drawn["text-2"]
+        assert not drawn["text-0"] and not drawn["text-1"]  # between them, and not drawn
+
+
+def test_touched_widgets_keeps_the_render_order_and_only_what_overlaps() -> None:
+    a, b, c = Widget(id="a"), Widget(id="b"), Widget(id="c")
+    screen = Region(0, 0, 100, 50)
+    widgets = {
+        a: (Region(0, 0, 10, 10), screen),
+        b: (Region(50, 0, 10, 10), screen),
+        c: (Region(0, 40, 100, 20), Region(0, 0, 100, 45)),  # partly clipped away
+    }
+    assert list(touched_widgets(widgets, [Region(5, 5, 1, 1), Region(0, 44, 1, 1)])) == [a, c]
+    assert list(touched_widgets(widgets, [Region(5, 5, 1, 1), Region(0, 46, 1, 1)])) == [a]  # clipped part
+    assert list(touched_widgets(widgets, [Region(20, 20, 5, 5)])) == []
