@@ -94,7 +94,7 @@ class ProviderPane(Vertical):
 
     DEFAULT_CSS = """
     ProviderPane { height: 1fr; width: 1fr; min-width: 20; }
-    ProviderPane > .pane-body { height: 1fr; padding: 0 1; }
+    ProviderPane > .pane-body { height: 1fr; padding: 0 1; scrollbar-gutter: stable; scrollbar-size-vertical: 1; }
     ProviderPane .section-title { margin: 1 0 0 0; text-style: bold; }
     ProviderPane AnswerView { margin: 0; padding: 0; }
     ProviderPane .notes, ProviderPane .queries, ProviderPane .meta { height: auto; }
