@@ -3,7 +3,7 @@
 The real app runs in tmux (240x60 by default) with N panes, each streaming a realistic Markdown
 answer (headings, lists, code, tables, quotes, links; see ``_answers.py``) from the loopback fake
 in a child process, at R tokens per second. While they stream, one key is typed into the query box
-every ``--interval`` seconds and the time until tmux shows its echo is measured (tmux control mode:
+about every ``--interval`` seconds and the time until tmux shows its echo is measured (tmux control mode:
 ``send-keys``, then ``capture-pane`` of the query row until it reads as expected, about every
 millisecond). Printed, not asserted:
 
@@ -26,6 +26,7 @@ import dataclasses
 import inspect
 import json
 import os
+import random
 import shlex
 import statistics
 import subprocess
@@ -217,18 +218,26 @@ def shown_length(line: str, column: int, typed: str) -> int:
 
 def type_while_streaming(
     tmux: Tmux, row: int, column: int, interval: float, keys: int, done: Any
-) -> tuple[list[float], int]:
-    """Type ``keys`` letters, one every ``interval`` seconds whatever the screen does, watching the
-    query row (every 2 ms) for each one's echo; stops early once ``done()``. Returns the key-to-echo
-    seconds of every key that echoed and how many never did (lost, or shown out of order)."""
+) -> tuple[list[tuple[float, float]], int]:
+    """Type ``keys`` letters whatever the screen does, watching the query row (every 2 ms) for each
+    one's echo; stops early once ``done()``. Returns ``(sent, latency)`` seconds of every key that
+    echoed (``sent`` counted from the first key) and how many never did (lost, or shown out of order).
+
+    The gaps between keys are drawn at random between half and one and a half ``interval`` (seeded,
+    so runs type alike): at a fixed gap that is a multiple of the app's 0.1 s tick, every key would
+    fall at the same point of the tick, and a run would measure that one point, not typing."""
     typed = QUERY
     sent: list[float] = []
     echoed: list[float] = []
     started = time.monotonic()
+    rng = random.Random(keys)
+    due = [started]
+    for _ in range(keys):
+        due.append(due[-1] + interval * rng.uniform(0.5, 1.5))
     last_check = started
     while True:
         now = time.monotonic()
-        if len(sent) < keys and now >= started + len(sent) * interval:
+        if len(sent) < keys and now >= due[len(sent)]:
             if now - last_check > 0.2 and done():
                 keys = len(sent)
             else:
@@ -245,7 +254,8 @@ def type_while_streaming(
         time.sleep(0.002)
     line = tmux.screen(row)[0]
     exact = line[column : column + len(typed) + 1] == typed + " "
-    return echoed, (len(sent) - len(echoed)) + (0 if exact else 1)
+    timed = [(at - started, latency) for at, latency in zip(sent, echoed, strict=False)]
+    return timed, (len(sent) - len(echoed)) + (0 if exact else 1)
 
 
 def cpu_per_band(samples: list[list[float]], panes: int, chars_per_word: float, chars_per_token: float) -> list[str]:
@@ -395,7 +405,7 @@ def hold_pagedown(tmux: Tmux, presses: int) -> tuple[float, float]:
 
 def report(
     args: argparse.Namespace,
-    latencies: list[float],
+    latencies: list[tuple[float, float]],
     wrong: int,
     burst: str | None,
     stream_window: tuple[float, float],
@@ -410,7 +420,8 @@ def report(
     achieved = stream_rate(stats["samples"], args.panes, chars_per_token)
     streaming_seconds = stream_window[1] - stream_window[0]
     first, backspaces, second = BURST
-    ms = [t * 1000 for t in latencies]
+    ms = [latency * 1000 for _, latency in latencies]
+    slowest = sorted(latencies, key=lambda key: -key[1])[:3]
     frames = [wall * 1000 for t, wall, _, _ in stats["frames"] if page_window[0] <= t <= page_window[1]]
     streaming = [
         (wall * 1000, cpu * 1000, layout)
@@ -424,7 +435,8 @@ def report(
     if ms:
         print(
             f"key-to-echo: median {statistics.median(ms):.0f} ms, p95 {percentile(ms, 0.95):.0f} ms, "
-            f"max {max(ms):.0f} ms over {len(ms)} keys; {wrong} lost or out of order"
+            f"max {max(ms):.0f} ms over {len(ms)} keys; {wrong} lost or out of order; slowest "
+            + ", ".join(f"{latency * 1000:.0f} ms at {at:.1f} s" for at, latency in slowest)
         )
     expected = first[:-backspaces] + second
     verdict = "ok" if burst == expected else f"WRONG (expected {expected!r})"
