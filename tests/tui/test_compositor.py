@@ -1,8 +1,9 @@
-"""The span compositor: the same bytes as Textual's for any dirty regions, from fewer widgets."""
+"""The span compositor: the same cells as Textual's for any dirty regions, from fewer widgets."""
 
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 from textual._compositor import Compositor
@@ -20,7 +21,11 @@ TEXT = "\n".join(f"line {n} of a column, with some words to wrap around the edge
 
 
 class Columns(Screen[None]):
-    """An input above three scrolling columns of text (like the search screen), drawn by the span compositor."""
+    """An input above three scrolling columns of text (like the search screen), drawn by the span
+    compositor. The columns have padding, and the first one's text ends early, so parts of them show
+    only the column behind the text."""
+
+    DEFAULT_CSS = "VerticalScroll { padding: 0 1; } #text-0 { height: 3; }"
 
     def __init__(self) -> None:
         super().__init__()
@@ -39,16 +44,37 @@ class Host(App[None]):
         self.push_screen(Columns())
 
 
-def output(compositor: Compositor, regions: list[Region], *, span: bool) -> tuple[str, str]:
-    """What a partial update of ``regions`` writes to the terminal, by ours or by Textual's, and what
-    a full update writes after it (so an update that left the compositor wrong shows)."""
+CONTROL = re.compile(r"\x1b\[(\d+);(\d+)H|(\x1b\[[0-9;]*m)|(\x1b\]8;[^\x1b]*\x1b\\\\)|(\n)|([^\x1b\n])")
+"""What a partial update writes: cursor moves, styles (SGR), hyperlinks (OSC 8), line ends, characters."""
+
+
+def cells(written: str) -> dict[tuple[int, int], tuple[str, str]]:
+    """The cells ``written`` sets on a terminal: (x, y) -> (character, the styles and link in force).
+    Every span of an update starts with a cursor move; the characters written here are one cell wide."""
+    screen: dict[tuple[int, int], tuple[str, str]] = {}
+    x = y = 0
+    style = ""
+    for move_y, move_x, sgr, link, _new_line, char in CONTROL.findall(written):
+        if move_y:
+            x, y = int(move_x) - 1, int(move_y) - 1
+        elif sgr or link:
+            style = "" if sgr == "\x1b[0m" else style + sgr + link
+        elif char:
+            screen[x, y] = (char, style)
+            x += 1
+    return screen
+
+
+def output(compositor: Compositor, regions: list[Region], *, span: bool) -> tuple[dict, dict]:  # type: ignore[type-arg]
+    """The cells a partial update of ``regions`` writes, by ours or by Textual's, and the cells of a
+    full update after it (so an update that left the compositor wrong shows)."""
     compositor._dirty_regions.clear()
     compositor._dirty_regions.update(regions)
     compositor._cuts = None  # as after a layout: the update computes them
     update = SpanCompositor.render_partial_update(compositor) if span else Compositor.render_partial_update(compositor)
     assert update is not None
     console = Host().console
-    return update.render_segments(console), compositor.render_full_update().render_segments(console)
+    return cells(update.render_segments(console)), cells(compositor.render_full_update().render_segments(console))
 
 
 def random_regions(rng: random.Random, count: int) -> list[Region]:
@@ -61,7 +87,7 @@ def random_regions(rng: random.Random, count: int) -> list[Region]:
     return regions
 
 
-async def test_a_partial_update_writes_the_same_bytes_as_textuals() -> None:
+async def test_a_partial_update_writes_the_same_cells_as_textuals() -> None:
     app = Host()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -97,14 +123,16 @@ async def test_two_changes_far_apart_draw_only_the_widgets_under_them(monkeypatc
         assert not drawn["text-0"] and not drawn["text-1"]  # between them, and not drawn
 
 
-def test_touched_widgets_keeps_the_render_order_and_only_what_overlaps() -> None:
-    a, b, c = Widget(id="a"), Widget(id="b"), Widget(id="c")
+def test_touched_widgets_keeps_what_shows_in_a_region_in_render_order() -> None:
+    a, b, c, behind = Widget(id="a"), Widget(id="b"), Widget(id="c"), Widget(id="behind")
     screen = Region(0, 0, 100, 50)
-    widgets = {
+    widgets = {  # frontmost first
         a: (Region(0, 0, 10, 10), screen),
         b: (Region(50, 0, 10, 10), screen),
         c: (Region(0, 40, 100, 20), Region(0, 0, 100, 45)),  # partly clipped away
+        behind: (screen, screen),  # behind all of them (the screen, say)
     }
     assert list(touched_widgets(widgets, [Region(5, 5, 1, 1), Region(0, 44, 1, 1)])) == [a, c]
-    assert list(touched_widgets(widgets, [Region(5, 5, 1, 1), Region(0, 46, 1, 1)])) == [a]  # clipped part
-    assert list(touched_widgets(widgets, [Region(20, 20, 5, 5)])) == []
+    assert list(touched_widgets(widgets, [Region(5, 5, 1, 1), Region(0, 46, 1, 1)])) == [a, behind]  # c's clipped part
+    assert list(touched_widgets(widgets, [Region(8, 8, 4, 1)])) == [a, behind]  # beyond a's right edge
+    assert list(touched_widgets(widgets, [Region(20, 20, 5, 5)])) == [behind]

@@ -8,9 +8,10 @@ although none of their cells is written. While six answers stream, that turned a
 milliseconds into one of 50-150 ms several times a second.
 
 :class:`SpanCompositor` keeps Textual's compositor and its output, and narrows only which widgets a
-partial update renders: those that overlap at least one dirty region. The update writes only the
-cells of the dirty regions, and a widget that overlaps none of them cannot show in any of those
-cells, so what reaches the terminal is the same (``tests/tui/test_compositor.py`` compares it byte
+partial update renders: those that show in at least one dirty region (see :func:`touched_widgets`).
+The update writes only the cells of the dirty regions (and of the pieces of lines they fall in), and
+a widget that overlaps none of them, or only where a widget in front of it covers it, cannot show
+in any of those cells, so what reaches the terminal is the same (``tests/tui/test_compositor.py`` compares it byte
 for byte with Textual's on real screens).
 
 It relies on three internals of Textual's ``Compositor`` (``_dirty_regions``, ``_visible_widgets``
@@ -25,11 +26,11 @@ from textual.widget import Widget
 
 
 class SpanCompositor(Compositor):
-    """Textual's compositor; a partial update renders only the widgets that overlap a dirty region."""
+    """Textual's compositor; a partial update renders only the widgets that show in a dirty region."""
 
     def render_partial_update(self) -> ChopsUpdate | None:
         """The update of the dirty regions (None if there are none), as Textual's, rendering only
-        the widgets that overlap at least one of them."""
+        the widgets that show in at least one of them."""
         regions = list(self._dirty_regions)
         if len(regions) < 2:
             return super().render_partial_update()
@@ -45,13 +46,23 @@ class SpanCompositor(Compositor):
 def touched_widgets(
     widgets: dict[Widget, tuple[Region, Region]], regions: list[Region]
 ) -> dict[Widget, tuple[Region, Region]]:
-    """The entries of ``widgets`` (widget -> ``(region, clip)``, in render order) whose visible part
-    overlaps at least one of ``regions``, in the same order. Cost: widgets x regions overlap tests
-    at worst (a few thousand in a busy frame)."""
+    """The entries of ``widgets`` (widget -> ``(region, clip)``, frontmost first, as the compositor
+    orders them) that can show in one of ``regions``: those whose visible part overlaps a region
+    where no widget in front of them covers that overlap whole. In the same order.
+
+    The compositor paints front to back and the first widget to fill a cell wins, so a widget
+    behind another that covers its part of every dirty region shows nowhere in them: the containers
+    behind a pane (as wide as the screen, each of their lines cut into a piece per widget edge on
+    it) are then left out. Cost: widgets x regions x widgets in front, overlap tests at worst."""
     bounds = Region.from_union(regions)
     touched: dict[Widget, tuple[Region, Region]] = {}
+    in_front: list[Region] = []
     for widget, (region, clip) in widgets.items():
         shown = region.intersection(clip)
-        if shown.overlaps(bounds) and any(shown.overlaps(dirty) for dirty in regions):
+        if not shown.overlaps(bounds):
+            continue
+        parts = [shown.intersection(dirty) for dirty in regions if shown.overlaps(dirty)]
+        if any(not any(front.contains_region(part) for front in in_front) for part in parts):
             touched[widget] = (region, clip)
+        in_front.append(shown)
     return touched
