@@ -8,11 +8,11 @@ although none of their cells is written. While six answers stream, that turned a
 milliseconds into one of 50-150 ms several times a second.
 
 :class:`SpanCompositor` keeps Textual's compositor and its output, and narrows only which widgets a
-partial update renders: those that show in at least one dirty region (see :func:`touched_widgets`).
-The update writes only the cells of the dirty regions (and of the pieces of lines they fall in), and
-a widget that overlaps none of them, or only where a widget in front of it covers it, cannot show
-in any of those cells, so what reaches the terminal is the same (``tests/tui/test_compositor.py`` compares it byte
-for byte with Textual's on real screens).
+partial update renders: those that can show in a dirty region (see :func:`touched_widgets`). The
+update writes only the cells of the dirty regions (and of the pieces of lines they fall in), and a
+widget that overlaps none of them, or only regions that a widget in front of it contains whole,
+cannot show in any of those cells, so the terminal shows the same (``tests/tui/test_compositor.py``
+compares the cells written with those of Textual's update, on screens with layers and padding).
 
 It relies on three internals of Textual's ``Compositor`` (``_dirty_regions``, ``_visible_widgets``
 and ``cuts``), checked by those tests against the installed Textual.
@@ -26,14 +26,14 @@ from textual.widget import Widget
 
 
 class SpanCompositor(Compositor):
-    """Textual's compositor; a partial update renders only the widgets that show in a dirty region."""
+    """Textual's compositor; a partial update renders only the widgets that can show in a dirty region."""
 
     def render_partial_update(self) -> ChopsUpdate | None:
         """The update of the dirty regions (None if there are none), as Textual's, rendering only
-        the widgets that show in at least one of them."""
+        the widgets that can show in one of them."""
         regions = list(self._dirty_regions)
-        if len(regions) < 2:
-            return super().render_partial_update()
+        if not regions:
+            return None
         self.cuts  # noqa: B018 - the cuts of every visible widget, computed (and kept) before the narrowing
         everything = self.visible_widgets
         self._visible_widgets = touched_widgets(everything, regions)
@@ -47,22 +47,20 @@ def touched_widgets(
     widgets: dict[Widget, tuple[Region, Region]], regions: list[Region]
 ) -> dict[Widget, tuple[Region, Region]]:
     """The entries of ``widgets`` (widget -> ``(region, clip)``, frontmost first, as the compositor
-    orders them) that can show in one of ``regions``: those whose visible part overlaps a region
-    where no widget in front of them covers that overlap whole. In the same order.
+    orders them) that can show in one of ``regions``, in the same order: those whose visible part
+    overlaps a region that no widget in front of them contains whole.
 
-    The compositor paints front to back and the first widget to fill a cell wins, so a widget
-    behind another that covers its part of every dirty region shows nowhere in them: the containers
-    behind a pane (as wide as the screen, each of their lines cut into a piece per widget edge on
-    it) are then left out. Cost: widgets x regions x widgets in front, overlap tests at worst."""
-    bounds = Region.from_union(regions)
+    The compositor paints front to back and the first widget to fill a cell wins, so a region inside
+    one widget (most are: a widget refreshed its lines) hides it from every widget behind that one:
+    the containers behind a pane (as wide as the screen, each of their lines cut into a piece per
+    widget edge on it) are then left out. Cost: widgets x regions overlap tests at most."""
+    open_regions = list(regions)
     touched: dict[Widget, tuple[Region, Region]] = {}
-    in_front: list[Region] = []
     for widget, (region, clip) in widgets.items():
+        if not open_regions:
+            break
         shown = region.intersection(clip)
-        if not shown.overlaps(bounds):
-            continue
-        parts = [shown.intersection(dirty) for dirty in regions if shown.overlaps(dirty)]
-        if any(not any(front.contains_region(part) for front in in_front) for part in parts):
+        if any(shown.overlaps(dirty) for dirty in open_regions):
             touched[widget] = (region, clip)
-        in_front.append(shown)
+            open_regions = [dirty for dirty in open_regions if not shown.contains_region(dirty)]
     return touched
