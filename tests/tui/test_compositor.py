@@ -136,3 +136,21 @@ def test_touched_widgets_keeps_what_shows_in_a_region_in_render_order() -> None:
     assert list(touched_widgets(widgets, [Region(5, 5, 1, 1), Region(0, 46, 1, 1)])) == [a, behind]  # c's clipped part
     assert list(touched_widgets(widgets, [Region(8, 8, 4, 1)])) == [a, behind]  # beyond a's right edge
     assert list(touched_widgets(widgets, [Region(20, 20, 5, 5)])) == [behind]
+
+
+async def test_a_map_rebuilt_while_drawing_is_not_replaced_by_the_old_one(monkeypatch) -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        compositor = app.screen._compositor
+        original = Widget.render_lines
+
+        def render_lines(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
+            compositor._full_map_invalidated = True  # as after a scroll: a widget drawn asks for the map
+            compositor.full_map  # noqa: B018 - rebuilt, which drops the visible widgets
+            return original(self, crop)
+
+        monkeypatch.setattr(Widget, "render_lines", render_lines)
+        compositor._dirty_regions.update([Region(0, 0, 5, 1), Region(90, 30, 5, 1)])
+        assert SpanCompositor.render_partial_update(compositor) is not None
+        assert compositor._visible_widgets is None  # left for the new map to decide, not the old list put back

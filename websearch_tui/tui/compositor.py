@@ -36,11 +36,12 @@ class SpanCompositor(Compositor):
             return None
         self.cuts  # noqa: B018 - the cuts of every visible widget, computed (and kept) before the narrowing
         everything = self.visible_widgets
-        self._visible_widgets = touched_widgets(everything, regions)
+        narrowed = self._visible_widgets = touched_widgets(everything, regions)
         try:
             return super().render_partial_update()
         finally:
-            self._visible_widgets = everything
+            if self._visible_widgets is narrowed:  # not dropped meanwhile (a widget drawn asked for a new map)
+                self._visible_widgets = everything
 
 
 def touched_widgets(
