@@ -6,6 +6,7 @@ import random
 import re
 from collections import Counter
 
+from rich.cells import cell_len
 from textual._compositor import Compositor
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -44,13 +45,13 @@ class Host(App[None]):
         self.push_screen(Columns())
 
 
-CONTROL = re.compile(r"\x1b\[(\d+);(\d+)H|(\x1b\[[0-9;]*m)|(\x1b\]8;[^\x1b]*\x1b\\\\)|(\n)|([^\x1b\n])")
+CONTROL = re.compile(r"\x1b\[(\d+);(\d+)H|(\x1b\[[0-9;]*m)|(\x1b\]8;[^\x1b]*\x1b\\)|(\n)|([^\x1b\n])")
 """What a partial update writes: cursor moves, styles (SGR), hyperlinks (OSC 8), line ends, characters."""
 
 
 def cells(written: str) -> dict[tuple[int, int], tuple[str, str]]:
     """The cells ``written`` sets on a terminal: (x, y) -> (character, the styles and link in force).
-    Every span of an update starts with a cursor move; the characters written here are one cell wide."""
+    Every span of an update starts with a cursor move."""
     screen: dict[tuple[int, int], tuple[str, str]] = {}
     x = y = 0
     style = ""
@@ -61,7 +62,7 @@ def cells(written: str) -> dict[tuple[int, int], tuple[str, str]]:
             style = "" if sgr == "\x1b[0m" else style + sgr + link
         elif char:
             screen[x, y] = (char, style)
-            x += 1
+            x += cell_len(char)
     return screen
 
 
