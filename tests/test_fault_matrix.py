@@ -266,6 +266,8 @@ FAULTS: dict[str, Install] = {
     "comments_title": _hostile_title(COMMENTS_TITLE),
     "retry_spaces": _status(429, body=SPACES_BODY),
     "retry_inf": _status(429, retry_after="inf"),
+    "foreign_json": _rewrite(payload.foreign_json),
+    "foreign_sse": _rewrite(payload.foreign_sse),
 }
 
 
@@ -330,6 +332,8 @@ EXPECTED: dict[str, Expect] = {
     "comments_title": Expect(RunStatus.DONE),
     "retry_spaces": failed(ErrorKind.RATE_LIMIT, "(429", "rate limit", "too many requests", calls=ATTEMPTS),
     "retry_inf": failed(ErrorKind.RATE_LIMIT, "rate limit", "too many requests", calls=ATTEMPTS),
+    "foreign_json": failed(ErrorKind.UNRECOGNISED, "answered in a shape this version does not read"),
+    "foreign_sse": failed(ErrorKind.UNRECOGNISED, "answered in a shape this version does not read"),
 }
 """What every provider does under each fault, unless :data:`DIFFERENT` says otherwise."""
 

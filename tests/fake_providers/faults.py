@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from .server import FakeResponse, split_at, sse_event_bounds, utf8_split_offsets
+from .server import FakeResponse, split_at, sse_event_bounds, sse_response, utf8_split_offsets
 
 MARKUP_TITLE = "[bold red]x[/] \x1b[31mred\x1b]0;pwned\x07"
 """A hostile source title: Rich markup, an SGR colour escape and an OSC window-title escape."""
@@ -296,3 +296,29 @@ def pad(response: FakeResponse, size: int) -> FakeResponse:
         glue = b'"' + (b"" if rest[:1] in (b"}", b"]") else b", ")
         return response.with_body(data, [head, *blocks, glue + rest])
     return response.with_body(data, [b"<!-- ", *blocks, b" -->", data])
+
+
+FOREIGN_BODY: dict[str, Any] = {
+    "envelope": "acme.search/v9",
+    "hits": [{"headline": "Asyncio explained", "href": "https://example.org/asyncio", "blurb": "A tutorial."}],
+    "cursor": None,
+    "took_ms": 12,
+}
+"""A valid JSON answer of an API no provider speaks: none of the keys any parser reads."""
+FOREIGN_EVENTS: list[tuple[str, Any]] = [
+    ("progress", {"phase": "searching", "pct": 10}),
+    ("chunk", {"piece": {"text": "Asyncio is "}}),
+    ("chunk", {"piece": {"text": "a library."}}),
+    ("finish", {"hits": FOREIGN_BODY["hits"], "reason": "complete"}),
+]
+"""A valid event stream of an API no provider speaks: event names and payload keys no parser reads."""
+
+
+def foreign_json(response: FakeResponse) -> FakeResponse:
+    """A 200 ``application/json`` :data:`FOREIGN_BODY` in place of ``response``."""
+    return FakeResponse(200, {"Content-Type": "application/json"}, body=FOREIGN_BODY)
+
+
+def foreign_sse(response: FakeResponse) -> FakeResponse:
+    """A 200 ``text/event-stream`` of :data:`FOREIGN_EVENTS` in place of ``response``."""
+    return sse_response(FOREIGN_EVENTS)

@@ -35,6 +35,8 @@ class ErrorKind(str, Enum):
     TIMEOUT = "timeout"
     NETWORK = "network"
     PROTOCOL = "protocol"
+    UNRECOGNISED = "unrecognised_response"
+    """A 2xx answer in which the provider's parser found none of the fields it reads: its API changed."""
     EMPTY = "empty"
     CONFIG = "config"
     CANCELLED = "cancelled"
@@ -158,6 +160,11 @@ def all_failed_message(errors: list[tuple[str, str]]) -> str:
 def empty_message(label: str) -> str:
     """The seed message for a non-renderable 200 in auto mode."""
     return f"{label} returned no renderable search content."
+
+
+def nothing_found_message(label: str) -> str:
+    """The note of a genuinely empty result: the answer had the provider's usual shape, and nothing in it."""
+    return f"{label} answered in its usual shape with no answer and no sources for this query."
 
 
 def excerpt(body: str, limit: int = ERROR_EXCERPT_CHARS) -> str:

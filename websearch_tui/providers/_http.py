@@ -40,6 +40,7 @@ from httpcore._async.connection_pool import AsyncPoolRequest, PoolByteStream
 from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
 from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.providers._shape import Shape, ShapeSeen, check, unrecognised
 from websearch_tui.providers.base import ProviderContext
 
 MAX_RETRIES = 3
@@ -251,6 +252,8 @@ class HttpRequest:
         retry: the :class:`RetryPolicy`.
         read_timeout: at most this many seconds to wait for the response (default: until the
             deadline), never past the deadline.
+        expect: the :class:`._shape.Shape` of a 2xx JSON answer: ``reply.json()`` raises
+            ``unrecognised_response`` for a body that does not have it (``None``: not checked).
     """
 
     method: str
@@ -263,6 +266,7 @@ class HttpRequest:
     describe_auth: bool = False
     retry: RetryPolicy = RetryPolicy()
     read_timeout: float | None = None
+    expect: Shape | None = None
 
     @classmethod
     def post_json(
@@ -273,11 +277,14 @@ class HttpRequest:
         *,
         describe_error: ErrorDescriber | None = None,
         retry: RetryPolicy = RetryPolicy(),
+        expect: Shape | None = None,
     ) -> HttpRequest:
         """The call most JSON APIs take: ``POST url`` with the JSON ``body``, ``headers`` (the
-        credential) and ``Accept: application/json``."""
+        credential) and ``Accept: application/json``; ``expect`` as the class attribute."""
         accept = {**headers, "Accept": "application/json"}
-        return cls("POST", url, headers=accept, json_body=body, describe_error=describe_error, retry=retry)
+        return cls(
+            "POST", url, headers=accept, json_body=body, describe_error=describe_error, retry=retry, expect=expect
+        )
 
 
 @dataclass(frozen=True)
@@ -285,12 +292,13 @@ class HttpReply:
     """A 2xx answer to :func:`send`, its body already read whole (decompressed bytes).
 
     ``response`` is the ``httpx.Response`` whose body was read (for ``status_code`` and ``headers``);
-    ``spec`` names the provider in protocol errors.
+    ``spec`` names the provider in protocol errors; ``expect`` is the request's :class:`._shape.Shape`.
     """
 
     spec: ProviderSpec
     response: httpx.Response
     body: bytes
+    expect: Shape | None = None
 
     @property
     def headers(self) -> httpx.Headers:
@@ -308,12 +316,13 @@ class HttpReply:
         return _decode(self.response, self.body)
 
     def json(self) -> Any:
-        """The body parsed as JSON (see :func:`parse_json_body`).
+        """The body parsed as JSON (see :func:`parse_json_body`), checked against ``expect``.
 
         Raises:
-            ProviderError: ``protocol`` for an HTML, empty or malformed body.
+            ProviderError: ``protocol`` for an HTML, empty or malformed body; ``unrecognised_response``
+                for an event stream, or JSON without the request's expected shape.
         """
-        return parse_json_body(self.spec, self.response, self.body)
+        return parse_json_body(self.spec, self.response, self.body, self.expect)
 
 
 _HttpFailure = httpx.TransportError | httpx.DecodingError | httpx.InvalidURL
@@ -351,7 +360,7 @@ async def send(ctx: ProviderContext, request: HttpRequest) -> HttpReply:
             if response.status_code >= 300:
                 text = _decode(response, body)
                 raise error_from_response(ctx, response, text, request.describe_error, request.describe_auth)
-            return HttpReply(ctx.spec, response, body)
+            return HttpReply(ctx.spec, response, body, request.expect)
         except _FAILURES as exc:
             answered = isinstance(exc, ProviderError) and exc.status is not None
             final = (_may_have_arrived(exc) and not _is_get(request.method)) or (
@@ -569,10 +578,16 @@ def _decode(response: httpx.Response, body: bytes) -> str:
     return body.decode(response.encoding or "utf-8", errors="replace")
 
 
-def parse_json_body(spec: ProviderSpec, response: httpx.Response, body: bytes) -> Any:
-    """Parse ``spec``'s provider's 2xx body as JSON; HTML, empty or malformed bodies raise ``protocol``."""
+def parse_json_body(spec: ProviderSpec, response: httpx.Response, body: bytes, expect: Shape | None = None) -> Any:
+    """Parse ``spec``'s provider's 2xx body as JSON; HTML, empty or malformed bodies raise ``protocol``.
+
+    With ``expect`` (the :class:`._shape.Shape` the parser reads), an event stream where JSON was
+    asked for, or JSON without that shape, raises ``unrecognised_response`` naming what came.
+    """
     text = _decode(response, body).strip()
     content_type = response.headers.get("content-type", "").lower()
+    if expect is not None and "text/event-stream" in content_type:
+        raise unrecognised(spec, _stream_shape(text, content_type), response.status_code)
     looks_json = text[:1] in ("{", "[")
     if not text or ("json" not in content_type and not looks_json):
         shown = content_type.split(";")[0] or "no content type"
@@ -581,7 +596,7 @@ def parse_json_body(spec: ProviderSpec, response: httpx.Response, body: bytes) -
             what = f"{shown} instead of JSON (HTTP {response.status_code}): {excerpt(text, 200)}"
         raise ProviderError(spec.id, ErrorKind.PROTOCOL, f"{spec.label} returned {what}", status=response.status_code)
     try:
-        return json.loads(text)
+        parsed = json.loads(text)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than the decoder goes
         raise ProviderError(
             spec.id,
@@ -589,6 +604,25 @@ def parse_json_body(spec: ProviderSpec, response: httpx.Response, body: bytes) -
             f"{spec.label} returned malformed JSON (HTTP {response.status_code}): {exc}",
             status=response.status_code,
         ) from None
+    return check(spec, expect, parsed, content_type.split(";")[0], response.status_code)
+
+
+def _stream_shape(text: str, content_type: str) -> ShapeSeen:
+    """The names in an event-stream body read whole: event names and the payloads' keys and types."""
+    seen = ShapeSeen(content_type=content_type.split(";")[0])
+    name = "message"
+    for line in text.splitlines():
+        field_name, _, value = line.partition(":")
+        if field_name == "event":
+            name = value.strip() or "message"
+        elif field_name == "data":
+            try:
+                payload = json.loads(value)
+            except (ValueError, RecursionError):
+                payload = None
+            seen.observe(None, name, payload)
+            name = "message"
+    return seen
 
 
 def error_from_response(
@@ -737,6 +771,7 @@ async def stream_sse(
     retry_http_errors: bool = True,
     max_retries: int = MAX_RETRIES,
     json_fallback: bool = False,
+    expect: Shape | None = None,
 ) -> AsyncGenerator[tuple[str, Any], None]:
     """POST/GET and yield ``(event_name, parsed JSON payload)`` per server-sent event.
 
@@ -747,10 +782,13 @@ async def stream_sse(
     has begun nothing is resent, so a paid call is not billed twice.
     With ``json_fallback``, a 2xx JSON response (a server that ignored ``stream: true``) is read
     whole and yielded once as ``("json", payload)`` instead of failing as ``protocol``.
+    With ``expect`` (the :class:`._shape.Shape` the parser reads), a stream that ends without one
+    payload of that shape, or a JSON body without it, raises ``unrecognised_response``.
 
     Raises:
         ProviderError: as :func:`send`, plus ``protocol`` when the response is not
-            ``text/event-stream`` or the stream exceeds ``ctx.max_body_bytes`` (decoded) bytes.
+            ``text/event-stream`` or the stream exceeds ``ctx.max_body_bytes`` (decoded) bytes, and
+            ``unrecognised_response`` as above.
     """
     policy = RetryPolicy(max_retries, retry_http_errors)
     attempt = 0
@@ -761,12 +799,15 @@ async def stream_sse(
                 ctx.client, method, url, headers=dict(headers or {}), json=json_body, timeout=_timeout(ctx)
             ) as source:
                 status = source.response.status_code
-                if json_fallback and _is_json_response(source.response):
+                if (json_fallback or expect is not None) and _is_json_response(source.response):
                     body = await read_capped(ctx, source.response)
-                    yield "json", parse_json_body(ctx.spec, source.response, body)
+                    parsed = parse_json_body(ctx.spec, source.response, body, expect)
+                    if not json_fallback:  # the expected shape, but not streamed
+                        await _check_stream_response(ctx, source.response, describe_error, body)
+                    yield "json", parsed
                     return
                 await _check_stream_response(ctx, source.response, describe_error)
-                async for item in _iter_payloads(ctx, source.response):
+                async for item in _iter_payloads(ctx, source.response, expect):
                     yield item
             return
         except _FAILURES as exc:
@@ -813,14 +854,15 @@ def _is_json_response(response: httpx.Response) -> bool:
 
 
 async def _check_stream_response(
-    ctx: ProviderContext, response: httpx.Response, describe_error: ErrorDescriber | None
+    ctx: ProviderContext, response: httpx.Response, describe_error: ErrorDescriber | None, body: bytes | None = None
 ) -> None:
+    """Raise for a non-2xx answer or one that is not an event stream (``body``: already read)."""
     if response.status_code >= 300:
-        body = await read_capped(ctx, response)
+        body = await read_capped(ctx, response) if body is None else body
         raise error_from_response(ctx, response, _decode(response, body), describe_error)
     content_type = response.headers.get("content-type", "").lower()
     if "text/event-stream" not in content_type:
-        body = await read_capped(ctx, response)
+        body = await read_capped(ctx, response) if body is None else body
         raise ProviderError(
             ctx.spec.id,
             ErrorKind.PROTOCOL,
@@ -830,10 +872,14 @@ async def _check_stream_response(
         )
 
 
-async def _iter_payloads(ctx: ProviderContext, response: httpx.Response) -> AsyncIterator[tuple[str, Any]]:
-    """Parsed JSON payloads; a stream whose every payload was not JSON raises ``protocol`` at its end."""
+async def _iter_payloads(
+    ctx: ProviderContext, response: httpx.Response, expect: Shape | None = None
+) -> AsyncIterator[tuple[str, Any]]:
+    """Parsed JSON payloads; a stream whose every payload was not JSON raises ``protocol`` at its end,
+    one in which ``expect`` (when given) knew no payload raises ``unrecognised_response`` there."""
     skipped: list[str] = []
     parsed = False
+    seen = ShapeSeen(content_type="text/event-stream")
     async for event in httpx_sse.EventSource(_CappedText(ctx, response)).aiter_sse():  # type: ignore[arg-type]
         data = event.data.strip()
         if not data or data == "[DONE]":
@@ -844,7 +890,11 @@ async def _iter_payloads(ctx: ProviderContext, response: httpx.Response) -> Asyn
             skipped.append(data)
             continue
         parsed = True
+        if expect is not None and not seen.known:
+            seen.observe(expect, event.event or "message", payload)
         yield event.event or "message", payload
+    if expect is not None and parsed and not seen.known:
+        raise unrecognised(ctx.spec, seen, response.status_code)
     if skipped and not parsed:
         raise ProviderError(
             ctx.spec.id,

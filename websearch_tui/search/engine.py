@@ -38,6 +38,7 @@ from websearch_tui.core.errors import (
     ProviderError,
     credential_origin,
     empty_message,
+    nothing_found_message,
     register_secret,
 )
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
@@ -520,6 +521,8 @@ class Engine:
             status = RunStatus.FAILED
         else:
             status = RunStatus.DONE if builder.response.is_renderable() else RunStatus.EMPTY
+        if status is RunStatus.EMPTY:  # a known shape with nothing in it (an unknown one failed above)
+            tracker.event(Note(nothing_found_message(spec.label)))
         outcome = self._outcome(provider_id, status, builder, error, started, tracker)
         if record is not None:
             record(outcome)
