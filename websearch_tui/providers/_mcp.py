@@ -36,6 +36,7 @@ from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, mentions_quota
 from websearch_tui.providers._http import ErrorDescriber, HttpReply, HttpRequest, send
 from websearch_tui.providers._parse import as_list
+from websearch_tui.providers._shape import Shape, check_all
 from websearch_tui.providers.base import ProviderContext
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -45,6 +46,10 @@ CLIENT_INFO = {"name": "websearch-tui", "version": __version__}
 _RATE_LIMIT_TEXT = re.compile(r"rate.?limit|too many requests", re.IGNORECASE)
 _VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 """What the session id and protocol version may hold: they go back out as HTTP header values."""
+
+
+SHAPE = Shape.of("jsonrpc", "result", "error", "method")
+"""A JSON-RPC 2.0 message (a reply, an error or a notification): what every MCP reply is made of."""
 
 
 @dataclass(frozen=True)
@@ -291,7 +296,9 @@ class McpSession:
     async def _rpc(self, method: str, params: Mapping[str, Any]) -> tuple[Any, HttpReply]:
         request_id = uuid.uuid4().hex
         reply = await self._post({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        messages = parse_messages(self.ctx, reply.text, reply.headers.get("content-type", ""), reply.status_code)
+        content_type = reply.headers.get("content-type", "")
+        messages = parse_messages(self.ctx, reply.text, content_type, reply.status_code)
+        check_all(self.ctx.spec, SHAPE, messages, content_type.split(";")[0], reply.status_code)
         for message in messages:
             failure = self.hooks.check_reply(self.ctx, message)
             if failure is not None:

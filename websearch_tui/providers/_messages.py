@@ -45,6 +45,7 @@ from websearch_tui.core.models import (
 from websearch_tui.core.text import plain_text, safe_url, sanitize
 from websearch_tui.providers import _http, _parse, _stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/messages"
@@ -85,6 +86,14 @@ STREAM_ERROR_KINDS = {
 _NON_ANSWER_BLOCKS = frozenset({"text", "thinking", "redacted_thinking"})
 _CLAUDE_MODEL = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?")
 _CREDIT_TEXT = re.compile(r"credit balance is too low|billing", re.IGNORECASE)
+
+
+SHAPE = Shape.of(
+    "content",
+    "stop_reason",
+    types=("message", "message_start", "content_block_start", "content_block_delta", "message_delta", "error"),
+)
+"""A Messages answer: a whole ``message`` (``content``, ``stop_reason``) or its stream events."""
 
 
 @dataclass(frozen=True)
@@ -650,7 +659,7 @@ async def run(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> A
             body = {**body, "messages": [first_message, assistant]}
         parser.start_turn()
         if flavor.stream:
-            payloads = _stream.sse_payloads(ctx, url, headers=headers, body=body, describe_error=describe)
+            payloads = _stream.sse_payloads(ctx, url, headers=headers, body=body, describe_error=describe, expect=SHAPE)
         else:
             payloads = _whole_message(ctx, url, headers, body, describe)
         async with aclosing(_stream.feed_payloads(ctx, parser, payloads, on_error=requalify)) as events:
@@ -670,5 +679,5 @@ async def _whole_message(
 ) -> _stream.Payloads:
     """One non-streamed turn (``stream: false``) as the payloads of a stream: the reply body, once,
     named ``"json"``."""
-    whole = _http.HttpRequest("POST", url, headers=headers, json_body=body, describe_error=describe)
+    whole = _http.HttpRequest("POST", url, headers=headers, json_body=body, describe_error=describe, expect=SHAPE)
     yield "json", (await _http.send(ctx, whole)).json()

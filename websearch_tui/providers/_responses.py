@@ -44,6 +44,7 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
 from websearch_tui.providers import _http, _parse, _prompt
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
@@ -654,6 +655,10 @@ def _usage(response: dict[str, Any], search_calls: int) -> Usage | None:
 # --------------------------------------------------------------------------- running
 
 
+SHAPE = Shape.of("output", "status", types=("error",), type_prefixes=("response.",))
+"""A Responses answer: a whole response (``output``, ``status``) or ``response.*`` / ``error`` events."""
+
+
 async def stream_search(
     request: SearchRequest,
     ctx: ProviderContext,
@@ -686,7 +691,9 @@ async def stream_search(
         max_results=request.max_results,
         **parser_options,
     )
-    events = feed_stream(ctx, url, headers=headers, body=dict(body), describe_error=describe_error, parser=parser)
+    events = feed_stream(
+        ctx, url, headers=headers, body=dict(body), describe_error=describe_error, parser=parser, expect=SHAPE
+    )
     async with aclosing(events) as stream_events:
         async for event in stream_events:
             yield event
@@ -736,6 +743,7 @@ async def run_whole(
         headers=headers,
         json_body=dict(body),
         describe_error=describe_error,
+        expect=SHAPE,
     )
     payload = (await _http.send(ctx, whole)).json()
     return parser.whole(payload), payload

@@ -124,14 +124,17 @@ def _names(names: list[str]) -> str:
     return shown + ", ..." if len(names) > MAX_NAMES else shown
 
 
-def unrecognised(spec: ProviderSpec, seen: ShapeSeen, status: int | None = None) -> ProviderError:
+def unrecognised(spec: ProviderSpec, seen: ShapeSeen | str, status: int | None = None) -> ProviderError:
     """The ``unrecognised_response`` error for an answer no parser of ``spec``'s provider reads:
     ``"Perplexity answered in a shape this version does not read (application/json; keys: id,
-    output, usage). Its API may have changed; websearch-tui doctor perplexity checks it."``."""
+    output, usage). Its API may have changed; websearch-tui doctor perplexity checks it."``.
+    ``seen`` is what came (:class:`ShapeSeen`), or a short description of our own words
+    (``"MCP tool text without result blocks"``)."""
+    described = seen if isinstance(seen, str) else seen.describe()
     return ProviderError(
         spec.id,
         ErrorKind.UNRECOGNISED,
-        f"{spec.label} answered in a shape this version does not read ({seen.describe()}). "
+        f"{spec.label} answered in a shape this version does not read ({described}). "
         f"Its API may have changed; websearch-tui doctor {spec.id} checks it.",
         status=status,
     )
@@ -147,4 +150,20 @@ def check(spec: ProviderSpec, shape: Shape | None, payload: Any, content_type: s
         return payload
     seen = ShapeSeen(content_type=content_type)
     seen.observe(shape, "json", payload)
+    raise unrecognised(spec, seen, status)
+
+
+def check_all(
+    spec: ProviderSpec, shape: Shape, payloads: list[Any], content_type: str, status: int | None = None
+) -> None:
+    """Return when ``shape`` knows at least one of ``payloads`` (the messages of one reply).
+
+    Raises:
+        ProviderError: :func:`unrecognised` naming the keys of all of them otherwise.
+    """
+    if any(shape.knows("json", payload) for payload in payloads):
+        return
+    seen = ShapeSeen(content_type=content_type)
+    for payload in payloads:
+        seen.observe(None, "json", payload)
     raise unrecognised(spec, seen, status)

@@ -129,6 +129,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
                 json_body=second,
                 describe_error=describe_error,
                 read_timeout=ctx.remaining(),
+                expect=_responses.SHAPE,
             )
             payload = (await _http.send(ctx, continuation)).json()
         except ProviderError as error:  # keep the first answer, which is already paid for

@@ -23,12 +23,17 @@ from websearch_tui.providers._parse import (
     limit_sources,
     sources_from,
 )
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/res/v1/web/search"
 DEFAULT_COUNT = 10
 MAX_COUNT = 20  # count > 20 is an HTTP 422
 FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
+
+
+SHAPE = Shape.of("web", "results", "query", "mixed", types=("search", "news"))
+"""A Brave answer: a web-search body (``type: search``; no ``web`` when nothing was found) or a news body."""
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -46,6 +51,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         headers={"X-Subscription-Token": key, "Accept": "application/json"},
         params=build_params(request, ctx),
         describe_error=describe_error,
+        expect=SHAPE,
     )
     reply = await send(ctx, search)
     data = reply.json()

@@ -38,12 +38,16 @@ from websearch_tui.providers._parse import (
     sources_from,
     usage_from,
 )
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/alpha/search"
 DEFAULT_MODEL = "gpt-5.6-luna"
 DEFAULT_CONTEXT_SIZE = "low"
 ERROR_KEYS = ("error", "message", "detail")
+
+SHAPE = Shape.of("output", "output_text", "results", "error")
+"""A Codex Alpha Search answer: ``output``/``output_text`` and ``results``, or an ``error`` envelope."""
 
 describe_error = api_error_describer("Codex Alpha Search API error", lambda parsed: find_message(parsed, ERROR_KEYS))
 """``Codex Alpha Search API error (<s>): <message>`` from ``{"error": {"message"}}`` or ``{"detail"}`` bodies."""
@@ -64,7 +68,9 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     key = ctx.require_api_key()
     model = ctx.model() or DEFAULT_MODEL
     headers = {"Authorization": f"Bearer {key}", "User-Agent": USER_AGENT}
-    search = HttpRequest.post_json(url, build_body(request, ctx, model), headers, describe_error=describe_error)
+    search = HttpRequest.post_json(
+        url, build_body(request, ctx, model), headers, describe_error=describe_error, expect=SHAPE
+    )
     reply = await send(ctx, search)
     payload = check_body(ctx, reply.json())
     request_id = header(reply.headers, "x-request-id", "request-id") or plain_text(payload.get("id"), collapse=True)

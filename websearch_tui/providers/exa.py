@@ -35,6 +35,7 @@ from websearch_tui.providers._parse import (
     sources_from,
     start_date,
 )
+from websearch_tui.providers._shape import Shape, unrecognised
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/search"
@@ -47,6 +48,9 @@ RATE_LIMIT_MESSAGE = "Exa free MCP rate limit reached (429); add an Exa API key 
 RECENCY_IGNORED = "Exa keyless MCP ignores recency; add an Exa API key"
 AUTO_NEEDS_KEY = "Exa: keyless MCP is not used in auto mode (it can hang before failing over); add an Exa API key"
 
+
+SHAPE = Shape.of("results", "requestId")
+"""An Exa ``/search`` answer: ``results`` and ``requestId``."""
 
 describe_error = api_error_describer(
     "Exa API error", lambda parsed: find_message(parsed, ("error", "message", "detail"))
@@ -82,7 +86,9 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
 
 async def _rest(request: SearchRequest, ctx: ProviderContext, key: str) -> AsyncIterator[SearchEvent]:
     url = join_url(ctx.base_url(), PATH)
-    search = HttpRequest.post_json(url, build_body(request), {"x-api-key": key}, describe_error=describe_error)
+    search = HttpRequest.post_json(
+        url, build_body(request), {"x-api-key": key}, describe_error=describe_error, expect=SHAPE
+    )
     reply = await send(ctx, search)
     payload = as_dict(reply.json())
     if not isinstance(payload.get("results", []), list):
@@ -143,8 +149,8 @@ def parse_mcp_payload(ctx: ProviderContext, payload: Any) -> SourceList:
     """Sources from an MCP payload: ``{"results": [...]}``, a bare list, or plain-text blocks.
 
     Raises:
-        ProviderError: ``protocol`` ("Exa MCP search returned unexpected response shape.") for a
-            JSON payload without results or text that has neither blocks nor the no-results line.
+        ProviderError: ``unrecognised_response`` for a JSON payload without results or text that
+            has neither blocks nor the no-results line.
     """
     if isinstance(payload, dict) and isinstance(payload.get("results"), list):
         return parse_results(payload["results"])
@@ -156,7 +162,7 @@ def parse_mcp_payload(ctx: ProviderContext, payload: Any) -> SourceList:
             return SourceList()
         if blocks or _KEY_LINE.search(payload.strip().splitlines()[0] if payload.strip() else ""):
             return blocks
-    raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Exa MCP search returned unexpected response shape.")
+    raise unrecognised(ctx.spec, "MCP tool result: neither a results list nor result blocks")
 
 
 def parse_text_blocks(text: str) -> SourceList:

@@ -47,6 +47,7 @@ from websearch_tui.core.models import (
 from websearch_tui.core.text import plain_text, safe_url, sanitize
 from websearch_tui.providers import _grounding, _http, _parse
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
@@ -61,6 +62,10 @@ INVALID_KEY_MARKERS = ("API key not valid", "API_KEY_INVALID")
 RESOLVE_MARGIN = 0.5
 """Seconds of the provider deadline left unused by redirect resolution (the engine's own deadline
 must not fire while the resolved sources are being sent)."""
+
+
+SHAPE = Shape.of("candidates", "usageMetadata", "promptFeedback", "modelVersion", "error")
+"""A ``generateContent`` chunk (or whole response): ``candidates``, ``usageMetadata``, ... or ``error``."""
 
 
 def build_body(request: SearchRequest) -> dict[str, Any]:
@@ -364,6 +369,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         describe_error=describe_error,
         parser=parser,
         on_error=lambda exc: _reclassify(exc, ctx.spec.label),
+        expect=SHAPE,
     )
     async with aclosing(events) as running:
         async for event in running:

@@ -34,6 +34,7 @@ from websearch_tui.providers._parse import (
     limit_sources,
     sources_from,
 )
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/"
@@ -44,6 +45,9 @@ NO_RESULTS_NAME = "AssertionFailureError"
 NO_RESULTS_STATUS = 42206
 MESSAGE_KEYS = ("readableMessage", "message", "error", "detail")
 _SITE = re.compile(r"(?<!\S)site:(\S+)", re.IGNORECASE)
+
+SHAPE = Shape.of("data", "code", "name", list_ok=True)
+"""A Jina answer: ``{"code", "status", "data": [...]}``, its ``AssertionFailureError`` envelope, or a list."""
 
 describe_error = api_error_describer("Jina API error", lambda parsed: find_message(parsed, MESSAGE_KEYS))
 """``Jina API error (<s>): <readableMessage | message>`` (nested error objects searched too)."""
@@ -74,6 +78,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
                 params=build_params(query, request),
                 describe_error=watcher.describe,
                 retry=RetryPolicy(max_retries=1),  # site-restricted searches can 500 repeatedly (jina-ai/reader#1258)
+                expect=SHAPE,
             ),
         )
         data = reply.json()

@@ -44,6 +44,7 @@ from websearch_tui.providers._parse import (
     start_date,
     text_list,
 )
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH_V1 = "/api/v1/search"
@@ -67,6 +68,10 @@ KEY_HINTS = {
     "v0": "Kagi's legacy v0 API needs a v0 (Bot) key; v1 keys are rejected there.",
 }
 V0_RECENCY_IGNORED = "Recency is not supported by Kagi's legacy v0 API; results are not filtered by date."
+
+
+SHAPE = Shape.of("data", "error")
+"""A Kagi answer (v0 and v1): ``data`` (with ``meta``), or the ``error`` envelope."""
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -111,11 +116,12 @@ async def _fetch(request: SearchRequest, ctx: ProviderContext, key: str, version
             headers={"Authorization": f"Bot {key}", "Accept": "application/json"},
             params={"q": request.query, "limit": str(limit)},
             describe_error=describer,
+            expect=SHAPE,
         )
     else:
         url = join_url(ctx.base_url(), PATH_V1)
         search = HttpRequest.post_json(
-            url, build_body(request), {"Authorization": f"Bearer {key}"}, describe_error=describer
+            url, build_body(request), {"Authorization": f"Bearer {key}"}, describe_error=describer, expect=SHAPE
         )
     try:
         return (await send(ctx, search)).json()

@@ -25,6 +25,7 @@ from websearch_tui.providers._parse import (
     limit_sources,
     sources_from,
 )
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/search"
@@ -35,6 +36,9 @@ KEY_HINT = (
     "Kimi Code Search accepts only a Kimi Code console key (KIMI_SEARCH_API_KEY), "
     "not a Moonshot Open Platform key (MOONSHOT_API_KEY)."
 )
+
+SHAPE = Shape.of("search_results")
+"""A Kimi Code search answer: ``search_results``."""
 
 describe_error = api_error_describer("Kimi search API error")
 """``Kimi search API error (<s>): <error.message | message | detail | body>``."""
@@ -52,7 +56,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     try:
         url = join_url(ctx.base_url(), PATH)
         search = HttpRequest.post_json(
-            url, build_body(request), {"Authorization": f"Bearer {key}"}, describe_error=describe_error
+            url, build_body(request), {"Authorization": f"Bearer {key}"}, describe_error=describe_error, expect=SHAPE
         )
         reply = await send(ctx, search)
         data = reply.json()

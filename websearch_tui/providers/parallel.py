@@ -16,7 +16,6 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound, Usage
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import HttpRequest, join_url, send
@@ -34,6 +33,7 @@ from websearch_tui.providers._parse import (
     sources_from,
     start_date,
 )
+from websearch_tui.providers._shape import Shape, ShapeSeen, unrecognised
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/search"
@@ -44,6 +44,10 @@ MAX_OBJECTIVE = 5000
 MAX_SEARCH_QUERY = 200
 RATE_LIMIT_MESSAGE = "Parallel MCP rate limit reached (429); configure a Parallel API key"
 RECENCY_IGNORED = "Parallel keyless MCP ignores recency; add a Parallel API key"
+
+
+SHAPE = Shape.of("results", "search_id", list_ok=True)
+"""A Parallel search answer: ``results`` and ``search_id`` (a bare list of results is read too)."""
 
 
 def error_message(parsed: Any) -> str | None:
@@ -75,7 +79,9 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     key = ctx.api_key
     if key:
         url = join_url(ctx.base_url(), PATH)
-        search = HttpRequest.post_json(url, build_body(request), {"x-api-key": key}, describe_error=describe_error)
+        search = HttpRequest.post_json(
+            url, build_body(request), {"x-api-key": key}, describe_error=describe_error, expect=SHAPE
+        )
         reply = await send(ctx, search)
         payload = _results_payload(ctx, reply.json())
         request_id = plain_text(payload.get("search_id"), collapse=True) or header(reply.headers, "x-request-id")
@@ -134,7 +140,9 @@ def _results_payload(ctx: ProviderContext, data: Any) -> dict[str, Any]:
         return {"results": data}
     if isinstance(data, dict) and isinstance(data.get("results", []), list):
         return data
-    raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Parallel returned a body without a results list.")
+    seen = ShapeSeen(content_type="search result")
+    seen.observe(None, "json", data)
+    raise unrecognised(ctx.spec, seen)
 
 
 def parse_results(rows: object) -> SourceList:

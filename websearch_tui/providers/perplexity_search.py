@@ -15,6 +15,7 @@ from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import HttpRequest, RetryPolicy, join_url, send
 from websearch_tui.providers._parse import SourceList, as_dict, clamp_count, header, limit_sources, sources_from
 from websearch_tui.providers._perplexity import describe_error
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/search"
@@ -23,6 +24,10 @@ MAX_COUNT = 20
 RECENCY_FILTERS = {"day": "day", "week": "week", "month": "month", "year": "year"}
 FINAL_ANSWERS = RetryPolicy(max_retries=1, retry_http_errors=False)
 """Any HTTP answer from Perplexity is final (PROVIDERS.md §1.12); one resend after a failed connection."""
+
+
+SHAPE = Shape.of("results")
+"""A Perplexity Search API answer: ``results`` (and ``id``)."""
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
@@ -36,7 +41,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     key = ctx.require_api_key()
     url, body = join_url(ctx.base_url(), PATH), build_body(request)
     search = HttpRequest.post_json(
-        url, body, {"Authorization": f"Bearer {key}"}, describe_error=describe_error, retry=FINAL_ANSWERS
+        url, body, {"Authorization": f"Bearer {key}"}, describe_error=describe_error, retry=FINAL_ANSWERS, expect=SHAPE
     )
     reply = await send(ctx, search)
     payload = as_dict(reply.json())

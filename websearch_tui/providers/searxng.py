@@ -34,6 +34,7 @@ from websearch_tui.providers._parse import (
     sources_from,
     text_list,
 )
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/search"
@@ -41,6 +42,9 @@ TIME_RANGE = {"day": "day", "week": "month", "month": "month", "year": "year"}
 MAX_ANSWERS = 3
 JSON_DISABLED = "This SearXNG instance has JSON output disabled; add `json` to `search.formats` in settings.yml"
 _BANG = re.compile(r"(?<!\S)!!\S*")
+
+SHAPE = Shape.of("results", "answers", "number_of_results", "query")
+"""A SearXNG ``format=json`` answer: ``query``, ``results``, ``answers``, ``number_of_results``, ..."""
 
 describe_error = api_error_describer("SearXNG API error")
 """``SearXNG API error (<s>): <body excerpt>``."""
@@ -74,6 +78,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             headers=headers,
             params=build_params(query, request, ctx),
             describe_error=describe_error,
+            expect=SHAPE,
         )
         data = (await send(ctx, search)).json()
     except ProviderError as exc:

@@ -14,9 +14,13 @@ from typing import Any
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import SourceList, api_error_describer, as_dict, limit_sources, sources_from
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v2/search"
+
+SHAPE = Shape.of("results")
+"""A Synthetic answer: ``results``."""
 
 describe_error = api_error_describer("Synthetic API error")
 """``Synthetic API error (<s>): <error.message | message | detail | body>``."""
@@ -35,7 +39,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     key = ctx.require_api_key()
     url = join_url(ctx.base_url(), PATH)
     search = HttpRequest.post_json(
-        url, {"query": request.query}, {"Authorization": f"Bearer {key}"}, describe_error=describe_error
+        url, {"query": request.query}, {"Authorization": f"Bearer {key}"}, describe_error=describe_error, expect=SHAPE
     )
     data = (await send(ctx, search)).json()
     yield Metadata(auth_mode="api_key")

@@ -34,6 +34,7 @@ from websearch_tui.providers._parse import (
     sources_from,
     text_list,
 )
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/search"
@@ -41,6 +42,9 @@ DEFAULT_COUNT = 5
 MAX_COUNT = 20
 TIME_FILTERS = ("time_range", "start_date", "end_date")
 ANSWER_MODES = {"basic": "basic", "advanced": "advanced", "true": "basic", "false": False, "none": False, "": False}
+
+SHAPE = Shape.of("results", "answer", "query")
+"""A Tavily answer: ``results`` (and ``answer``, ``query``)."""
 
 describe_error = api_error_describer(
     "Tavily API error", lambda parsed: find_message(parsed, ("detail", "error", "message"))
@@ -62,7 +66,9 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     key = ctx.require_api_key()
     body = build_body(request, ctx)
     url = join_url(ctx.base_url(), PATH)
-    search = HttpRequest.post_json(url, body, {"Authorization": f"Bearer {key}"}, describe_error=describe_error)
+    search = HttpRequest.post_json(
+        url, body, {"Authorization": f"Bearer {key}"}, describe_error=describe_error, expect=SHAPE
+    )
     reply = await send(ctx, search)
     data = reply.json()
     note = None

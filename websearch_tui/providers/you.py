@@ -29,6 +29,7 @@ from websearch_tui.providers._parse import (
     limit_sources,
     sources_from,
 )
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/search"
@@ -36,6 +37,9 @@ DEFAULT_COUNT = 10
 MAX_COUNT = 20
 SECTIONS = ("web", "news")
 FRESHNESS = {"day": "day", "week": "week", "month": "month", "year": "year"}
+
+SHAPE = Shape.of("results", "hits")
+"""A You.com answer: ``results`` (``{"web": [...], "news": [...]}``), or the older ``hits``."""
 
 describe_error = api_error_describer(
     "You.com API error", lambda parsed: find_message(parsed, ("detail", "message", "error", "title"))
@@ -54,7 +58,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     key = ctx.require_api_key()
     body = build_body(request)
     url = join_url(ctx.base_url(), PATH)
-    search = HttpRequest.post_json(url, body, {"X-API-Key": key}, describe_error=describe_error)
+    search = HttpRequest.post_json(url, body, {"X-API-Key": key}, describe_error=describe_error, expect=SHAPE)
     reply = await send(ctx, search)
     data = reply.json()
     payload = as_dict(data)

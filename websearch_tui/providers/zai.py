@@ -23,7 +23,6 @@ payload decoding.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest
 from websearch_tui.core.text import plain_text, sanitize, truncate
 from websearch_tui.providers._mcp import McpHooks, McpSession, open_session
 from websearch_tui.providers._parse import as_dict, as_list, clamp_count, code_text, find_message, limit_sources
+from websearch_tui.providers._shape import ShapeSeen, unrecognised
 from websearch_tui.providers._zhipu import RECENCY_FILTERS, code_kind, error_envelope, parse_results
 from websearch_tui.providers.base import ProviderContext
 
@@ -293,8 +293,8 @@ def result_rows(ctx: ProviderContext, payload: Any) -> tuple[list[Any], dict[str
     text (not JSON) gives no rows and the cleaned text (never the answer).
 
     Raises:
-        ProviderError: for a ``{"success": false}`` or ``{"error": {...}}`` object; ``protocol``
-            for an object without a result list.
+        ProviderError: for a ``{"success": false}`` or ``{"error": {...}}`` object;
+            ``unrecognised_response`` for an object without a result list.
     """
     if isinstance(payload, list):
         return payload, {}, ""
@@ -308,9 +308,9 @@ def result_rows(ctx: ProviderContext, payload: Any) -> tuple[list[Any], dict[str
         for key in ("search_result", "results", "items", "data"):
             if isinstance(candidate.get(key), list):
                 return candidate[key], candidate, ""
-    raise ProviderError(
-        ctx.spec.id, ErrorKind.PROTOCOL, f"Z.AI Web Search returned no result list: {excerpt(json.dumps(body), 200)}"
-    )
+    seen = ShapeSeen(content_type="MCP tool result")
+    seen.observe(None, "json", body)
+    raise unrecognised(ctx.spec, seen)
 
 
 def failure_body(message: Any) -> tuple[str, str] | None:

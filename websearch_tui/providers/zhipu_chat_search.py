@@ -46,6 +46,7 @@ from websearch_tui.core.models import (
 from websearch_tui.core.text import plain_text, sanitize
 from websearch_tui.providers import _http, _parse, _zhipu
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
@@ -74,6 +75,10 @@ UNMATCHED_REF_TITLE = "{ref}: not among the search results"
 MARKER_OVERLAP = 16
 """Characters of already-scanned answer text scanned again with each new chunk, so a marker split
 across chunks (``ref_`` + ``12``) is still found; longer than any marker (``[Source: ref_1234]``)."""
+
+
+SHAPE = Shape.of("choices", "web_search", "error")
+"""A GLM chat-completion chunk (or whole response): ``choices``, ``web_search`` results, or ``error``."""
 
 
 def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
@@ -426,6 +431,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         describe_error=_zhipu.error_describer(PREFIX, codes),
         parser=parser,
         on_error=lambda exc: _zhipu.with_code_kind(exc, codes),
+        expect=SHAPE,
     )
     async with aclosing(events) as running:
         async for event in running:

@@ -26,6 +26,7 @@ from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import HttpRequest, join_url, send
 from websearch_tui.providers._parse import as_dict, as_list, clamp_count, header, limit_sources, text_list
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._zhipu import (
     CODE_KINDS,
     RECENCY_FILTERS,
@@ -45,6 +46,10 @@ DEFAULT_CONTENT_SIZE = "medium"
 PREFIX = "Zhipu Web Search API error"
 
 
+SHAPE = Shape.of("search_result", "search_intent", "error")
+"""A Zhipu Web Search answer: ``search_result`` (and ``search_intent``), or its ``error`` envelope."""
+
+
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
     """Run one Zhipu web search; yield ``Metadata``, sources (sliced locally) and, when
     ``search_intent`` is on, the intent keywords as ``SearchQueries``.
@@ -61,7 +66,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     try:
         url, describe = join_url(ctx.base_url(), PATH), error_describer(PREFIX, codes)
         search = HttpRequest.post_json(
-            url, build_body(request, ctx), {"Authorization": f"Bearer {key}"}, describe_error=describe
+            url, build_body(request, ctx), {"Authorization": f"Bearer {key}"}, describe_error=describe, expect=SHAPE
         )
         reply = await send(ctx, search)
         data = reply.json()
