@@ -345,16 +345,18 @@ hammer a rate-limiting DuckDuckGo, §1.12)."""
 MAX_ATTEMPTS = {"jina": 2}
 """Providers that allow fewer attempts: Jina retries once (site-restricted searches fail repeatedly)."""
 
-_UNREADABLE_PAGE = failed(ErrorKind.PROTOCOL, ddgs.UNREADABLE_MESSAGE)
+_UNREADABLE_PAGE = failed(ErrorKind.UNRECOGNISED, ddgs.UNREADABLE_MESSAGE)
 _NO_TOOL_CONTENT = failed(ErrorKind.PROTOCOL, "tool result has no content")
 _ENDED_EARLY = failed(ErrorKind.PROTOCOL, "stream ended before it finished")
 
 DIFFERENT: dict[tuple[str, str], Expect] = {
     # DuckDuckGo: a 403 or 429 is its block (PROVIDERS.md §2.1): a rate limit, then a cool-down. Its
-    # HTML endpoint has no JSON: a page it cannot read is "could not read DuckDuckGo results page".
+    # HTML endpoint has no JSON: a page it cannot read (no result links, no no-results line) is an
+    # unrecognised response, "could not read DuckDuckGo results page".
     ("ddgs", "403"): failed(ErrorKind.RATE_LIMIT, "rate limit"),
     **{("ddgs", f): failed(ErrorKind.RATE_LIMIT, "rate limit") for f in ("429", "retry_spaces", "retry_inf")},
     **{("ddgs", f): _UNREADABLE_PAGE for f in ("malformed_json", "html_200", "empty_200", "null_fields")},
+    **{("ddgs", f): _UNREADABLE_PAGE for f in ("foreign_json", "foreign_sse")},
     # SearXNG answers 403 when the instance has JSON output disabled (its documented cause).
     ("searxng", "403"): failed(ErrorKind.CONFIG, "JSON output disabled"),
     # Z.AI keeps its own words for 401/403 (PROVIDERS.md §1.11: the reason is in its body).

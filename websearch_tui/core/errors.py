@@ -30,6 +30,8 @@ class ErrorKind(str, Enum):
     QUOTA = "quota"
     BAD_REQUEST = "bad_request"
     NOT_FOUND = "not_found"
+    MODEL_NOT_FOUND = "model_not_found"
+    """The configured model does not exist (any more) at the provider: the config key to change is named."""
     DEPRECATED = "deprecated"
     SERVER = "server"
     TIMEOUT = "timeout"

@@ -44,6 +44,7 @@ from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest
 from websearch_tui.core.text import safe_url
 from websearch_tui.providers import _http
 from websearch_tui.providers._parse import limit_sources, make_source, sources_from
+from websearch_tui.providers._shape import unrecognised
 from websearch_tui.providers.base import ProviderContext
 
 MAX_RESULTS = 20
@@ -117,7 +118,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     Raises:
         ProviderError: ``rate_limit`` (202, 403, challenge page, library rate limit, cool-down),
             ``timeout``, ``network`` (in the plain words of every provider, :func:`library_failure`),
-            ``server``, ``protocol`` (unreadable results page, other library failures, with an
+            ``server``, ``unrecognised_response`` (a results page with neither result links nor
+            the no-results line: its HTML changed), ``protocol`` (other library failures, with an
             excerpt of the library's message).
     """
     limit = max(1, min(MAX_RESULTS, request.max_results))
@@ -301,12 +303,9 @@ async def _search_html(request: SearchRequest, ctx: ProviderContext, base_url: s
         raise _rate_limited(ctx, endpoint, status=reply.status_code)
     sources = parse_results_page(text)
     if not sources and not has_no_results_marker(text):
-        raise ProviderError(
-            ctx.spec.id,
-            ErrorKind.PROTOCOL,
-            f"{UNREADABLE_MESSAGE} (HTTP {reply.status_code}): {excerpt(text, 200)}",
-            status=reply.status_code,
-        )
+        content_type = reply.headers.get("content-type", "").split(";")[0] or "no content type"
+        what = f"{content_type}, {len(reply.body)} bytes: {UNREADABLE_MESSAGE}, no result links, no no-results line"
+        raise unrecognised(ctx.spec, what, reply.status_code)
     return sources
 
 
