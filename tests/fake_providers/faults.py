@@ -300,7 +300,7 @@ def pad(response: FakeResponse, size: int) -> FakeResponse:
 
 FOREIGN_BODY: dict[str, Any] = {
     "envelope": "acme.search/v9",
-    "hits": [{"headline": "Asyncio explained", "href": "https://example.org/asyncio", "blurb": "A tutorial."}],
+    "entries": [{"headline": "Asyncio explained", "href": "https://example.org/asyncio", "blurb": "A tutorial."}],
     "cursor": None,
     "took_ms": 12,
 }
@@ -309,7 +309,7 @@ FOREIGN_EVENTS: list[tuple[str, Any]] = [
     ("progress", {"phase": "searching", "pct": 10}),
     ("chunk", {"piece": {"text": "Asyncio is "}}),
     ("chunk", {"piece": {"text": "a library."}}),
-    ("finish", {"hits": FOREIGN_BODY["hits"], "reason": "complete"}),
+    ("finish", {"entries": FOREIGN_BODY["entries"], "reason": "complete"}),
 ]
 """A valid event stream of an API no provider speaks: event names and payload keys no parser reads."""
 

@@ -38,8 +38,8 @@ MAX_COUNT = 20
 SECTIONS = ("web", "news")
 FRESHNESS = {"day": "day", "week": "week", "month": "month", "year": "year"}
 
-SHAPE = Shape.of("results", "hits")
-"""A You.com answer: ``results`` (``{"web": [...], "news": [...]}``), or the older ``hits``."""
+SHAPE = Shape.of("results", "metadata")
+"""A You.com answer: ``results`` (``{"web": [...], "news": [...]}``) and ``metadata``."""
 
 describe_error = api_error_describer(
     "You.com API error", lambda parsed: find_message(parsed, ("detail", "message", "error", "title"))
