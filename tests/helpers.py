@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import threading
 import time
@@ -28,12 +29,20 @@ CHILD_PATH = {"PYTHONPATH": str(REPO_ROOT)}
 SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "providers"
 
 
+EXTRA_FIXTURES_ENV = "WEBSEARCH_EXTRA_FIXTURES"
+"""An environment variable naming one more folder laid out like ``SHARED_FIXTURES`` (``<provider>/<file>``),
+for real payloads a developer keeps outside the repository."""
+
+
 def shared_fixture(relative: str) -> Path:
-    """Path of ``../shared/fixtures/providers/<relative>``; skips the test when it is absent."""
-    path = SHARED_FIXTURES / relative
-    if not path.exists():
-        pytest.skip(f"shared fixture {relative} not available")
-    return path
+    """Path of ``../shared/fixtures/providers/<relative>``, else ``$WEBSEARCH_EXTRA_FIXTURES/<relative>``;
+    skips the test when neither exists."""
+    extra = os.environ.get(EXTRA_FIXTURES_ENV)
+    for folder in (SHARED_FIXTURES, *((Path(extra),) if extra else ())):
+        path = folder / relative
+        if path.exists():
+            return path
+    pytest.skip(f"shared fixture {relative} not available")
 
 
 async def no_wait(delay: float) -> None:
