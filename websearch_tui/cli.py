@@ -1,13 +1,14 @@
-"""Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``keys``, ``config``,
-``mcp``, ``completion``, ``history``, ``--version``.
+"""Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``doctor``, ``keys``,
+``config``, ``mcp``, ``completion``, ``history``, ``--version``.
 
 Exit codes (:data:`EXIT_CODES`, also in ``--help``): 0 success (``search``: at least one provider
-returned content), 1 every provider failed, a key could not be stored or deleted, the output could
-not be written, or ``history clear`` was declined, 2 bad arguments, an unusable config file, an
-unknown history id or an unreadable history file (one line on stderr), 130 interrupted.
+returned content), 1 every provider failed, a provider failed its ``doctor`` check, a key could not
+be stored or deleted, the output could not be written, or ``history clear`` was declined, 2 bad
+arguments, an unusable config file, an unknown history id or an unreadable history file (one line
+on stderr), 130 interrupted.
 
 Every command that prints data takes ``--format`` (``search``: text, json, markdown, llm;
-``providers`` and ``keys list``: text, json; ``config show``: toml, json).
+``providers``, ``doctor`` and ``keys list``: text, json; ``config show``: toml, json).
 
 Only the TUI path imports Textual, only ``mcp`` imports the MCP SDK, only ``completion`` imports
 shtab; ``search -p X`` imports only provider ``X``.
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
     from websearch_tui.credentials import CredentialSource, KeyStore
     from websearch_tui.history import HistoryEntry, HistoryStore
+    from websearch_tui.search import doctor
     from websearch_tui.search.engine import Engine
 
 PROG = "websearch-tui"
@@ -51,8 +53,8 @@ DATA_FORMATS = ("text", "json")
 EXIT_CODES = """\
 exit codes:
   0    success (search: at least one provider returned results)
-  1    every provider failed, a key could not be stored or deleted, the output could not be written,
-       or `history clear` was declined
+  1    every provider failed, a provider failed its `doctor` check, a key could not be stored or
+       deleted, the output could not be written, or `history clear` was declined
   2    bad arguments, an unusable config file, an unknown history id or an unreadable history file
        (one line on stderr)
   130  interrupted (Ctrl+C; search still prints what had finished)"""
@@ -88,6 +90,7 @@ examples:
   {PROG} search -p brave -p tavily --format json "rust 1.80"
   echo "what is new in python 3.13" | {PROG} search - --format llm -o answer.txt
   {PROG} providers                                which providers are ready, and why not
+  {PROG} doctor                                   does each ready provider work today?
   {PROG} keys set brave                           store a key in the OS keyring
   {PROG} completion bash > ~/.local/share/bash-completion/completions/{PROG}"""
 
@@ -108,6 +111,30 @@ formats:
 
 While providers finish, a progress line ("3/6 done · waiting for ...") is shown on stderr when
 stderr is a terminal, and cleared at the end."""
+
+
+DOCTOR_EXAMPLES = f"""\
+examples:
+  {PROG} doctor                        check every ready provider (see `providers`)
+  {PROG} doctor brave gemini           check these two, ready or not
+  {PROG} doctor --format json --timeout 20
+
+Each check is one small live search ("test", 1 result), all at once; nothing goes to the history.
+One line per provider: OK with latency and result count, or the failure's class, message and next
+step. Classes: key rejected, no key, not configured, disabled, quota used up, model not found,
+endpoint gone, rate limited, API changed, network, server error, bad request, protocol error,
+no results.
+
+json: {{"ok", "passed", "checked", "providers": [{{"provider", "label", "ok", "class", "class_label",
+"latency_ms", "results", "message", "hint", "error_kind", "http_status", "retry_after_s"}}]}};
+"class" is the stable id (ok, key_rejected, no_key, config, disabled, quota, model_not_found,
+endpoint_gone, rate_limited, api_changed, network, server_error, bad_request, protocol,
+no_results).
+
+exit codes:
+  0    every checked provider passed
+  1    a provider failed, or none was named and none is ready
+  2    bad arguments (an unknown provider id), an unusable config file"""
 
 
 def _help_parser(
@@ -182,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_option(search)
 
     _add_providers_parser(commands)
+    _add_doctor_parser(commands)
 
     tui = commands.add_parser("tui", help="open the terminal UI (the default)")
     tui.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
@@ -217,6 +245,36 @@ def _add_providers_parser(commands: argparse._SubParsersAction[_Parser]) -> None
         "--json", dest="format", action="store_const", const="json", help="the same as --format json (deprecated)"
     )
     providers.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+
+
+def _add_doctor_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    doctor = _help_parser(
+        commands,
+        "doctor",
+        help="check that each provider works today (one small live search each)",
+        description="Run one small live search per ready provider (or per PROVIDER named), all at once, and "
+        "say for each whether it works and, if not, why and what to do.",
+        epilog=DOCTOR_EXAMPLES,
+    )
+    doctor.add_argument(
+        "providers", nargs="*", metavar="PROVIDER", help="provider ids (default: every ready or keyless provider)"
+    )
+    _add_format_option(doctor, DATA_FORMATS)
+    doctor.add_argument(
+        "--timeout", type=_timeout, metavar="SECONDS", help="deadline of each check (default: [search] timeout)"
+    )
+    doctor.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+
+
+def _timeout(value: str) -> float:
+    """A ``--timeout`` in seconds, more than 0 and at most 600."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {value!r}") from None
+    if not 0 < seconds <= 600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 600 seconds, not {value}")
+    return seconds
 
 
 def _add_format_option(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
@@ -328,6 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _search(args)
         if args.command == "providers":
             return _providers(args)
+        if args.command == "doctor":
+            return _doctor(args)
         if args.command == "keys":
             return _keys(args)
         if args.command == "config":
@@ -671,6 +731,48 @@ def _providers(args: argparse.Namespace) -> int:
     columns = ("id", "label", "kind", "key", "status", "key_source")
     _print_table([header] + [[str(r[c]) for c in columns] + ["yes" if r["default"] else ""] for r in rows])
     return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    """``doctor [PROVIDER...]``: one probe per provider (:mod:`websearch_tui.search.doctor`); 0 when
+    every check passed, 1 otherwise (also when nothing was named and nothing is ready)."""
+    from websearch_tui.search import doctor
+
+    named = _doctor_providers(args.providers)
+    engine = _doctor_engine(_load_config(args))
+    checks = asyncio.run(_run_doctor(engine, named, args.timeout))
+    if not checks:
+        return _fail(doctor.NOTHING_READY, 1)
+    print(doctor.to_json(checks) if args.format == "json" else doctor.to_text(checks))
+    return 0 if all(check.ok for check in checks) else 1
+
+
+def _doctor_providers(ids: Sequence[str]) -> tuple[str, ...]:
+    """``ids`` checked as for ``search -p``; the error lists every valid id."""
+    try:
+        return _check_providers(ids)
+    except UsageError as exc:
+        message = str(exc)
+        raise UsageError(message if "known:" in message else f"{message}; valid ids: {', '.join(SPECS)}") from None
+
+
+def _doctor_engine(config: Config) -> Engine:
+    """An engine for ``config`` that records nothing (its ``[history]`` switched off)."""
+    import dataclasses
+
+    from websearch_tui.search.engine import Engine
+
+    quiet = dataclasses.replace(config, history=dataclasses.replace(config.history, enabled=False))
+    return Engine.from_config(quiet)
+
+
+async def _run_doctor(engine: Engine, named: Sequence[str], timeout: float | None) -> list[doctor.Check]:
+    from websearch_tui.search import doctor
+
+    try:
+        return await doctor.run_checks(engine, named, timeout=timeout)
+    finally:
+        await engine.aclose()
 
 
 def _key_source(spec: ProviderSpec, sources: Sequence[CredentialSource]) -> str:

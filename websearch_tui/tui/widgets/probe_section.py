@@ -5,6 +5,9 @@ query :data:`TEST_QUERY`, one result) in a worker of this section. One Test runs
 new one cancels the one still running, and so does :meth:`ProbeSection.cancel` (the screen calls it
 when the form is left or on Escape); only the newest Test may show its progress and result, so a
 cancelled run never shows. While the engine waits to retry, the line counts the seconds down.
+
+A failed Test says what went wrong in the words of ``websearch-tui doctor``: the shared
+classification (:func:`websearch_tui.search.doctor.classify_outcome`) gives its class and next step.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from textual.worker import Worker, get_current_worker
 
 from websearch_tui.core.results import OnUpdate, ProviderOutcome, ProviderUpdate, RunStatus
 from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.search.doctor import classify_outcome
 from websearch_tui.search.engine import PROBE_QUERY
 from websearch_tui.tui.safe import clean, plain
 from websearch_tui.tui.workers import ReportsFailedWorkers
@@ -37,14 +41,21 @@ typed keys; ``on_update`` receives the engine's updates on the event loop."""
 
 
 def describe_outcome(outcome: ProviderOutcome) -> tuple[str, bool]:
-    """``("OK 0.42 s · 3 sources", True)``, or the failure as ``("Failed (auth): <message>", False)``."""
+    """``("OK 0.42 s · 3 sources", True)``, or the failure: ``"Failed (auth): <message>"`` and, on a
+    second line, its class and next step as ``doctor`` words them (``"Key rejected: Check the key:
+    websearch-tui keys set brave."``, :func:`~websearch_tui.search.doctor.classify_outcome`), with ``False``."""
     seconds = outcome.elapsed_ms / 1000
     if outcome.status is RunStatus.DONE:
         count = len(outcome.response.sources)
         return f"OK {seconds:.2f} s · {count} source{'s' if count != 1 else ''}", True
+    diagnosis = classify_outcome(outcome)
     if outcome.error is not None:
-        return f"Failed ({outcome.error.kind.value}): {outcome.error.message}", False
-    return f"Reached in {seconds:.2f} s, but no results for “{TEST_QUERY}”.", False
+        text = f"Failed ({outcome.error.kind.value}): {outcome.error.message}"
+    else:
+        text = f"Reached in {seconds:.2f} s, but no results for “{TEST_QUERY}”."
+    if diagnosis.hint:
+        text += f"\n{diagnosis.label[:1].upper()}{diagnosis.label[1:]}: {diagnosis.hint}"
+    return text, False
 
 
 class ProbeSection(Horizontal, ReportsFailedWorkers):
