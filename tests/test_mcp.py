@@ -569,9 +569,21 @@ async def test_the_reply_check_runs_on_the_handshake_too() -> None:
     assert info.value.message == "Acme: bad key" and len(server.requests) == 1  # the initialize reply
 
 
-async def test_without_a_reply_check_a_body_that_is_not_json_rpc_has_no_reply() -> None:
+async def test_without_a_reply_check_a_body_that_is_not_json_rpc_is_an_unrecognised_response() -> None:
     fake = FakeMCP()
     fake.tool_reply = lambda b, request: httpx.Response(200, json={"success": False, "code": 429, "msg": "slow down"})
+    with pytest.raises(ProviderError) as info:
+        await run(fake, handshake=False)
+    assert info.value.kind is ErrorKind.UNRECOGNISED
+    assert info.value.message == (
+        "Parallel answered in a shape this version does not read (application/json; keys: success, code, msg). "
+        "Its API may have changed; websearch-tui doctor parallel checks it."
+    )
+
+
+async def test_a_json_rpc_reply_to_another_request_is_still_no_reply() -> None:
+    fake = FakeMCP()
+    fake.tool_reply = lambda b, request: httpx.Response(200, json={"jsonrpc": "2.0", "id": "other", "result": {}})
     with pytest.raises(ProviderError) as info:
         await run(fake, handshake=False)
     assert info.value.kind is ErrorKind.PROTOCOL

@@ -420,10 +420,11 @@ async def test_a_cool_down_stays_with_the_state_that_saw_the_rate_limit() -> Non
     assert len(response.sources) == 2 and len(server.requests) == 2
 
 
-async def test_html_unparseable_page_is_protocol_error() -> None:
+async def test_html_page_with_changed_markup_is_an_unrecognised_response() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("ddgs", SearchRequest("q"), html_ctx(HtmlServer(200, CHANGED_MARKUP_PAGE)))
-    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.kind is ErrorKind.UNRECOGNISED
+    assert "DuckDuckGo answered in a shape this version does not read (text/html" in info.value.message
     assert "could not read DuckDuckGo results page" in info.value.message
 
 

@@ -282,12 +282,15 @@ async def test_mcp_structured_content_and_double_encoded_list() -> None:
     assert [s.url for s in response.sources] == ["https://l.example"]
 
 
-async def test_mcp_unexpected_shapes_are_protocol_errors() -> None:
+async def test_mcp_tool_text_of_another_shape_is_an_unrecognised_response() -> None:
     for result in (text_result(json.dumps({"hits": []})), text_result("<html>oops</html>")):
         with pytest.raises(ProviderError) as info:
             await collect("exa", SearchRequest("q"), make_ctx("exa", Recorder(mcp_reply(result))))
-        assert info.value.kind is ErrorKind.PROTOCOL
-        assert info.value.message == "Exa MCP search returned unexpected response shape."
+        assert info.value.kind is ErrorKind.UNRECOGNISED
+        assert info.value.message == (
+            "Exa answered in a shape this version does not read (MCP tool result: neither a results list nor "
+            "result blocks). Its API may have changed; websearch-tui doctor exa checks it."
+        )
 
 
 async def test_mcp_is_error_is_a_failure() -> None:

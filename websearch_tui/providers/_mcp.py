@@ -298,11 +298,11 @@ class McpSession:
         reply = await self._post({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         content_type = reply.headers.get("content-type", "")
         messages = parse_messages(self.ctx, reply.text, content_type, reply.status_code)
-        check_all(self.ctx.spec, SHAPE, messages, content_type.split(";")[0], reply.status_code)
         for message in messages:
             failure = self.hooks.check_reply(self.ctx, message)
             if failure is not None:
                 raise failure
+        check_all(self.ctx.spec, SHAPE, messages, content_type.split(";")[0], reply.status_code)
         try:
             return pick_result(self.ctx, messages, request_id), reply
         except ProviderError as exc:
