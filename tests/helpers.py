@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -305,3 +306,11 @@ def three_cli_providers(monkeypatch: pytest.MonkeyPatch, brave_source: Any) -> l
     fakes = {"brave": brave, "tavily": tavily, "exa": exa}
     monkeypatch.setattr(engine_module, "load_stream", lambda pid: fakes[pid])
     return received
+
+
+def closed_port_url() -> str:
+    """``http://127.0.0.1:<port>`` of a port nothing listens on (connections are refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"

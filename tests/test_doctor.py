@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import pytest
 from tests.fake_providers import FAKE_KEYS, FakeServer, error_response
 from tests.fake_providers import faults as payload
 from tests.fake_providers.routes import is_search_call, search_route
+from tests.helpers import closed_port_url
 from websearch_tui.cli import main
 from websearch_tui.config import load_config
 from websearch_tui.core.errors import ErrorKind, ProviderError, missing_key_message
@@ -241,15 +241,6 @@ class Fault:
 def _gemini_model_gone(server: FakeServer) -> None:
     message = "models/gemini-9 is not found for API version v1beta, or is not supported for generateContent."
     server.set(*search_route("gemini"), error_response("/gemini", 404, message=message))
-
-
-def closed_port_url() -> str:
-    """``http://127.0.0.1:<port>`` of a port nothing listens on (as in test_fault_matrix, which this
-    module does not import: it loads the whole TUI)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 def _brave_refused(server: FakeServer, text: str) -> str:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from http import HTTPStatus
@@ -35,7 +34,7 @@ from tests.fake_providers import FAKE_KEYS, FakeResponse, FakeServer, config_tom
 from tests.fake_providers import faults as payload
 from tests.fake_providers.fake_codex import login as codex_login
 from tests.fake_providers.routes import is_search_call, search_route
-from tests.helpers import no_wait
+from tests.helpers import closed_port_url, no_wait
 from tests.tui.conftest import fixed_status, submit, until, wait_for_search
 from websearch_tui.config import Config, parse_config
 from websearch_tui.core.errors import ErrorKind
@@ -85,14 +84,6 @@ class Cell:
 def healthy_partner(provider: str) -> str:
     """The provider that runs fault-free next to ``provider`` in its cells."""
     return "brave" if provider == "tavily" else "tavily"
-
-
-def closed_port_url() -> str:
-    """``http://127.0.0.1:<port>`` of a port nothing listens on (connections are refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 @functools.cache

@@ -114,7 +114,9 @@ def classify_error(error: ProviderError) -> Diagnosis:
     spec = SPECS.get(error.provider)
     pid = error.provider
     kind = error.kind
-    if kind in (ErrorKind.NOT_FOUND, ErrorKind.BAD_REQUEST, ErrorKind.DEPRECATED) and _model_gone(error, spec):
+    if kind is ErrorKind.MODEL_NOT_FOUND or (
+        kind in (ErrorKind.NOT_FOUND, ErrorKind.BAD_REQUEST, ErrorKind.DEPRECATED) and _model_gone(error, spec)
+    ):
         return Diagnosis(
             "model_not_found", "model not found", f"Set [providers.{pid}] model to a model the provider offers today."
         )
