@@ -3,6 +3,9 @@
 Endpoint: ``GET {base_url}/res/v1/web/search`` (default ``https://api.search.brave.com``), header
 ``X-Subscription-Token: <key>``. Docs: https://api-dashboard.search.brave.com/app/documentation/web-search
 (PROVIDERS.md §2.4). Link-only: no answer, citations or related questions.
+
+API: Brave Web Search API v1, checked 2026-12-02 against its documentation: the endpoint and the
+fields read here are unchanged (Brave added an LLM Context endpoint, ``/res/v1/llm/context``, not used).
 """
 
 from __future__ import annotations

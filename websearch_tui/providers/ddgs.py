@@ -19,7 +19,8 @@ no-JavaScript results page; there is no official API documentation for it, the `
 library parser: every element whose class contains ``result__body`` is one result (title = the
 ``h2`` text, URL = the result link with ``//duckduckgo.com/l/?uddg=`` redirects decoded, snippet =
 the ``result__snippet`` text); ad rows (``result--ad`` or links to ``duckduckgo.com/y.js``) are
-skipped.
+skipped. A page with neither a result nor DuckDuckGo's no-results line is an ``unrecognised_response``
+(its markup changed), never an empty result. Checked 2026-12-02 against the ddgs library's engine.
 
 Rate limiting (PROVIDERS.md §2.1, §1.12): HTTP 202, a 200 page with ``id="challenge-form"`` and a
 403 all mean DuckDuckGo is rate limiting this address. Requests are serialised (one at a time per

@@ -7,6 +7,10 @@
 
 PROVIDERS.md §2.2. All Exa requests of this process are paced at least 1 s apart
 (can1357/oh-my-pi#3271).
+
+API: Exa ``/search`` and the Exa MCP server, checked 2026-12-02 against the exa-py SDK: ``type``
+now takes ``auto``, ``fast``, ``deep-lite``, ``deep``, ``deep-reasoning``, ``neural`` and ``instant``;
+we send ``auto``, which is still the default, and read the same ``results`` fields.
 """
 
 from __future__ import annotations

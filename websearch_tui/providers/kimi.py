@@ -4,7 +4,8 @@ Endpoint: ``POST {base_url}/v1/search`` (default ``https://api.kimi.com/coding``
 ``Authorization: Bearer <key>`` and ``Accept: application/json``. Only Kimi Code console keys
 work here; Moonshot Open Platform keys get 401. Docs: https://www.kimi.com/code (keys; no public
 reference page for this endpoint, the shape follows oh-my-pi's ``kimi`` search provider,
-PROVIDERS.md §2.10).
+PROVIDERS.md §2.10). Checked 2026-12-02: no public change note for this endpoint was found; an
+answer without ``search_results`` fails as ``unrecognised_response`` rather than reading as empty.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Endpoint: ``POST {base_url}/search`` (default ``https://api.perplexity.ai``), headers
 ``Authorization: Bearer <key>`` and ``Accept: application/json``.
 Docs: https://docs.perplexity.ai/api-reference/search-post (PROVIDERS.md §2.8; errors as §2.7).
+
+API: the Perplexity Search API, checked 2026-12-02: still served (the retirement of 2026-09-27
+concerned Sonar chat completions only, see :mod:`.perplexity`); unchanged fields.
 """
 
 from __future__ import annotations

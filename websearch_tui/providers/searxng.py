@@ -3,6 +3,8 @@
 Endpoint: ``GET {base_url}/search?q=<q>&format=json`` on the user's own instance (no default
 ``base_url``); optional HTTP Basic or Bearer auth. Docs: https://docs.searxng.org/dev/search_api.html
 (PROVIDERS.md §2.6). The instance must list ``json`` in ``search.formats`` of its settings.yml.
+
+API: the SearXNG search API (``format=json``), checked 2026-12-02: no change to the fields read here.
 """
 
 from __future__ import annotations

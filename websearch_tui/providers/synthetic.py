@@ -4,6 +4,9 @@ Endpoint: ``POST {base_url}/v2/search`` (default ``https://api.synthetic.new``),
 ``Authorization: Bearer <key>``. Docs: https://synthetic.new (no public reference page for this
 endpoint; the shape follows oh-my-pi's ``synthetic`` search provider, PROVIDERS.md §2.12).
 The body is ``{"query"}`` only; results are sliced locally to ``max_results``.
+
+API: Synthetic ``/v2/search``, checked 2026-12-02 against public clients of it: unchanged
+(``{"results": [{"url", "title", "text", "published"}]}``).
 """
 
 from __future__ import annotations

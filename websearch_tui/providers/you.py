@@ -6,6 +6,10 @@ Docs: https://documentation.you.com/api-reference/search (PROVIDERS.md §2.13).
 
 The response has a ``web`` and a ``news`` section (``count`` applies to each); they are merged in
 that order, de-duplicated by URL and capped to the count, then sliced to ``max_results``.
+
+API: You.com Search API v1, checked 2026-12-02 against you.com's search guide: unchanged endpoint
+and fields; a ``results.knowledge`` section (asked for with ``"knowledge": "core"``) is new and is
+neither asked for nor read here.
 """
 
 from __future__ import annotations
