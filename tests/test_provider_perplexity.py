@@ -1,7 +1,9 @@
-"""Perplexity Sonar provider: request building, SSE parsing, error mapping, fixture conformance."""
+"""Perplexity with ``api = "chat"`` (Sonar chat completions): request building, SSE parsing, error
+mapping, fixture conformance. The Agent API (the default) is tested in test_provider_perplexity_agent.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -29,6 +31,12 @@ KEY = "pplx-test-key-123456"
 CREDS = {"api_key": KEY}
 SSE_HEADERS = {"content-type": "text/event-stream"}
 CITATIONS = [f"https://site{i}.example/page" for i in range(1, 8)]
+
+
+def chat(settings: ProviderSettings | None = None) -> ProviderSettings:
+    """``settings`` (default: none) with ``api = "chat"`` added to its options."""
+    settings = settings or ProviderSettings()
+    return dataclasses.replace(settings, options={**settings.options, "api": "chat"})
 
 
 def chunk(content: str | None = None, *, usage: dict[str, int] | None = None, **extra: Any) -> dict[str, Any]:
@@ -76,7 +84,7 @@ async def run(
     settings: ProviderSettings | None = None,
 ) -> tuple[Recorder, list[SearchEvent], Any]:
     recorder = Recorder(respond)
-    ctx = make_ctx("perplexity", recorder, credentials=CREDS, settings=settings)
+    ctx = make_ctx("perplexity", recorder, credentials=CREDS, settings=chat(settings))
     events, response = await collect("perplexity", request or SearchRequest("who won?"), ctx)
     return recorder, events, response
 
@@ -84,7 +92,7 @@ async def run(
 async def run_until_error(
     respond: Callable[[httpx.Request], httpx.Response],
 ) -> tuple[list[SearchEvent], ProviderError]:
-    ctx = make_ctx("perplexity", Recorder(respond), credentials=CREDS)
+    ctx = make_ctx("perplexity", Recorder(respond), credentials=CREDS, settings=chat())
     events: list[SearchEvent] = []
     with pytest.raises(ProviderError) as info:
         async for event in load_stream("perplexity")(SearchRequest("q"), ctx):
@@ -339,7 +347,7 @@ async def test_html_on_200_is_protocol_error() -> None:
 
 async def test_401_uses_seed_auth_message() -> None:
     recorder = Recorder(lambda request: httpx.Response(401, json={"error": {"message": "bad key"}}))
-    ctx = make_ctx("perplexity", recorder, credentials=CREDS)
+    ctx = make_ctx("perplexity", recorder, credentials=CREDS, settings=chat())
     with pytest.raises(ProviderError) as info:
         await collect("perplexity", SearchRequest("q"), ctx)
     assert info.value.kind is ErrorKind.AUTH
@@ -365,8 +373,9 @@ async def test_401_uses_seed_auth_message() -> None:
         (
             400,
             {"error": {"message": "Invalid model 'sonar-x'", "type": "invalid_model", "code": 400}},
-            ErrorKind.BAD_REQUEST,
-            "Perplexity API error (400): Invalid model 'sonar-x'",
+            ErrorKind.MODEL_NOT_FOUND,
+            "Perplexity API error (400): Invalid model 'sonar-x'. Set [providers.perplexity] model, "
+            "or run websearch-tui doctor perplexity.",
         ),
     ],
 )
@@ -374,7 +383,7 @@ async def test_http_errors_are_mapped_and_never_retried(
     status: int, body: dict[str, Any], kind: ErrorKind, message: str
 ) -> None:
     recorder = Recorder(lambda request: httpx.Response(status, json=body, headers={"retry-after": "0"}))
-    ctx = make_ctx("perplexity", recorder, credentials=CREDS)
+    ctx = make_ctx("perplexity", recorder, credentials=CREDS, settings=chat())
     with pytest.raises(ProviderError) as info:
         await collect("perplexity", SearchRequest("q"), ctx)
     assert info.value.kind is kind
@@ -389,7 +398,7 @@ async def test_raw_error_body_is_excerpted_and_redacted() -> None:
     register_secret(KEY)
     page = f"<html><body>502 Bad Gateway {KEY}</body></html>"
     recorder = Recorder(lambda request: httpx.Response(502, text=page, headers={"content-type": "text/html"}))
-    ctx = make_ctx("perplexity", recorder, credentials=CREDS)
+    ctx = make_ctx("perplexity", recorder, credentials=CREDS, settings=chat())
     with pytest.raises(ProviderError) as info:
         await collect("perplexity", SearchRequest("q"), ctx)
     assert info.value.kind is ErrorKind.SERVER

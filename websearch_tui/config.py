@@ -312,6 +312,8 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
         ok = isinstance(value, accepted) and not (expected in (int, float) and isinstance(value, bool))
         if not ok:
             raise ConfigError(f"{where}: {section} {key} must be {_type_name(expected)}, got {value!r}")
+        if expected is list and key in spec.options and not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{where}: {section} {key} must be a list of strings, got {value!r}")
     for key, choices in spec.option_choices.items():
         value = table.get(key)
         if isinstance(value, str) and value.strip().lower() not in choices:

@@ -11,6 +11,7 @@
 Standalone: ``python -m tests.fake_providers --help``.
 """
 
+from .fake_perplexity import perplexity_answer, perplexity_chunks, perplexity_completion
 from .routes import (
     FAKE_KEYS,
     OPTIONAL_FAKE_KEYS,
@@ -21,9 +22,6 @@ from .routes import (
     data_json,
     data_text,
     error_response,
-    perplexity_answer,
-    perplexity_chunks,
-    perplexity_completion,
     rpc_error,
 )
 from .server import (

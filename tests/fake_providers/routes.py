@@ -19,8 +19,9 @@ from typing import Any
 from .server import FakeRequest, FakeResponse, html_error_page, load_data, load_text, sse_response
 
 DATA = Path(__file__).with_name("data")
-CORE_PROVIDERS = ("ddgs", "exa", "parallel", "brave", "tavily", "searxng", "perplexity")
+CORE_PROVIDERS = ("ddgs", "exa", "parallel", "brave", "tavily", "searxng")
 PLUGIN_PROVIDERS = (
+    "perplexity",
     "perplexity_search",
     "jina",
     "kimi",
@@ -66,7 +67,6 @@ PROVIDERS = CORE_PROVIDERS + tuple(plugins())
 FAKE_KEYS = {
     "BRAVE_API_KEY": "fake-brave-key",
     "TAVILY_API_KEY": "fake-tavily-key",
-    "PERPLEXITY_API_KEY": "fake-perplexity-key",
     **{name: value for module in plugins().values() for name, value in module.FAKE_KEYS.items()},
 }
 OPTIONAL_FAKE_KEYS = {"EXA_API_KEY": "fake-exa-key", "PARALLEL_API_KEY": "fake-parallel-key"}
@@ -94,7 +94,6 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "brave": ("default", "no_web"),
     "tavily": ("default", "empty"),
     "searxng": ("default", "no_results", "json_disabled", "html_200"),
-    "perplexity": ("default", "done"),
 }
 HTML = "text/html; charset=utf-8"
 
@@ -130,10 +129,6 @@ _MESSAGES = {
     ("exa", 401): "Invalid API key",
     ("exa-mcp", 429): "You've hit Exa's free MCP rate limit. Please add an Exa API key to continue.",
     ("parallel", 422): "Request validation error",
-    (
-        "perplexity",
-        401,
-    ): "Invalid API key provided. You can find your API key at https://www.perplexity.ai/settings/api.",
 }
 _BRAVE_CODES = {401: "SUBSCRIPTION_TOKEN_INVALID", 402: "OPTION_NOT_IN_PLAN", 422: "VALIDATION", 429: "RATE_LIMITED"}
 
@@ -191,9 +186,6 @@ def error_response(
         }
     elif provider == "tavily":
         body = {"detail": {"error": msg}}
-    elif provider == "perplexity":
-        kind = {401: "invalid_api_key", 429: "rate_limit_exceeded"}.get(status, "invalid_request_error")
-        body = {"error": {"message": msg, "type": kind, "code": status}}
     else:
         body = {"error": msg}
     return FakeResponse(status, headers, body)
@@ -531,76 +523,6 @@ def searxng_search(
     return handler
 
 
-# --------------------------------------------------------------------------- perplexity
-
-
-def perplexity_answer() -> str:
-    """The full markdown answer the fake Perplexity streams (with ``[1]``..``[4]`` markers)."""
-    return "".join(data_json("perplexity.json")["answer_tokens"])
-
-
-def perplexity_chunks(model: str = "sonar-pro", related: bool = False) -> list[dict[str, Any]]:
-    """The ``chat.completion.chunk`` payloads (one token each) plus the final ``chat.completion.done``."""
-    data = data_json("perplexity.json")
-    common = {"id": data["id"], "model": model, "created": data["created"]}
-    tail = {"citations": data["citations"], "search_results": data["search_results"]}
-    prompt = data["prompt_tokens"]
-    chunks = []
-    for n, token in enumerate(data["answer_tokens"], start=1):
-        usage = {"prompt_tokens": prompt, "completion_tokens": n, "total_tokens": prompt + n}
-        choice = {"index": 0, "finish_reason": None, "delta": {"role": "assistant", "content": token}}
-        chunks.append({**common, "usage": usage, **tail, "object": "chat.completion.chunk", "choices": [choice]})
-    final = dict(chunks[-1], object="chat.completion.done")
-    final["choices"] = [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": "stop"}]
-    if related:
-        final["related_questions"] = data["related_questions"]
-    return [*chunks, final]
-
-
-def perplexity_completion(model: str = "sonar-pro", related: bool = False) -> dict[str, Any]:
-    """The non-streaming ``chat.completion`` body."""
-    data = data_json("perplexity.json")
-    n, prompt = len(data["answer_tokens"]), data["prompt_tokens"]
-    body = {
-        "id": data["id"],
-        "model": model,
-        "created": data["created"],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": n, "total_tokens": prompt + n},
-        "citations": data["citations"],
-        "search_results": data["search_results"],
-        "object": "chat.completion",
-        "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": perplexity_answer()}}
-        ],
-    }
-    if related:
-        body["related_questions"] = data["related_questions"]
-    return body
-
-
-def perplexity_chat(variant: str = "default", *, token_delay: float | None = None) -> Any:
-    """``POST /perplexity/chat/completions`` (needs Bearer): SSE when ``stream`` is true, else JSON.
-
-    Tokens drip with ``token_delay`` (default: the server's ``token_delay``); variant ``done``
-    appends ``data: [DONE]``. ``related_questions`` only when ``return_related_questions`` is true.
-    """
-
-    def handler(request: FakeRequest) -> FakeResponse:
-        if not request.bearer():
-            return error_response("/perplexity", 401)
-        body = _json_body(request)
-        if body is None or not body.get("messages"):
-            return error_response("/perplexity", 400, message="messages is required")
-        model = body.get("model") or "sonar-pro"
-        related = bool(body.get("return_related_questions"))
-        if not body.get("stream"):
-            return FakeResponse(200, body=perplexity_completion(model, related))
-        delay = token_delay if token_delay is not None else (request.server.token_delay if request.server else 0.0)
-        return sse_response(perplexity_chunks(model, related), done=variant == "done", chunk_delay=delay)
-
-    return handler
-
-
 # --------------------------------------------------------------------------- tables
 
 CORE_SEARCH_ROUTES = {
@@ -610,7 +532,6 @@ CORE_SEARCH_ROUTES = {
     "brave": ("GET", "/brave/res/v1/web/search"),
     "tavily": ("POST", "/tavily/search"),
     "searxng": ("GET", "/searxng/search"),
-    "perplexity": ("POST", "/perplexity/chat/completions"),
 }
 """``(METHOD, path)`` of the request that runs a core provider's search (keyless Exa and Parallel: MCP)."""
 
@@ -645,7 +566,6 @@ def default_routes() -> dict[tuple[str, str], Any]:
         ("GET", "/brave/res/v1/web/search"): brave_web(),
         ("POST", "/tavily/search"): tavily_search(),
         ("GET", "/searxng/search"): searxng_search(),
-        ("POST", "/perplexity/chat/completions"): perplexity_chat(),
         **{key: handler for module in plugins().values() for key, handler in module.routes().items()},
     }
 
@@ -668,7 +588,6 @@ def variant_routes(provider: str, variant: str = "default", **options: Any) -> d
         "brave": ("GET", "/brave/res/v1/web/search", brave_web),
         "tavily": ("POST", "/tavily/search", tavily_search),
         "searxng": ("GET", "/searxng/search", searxng_search),
-        "perplexity": ("POST", "/perplexity/chat/completions", perplexity_chat),
     }
     method, path, factory = factories[provider]
     return {(method, path): factory(variant, **options)}
@@ -701,6 +620,4 @@ def config_toml(base_url: str, **search: Any) -> str:
         lines.append(f"base_url = {_toml_value(f'{base_url}/{provider}')}")
         if provider in ("exa", "parallel"):
             lines.append(f"mcp_url = {_toml_value(f'{base_url}/{provider}/mcp')}")
-        if provider == "perplexity":
-            lines.append('model = "sonar-pro"')
     return "\n".join(lines) + "\n"

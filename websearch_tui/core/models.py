@@ -131,12 +131,15 @@ class Citation:
 
 @dataclass(frozen=True)
 class Usage:
-    """Token and search counts reported by a provider; every field is optional."""
+    """Token and search counts reported by a provider, and the cost it reported for the request
+    (``cost_usd``, US dollars, as the provider bills it: Perplexity's ``usage.cost.total_cost``);
+    every field is optional."""
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
     search_requests: int | None = None
+    cost_usd: float | None = None
 
 
 # --- events -------------------------------------------------------------------------------

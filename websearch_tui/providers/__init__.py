@@ -98,9 +98,9 @@ SPECS: dict[str, ProviderSpec] = {
             module="websearch_tui.providers.perplexity",
             credentials=(CredentialSpec(_KEY, ("PERPLEXITY_API_KEY", "PPLX_API_KEY")),),
             default_base_url="https://api.perplexity.ai",
-            default_model="sonar-pro",
-            options={"search_context_size": str},
-            option_choices={"search_context_size": _CONTEXT_SIZES},
+            default_model="low",  # an Agent API preset (Sonar Pro's equivalent); api = "chat" uses sonar-pro
+            options={"api": str, "search_context_size": str, "search_domain_filter": list},
+            option_choices={"api": ("agent", "chat"), "search_context_size": _CONTEXT_SIZES},
             capabilities=Capabilities(
                 recency=True, count=True, answer=True, citations=True, related=True, queries=True, streams=True
             ),

@@ -1,7 +1,20 @@
-"""Perplexity Sonar: chat completions with built-in web search, streamed over SSE.
+"""Perplexity: a cited answer from Perplexity's answer engine, streamed over SSE.
 
-Upstream endpoint: ``POST {base_url}/chat/completions`` (default ``https://api.perplexity.ai``),
-``Authorization: Bearer <key>``, ``stream: true``.
+Two APIs, chosen by the ``api`` option of ``[providers.perplexity]``:
+
+- ``api = "agent"`` (the default): the Perplexity Agent API, ``POST {base_url}/v1/agent`` with a
+  preset (``model = "low"``, the default) or a ``provider/model`` id and a forced ``web_search``
+  tool; checked 2026-12-02 against the docs.perplexity.ai agent-api docs and the Sept 2026 wire
+  captures. Everything about it (request, events, citations by result id, errors) is in
+  :mod:`._perplexity_agent`.
+- ``api = "chat"``: Sonar chat completions, this module, for gateways that still serve them
+  (OpenRouter and similar). Perplexity itself retired them on 2026-09-27.
+
+Both use ``Authorization: Bearer <key>`` and the default ``base_url`` ``https://api.perplexity.ai``.
+A 2xx answer in the other API's shape (an Agent API body replayed to ``api = "chat"``, or the
+reverse) fails as ``unrecognised_response``, never as an empty result.
+
+Sonar chat completions: ``POST {base_url}/chat/completions``, ``stream: true``.
 Docs: https://docs.perplexity.ai/api-reference/chat-completions-post and
 https://docs.perplexity.ai/docs/grounded-llm/chat-completions/pro-search/quickstart (reasoning steps).
 Wire reference: PROVIDERS.md §2.7 (errors §1.11, retries §1.12, SSE §1.9).
@@ -38,18 +51,23 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url
-from websearch_tui.providers import _http, _parse
-from websearch_tui.providers._perplexity import ERROR_KEYS, describe_error
+from websearch_tui.providers import _http, _parse, _perplexity_agent
+from websearch_tui.providers._perplexity import ERROR_KEYS, ModelErrors, domain_filter
 from websearch_tui.providers._prompt import SYSTEM_PROMPT
+from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
+APIS = ("agent", "chat")
+"""Values of the ``api`` option: the Agent API (default) or Sonar chat completions."""
 PATH = "/chat/completions"
 DEFAULT_MODEL = "sonar-pro"
 DEFAULT_NUM_SEARCH_RESULTS = 10
 CONTEXT_SIZES = ("low", "medium", "high")
 AUTH_MODE = "api_key"
 INVALID_CITATION_TITLE = "(citation without a usable http(s) URL)"
+CHAT_SHAPE = Shape.of("choices", "citations", "search_results")
+"""A chat-completions answer (a chunk or a whole completion): what :class:`ChunkParser` reads."""
 
 
 def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
@@ -58,13 +76,15 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     Shape: ``{"model", "messages": [system, user=<bare query>], "stream": true,
     "stream_options": {"include_usage": true}, "num_search_results", "return_related_questions": true,
     "web_search_options": {"search_context_size"}}`` plus ``search_recency_filter``,
-    ``max_tokens`` and ``temperature`` only when the request sets them.
+    ``max_tokens`` and ``temperature`` only when the request sets them, ``search_domain_filter``
+    when the option has hosts. The model is the configured one, else ``sonar-pro`` (the spec's
+    default, a preset, is for the Agent API).
     """
     size, notes = _parse.choice_option(
         ctx.option("search_context_size", "medium"), CONTEXT_SIZES, "medium", "Perplexity search_context_size"
     )
     body: dict[str, Any] = {
-        "model": ctx.model() or DEFAULT_MODEL,
+        "model": _perplexity_agent.configured_model(ctx) or DEFAULT_MODEL,
         "messages": [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": request.query},
@@ -77,6 +97,10 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     }
     if request.recency:
         body["search_recency_filter"] = request.recency
+    domains, domain_notes = domain_filter(ctx.option("search_domain_filter"))
+    notes += domain_notes
+    if domains:
+        body["search_domain_filter"] = domains
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
     if request.temperature is not None:
@@ -300,8 +324,24 @@ def _usage(raw: Any) -> Usage | None:
     )
 
 
+def api_choice(ctx: ProviderContext) -> str:
+    """The ``api`` option: ``"agent"`` (default) or ``"chat"`` (config validation refuses others)."""
+    value = ctx.option("api")
+    return value.strip().lower() if isinstance(value, str) and value.strip().lower() in APIS else "agent"
+
+
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
-    """Run one Perplexity Sonar search and yield its events as they arrive.
+    """Run one Perplexity search and yield its events as they arrive: through the Agent API
+    (:func:`._perplexity_agent.stream`, the default) or, with ``api = "chat"``, Sonar chat
+    completions (:func:`stream_chat`)."""
+    events = stream_chat(request, ctx) if api_choice(ctx) == "chat" else _perplexity_agent.stream(request, ctx)
+    async with aclosing(events) as running:
+        async for event in running:
+            yield event
+
+
+async def stream_chat(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
+    """Run one Perplexity Sonar chat-completions search and yield its events as they arrive.
 
     Yields ``AnswerDelta`` per token, ``CitationsFound``/``SourcesFound`` (replace) as soon as
     they appear and whenever they change, ``RelatedQuestions``, ``SearchQueries`` (Pro search),
@@ -309,12 +349,14 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
 
     Raises:
         ProviderError: ``config`` without a key; ``auth`` (401/403, seed message), ``rate_limit``,
-            ``quota``, ``bad_request``, ``server`` with ``Perplexity API error (<s>): <msg>``;
+            ``quota``, ``bad_request``, ``server`` with ``Perplexity API error (<s>): <msg>`` (and
+            where to set the model when the message is about it);
             ``timeout``/``network`` (retried only before any HTTP response); ``protocol`` for a
             body that is neither an event stream nor JSON, and ``"Perplexity stream ended before it
             finished"`` for a stream that closed without a single readable chunk (empty, or nothing
-            but malformed JSON). A failure after the first event ends the stream; the events already
-            yielded stand.
+            but malformed JSON); ``unrecognised_response`` for a 2xx answer without any field of
+            :data:`CHAT_SHAPE` (an Agent API answer, say). A failure after the first event ends the
+            stream; the events already yielded stand.
     """
     key = ctx.require_api_key()
     body, notes = build_body(request, ctx)
@@ -323,15 +365,18 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     url = _http.join_url(ctx.base_url(), PATH)
     headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
     parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
+    errors = ModelErrors()
     events = feed_stream(
         ctx,
         url,
         headers=headers,
         body=body,
-        describe_error=describe_error,
+        describe_error=errors.describe,
         parser=parser,
+        on_error=errors.requalify,
         retry_http_errors=False,
         max_retries=1,
+        expect=CHAT_SHAPE,
     )
     async with aclosing(events) as running:
         async for event in running:

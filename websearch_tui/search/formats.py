@@ -472,7 +472,8 @@ _CITATION_SCHEMA = {
 _USAGE_SCHEMA = {
     "type": "object",
     "properties": {
-        name: _nullable(_COUNT) for name in ("input_tokens", "output_tokens", "total_tokens", "search_requests")
+        **{name: _nullable(_COUNT) for name in ("input_tokens", "output_tokens", "total_tokens", "search_requests")},
+        "cost_usd": _nullable({"type": "number", "minimum": 0, "description": "the cost the provider reported (USD)"}),
     },
 }
 _RESPONSE_SCHEMA = {

@@ -1,0 +1,561 @@
+"""Perplexity Agent API: the answer engine the ``perplexity`` provider speaks by default.
+
+Endpoint: ``POST {base_url}/v1/agent`` (default ``https://api.perplexity.ai``; ``/v1/responses`` is
+an alias), ``Authorization: Bearer <key>``, ``stream: true``. Checked 2026-12-02 against the
+docs.perplexity.ai agent-api docs (overview, presets, migrate-from-sonar, streaming citations) and
+the Sept 2026 wire captures (a preset ``fast`` web-search response, whole and streamed, and a 401
+body). It replaced Sonar chat completions, retired on 2026-09-27 (those stay reachable as
+``api = "chat"``, :mod:`.perplexity`).
+
+Request (:func:`build_body`)::
+
+    {"input": "<bare query>", "stream": true,
+     "preset": "low"                                  # or "model": "<provider>/<model>"
+     "tools": [{"type": "web_search", "max_results": 10, "search_context_size": "medium",
+                "filters": {"search_recency_filter": "week", "search_domain_filter": ["a.org", "-b.com"]}}],
+     "tool_choice": {"type": "web_search"},           # search is forced: a model may skip it otherwise
+     "max_output_tokens": 512, "instructions": "...", "temperature": 0.2}
+
+- ``model`` in config is a preset (``fast``, ``low``, ``medium``, ``high``, ``xhigh``; the older
+  names ``fast-search``, ``pro-search``, ``deep-research``, ``advanced-deep-research`` are accepted
+  aliases) or a direct ``provider/model`` id; unset: preset ``low``, the official equivalent of
+  Sonar Pro, the old default. A retired Sonar id still works: it becomes its official preset
+  (:data:`SONAR_PRESETS`) and the search says so in one note.
+- ``instructions`` (our system prompt) goes only with a direct model. With a preset it would
+  *replace* the preset's own prompt (not add to it): that prompt is what makes a preset the
+  documented equivalent of a Sonar model, and it is the one the wire captures show writing ``[n]``
+  markers numbered by search result id, which the citations here are read from. A direct model has
+  no prompt of its own, so it gets ours. ``temperature`` likewise only with a direct model (a
+  preset picks its model and may pick one that refuses it: a 400 for the whole search).
+- ``max_results`` is the request's ``num_search_results`` (default 10, at most 50; the sources
+  shown are cut to ``max_results`` locally, keeping every cited one); ``search_context_size`` and
+  ``search_domain_filter`` (hosts, ``-host`` excludes, at most 20) come from the options of the same
+  names and are sent only when set; recency goes in ``filters.search_recency_filter``.
+- The API refuses unknown fields (HTTP 400), so nothing of the Sonar body is sent
+  (``search_mode``, ``return_related_questions``, ``web_search_options``, ``num_search_results``...).
+
+Response: ``{"id": "resp_...", "status", "model" (the model that served), "output": [items],
+"usage", "error"}``; items by ``type``: ``search_results`` ``{queries, results: [{id, url, title,
+snippet, date?, last_updated, source}]}`` (one per search), ``message`` ``{id, content:
+[{type: output_text, text, annotations}]}`` (``annotations`` is empty in practice), and an internal
+``function_call`` named ``search_web`` (the server's own search call: ignored). ``usage``:
+``input_tokens``, ``output_tokens``, ``total_tokens``, ``tool_calls_details.search_web.invocation``
+and the reported cost ``cost.total_cost`` (USD). A failed run may come back as HTTP 200 with
+``status: "failed"`` and ``error: {message, type, code}``.
+
+Stream: SSE events named (and typed) ``response.created`` / ``response.in_progress`` (whose
+``model`` is still the preset name), ``response.output_item.added`` / ``.done``,
+``response.reasoning.search_queries`` ``{queries}``, ``response.reasoning.search_results``
+``{results}``, ``response.output_text.delta`` ``{item_id, output_index, content_index, delta}``,
+``response.output_text.done``, then one terminal event: ``response.completed`` (the whole response),
+``response.incomplete`` (cut short), ``response.failed``, ``response.cancelled`` or ``error``. No
+``[DONE]``; sequence numbers skip. A server that ignores ``stream: true`` and answers one JSON
+body is read the same way.
+
+Citations: the answer's ``[n]`` markers (also ``[web:n]``) name the search result whose ``id`` is
+``n``. Citation ``n`` is that result, so ``[7]`` in the answer is citation 7 in every front end;
+a number below the highest cited one that the answer does not cite keeps its place as a
+citation without a URL (:data:`UNCITED_TITLE`). A marker split across deltas (``".["``, ``"7"``,
+``"]"``) is read whole.
+
+Errors (:class:`~websearch_tui.core.errors.ProviderError`): non-2xx ``{"error": {"message", "type",
+"code"}}`` -> ``Perplexity API error (<status>): <message>`` (401/403: the seed auth message), a
+400/404 about the model naming ``[providers.perplexity] model``; the same wording for an error
+event or a 200 body with ``status: "failed"`` (kind from the code or type); ``protocol`` for a
+stream that ends before its terminal event; ``unrecognised_response`` (the shared HTTP layer,
+:data:`SHAPE`) for a 2xx answer in neither shape.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
+from websearch_tui.core.models import (
+    AnswerDelta,
+    Citation,
+    CitationsFound,
+    Note,
+    SearchEvent,
+    SearchQueries,
+    SearchRequest,
+    Source,
+    Usage,
+)
+from websearch_tui.core.text import plain_text
+from websearch_tui.providers import _http, _parse
+from websearch_tui.providers._perplexity import (
+    ModelErrors,
+    domain_filter,
+    is_model_error,
+    is_model_gone,
+    with_model_hint,
+)
+from websearch_tui.providers._prompt import SYSTEM_PROMPT
+from websearch_tui.providers._shape import Shape
+from websearch_tui.providers._stream import MetadataTracker, feed_stream
+from websearch_tui.providers.base import ProviderContext
+
+PATH = "/v1/agent"
+PRESETS = ("fast", "low", "medium", "high", "xhigh")
+"""The Agent API's preset names."""
+PRESET_ALIASES = ("fast-search", "pro-search", "deep-research", "advanced-deep-research")
+"""Older preset names the API still accepts (for ``fast`` .. ``high``): sent as they are."""
+DEFAULT_PRESET = "low"
+"""Sonar Pro's official equivalent (the old default model)."""
+SONAR_PRESETS = {
+    "sonar": "fast",
+    "sonar-pro": "low",
+    "sonar-reasoning": "low",
+    "sonar-reasoning-pro": "low",
+    "sonar-deep-research": "medium",
+}
+"""Retired Sonar model -> the preset Perplexity's migration guide names as its equivalent."""
+DEFAULT_MAX_RESULTS = 10
+MAX_RESULTS = 50
+CONTEXT_SIZES = ("low", "medium", "high")
+AUTH_MODE = "api_key"
+MESSAGE_SEPARATOR = "\n\n"
+UNCITED_TITLE = "(not cited)"
+"""Title of the placeholder citation for a result number the answer does not cite (see the module
+docstring: it keeps the higher numbers in place)."""
+UNKNOWN_TITLE = "(no such search result)"
+"""Title of the placeholder citation for a number below the highest cited one that names no result."""
+NO_RESULTS_NOTE = "Perplexity's web search returned no results; the answer is not grounded in sources."
+
+SHAPE = Shape.of("output", "status", types=("error",), type_prefixes=("response.",))
+"""An Agent API answer: a whole response (``output``, ``status``) or ``response.*`` / ``error`` events."""
+
+_MARKER = re.compile(r"\[(?:web:)?(\d{1,3})\]")
+_MARKER_TAIL = re.compile(r"\[(?:w(?:e(?:b(?::\d{0,3})?)?)?|\d{1,3})?$")
+"""The end of a text that may still grow into a :data:`_MARKER` (``[``, ``[1``, ``[web:``)."""
+_TERMINAL_ERRORS = ("error", "response.failed", "response.cancelled")
+_FINAL = ("response.completed", "response.incomplete")
+
+
+# --------------------------------------------------------------------------- request
+
+
+@dataclass(frozen=True)
+class Target:
+    """What answers: ``field`` is ``"preset"`` or ``"model"``, ``value`` its value; ``note`` says how
+    a retired Sonar id was mapped (``None`` otherwise)."""
+
+    field: str
+    value: str
+    note: str | None = None
+
+
+def resolve_model(configured: str | None) -> Target:
+    """The preset or model for the configured ``model`` (see the module docstring)."""
+    name = (configured or "").strip()
+    lowered = name.lower()
+    if not name:
+        return Target("preset", DEFAULT_PRESET)
+    if lowered in PRESETS or lowered in PRESET_ALIASES:
+        return Target("preset", lowered)
+    sonar = lowered.removeprefix("perplexity/") if lowered != "perplexity/sonar" else lowered
+    if sonar in SONAR_PRESETS:
+        preset = SONAR_PRESETS[sonar]
+        return Target(
+            "preset",
+            preset,
+            f"Perplexity retired its Sonar models on 2026-09-27: model {name!r} now runs the Agent API "
+            f'preset {preset!r}, its official equivalent. Set [providers.perplexity] model = "{preset}" '
+            'to keep this and drop this note (or api = "chat" for a gateway that still serves Sonar).',
+        )
+    return Target("model", name)
+
+
+def configured_model(ctx: ProviderContext) -> str | None:
+    """The model the config names (the first of ``models``, else ``model``), without the spec default."""
+    settings = ctx.settings
+    return (settings.models[0] if settings.models else None) or settings.model
+
+
+def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, Any], list[str]]:
+    """The JSON body for ``POST /v1/agent`` and the user-visible notes about it (module docstring)."""
+    target = resolve_model(configured_model(ctx))
+    notes = [target.note] if target.note else []
+    tool: dict[str, Any] = {
+        "type": "web_search",
+        "max_results": _parse.clamp_count(request.num_search_results, DEFAULT_MAX_RESULTS, MAX_RESULTS),
+    }
+    size = ctx.option("search_context_size")
+    if size is not None:
+        tool["search_context_size"], size_notes = _parse.choice_option(
+            size, CONTEXT_SIZES, "medium", "Perplexity search_context_size"
+        )
+        notes += size_notes
+    filters: dict[str, Any] = {}
+    if request.recency:
+        filters["search_recency_filter"] = request.recency
+    domains, domain_notes = domain_filter(ctx.option("search_domain_filter"))
+    notes += domain_notes
+    if domains:
+        filters["search_domain_filter"] = domains
+    if filters:
+        tool["filters"] = filters
+    body: dict[str, Any] = {
+        "input": request.query,
+        "stream": True,
+        target.field: target.value,
+        "tools": [tool],
+        "tool_choice": {"type": "web_search"},
+    }
+    if target.field == "model":
+        body["instructions"] = SYSTEM_PROMPT
+    if request.max_tokens is not None:
+        body["max_output_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        if target.field == "model":
+            body["temperature"] = request.temperature
+        else:
+            notes.append(f"Perplexity: temperature is not sent with a preset ({target.value} picks its own model).")
+    return body, notes
+
+
+# --------------------------------------------------------------------------- errors
+
+
+_TYPE_KINDS: tuple[tuple[tuple[str, ...], ErrorKind], ...] = (
+    (("invalid_api_key", "unauthorized", "forbidden", "authentication"), ErrorKind.AUTH),
+    (("rate_limit",), ErrorKind.RATE_LIMIT),
+    (("invalid", "bad_request", "not_supported", "unknown_field"), ErrorKind.BAD_REQUEST),
+    (("not_found",), ErrorKind.NOT_FOUND),
+    (("timeout",), ErrorKind.TIMEOUT),
+)
+
+
+def api_error(provider_id: str, error: Any, what: str = "failed") -> ProviderError:
+    """The :class:`ProviderError` for an error the API reports inside a 2xx answer (an ``error`` or
+    ``response.failed`` event, a 200 body with ``status: "failed"``): ``error`` is its
+    ``{message, type, code}`` object (or a string). ``"Perplexity API error (<code or type>):
+    <message>"``, kind from the code (an HTTP status) else the type; ``what`` words a missing message
+    (``"Perplexity API error: the response failed"``)."""
+    body = error if isinstance(error, dict) else {}
+    message = _parse.find_message(error, ("message", "detail", "error"))
+    code = _parse.int_field(body, "code")
+    error_type = plain_text(body.get("type"), collapse=True)
+    status = code if code is not None and 400 <= code <= 599 else None
+    if is_model_gone(error_type, message):
+        kind = ErrorKind.MODEL_NOT_FOUND
+    elif status is not None:
+        kind = kind_for_status(status, message or "")
+    elif mentions_quota(f"{error_type or ''} {message or ''}"):
+        kind = ErrorKind.QUOTA
+    else:
+        words = (error_type or "").lower()
+        kind = next((k for names, k in _TYPE_KINDS if any(n in words for n in names)), ErrorKind.SERVER)
+    shown = str(status) if status is not None else error_type
+    head = f"Perplexity API error ({shown})" if shown else "Perplexity API error"
+    text = f"{head}: {excerpt(message, 500)}" if message else f"{head}: the response {what}"
+    if is_model_error(error_type, message, status):
+        text = with_model_hint(text)
+    return ProviderError(provider_id, kind, text, status=status)
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+@dataclass
+class AgentParser:
+    """Turns Agent API events (or one whole response) into search events.
+
+    The :class:`._stream.StreamParser` contract: ``feed(name, payload)`` returns what one event adds
+    (``payload.type``, else the SSE event ``name``; ``"json"``: a whole response body): an
+    ``AnswerDelta`` per text delta, ``SearchQueries`` for new queries, ``SourcesFound`` (replace:
+    the :class:`._parse.SourceSelection` of the results) and ``CitationsFound`` (replace, numbered
+    by result id; see the module docstring) when they change, ``Metadata`` when the response id
+    first appears and when the final response names the model. ``finished`` (and ``done``) turns
+    true with ``response.completed`` / ``response.incomplete`` or a whole response; ``closing()``
+    gives the notes on how it ended and the closing ``Metadata`` with the usage.
+
+    Raises (from ``feed``): :class:`ProviderError` (:func:`api_error`) for ``error``,
+    ``response.failed`` and ``response.cancelled`` events and a response whose status is
+    ``failed`` or ``cancelled``.
+    """
+
+    requested_model: str
+    max_results: int
+    provider_id: str = "perplexity"
+    usage: Usage | None = None
+    finished: bool = False
+    incomplete_reason: str | None = None
+    status: str | None = None
+    _parts: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    _answered: bool = False
+    _tail: str = ""
+    _cited: set[int] = field(default_factory=set)
+    _by_id: dict[int, Source] = field(default_factory=dict)
+    _seen_rows: set[str] = field(default_factory=set)
+    _queries: list[str] = field(default_factory=list)
+    _sent_citations: tuple[Citation, ...] = ()
+    _citations_changed: bool = False
+    _sources: _parse.SourceSelection = field(init=False)
+    _meta: MetadataTracker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
+        self._sources = _parse.SourceSelection(self.max_results)
+
+    @property
+    def done(self) -> bool:
+        """The terminal event arrived (the same as :attr:`finished`)."""
+        return self.finished
+
+    def feed(self, name: str, payload: Any) -> list[SearchEvent]:
+        """Events for one stream event (or, named ``"json"``, one whole response)."""
+        if not isinstance(payload, dict):
+            return []
+        kind = payload["type"] if isinstance(payload.get("type"), str) else name
+        if kind == "json":
+            return self.whole(payload)
+        if kind in _TERMINAL_ERRORS:
+            response = _parse.as_dict(payload.get("response"))
+            error = payload.get("error") or response.get("error")
+            if error is None and kind == "error":  # {"type": "error", "code", "message"}
+                error = {name: value for name, value in payload.items() if name != "type"}
+            raise api_error(self.provider_id, error, "was cancelled" if kind.endswith("cancelled") else "failed")
+        if kind in ("response.created", "response.in_progress", "response.queued"):
+            # the model named here is the preset's name; the one that served comes with the final response
+            return self._meta.update(None, _parse.as_dict(payload.get("response")).get("id"))
+        if kind == "response.output_text.delta":
+            return self._delta(_part_key(payload), payload.get("delta"))
+        if kind == "response.output_text.done":
+            return self._reconcile(_part_key(payload), payload.get("text"))
+        if kind == "response.reasoning.search_queries":
+            return self._new_queries(payload.get("queries"))
+        if kind == "response.reasoning.search_results":
+            return self._results(payload.get("results"))
+        if kind == "response.reasoning.fetch_url_results":
+            return self._results(payload.get("contents"))
+        if kind == "response.output_item.done":
+            return self._item(payload.get("item"), payload.get("output_index"))
+        if kind in _FINAL:
+            return self._final(_parse.as_dict(payload.get("response")), incomplete=kind == "response.incomplete")
+        return []
+
+    def whole(self, response: Any) -> list[SearchEvent]:
+        """Events for one complete response body (a server that ignored ``stream: true``)."""
+        return self._final(_parse.as_dict(response), incomplete=False)
+
+    def closing(self) -> list[SearchEvent]:
+        """Notes on how the response ended (cut short, no search results, an unknown status), then
+        the closing ``Metadata`` with the usage."""
+        events: list[SearchEvent] = []
+        if self.incomplete_reason:
+            events.append(Note(f"Perplexity stopped early ({self.incomplete_reason}); the answer is cut short."))
+        elif self.status not in (None, "completed"):
+            events.append(Note(f"Perplexity answered with status {self.status!r}; the answer may be incomplete."))
+        if not self._seen_rows:
+            events.append(Note(NO_RESULTS_NOTE))
+        events.append(self._meta.metadata(self.usage))
+        return events
+
+    # ---- text and markers
+
+    def _emit(self, text: str) -> list[SearchEvent]:
+        """``AnswerDelta(text)``, and the citations its complete ``[n]`` markers add."""
+        self._answered = True
+        scan = self._tail + text
+        for match in _MARKER.finditer(scan):
+            number = int(match.group(1))
+            if number not in self._cited:
+                self._cited.add(number)
+                self._citations_changed = True
+        tail = _MARKER_TAIL.search(scan[-8:])
+        self._tail = tail.group(0) if tail else ""
+        return [AnswerDelta(text), *self._citations()]
+
+    def _delta(self, key: tuple[str, int], delta: object) -> list[SearchEvent]:
+        if not isinstance(delta, str) or not delta:
+            return []
+        events: list[SearchEvent] = []
+        pieces = self._parts.get(key)
+        if pieces is None:
+            pieces = self._parts[key] = []
+            if self._answered:
+                events += self._emit(MESSAGE_SEPARATOR)
+        pieces.append(delta)
+        return events + self._emit(delta)
+
+    def _reconcile(self, key: tuple[str, int], full: object) -> list[SearchEvent]:
+        """What the final text of a part adds to its streamed deltas (all of it when none came)."""
+        if not isinstance(full, str) or not full:
+            return []
+        streamed = "".join(self._parts.get(key, ()))
+        if key in self._parts:
+            self._parts[key] = [streamed]
+        if full.startswith(streamed) and len(full) > len(streamed):
+            return self._delta(key, full[len(streamed) :])
+        return []
+
+    # ---- items, results, queries
+
+    def _item(self, item: Any, output_index: Any) -> list[SearchEvent]:
+        item = _parse.as_dict(item)
+        item_type = item.get("type")
+        if item_type == "search_results":
+            return [*self._new_queries(item.get("queries")), *self._results(item.get("results"))]
+        if item_type == "fetch_url_results":
+            return self._results(item.get("contents"))
+        if item_type == "message":
+            events: list[SearchEvent] = []
+            for index, content in enumerate(_parse.as_list(item.get("content"))):
+                content = _parse.as_dict(content)
+                if content.get("type") in ("output_text", "text"):
+                    key = _message_key(item.get("id"), output_index, index, self._parts)
+                    events += self._reconcile(key, content.get("text"))
+            return events
+        return []  # function_call "search_web": the server's own search call, not one for us
+
+    def _new_queries(self, raw: Any) -> list[SearchEvent]:
+        fresh = [q for q in _parse.text_list(raw) if q not in self._queries]
+        if not fresh:
+            return []
+        self._queries += fresh
+        return [SearchQueries(tuple(fresh))]
+
+    def _results(self, rows: Any) -> list[SearchEvent]:
+        """Remember each new result row (by its ``id``, else its URL) as a source; the source and
+        citation changes it makes."""
+        added: list[Source] = []
+        for row in _parse.as_list(rows):
+            if not isinstance(row, dict):
+                continue
+            number = _parse.int_field(row, "id", minimum=0)
+            mark = f"#{number}" if number is not None else f"url:{row.get('url')}"
+            if mark in self._seen_rows:
+                continue
+            self._seen_rows.add(mark)
+            source = _parse.make_source(row.get("url"), row.get("title"), row.get("snippet"), row.get("date"))
+            if source is None:
+                self._sources.dropped += 1
+                continue
+            added.append(source)
+            if number is not None and number not in self._by_id:
+                self._by_id[number] = source
+                self._citations_changed = self._citations_changed or number in self._cited
+        if not added:
+            return []
+        self._sources.add(added)
+        return [*self._citations(), *self._sources.sources_event()]
+
+    def _citations(self) -> list[SearchEvent]:
+        """``CitationsFound`` (replace) when the cited numbers that name a result changed: citation
+        ``n`` for ``n`` = 1 .. the highest of them (see :data:`UNCITED_TITLE`)."""
+        if not self._citations_changed:
+            return []
+        self._citations_changed = False
+        known = [number for number in self._cited if number in self._by_id]
+        if not known:
+            return []
+        citations = tuple(self._citation(number) for number in range(1, max(known) + 1))
+        if citations == self._sent_citations:
+            return []
+        self._sent_citations = citations
+        self._sources.cite(c.url for c in citations if c.url)
+        return [CitationsFound(citations, replace=True), *self._sources.sources_event()]
+
+    def _citation(self, number: int) -> Citation:
+        source = self._by_id.get(number)
+        if source is None:
+            return Citation(url="", title=UNKNOWN_TITLE)
+        if number not in self._cited:
+            return Citation(url="", title=UNCITED_TITLE)
+        return Citation(url=source.url, title=source.title, cited_text=source.snippet)
+
+    # ---- the final response
+
+    def _final(self, response: dict[str, Any], *, incomplete: bool) -> list[SearchEvent]:
+        status = response.get("status")
+        self.status = status if isinstance(status, str) else None
+        if status in ("failed", "cancelled") or (response.get("error") and status not in ("completed", "incomplete")):
+            what = "was cancelled" if status == "cancelled" else "failed"
+            raise api_error(self.provider_id, response.get("error"), what)
+        self.finished = True
+        if incomplete or status == "incomplete":
+            details = _parse.as_dict(response.get("incomplete_details"))
+            reason = plain_text(details.get("reason"), collapse=True) or "incomplete"
+            self.incomplete_reason = reason.replace("_", " ")
+        events = self._meta.update(response.get("model"), response.get("id"))
+        for index, item in enumerate(_parse.as_list(response.get("output"))):
+            events += self._item(item, index)
+        self.usage = usage_from(response.get("usage")) or self.usage
+        return events
+
+
+def _part_key(payload: dict[str, Any]) -> tuple[str, int]:
+    item_id = payload.get("item_id")
+    key = str(item_id) if item_id else f"#{payload.get('output_index')}"
+    return key, _parse.int_field(payload, "content_index", minimum=0) or 0
+
+
+def _message_key(
+    item_id: object, output_index: object, index: int, parts: dict[tuple[str, int], Any]
+) -> tuple[str, int]:
+    """The key a message part's deltas were filed under: its item id, else its output position."""
+    by_id = (str(item_id) if item_id else f"#{output_index}", index)
+    by_position = (f"#{output_index}", index)
+    return by_position if by_id not in parts and by_position in parts else by_id
+
+
+def usage_from(raw: Any) -> Usage | None:
+    """``usage``: input, output and total tokens, searches (``tool_calls_details.search_web.invocation``)
+    and the reported cost (``cost.total_cost``, USD)."""
+    details = _parse.as_dict(_parse.as_dict(_parse.as_dict(raw).get("tool_calls_details")).get("search_web"))
+    searches = _parse.int_field(details, "invocation", minimum=0)
+    usage = _parse.usage_from(
+        raw, input="input_tokens", output="output_tokens", total="total_tokens", searches=searches
+    )
+    cost = _parse.as_dict(_parse.as_dict(raw).get("cost")).get("total_cost")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost >= 0:
+        usage = replace(usage or Usage(), cost_usd=float(cost))
+    return usage
+
+
+# --------------------------------------------------------------------------- running
+
+
+async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
+    """Run one Agent API search and yield its events as they arrive.
+
+    Yields the body's notes (a mapped Sonar id, an ignored option), then ``Metadata`` (response id),
+    ``SearchQueries``, ``SourcesFound`` / ``CitationsFound`` (replace) as the search results and the
+    ``[n]`` markers arrive, ``AnswerDelta`` per token, and the closing notes and ``Metadata`` (the
+    model that served, usage with the reported cost).
+
+    Raises:
+        ProviderError: ``config`` without a key; as the module docstring says otherwise. Any HTTP
+            answer is final (a paid call is never sent twice); a failure after the first event ends
+            the stream, the events already yielded stand.
+    """
+    key = ctx.require_api_key()
+    body, notes = build_body(request, ctx)
+    for note in notes:
+        yield Note(note)
+    parser = AgentParser(
+        requested_model=body.get("preset") or body["model"], max_results=request.max_results, provider_id=ctx.spec.id
+    )
+    errors = ModelErrors()
+    events = feed_stream(
+        ctx,
+        _http.join_url(ctx.base_url(), PATH),
+        headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
+        body=body,
+        describe_error=errors.describe,
+        parser=parser,
+        on_error=errors.requalify,
+        retry_http_errors=False,
+        max_retries=1,
+        expect=SHAPE,
+    )
+    async with aclosing(events) as running:
+        async for event in running:
+            yield event
