@@ -227,6 +227,15 @@ async def test_stdio_web_search_matches_the_cli_formats_and_reports_progress(fak
         ({"query": "q", "recency": "hour"}, "recency must be one of day, week, month, year, not 'hour'"),
         ({"query": "q", "mode": "fast"}, "mode must be one of compare, auto, not 'fast'"),
         ({"query": "q", "max_result": 3}, "unknown argument 'max_result' (did you mean 'max_results'?)"),
+        (
+            {"query": "q", "grok_search_mode": "all"},
+            "grok_search_mode must be one of web_search, x_search, both (or web, x), not 'all'",
+        ),
+        (
+            {"query": "q", "grok_search_mode": 1},
+            "grok_search_mode must be one of web_search, x_search, both (or web, x), not 1",
+        ),
+        ({"query": "q", "grok_mode": "x"}, "unknown argument 'grok_mode' (did you mean 'grok_search_mode'?)"),
     ],
 )
 def test_bad_arguments_are_tool_errors(arguments: dict[str, Any], message: str) -> None:
@@ -506,11 +515,11 @@ def record_searches(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> list[Sea
     search = engine.search
 
     async def recorded(
-        request: SearchRequest, on_update: Any = None, *, result: SearchResult | None = None
+        request: SearchRequest, on_update: Any = None, *, result: SearchResult | None = None, **kwargs: Any
     ) -> SearchResult:
         assert result is not None
         results.append(result)
-        return await search(request, on_update, result=result)
+        return await search(request, on_update, result=result, **kwargs)
 
     monkeypatch.setattr(engine, "search", recorded)
     return results
@@ -582,6 +591,62 @@ async def test_the_output_schema_fits_every_document(fake_server: FakeServer, fa
     for document in documents:
         assert list(validator.iter_errors(document)) == []
     assert documents[1]["winner"] == "tavily" and documents[2]["error"]
+
+
+# --- grok_search_mode -----------------------------------------------------------------------------
+
+
+def grok_tools_sent(server: FakeServer) -> list[list[str]]:
+    """The tool types of each search request the fake Grok received, in order."""
+    method, path = search_route("grok")
+    return [[tool["type"] for tool in r.json()["tools"]] for r in server.requests_to(path) if r.method == method]
+
+
+async def test_grok_search_mode_reaches_grok_for_that_call_only(fake_server: FakeServer, fake_config: Path) -> None:
+    config = load_config(fake_config)
+    tools = SearchTools(config, Engine.from_config(config))
+    async with Client(build_server(tools)) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}["web_search"]
+        calls = [
+            {"grok_search_mode": "x_search"},
+            {"grok_search_mode": "both"},
+            {},  # the configured mode (web) again: a call's mode does not stick
+            {"grok_search_mode": "x"},
+            {"grok_search_mode": "web_search"},
+            {"grok_search_mode": None},
+        ]
+        results = [
+            await client.call_tool("web_search", {"query": QUERY, "providers": ["grok", "tavily"], **extra})
+            for extra in calls
+        ]
+    await tools.aclose()
+    assert all(not result.is_error for result in results)
+    assert grok_tools_sent(fake_server) == [
+        ["x_search"],
+        ["web_search", "x_search"],
+        ["web_search"],
+        ["x_search"],
+        ["web_search"],
+        ["web_search"],
+    ]
+    schema = listed.input_schema["properties"]["grok_search_mode"]
+    assert schema["enum"] == ["web_search", "x_search", "both", "web", "x"]
+    assert "Grok provider (grok)" in schema["description"] and "x_search (X posts)" in schema["description"]
+
+
+async def test_grok_search_mode_leaves_other_providers_and_the_config_alone(
+    fake_server: FakeServer, fake_config: Path
+) -> None:
+    config = load_config(fake_config)
+    engine = Engine.from_config(config)
+    tools = SearchTools(config, engine)
+    async with Client(build_server(tools)) as client:
+        result = await client.call_tool(
+            "web_search", {"query": QUERY, "providers": ["tavily"], "grok_search_mode": "x"}
+        )
+    await tools.aclose()
+    assert not result.is_error and grok_tools_sent(fake_server) == []
+    assert "search_mode" not in engine.settings.get("grok", config.settings_for("grok")).options
 
 
 # --- history tools ------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -14,7 +15,7 @@ from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers.jina import split_site
 
-from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait, shared_fixture
 
 PID = "jina"
 KEY = "jina_test_key_123456"
@@ -47,10 +48,11 @@ async def test_request_shape() -> None:
     rec = Recorder(json_response(ONE))
     await collect(PID, SearchRequest("python asyncio / tasks?#x", max_results=8), ctx_for(rec))
     (request,) = rec.requests
-    assert request.method == "GET"
-    assert request.url.copy_with(query=None) == httpx.URL("https://s.jina.ai/")
-    assert dict(request.url.params) == {"q": "python asyncio / tasks?#x", "count": "8"}
+    assert request.method == "POST"
+    assert request.url == httpx.URL("https://s.jina.ai/")
+    assert rec.body() == {"q": "python asyncio / tasks?#x", "num": 8, "page": 1}
     headers = request.headers
+    assert headers["content-type"] == "application/json"
     assert headers["authorization"] == f"Bearer {KEY}"
     assert headers["accept"] == "application/json"
     assert headers["x-respond-with"] == "no-content"
@@ -65,7 +67,24 @@ async def test_request_shape() -> None:
 async def test_count_clamp(kwargs: dict[str, int], count: str) -> None:
     rec = Recorder(json_response(ONE))
     await collect(PID, SearchRequest("q", **kwargs), ctx_for(rec))
-    assert rec.params()["count"] == count
+    assert rec.body()["num"] == int(count)
+
+
+@pytest.mark.parametrize(
+    ("options", "sent"),
+    [
+        ({"gl": "us", "hl": "en"}, {"gl": "us", "hl": "en"}),
+        ({"gl": " de "}, {"gl": "de"}),
+        ({"gl": "", "hl": "  "}, {}),
+        ({}, {}),
+    ],
+)
+async def test_gl_and_hl_are_sent_when_configured(options: dict[str, str], sent: dict[str, str]) -> None:
+    rec = Recorder(json_response(ONE))
+    await collect(PID, SearchRequest("q"), ctx_for(rec, ProviderSettings(options=options)))
+    body = rec.body()
+    assert {k: v for k, v in body.items() if k in ("gl", "hl")} == sent
+    assert set(body) == {"q", "num", "page", *sent}
 
 
 @pytest.mark.parametrize(
@@ -86,14 +105,14 @@ def test_split_site(query: str, expected: tuple[str, str | None]) -> None:
 async def test_site_operator_goes_to_header() -> None:
     rec = Recorder(json_response(ONE))
     await collect(PID, SearchRequest("asyncio site:docs.python.org"), ctx_for(rec))
-    assert rec.params()["q"] == "asyncio"
+    assert rec.body()["q"] == "asyncio"
     assert rec.headers()["x-site"] == "docs.python.org"
 
 
 async def test_base_url_prefix_is_kept() -> None:
     rec = Recorder(json_response(ONE))
     await collect(PID, SearchRequest("q"), ctx_for(rec, ProviderSettings(base_url="http://127.0.0.1:1/gw/jina/")))
-    assert rec.requests[0].url.copy_with(query=None) == httpx.URL("http://127.0.0.1:1/gw/jina/")
+    assert rec.requests[0].url == httpx.URL("http://127.0.0.1:1/gw/jina/")
 
 
 async def test_response_mapping() -> None:
@@ -118,7 +137,7 @@ async def test_recency_is_not_sent() -> None:
     """Jina has no date filter; the engine adds the "not supported" note from the capability record."""
     rec = Recorder(json_response(ONE))
     _, response = await collect(PID, SearchRequest("q", recency="week"), ctx_for(rec))
-    assert set(rec.params()) == {"q", "count"}
+    assert set(rec.body()) == {"q", "num", "page"}
     assert response.notes == []
 
 
@@ -214,7 +233,7 @@ async def test_end_to_end_against_the_fake() -> None:
                 PID, SearchRequest("python asyncio", max_results=10), fake_ctx(PID, srv, client, sleep=no_wait)
             )
             sent = srv.last_request("/jina/")
-            assert sent.query == {"q": "python asyncio", "count": "10"}
+            assert sent.method == "POST" and sent.json() == {"q": "python asyncio", "num": 10, "page": 1}
             assert sent.header("x-respond-with") == "no-content"
             assert len(response.sources) == 6
             assert response.sources[0].url == "https://docs.python.org/3/library/asyncio.html"
@@ -244,3 +263,43 @@ async def test_end_to_end_against_the_fake() -> None:
             assert (
                 info.value.message == "Jina API error (500): InternalServerError: Failed to search site docs.python.org"
             )
+
+
+async def test_the_fake_serves_only_the_documented_post() -> None:
+    with FakeServer() as srv:
+        async with httpx.AsyncClient() as client:
+            ctx = fake_ctx(PID, srv, client, options={"gl": "us", "hl": "en"}, sleep=no_wait)
+            _, response = await collect(PID, SearchRequest("python asyncio", max_results=2), ctx)
+            assert len(response.sources) == 2
+            assert srv.last_request("/jina/").json() == {
+                "q": "python asyncio",
+                "num": 2,
+                "page": 1,
+                "gl": "us",
+                "hl": "en",
+            }
+
+            with pytest.raises(ProviderError) as info:
+                await collect(PID, SearchRequest("q"), fake_ctx(PID, srv, client, options={"gl": "usa"}, sleep=no_wait))
+            assert info.value.kind is ErrorKind.BAD_REQUEST
+            assert info.value.message == "Jina API error (400): ParamValidationError: Invalid value for gl: 'usa'"
+
+            headers = {"Authorization": "Bearer fake-jina-key", "Accept": "application/json"}
+            legacy = await client.get(f"{srv.base_url}/jina/", params={"q": "x", "count": "3"}, headers=headers)
+            assert legacy.status_code >= 400, "the fake no longer serves the GET form"
+
+
+# --- conformance: Jina's documented payloads ------------------------------------------------
+# Kept outside the repo ($WEBSEARCH_EXTRA_FIXTURES/jina/): the response example of Jina's own API
+# reference (jina-ai/meta-prompt v9, "Search API"). Skipped when absent.
+
+
+async def test_replays_the_documented_search_response() -> None:
+    body = json.loads(shared_fixture("jina/search_docs_example_meta_prompt_v9.json").read_text(encoding="utf-8"))
+    events, response = await collect(
+        PID, SearchRequest("jina ai", max_results=20), ctx_for(Recorder(json_response(body)))
+    )
+    assert [type(e) for e in events] == [Metadata, SourcesFound]
+    assert [(s.url, s.title, s.snippet) for s in response.sources] == [
+        (row["url"], row["title"], row["description"]) for row in body["data"]
+    ]

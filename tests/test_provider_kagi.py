@@ -13,6 +13,7 @@ from tests.fake_providers import FakeServer
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, Metadata, Note, RelatedQuestions, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
+from websearch_tui.providers import kagi
 from websearch_tui.providers.base import ProviderContext
 
 from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, shared_fixture
@@ -134,6 +135,78 @@ async def test_v1_local_slice_request_id_fallback_and_answer_title() -> None:
     assert response.answer == "Just a title"
 
 
+def section_row(section: str, **extra: Any) -> dict[str, Any]:
+    """A v1 ``SearchResult`` row for ``section`` (url, title, snippet; ``extra`` on top)."""
+    return {
+        "url": f"https://{section.replace('_', '-')}.example/",
+        "title": section,
+        "snippet": f"{section} row",
+        **extra,
+    }
+
+
+ALL_SECTIONS = (
+    "search", "image", "video", "podcast", "podcast_creator", "news", "adjacent_question", "direct_answer",
+    "interesting_news", "interesting_finds", "infobox", "code", "package_tracking", "public_records", "weather",
+    "related_search", "listicle", "web_archive",
+)  # fmt: skip
+"""The 18 sections of a v1 ``data`` object (Kagi's OpenAPI ``Search200ResponseData``)."""
+
+
+async def test_v1_every_web_page_section_is_a_source_with_its_tag() -> None:
+    data: dict[str, Any] = {section: [section_row(section)] for section in ALL_SECTIONS}
+    data["adjacent_question"] = [{"url": "https://kagi.com/search?q=why", "title": "t", "props": {"question": "Why?"}}]
+    data["related_search"] = [{"url": "https://kagi.com/search?q=steve+wozniak", "title": "steve wozniak"}]
+    data["direct_answer"] = [{"url": "https://kagi.com/", "title": "4", "snippet": "2 + 2 = 4"}]
+    body = {"meta": {"trace": "69c3f5c4", "node": "us-central1", "ms": 213}, "data": data}
+    events, response = await collect("kagi", SearchRequest("q", max_results=20), ctx_for(Recorder(json_response(body))))
+    assert [type(e) for e in events] == [Metadata, SourcesFound, AnswerDelta, RelatedQuestions]
+    assert [s.title for s in response.sources] == [
+        "search",
+        "[Video] video",
+        "[News] news",
+        "[Info] infobox",
+        "[News] interesting_news",
+        "[Small web] interesting_finds",
+        "[List] listicle",
+        "[Code] code",
+        "[Public record] public_records",
+        "[Archive] web_archive",
+        "[Podcast] podcast",
+        "[Podcast] podcast_creator",
+        "[Tracking] package_tracking",
+    ]
+    urls = {s.url for s in response.sources}
+    assert not urls & {"https://image.example/", "https://weather.example/", "https://kagi.com/"}
+    assert not any("kagi.com/search" in url for url in urls), "related searches are never sources"
+    assert response.sources[5].snippet == "interesting_finds row"
+    assert response.related_questions == ["Why?", "steve wozniak"]
+    assert response.answer == "2 + 2 = 4" and response.request_id == "69c3f5c4"
+
+
+async def test_v1_section_rows_keep_their_dates_cjk_and_relative_included() -> None:
+    data = {
+        "interesting_news": [section_row("interesting_news", time="2024年12月5日")],
+        "web_archive": [section_row("web_archive", time="2014/03/16")],
+        "listicle": [section_row("listicle", time="3 weeks ago")],
+        "code": [section_row("code", time="not-a-timestamp")],
+    }
+    _, response = await collect("kagi", SearchRequest("q"), ctx_for(Recorder(json_response({"data": data}))))
+    dates = {s.title: (s.published_text, s.published_date) for s in response.sources}
+    assert dates["[News] interesting_news"] == ("2024年12月5日", "2024-12-05T00:00:00Z")
+    assert dates["[Archive] web_archive"] == ("2014/03/16", "2014-03-16T00:00:00Z")
+    assert dates["[List] listicle"][1] is not None
+    assert dates["[Code] code"] == ("not-a-timestamp", None)
+    listicle = next(s for s in response.sources if s.title == "[List] listicle")
+    assert listicle.age_seconds is not None and abs(listicle.age_seconds - 21 * 86400) < 60
+
+
+async def test_v1_a_data_object_of_unknown_sections_only_is_empty() -> None:
+    body = {"meta": {"trace": "t"}, "data": {"future_section": [section_row("future_section")]}}
+    _, response = await collect("kagi", SearchRequest("q"), ctx_for(Recorder(json_response(body))))
+    assert not response.is_renderable()
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -149,11 +222,17 @@ async def test_empty_results(body: dict[str, Any]) -> None:
     assert not response.is_renderable() and response.request_id == "t"
 
 
-@pytest.mark.parametrize("body", [[1, 2], {"data": "text"}, {"data": 3}])
+@pytest.mark.parametrize("body", [{"data": "text"}, {"data": 3}])
 async def test_unexpected_shapes_are_protocol_errors(body: Any) -> None:
     with pytest.raises(ProviderError) as info:
         await collect("kagi", SearchRequest("q"), ctx_for(Recorder(json_response(body))))
     assert info.value.kind is ErrorKind.PROTOCOL and info.value.message.startswith("Kagi returned JSON")
+
+
+async def test_a_list_body_is_an_unrecognised_response() -> None:
+    with pytest.raises(ProviderError) as info:
+        await collect("kagi", SearchRequest("q"), ctx_for(Recorder(json_response([1, 2]))))
+    assert info.value.kind is ErrorKind.UNRECOGNISED and "keys: [array]" in info.value.message
 
 
 async def test_html_body_is_protocol_error() -> None:
@@ -173,7 +252,8 @@ async def test_v1_auth_failure_names_the_v0_key_cause(status: int) -> None:
     with pytest.raises(ProviderError) as info:
         await collect("kagi", SearchRequest("q"), ctx_for(rec))
     assert info.value.kind is ErrorKind.AUTH and info.value.status == status
-    assert info.value.message == V1_AUTH.replace("401", str(status))
+    ip_hint = " A 403 can also mean the key is limited to other IP addresses (the key's IP allow-list)."
+    assert info.value.message == V1_AUTH.replace("401", str(status)) + (ip_hint if status == 403 else "")
     assert len(rec.requests) == 1, "no automatic v0 fallback and no retry after an auth failure"
     assert KEY not in info.value.message
 
@@ -330,6 +410,39 @@ async def test_replays_real_v0_error_envelope(status: int) -> None:
     assert info.value.message == "Kagi API error (1): Missing q parameter"
 
 
+# --------------------------------------------------------------------------- conformance: v1 payloads
+# Kept outside the repo ($WEBSEARCH_EXTRA_FIXTURES/kagi/): the v1 sample and error envelope of the
+# hra42/kagi-go-sdk test suite (spec-derived; no live v1 capture is public). Skipped when absent.
+
+
+async def test_replays_a_public_v1_search_payload() -> None:
+    body = json.loads(shared_fixture("kagi/v1_search_sample_hra42_go_sdk_test.json").read_text(encoding="utf-8"))
+    data = body["data"]
+    events, response = await collect(
+        "kagi", SearchRequest("steve jobs", max_results=20), ctx_for(Recorder(json_response(body)))
+    )
+    expected = [(row["url"], f"{tag}{row['title']}") for section, tag in kagi.SECTIONS for row in data.get(section, [])]
+    assert [(s.url, s.title) for s in response.sources] == expected
+    assert response.request_id == body["meta"]["trace"]
+    related = [row["title"] for row in data.get("related_search", [])]
+    assert response.related_questions == related
+    assert not {row["url"] for row in data.get("related_search", [])} & {s.url for s in response.sources}
+    first = data["search"][0]
+    assert response.sources[0].snippet == first["snippet"] and response.sources[0].published_text == first["time"]
+    assert response.sources[0].published_date == first["time"]  # already ISO 8601 UTC to the second
+    assert [type(e) for e in events][:2] == [Metadata, SourcesFound]
+
+
+@pytest.mark.parametrize("status", [400, 200])
+async def test_replays_a_public_v1_error_envelope(status: int) -> None:
+    body = json.loads(shared_fixture("kagi/v1_error_envelope_hra42_go_sdk_test.json").read_text(encoding="utf-8"))
+    (item,) = body["error"]
+    with pytest.raises(ProviderError) as info:
+        await collect("kagi", SearchRequest("q"), ctx_for(Recorder(json_response(body, status))))
+    assert info.value.message == f"Kagi API error ({item['code']}): {item['message']} ({item['location']})"
+    assert info.value.kind is (ErrorKind.BAD_REQUEST if status == 400 else ErrorKind.SERVER)
+
+
 # --------------------------------------------------------------------------- end to end over the fake
 
 
@@ -337,13 +450,18 @@ async def test_end_to_end_against_the_fake() -> None:
     with FakeServer() as srv:
         async with httpx.AsyncClient() as client:
             _, response = await collect(
-                "kagi", SearchRequest("python asyncio", recency="month"), fake_ctx("kagi", srv, client)
+                "kagi", SearchRequest("python asyncio", recency="month", max_results=20), fake_ctx("kagi", srv, client)
             )
             assert srv.last_request("/kagi/api/v1/search").json()["filters"]["after"]
             assert response.sources[0].url == "https://docs.python.org/3/library/asyncio.html"
             assert "[Video] Python asyncio in 20 minutes" in [s.title for s in response.sources]
             assert response.answer and response.request_id == "fake-kagi-trace-0001"
             assert "python asyncio tutorial" in response.related_questions
+            assert "asyncio taskgroup" in response.related_questions  # a related_search with its query in title
+            titles = [s.title for s in response.sources]
+            for tagged in ("[News] Structured", "[Small web] ", "[List] ", "[Code] ", "[Public record] ", "[Archive] "):
+                assert any(title.startswith(tagged) for title in titles), tagged
+            assert not any("images.example" in s.url or "weather.example" in s.url for s in response.sources)
 
             _, legacy = await collect(
                 "kagi", SearchRequest("python asyncio"), fake_ctx("kagi", srv, client, options={"api_version": "v0"})

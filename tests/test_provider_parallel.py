@@ -51,6 +51,7 @@ async def test_rest_request_shape() -> None:
         "search_queries": ["who founded parallel"],
         "advanced_settings": {"max_results": 5, "source_policy": {"after_date": since}},
     }
+    assert "mode" not in rec.body(), "no mode: the retired 'fast' can never be sent; the API default applies"
 
 
 async def test_rest_count_clamp_and_base_url() -> None:
@@ -142,11 +143,11 @@ async def test_rest_error_raw_text_and_auth() -> None:
     assert info.value.message == "Parallel authorization failed (401). Check API key or base URL."
 
 
-async def test_rest_body_without_results_list_is_protocol() -> None:
+async def test_rest_body_without_results_list_is_unrecognised() -> None:
     rec = Recorder(lambda _: json_response({"search_id": "s", "results": "nope"}))
     with pytest.raises(ProviderError) as info:
         await collect("parallel", SearchRequest("q"), rest_ctx(rec))
-    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.kind is ErrorKind.UNRECOGNISED
 
 
 # --- keyless MCP --------------------------------------------------------------------------

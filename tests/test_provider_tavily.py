@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.fake_providers import FakeServer
+from websearch_tui.config import ConfigError, load_config
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import AnswerDelta, Metadata, Note, RelatedQuestions, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
+from websearch_tui.providers import get_spec, tavily
+from websearch_tui.tui.widgets.settings_fields import provider_fields
 
-from .helpers import Recorder, collect, json_response, make_ctx, shared_fixture
+from .helpers import Recorder, _context, collect, json_response, make_ctx, shared_fixture
 
 KEY = "tvly-test-key"
 EMPTY = {"query": "q", "answer": None, "follow_up_questions": None, "results": [], "request_id": "r0"}
@@ -80,6 +85,73 @@ async def test_options(option: str, sent: Any) -> None:
     assert str(rec.requests[0].url) == "http://127.0.0.1:1/search"
     assert rec.body()["include_answer"] == sent
     assert rec.body()["search_depth"] == "advanced"
+
+
+@pytest.mark.parametrize(
+    ("depth", "sent"),
+    [
+        ("basic", "basic"),
+        ("advanced", "advanced"),
+        ("fast", "fast"),
+        ("ultra-fast", "ultra-fast"),
+        (" Ultra-Fast ", "ultra-fast"),
+    ],
+)
+async def test_every_documented_search_depth_is_sent(depth: str, sent: str) -> None:
+    rec = Recorder(json_response(ONE))
+    _, response = await collect(
+        "tavily", SearchRequest("q"), ctx_for(rec, ProviderSettings(options={"search_depth": depth}))
+    )
+    assert rec.body()["search_depth"] == sent and response.notes == []
+
+
+async def test_an_unknown_search_depth_falls_back_to_basic_with_a_note() -> None:
+    rec = Recorder(json_response(ONE))
+    settings = ProviderSettings(options={"search_depth": "turbo"})
+    _, response = await collect("tavily", SearchRequest("q"), ctx_for(rec, settings))
+    assert rec.body()["search_depth"] == "basic"
+    assert response.notes == [
+        "Tavily search_depth 'turbo' is not one of basic, advanced, fast, ultra-fast; used basic."
+    ]
+
+
+def test_search_depths_in_config_validation_and_the_settings_form(tmp_path: Path) -> None:
+    assert get_spec("tavily").option_choices["search_depth"] == tavily.SEARCH_DEPTHS
+    for depth in tavily.SEARCH_DEPTHS:
+        path = tmp_path / f"{depth}.toml"
+        path.write_text(f'[providers.tavily]\nsearch_depth = "{depth}"\n')
+        assert load_config(path).settings_for("tavily").options["search_depth"] == depth
+    path = tmp_path / "bad.toml"
+    path.write_text('[providers.tavily]\nsearch_depth = "turbo"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert "[providers.tavily] search_depth must be one of basic, advanced, fast, ultra-fast, got 'turbo'" in str(
+        info.value
+    )
+    (field,) = [f for f in provider_fields(get_spec("tavily")) if f.key == "search_depth"]
+    assert [value for _, value in field.choices] == list(tavily.SEARCH_DEPTHS)
+
+
+async def test_the_fake_accepts_every_depth_and_refuses_others() -> None:
+    with FakeServer() as srv:
+        async with httpx.AsyncClient() as client:
+            for depth in tavily.SEARCH_DEPTHS:
+                settings = ProviderSettings(base_url=srv.url("tavily"), options={"search_depth": depth})
+                ctx = _context(
+                    spec=get_spec("tavily"), client=client, settings=settings, credentials={"api_key": "k"}, timeout=20
+                )
+                _, response = await collect("tavily", SearchRequest("python asyncio"), ctx)
+                assert response.sources, depth
+                assert srv.last_request("/tavily/search").json()["search_depth"] == depth
+            refused = await client.post(
+                srv.url("tavily/search"),
+                json={"query": "q", "search_depth": "turbo"},
+                headers={"Authorization": "Bearer k"},
+            )
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "detail": {"error": "Invalid search depth. Must be one of: basic, advanced, fast, ultra-fast"}
+    }
 
 
 async def test_response_mapping() -> None:

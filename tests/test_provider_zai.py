@@ -13,7 +13,7 @@ import pytest
 from tests.fake_providers import FakeServer
 from tests.fake_providers.fake_zai import FAKE_KEYS, PATH
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
-from websearch_tui.core.models import Metadata, SearchRequest, SourcesFound
+from websearch_tui.core.models import Metadata, SearchQueries, SearchRequest, SourcesFound
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import zai
 from websearch_tui.providers.base import ProviderContext, ProviderState
@@ -241,11 +241,33 @@ async def test_all_shapes_failing_raises_the_last_error() -> None:
     assert "Invalid arguments" in error.message
 
 
-async def test_tools_list_refused_falls_back_to_the_documented_name() -> None:
+@pytest.mark.parametrize(
+    ("url", "name"),
+    [
+        (URL, "web_search_prime"),  # Z.AI's live name
+        ("https://open.bigmodel.cn/api/mcp/web_search_prime/mcp", "webSearchPrime"),  # BigModel's docs
+    ],
+)
+async def test_tools_list_refused_falls_back_to_the_name_the_host_uses(url: str, name: str) -> None:
     rec = Server(tool=invalid_unless("search_query"))
     rec.list_reply = lambda b: sse({"jsonrpc": "2.0", "id": b["id"], "error": {"code": -32601, "message": "nope"}})
-    await collect(PID, SearchRequest("q"), ctx_for(rec))
-    assert [c["params"]["name"] for c in rec.calls("tools/call")] == ["webSearchPrime", "webSearchPrime"]
+    await collect(PID, SearchRequest("q"), ctx_for(rec, ProviderSettings(mcp_url=url)))
+    assert [c["params"]["name"] for c in rec.calls("tools/call")] == [name, name]
+
+
+@pytest.mark.parametrize("name", ["web_search_prime", "webSearchPrime", "WebSearchPrime", "web-search-prime"])
+async def test_both_documented_tool_names_are_found(name: str) -> None:
+    rec = Server(tools={"tools": [{"name": "web_reader"}, {"name": name, "inputSchema": SCHEMA}]})
+    _, response = await collect(PID, SearchRequest("q"), ctx_for(rec))
+    assert rec.calls("tools/call")[0]["params"]["name"] == name and response.sources
+
+
+async def test_a_server_without_the_tool_names_both_spellings() -> None:
+    error = await fails(Server(tools={"tools": [{"name": "web_reader"}, {"name": "zread"}]}))
+    assert error.kind is ErrorKind.PROTOCOL
+    assert error.message == (
+        "Z.AI MCP server does not offer web_search_prime or webSearchPrime (tools: web_reader, zread)."
+    )
 
 
 # --------------------------------------------------------------------------- payload shapes
@@ -296,9 +318,33 @@ async def test_plain_text_becomes_a_note_not_an_answer() -> None:
     assert response.answer is None and response.notes == ["Z.AI Web Search: No results found for q"]
 
 
-async def test_object_without_result_list_is_protocol() -> None:
+async def test_object_without_result_list_is_unrecognised() -> None:
     rec = Server(tool=lambda b: sse(rpc(b["id"], text_result(json.dumps({"foo": 1})))))
-    assert (await fails(rec)).kind is ErrorKind.PROTOCOL
+    assert (await fails(rec)).kind is ErrorKind.UNRECOGNISED
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {
+            "search_intent": [{"query": "q", "intent": "SEARCH_ALL", "keywords": "python asyncio 教程"}],
+            "search_result": ROWS,
+        },
+        {"data": {"search_intent": [{"query": "python asyncio 教程"}], "results": ROWS}},
+        {"search_intent": {"keywords": "python asyncio 教程"}, "items": ROWS},
+    ],
+)
+async def test_search_intent_in_the_result_is_reported_as_search_queries(payload: dict[str, Any]) -> None:
+    rec = Server(tool=lambda b: sse(rpc(b["id"], text_result(double(payload)))))
+    events, response = await collect(PID, SearchRequest("q"), ctx_for(rec))
+    assert response.search_queries == ["python asyncio 教程"]
+    assert [type(e) for e in events][:2] == [Metadata, SearchQueries]
+    assert len(response.sources) == 2
+
+
+async def test_a_bare_result_list_has_no_search_queries() -> None:
+    _, response = await collect(PID, SearchRequest("q"), ctx_for(Server()))
+    assert response.search_queries == [] and len(response.sources) == 2
 
 
 # --------------------------------------------------------------------------- errors
@@ -492,6 +538,18 @@ async def test_end_to_end_against_the_fake() -> None:
                 info.value.message
                 == "Z.AI API error (401): Authentication failed: the API key is invalid or has expired."
             )
+
+
+async def test_end_to_end_international_tool_name_search_intent_and_dates() -> None:
+    with FakeServer() as srv:
+        srv.use(PID, "international")
+        async with httpx.AsyncClient() as client:
+            _, response = await collect(PID, SearchRequest("python asyncio"), fake_ctx(PID, srv, client, sleep=no_wait))
+    calls = [r.json() for r in srv.requests_to(PATH) if r.json().get("method") == "tools/call"]
+    assert [c["params"]["name"] for c in calls] == ["web_search_prime"]
+    assert response.search_queries == ["python asyncio guide"]
+    realpython = next(s for s in response.sources if "realpython" in s.url)
+    assert realpython.published_text == "2025/07/30" and realpython.published_date == "2025-07-30T00:00:00Z"
 
 
 def test_fake_rejects_a_call_without_a_session() -> None:

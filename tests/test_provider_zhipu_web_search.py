@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -15,7 +16,7 @@ from websearch_tui.providers._parse import clamp_count
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.zhipu_web_search import MAX_COUNT
 
-from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait
+from .helpers import Recorder, collect, fake_ctx, json_response, make_ctx, no_wait, shared_fixture
 
 PID = "zhipu_web_search"
 KEY = "zhipu-test-key-123456"
@@ -121,15 +122,32 @@ async def test_rows_parsed_sliced_and_cleaned() -> None:
     assert [type(e) for e in events] == [Metadata, SourcesFound]
 
 
-async def test_search_intent_keywords_only_when_requested() -> None:
-    intent = [{"query": "q", "intent": "SEARCH_ALL", "keywords": "python asyncio tutorial"}]
+@pytest.mark.parametrize("asked", [False, True])
+async def test_search_intent_keywords_are_the_searches_it_ran_whatever_was_asked(asked: bool) -> None:
+    intent = [
+        {"query": "q", "intent": "SEARCH_ALL", "keywords": "python asyncio tutorial"},
+        {"query": "q", "intent": "SEARCH_ALL", "keywords": "asyncio &amp; threads"},
+        {"query": "only a query", "intent": "SEARCH_ALWAYS"},
+        {"query": "q", "intent": "SEARCH_ALL", "keywords": "python asyncio tutorial"},
+    ]
     body = body_with([row(1)], search_intent=intent)
-    _, plain = await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
-    assert plain.search_queries == []
-    settings = ProviderSettings(options={"search_intent": True})
-    events, response = await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body)), settings))
-    assert response.search_queries == ["python asyncio tutorial"]
-    assert any(isinstance(e, SearchQueries) for e in events)
+    settings = ProviderSettings(options={"search_intent": asked})
+    rec = Recorder(json_response(body))
+    events, response = await collect(PID, SearchRequest("q"), ctx_for(rec, settings))
+    assert rec.body()["search_intent"] is asked
+    assert response.search_queries == ["python asyncio tutorial", "asyncio & threads", "only a query"]
+    assert [type(e) for e in events] == [Metadata, SearchQueries, SourcesFound]
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [None, [], {"keywords": "one object, as the SDK types it"}, "text", [{"intent": "SEARCH_NONE"}], [None, 3]],
+)
+async def test_search_intent_in_other_shapes(intent: Any) -> None:
+    body = body_with([row(1)], search_intent=intent)
+    _, response = await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
+    assert response.search_queries == (["one object, as the SDK types it"] if isinstance(intent, dict) else [])
+    assert len(response.sources) == 1
 
 
 async def test_empty_result_and_request_id_fallbacks() -> None:
@@ -141,11 +159,19 @@ async def test_empty_result_and_request_id_fallbacks() -> None:
     assert response.request_id == "hdr-1"
 
 
-@pytest.mark.parametrize("body", [{"id": "x"}, {"search_result": None}, [row(1)]])
-async def test_body_without_result_array_is_protocol(body: Any) -> None:
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        ({"id": "x"}, ErrorKind.UNRECOGNISED),  # none of the fields it reads: the API changed
+        ([row(1)], ErrorKind.UNRECOGNISED),
+        ({"search_result": None}, ErrorKind.PROTOCOL),
+        ({"search_intent": [], "search_result": "text"}, ErrorKind.PROTOCOL),
+    ],
+)
+async def test_body_without_result_array_fails(body: Any, kind: ErrorKind) -> None:
     with pytest.raises(ProviderError) as info:
         await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
-    assert info.value.kind is ErrorKind.PROTOCOL
+    assert info.value.kind is kind
 
 
 async def test_html_body_is_protocol() -> None:
@@ -233,6 +259,22 @@ async def test_secret_never_in_messages() -> None:
         assert KEY not in info.value.message and "***" in info.value.message
 
 
+# --------------------------------------------------------------------------- conformance
+# Kept outside the repo ($WEBSEARCH_EXTRA_FIXTURES/zhipu_web_search/ or .../zhipu_zai/): BigModel's
+# API-reference example and a third-party SDK test fixture (no live capture is public). Skipped when absent.
+
+
+@pytest.mark.parametrize("folder", ["zhipu_web_search", "zhipu_zai"])
+@pytest.mark.parametrize("name", ["third_party_test_fixture_go.json", "bigmodel_api_reference_web_search_example.json"])
+async def test_replays_public_payloads(folder: str, name: str) -> None:
+    body = json.loads(shared_fixture(f"{folder}/{name}").read_text(encoding="utf-8"))
+    _, response = await collect(PID, SearchRequest("q", max_results=20), ctx_for(Recorder(json_response(body))))
+    assert response.search_queries == [item["keywords"] for item in body["search_intent"]]
+    usable = [row for row in body["search_result"] if row["link"].startswith(("http://", "https://"))]
+    assert [s.url for s in response.sources] == [row["link"] for row in usable]  # "u1", "<string>": no URL
+    assert response.request_id == body["request_id"]
+
+
 # --------------------------------------------------------------------------- end to end
 
 
@@ -250,6 +292,13 @@ async def test_end_to_end_against_the_fake() -> None:
             assert response.sources[2].published_text is None
             assert response.request_id == "fake-zhipu-req-0001"
             assert response.search_queries == ["python asyncio event loop tutorial"]
+            realpython = response.sources[3]
+            assert realpython.published_text == "2025年7月30日" and realpython.published_date == "2025-07-30T00:00:00Z"
+
+            plain = fake_ctx(PID, srv, client, sleep=no_wait)  # not asked for: the query is the search it ran
+            _, response = await collect(PID, request, plain)
+            assert srv.last_request(f"/{PID}/api/paas/v4/web_search").json()["search_intent"] is False
+            assert response.search_queries == ["python asyncio"]
 
             srv.use(PID, "rate_limit")
             with pytest.raises(ProviderError) as info:

@@ -6,7 +6,10 @@ connections, MCP sessions with providers and pacing are shared; each call has it
 
 Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDef` there):
 
-- ``web_search(query, providers?, mode?, recency?, max_results?)``: runs the engine. The text content
+- ``web_search(query, providers?, mode?, recency?, max_results?, grok_search_mode?)``: runs the engine
+  (``grok_search_mode``, as the seed agent-web-search takes it: ``web_search``, ``x_search`` or
+  ``both``, aliases ``web`` and ``x``, sets the Grok provider's ``search_mode`` for this call only,
+  through the engine's per-search provider options). The text content
   is the LLM text format and the structured content the ``search --format json`` document (output
   schema :data:`~websearch_tui.search.formats.JSON_DOCUMENT_SCHEMA`), exactly as the CLI prints them.
   A progress notification follows each provider that finishes (``"3/6 done: Brave Search failed"``);
@@ -117,6 +120,12 @@ class ToolDef:
         )
 
 
+GROK_SEARCH_MODES: dict[str, str] = {"web_search": "web", "x_search": "x", "both": "both", "web": "web", "x": "x"}
+"""``web_search``'s ``grok_search_mode`` values (the seed's three, then two aliases) -> the Grok
+provider's ``search_mode`` option."""
+REQUEST_ARGUMENTS = ("query", "providers", "mode", "recency", "max_results")
+"""The ``web_search`` arguments that make the :class:`SearchRequest` (the rest are provider options)."""
+
 SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -146,6 +155,15 @@ SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
             "minimum": 1,
             "maximum": MAX_RESULTS_LIMIT,
             "description": f"Sources kept per provider, 1-{MAX_RESULTS_LIMIT} (default from the config).",
+        },
+        "grok_search_mode": {
+            "type": "string",
+            "enum": list(GROK_SEARCH_MODES),
+            "description": (
+                "Which xAI search tools the Grok provider (grok) uses for this call: web_search (web pages), "
+                "x_search (X posts) or both (both tools in one request, Grok picks); web and x are aliases. "
+                "Omit for the configured [providers.grok] search_mode (default web). Other providers ignore it."
+            ),
         },
     },
     "required": ["query"],
@@ -335,11 +353,12 @@ class SearchTools:
         """
         try:
             request = build_request(self.config, **search_arguments(arguments))
+            options = provider_options(arguments)
         except RequestError as exc:
             return tool_error(str(exc))
         result = self.engine.prepare(request)
         try:
-            await _finish_cancelled(self._search_with_progress(result, progress))
+            await _finish_cancelled(self._search_with_progress(result, progress, options))
         except asyncio.CancelledError:
             log.info("web_search cancelled by the client: %s", result.summary().text())
             raise
@@ -350,13 +369,17 @@ class SearchTools:
         text = types.TextContent(type="text", text=formats.to_llm_document(result))
         return types.CallToolResult(content=[text], structured_content=document)
 
-    async def _search_with_progress(self, result: SearchResult, progress: Progress) -> None:
-        """Run the prepared search, reporting each provider that finishes through ``progress`` (in
-        order, from one task, so a slow client never holds a provider up)."""
+    async def _search_with_progress(
+        self, result: SearchResult, progress: Progress, options: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> None:
+        """Run the prepared search (with the call's provider ``options``), reporting each provider
+        that finishes through ``progress`` (in order, from one task, so a slow client never holds a
+        provider up)."""
         queue: asyncio.Queue[tuple[int, int, str] | None] = asyncio.Queue()
         reporter = asyncio.ensure_future(_report_progress(queue, progress))
         try:
-            await self.engine.search(result.request, FinishCounter(result, queue.put_nowait), result=result)
+            counter = FinishCounter(result, queue.put_nowait)
+            await self.engine.search(result.request, counter, result=result, options=options or None)
         except BaseException:  # cancelled: the client is not waiting for progress any more
             reporter.cancel()
             raise
@@ -458,8 +481,9 @@ class SearchTools:
 
 def search_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """``web_search`` arguments as :func:`~websearch_tui.search.requests.build_request` keywords
-    (``query``, ``providers``, ``mode``, ``recency``, ``max_results``); ``null`` means "not given".
-    Ranges and choices are left to ``build_request``.
+    (:data:`REQUEST_ARGUMENTS`: ``query``, ``providers``, ``mode``, ``recency``, ``max_results``);
+    ``null`` means "not given". Ranges and choices are left to ``build_request``; provider options
+    (``grok_search_mode``) to :func:`provider_options`.
 
     Raises:
         RequestError: an unknown argument (with a did-you-mean), a missing or non-string query, or
@@ -477,7 +501,25 @@ def search_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     providers = arguments.get("providers")
     if providers is not None and not (isinstance(providers, list) and all(isinstance(p, str) for p in providers)):
         raise RequestError('providers must be a list of provider ids, e.g. ["ddgs", "brave"]')
-    return {name: arguments.get(name) for name in known}
+    return {name: arguments.get(name) for name in REQUEST_ARGUMENTS}
+
+
+def provider_options(arguments: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The provider options a ``web_search`` call sets for itself, as the engine's per-search
+    ``options`` (provider id -> ``{option: value}``): ``grok_search_mode`` -> ``{"grok":
+    {"search_mode": "web" | "x" | "both"}}`` (:data:`GROK_SEARCH_MODES`, case and spaces ignored);
+    ``{}`` when none is given (``null`` means "not given").
+
+    Raises:
+        RequestError: a ``grok_search_mode`` that is not one of the values, naming them.
+    """
+    mode = arguments.get("grok_search_mode")
+    if mode is None:
+        return {}
+    search_mode = GROK_SEARCH_MODES.get(mode.strip().lower()) if isinstance(mode, str) else None
+    if search_mode is None:
+        raise RequestError(f"grok_search_mode must be one of web_search, x_search, both (or web, x), not {mode!r}")
+    return {"grok": {"search_mode": search_mode}}
 
 
 class FinishCounter:

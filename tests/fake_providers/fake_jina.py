@@ -1,8 +1,11 @@
-"""Fake Jina Search (``GET /jina/?q=<query>&count=<n>``), a plugin of the fake server.
+"""Fake Jina Search (``POST /jina/`` with a JSON body), a plugin of the fake server.
 
-Checks the Bearer key like the real service, validates ``q`` and ``count`` (0-20), and answers the
+Serves the documented request only (a ``GET`` finds no route): checks the Bearer key like the real
+service, wants ``Content-Type`` and ``Accept: application/json``, and validates the body as Jina's
+server does (``q`` a non-blank string; ``num`` or its alias ``count`` an integer 0-20; ``page`` an
+integer >= 1; ``gl`` a 2-letter country and ``hl`` a language code, when present). It answers the
 ``{"code": 200, "status": 20000, "data": [...], "meta": {...}}`` envelope with asyncio results
-(``data/jina_search.json``) cut to ``count`` (default 5). Errors use Jina's envelope
+(``data/jina_search.json``) cut to ``num`` (default 10, the service's). Errors use Jina's envelope
 ``{"data": null, "code", "name", "status", "message", "readableMessage"}``.
 """
 
@@ -14,7 +17,7 @@ from .server import FakeRequest, FakeResponse, load_data
 
 PREFIX = "/jina"
 FAKE_KEYS = {"JINA_API_KEY": "fake-jina-key"}
-SEARCH_ROUTE = ("GET", f"{PREFIX}/")
+SEARCH_ROUTE = ("POST", f"{PREFIX}/")
 VARIANTS = ("default", "no_results", "site_error", "bare_array", "body_failure", "rate_limit")
 _NAMES = {
     400: ("ParamValidationError", 40001),
@@ -50,25 +53,56 @@ def error_response(status: int, message: str) -> FakeResponse:
 
 
 def search(variant: str = "default") -> Any:
-    """The ``GET /`` handler for ``variant`` (see :data:`VARIANTS`)."""
+    """The ``POST /`` handler for ``variant`` (see :data:`VARIANTS`)."""
 
     def handler(request: FakeRequest) -> FakeResponse:
         if request.bearer() != FAKE_KEYS["JINA_API_KEY"]:
             return error_response(401, BAD_KEY)
-        query = request.query.get("q", "").strip()
-        count = request.query.get("count", "5")
-        if not query:
-            return error_response(400, "Query parameter q is required")
-        if not count.isdigit() or int(count) > 20:
-            return error_response(400, f"Invalid value for count: {count}")
+        body, problem = checked_body(request)
+        if problem:
+            return error_response(400, problem)
+        query, count = body["q"].strip(), body.get("num", body.get("count", 10))
         special = _variant_response(variant, query, request.header("x-site"))
         if special is not None:
             return special
-        body = load_data("jina_search.json")
-        body["data"] = body["data"][: int(count) or 5]
-        return FakeResponse(200, body=body["data"] if variant == "bare_array" else body)
+        payload = load_data("jina_search.json")
+        payload["data"] = payload["data"][:count]
+        return FakeResponse(200, body=payload["data"] if variant == "bare_array" else payload)
 
     return handler
+
+
+def checked_body(request: FakeRequest) -> tuple[dict[str, Any], str | None]:
+    """``(body, None)`` for a request Jina's search accepts, else ``({}, what is wrong)``."""
+    if not (request.header("content-type") or "").startswith("application/json"):
+        return {}, "Content-Type must be application/json"
+    if "application/json" not in (request.header("accept") or ""):
+        return {}, "Accept must include application/json to get JSON"
+    try:
+        body = request.json()
+    except ValueError:
+        return {}, "Request body is not valid JSON"
+    if not isinstance(body, dict):
+        return {}, "Request body must be a JSON object"
+    return body, _body_problem(body)
+
+
+def _body_problem(body: dict[str, Any]) -> str | None:
+    if not isinstance(body.get("q"), str) or not body["q"].strip():
+        return "Query parameter q is required"
+    for name in ("num", "count"):
+        value = body.get(name, 10)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20:
+            return f"Invalid value for {name}: {value!r}"
+    page = body.get("page", 1)
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+        return f"Invalid value for page: {page!r}"
+    gl, hl = body.get("gl"), body.get("hl")
+    if gl is not None and not (isinstance(gl, str) and len(gl) == 2 and gl.isalpha()):
+        return f"Invalid value for gl: {gl!r}"
+    if hl is not None and not (isinstance(hl, str) and 2 <= len(hl) <= 5 and hl.replace("-", "").isalpha()):
+        return f"Invalid value for hl: {hl!r}"
+    return None
 
 
 def _variant_response(variant: str, query: str, site: str | None) -> FakeResponse | None:

@@ -1,8 +1,10 @@
 """Fake Kagi Search API, a plugin of the fake server.
 
 - ``POST /kagi/api/v1/search`` (``Authorization: Bearer <key>``): the v1 body of
-  ``data/kagi_v1_search.json`` (search, video, news, infobox, related, direct answer), ``search``
-  cut to ``limit``; ``filters.after`` must be ``YYYY-MM-DD``.
+  ``data/kagi_v1_search.json`` (search, video, news, infobox, interesting_news, interesting_finds,
+  listicle, code, public_records, web_archive, podcast, plus image and weather rows that are not
+  sources, adjacent questions, related searches with the query in ``title``, a direct answer), each
+  section cut to ``limit`` as Kagi caps each one; ``filters.after`` must be ``YYYY-MM-DD``.
 - ``GET /kagi/api/v0/search?q=&limit=`` (``Authorization: Bot <key>``): the legacy body of
   ``data/kagi_v0_search.json`` (``t: 0`` results, ``t: 1`` related searches).
 
@@ -95,7 +97,7 @@ def v1_search(variant: str = "default") -> Any:
         if failure is not None:
             return failure
         data = load_data("kagi_v1_search.json", body["query"])
-        data["data"]["search"] = data["data"]["search"][: body.get("limit", 10)]
+        data["data"] = {section: rows[: body.get("limit", 10)] for section, rows in data["data"].items()}
         if variant == "empty":
             data["data"] = {key: [] for key in data["data"]}
         return FakeResponse(200, body=data)

@@ -5,6 +5,10 @@ with an ``Mcp-Session-Id``, rejects any other request without a known session, l
 ``webSearchPrime`` with an ``inputSchema``, validates ``tools/call`` arguments against it, and frames
 replies as SSE without a space after the colon (``id:1`` / ``event:message`` / ``data:{...}``). The
 default tool text is a JSON string holding the JSON result list (double-encoded), as Z.AI sends it.
+
+The ``international`` variant is the Z.AI server as probed live: the tool is listed as
+``web_search_prime``, and its result is an object ``{"search_intent": [...], "search_result": [...]}``
+(the REST API's answer shape) instead of a bare list. One row carries a ``2025/07/30`` date.
 """
 
 from __future__ import annotations
@@ -20,7 +24,18 @@ FAKE_KEYS = {"ZAI_API_KEY": KEY}
 PATH = "/zai/api/mcp/web_search_prime/mcp"
 SEARCH_ROUTE = ("POST", PATH)
 TOOL = "webSearchPrime"
-VARIANTS = ("default", "single_encoded", "json", "empty", "is_error", "api_error", "rpc_error", "no_schema")
+INTERNATIONAL_TOOL = "web_search_prime"
+VARIANTS = (
+    "default",
+    "single_encoded",
+    "json",
+    "empty",
+    "is_error",
+    "api_error",
+    "rpc_error",
+    "no_schema",
+    "international",
+)
 RECENCY = ["oneDay", "oneWeek", "oneMonth", "oneYear", "noLimit"]
 SCHEMA = {
     "type": "object",
@@ -76,6 +91,7 @@ class ZaiMcp:
 
     def __init__(self, variant: str = "default") -> None:
         self.variant = variant
+        self.tool = INTERNATIONAL_TOOL if variant == "international" else TOOL
         self.sessions: set[str] = set()
         self._ids = itertools.count(1)
 
@@ -125,12 +141,12 @@ class ZaiMcp:
         rid, method = message.get("id"), message.get("method")
         if method == "tools/list":
             schema = {"type": "object"} if self.variant == "no_schema" else SCHEMA
-            tool = {"name": TOOL, "description": "Search the web (fake)", "inputSchema": schema}
+            tool = {"name": self.tool, "description": "Search the web (fake)", "inputSchema": schema}
             return {"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool]}}
         if method != "tools/call":
             return rpc_error(rid, -32601, f"Method not found: {method}")
         params = message.get("params") or {}
-        if params.get("name") != TOOL:
+        if params.get("name") != self.tool:
             return rpc_error(rid, -32602, f"Tool {params.get('name')} not found")
         if self.variant == "api_error":
             return {"success": False, "code": 1113, "msg": QUOTA_MESSAGE}
@@ -139,7 +155,7 @@ class ZaiMcp:
         arguments = params.get("arguments") or {}
         problem = self._invalid(arguments)
         if problem or self.variant == "is_error":
-            text = f"MCP error -32602: Invalid arguments for tool {TOOL}: {problem}" if problem else None
+            text = f"MCP error -32602: Invalid arguments for tool {self.tool}: {problem}" if problem else None
             text = text or "MCP error -500: web search service is temporarily unavailable"
             return {
                 "jsonrpc": "2.0",
@@ -166,5 +182,10 @@ class ZaiMcp:
     def _text(self, arguments: dict[str, Any]) -> str:
         rows = [] if self.variant == "empty" else load_data("zai_search.json")
         rows = rows[: arguments.get("count", 10)]
+        if self.variant == "international":
+            query = arguments.get("search_query", "")
+            intent = [{"query": query, "intent": "SEARCH_ALL", "keywords": f"{query} guide"}]
+            text = json.dumps({"search_intent": intent, "search_result": rows}, ensure_ascii=False)
+            return json.dumps(text, ensure_ascii=False)
         text = json.dumps(rows, ensure_ascii=False)
         return text if self.variant == "single_encoded" else json.dumps(text, ensure_ascii=False)

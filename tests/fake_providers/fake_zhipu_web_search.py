@@ -2,8 +2,10 @@
 
 Like the real API it needs ``Authorization: Bearer <key>``, demands ``search_engine`` (HTTP 400,
 code 1214 without it), ignores ``count`` (always twelve rows, as the real API returned 15 rows for
-``count=2``), echoes the query in ``search_intent`` (only when asked for), and reports some failures
-as ``{"error": {"code", "message"}}`` **with HTTP 200** (variants).
+``count=2``), answers ``search_intent`` always (as the documented response does: with its recognised
+keywords when asked for, else the query itself as the one search it ran), gives one row a CJK
+``publish_date`` (``2025年7月30日``), and reports some failures as ``{"error": {"code", "message"}}``
+**with HTTP 200** (variants).
 """
 
 from __future__ import annotations
@@ -100,7 +102,8 @@ def _invalid(body: Any) -> str | None:
 def _payload(body: dict[str, Any], variant: str) -> dict[str, Any]:
     payload = load_data("zhipu_web_search_results.json", body["search_query"])
     if not body.get("search_intent"):
-        del payload["search_intent"]
+        query = body["search_query"]
+        payload["search_intent"] = [{"query": query, "intent": "SEARCH_ALL", "keywords": query}]
     if variant == "empty":
         payload["search_result"] = []
     if variant == "no_result_array":

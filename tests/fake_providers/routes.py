@@ -454,6 +454,7 @@ def brave_web(variant: str = "default") -> Any:
 
 
 _TIME_RANGES = ("day", "week", "month", "year", "d", "w", "m", "y")
+_SEARCH_DEPTHS = ("basic", "advanced", "fast", "ultra-fast")
 
 
 def tavily_search(variant: str = "default") -> Any:
@@ -473,6 +474,10 @@ def tavily_search(variant: str = "default") -> Any:
         if time_range and time_range not in _TIME_RANGES:
             return error_response(
                 "/tavily", 400, message=f"Invalid time range. Must be one of: {', '.join(_TIME_RANGES)}"
+            )
+        if body.get("search_depth", "basic") not in _SEARCH_DEPTHS:
+            return error_response(
+                "/tavily", 400, message=f"Invalid search depth. Must be one of: {', '.join(_SEARCH_DEPTHS)}"
             )
         payload = data_json("tavily_search.json", body["query"])
         payload["results"] = payload["results"][: int(body.get("max_results") or 5)]

@@ -231,34 +231,101 @@ def format_age(seconds: int | None) -> str:
     return "just now"
 
 
+MAX_DATE_CHARS = 100
+"""Longest text read as a date (longer text is kept as text only): real dates are far shorter, and
+the bound keeps every date pattern cheap on hostile input."""
 _RELATIVE = re.compile(
-    r"^(\d+)\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mo|mos|months?|y|yrs?|years?)\s+ago$",
+    r"(?:(\d{1,12})\s*|an?\s+)"  # a count, or "a"/"an" (one)
+    r"(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mo|mos|months?|y|yrs?|years?)\s+ago",
     re.IGNORECASE,
 )
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000, "y": 31536000}
-_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y-%m-%d", "%m/%d/%Y")
+_CJK_RELATIVE = re.compile(
+    r"(\d{1,12})\s*(秒|分钟|分鐘|分|小时|小時|時間|个小时|個小時|天|日|周|週|星期|週間|个月|個月|か月|ヶ月|月|年)\s*以?前"
+)
+_CJK_UNITS = {
+    **dict.fromkeys(("秒",), 1),
+    **dict.fromkeys(("分钟", "分鐘", "分"), 60),
+    **dict.fromkeys(("小时", "小時", "時間", "个小时", "個小時"), 3600),
+    **dict.fromkeys(("天", "日"), 86400),
+    **dict.fromkeys(("周", "週", "星期", "週間"), 604800),
+    **dict.fromkeys(("个月", "個月", "か月", "ヶ月", "月"), 2592000),
+    **dict.fromkeys(("年",), 31536000),
+}
+"""Chinese and Japanese ``N<unit>前`` units in seconds (``3天前``, ``2小时前``, ``5分前``, ``2か月前``)."""
+_KOREAN_RELATIVE = re.compile(r"(\d{1,12})\s*(초|분|시간|일|주|개월|달|년)\s*전")
+_KOREAN_UNITS = {
+    "초": 1,
+    "분": 60,
+    "시간": 3600,
+    "일": 86400,
+    "주": 604800,
+    "개월": 2592000,
+    "달": 2592000,
+    "년": 31536000,
+}
+"""Korean ``N<unit> 전`` units in seconds (``3일 전``, ``2시간 전``)."""
+_DAY_WORDS = {
+    **dict.fromkeys(("just now", "today", "刚刚", "剛剛", "刚才", "今天", "今日", "方才", "방금", "오늘"), 0),
+    **dict.fromkeys(("yesterday", "昨天", "昨日", "어제"), 1),
+    **dict.fromkeys(("前天", "一昨日", "그저께"), 2),
+}
+"""Relative day words -> days back from now (a calendar day read as that many 24 hours)."""
+_TIME = r"(?:[ T\u3000]*(?P<H>\d{1,2})[:：](?P<M>\d{2})(?:[:：](?P<S>\d{2}))?)?"
+_CJK_DATE = re.compile(r"(?P<y>\d{4})\s*[年년]\s*(?P<m>\d{1,2})\s*[月월]\s*(?P<d>\d{1,2})\s*[日号號일]" + _TIME)
+"""``2024年12月5日``, ``2024年12月05日 10:30``, Korean ``2024년 12월 5일`` (an optional time after)."""
+_NUMERIC_DATE = re.compile(r"(?P<y>\d{4})(?P<sep>[/.\-])\s?(?P<m>\d{1,2})(?P=sep)\s?(?P<d>\d{1,2})\.?" + _TIME)
+"""Year-first dates with ``/``, ``.`` or ``-``: ``2024/12/05``, ``2024.12.05``, ``2024-12-5``, Korean
+``2024. 12. 5.`` (an optional time after)."""
+_DAY_MONTH_YEAR = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})", re.IGNORECASE)
+_MONTH_DAY_YEAR = re.compile(r"([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})", re.IGNORECASE)
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_DATE_FORMATS = ("%m/%d/%Y",)
 
 
 def parse_date(value: object, now: datetime | None = None) -> datetime | None:
     """The moment a provider date names, as an aware UTC datetime; ``None`` if unparsable.
 
-    Accepts ISO 8601 (naive means UTC; a date alone is midnight UTC), RFC 1123 / RFC 2822
-    (``Thu, 25 Jul 2024 00:00:00 GMT``), ``Month D, YYYY``, ``D Month YYYY``, ``M/D/YYYY`` and
-    ``N unit(s) ago`` (counted back from ``now``, default the current time; a month is 30 days, a
-    year 365). Empty strings and ``N/A`` give ``None``. ISO 8601 is read by
-    :meth:`datetime.fromisoformat` as Python 3.11 reads it (``Z``, any fraction, basic format), the
-    oldest Python this package declares.
+    Accepts (naive values are UTC; a date alone is midnight UTC):
+
+    - ISO 8601, read by :meth:`datetime.fromisoformat` as Python 3.11 reads it (``Z``, any
+      fraction, basic format), the oldest Python this package declares;
+    - RFC 1123 / RFC 2822 (``Thu, 25 Jul 2024 00:00:00 GMT``);
+    - English month names: ``May 6, 2026``, ``Dec 5, 2024``, ``Sept. 6th, 2019``, ``5 Dec 2024``,
+      ``25 July 2024``;
+    - year-first numeric dates: ``2024/12/05``, ``2024.12.05``, ``2024-12-5``, ``2024. 12. 5.``,
+      and ``M/D/YYYY``;
+    - CJK dates: ``2024年12月5日``, ``2024年12月05日 10:30``, Korean ``2024년 12월 5일``;
+    - relative ages, counted back from ``now`` (default the current time; a month is 30 days, a year
+      365): ``3 days ago``, ``an hour ago``, ``yesterday``, ``just now``, Chinese and Japanese
+      ``3天前``, ``2小时前``, ``5分钟前``, ``2か月前``, ``昨天``, ``刚刚``, Korean ``3일 전``, ``어제``.
+
+    Empty strings, ``N/A``, anything else and text longer than :data:`MAX_DATE_CHARS` give ``None``.
+    Every pattern is anchored and free of nested repeats, so the cost is linear in the (bounded) text.
     """
-    if not isinstance(value, str) or not value.strip() or value.strip().upper() == "N/A":
+    if not isinstance(value, str) or len(value) > MAX_DATE_CHARS * 4:
+        return None
+    text = value.strip()
+    if not text or len(text) > MAX_DATE_CHARS or text.upper() == "N/A":
         return None
     now = now or datetime.now(timezone.utc)
-    text = value.strip()
-    match = _RELATIVE.match(text)
-    if match:
-        unit = match.group(2).lower()
-        key = "mo" if unit.startswith("mo") else unit[0]
+    seconds = _relative_seconds(text)
+    if seconds is not None:
         try:
-            return now - timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[key])
+            return now - timedelta(seconds=seconds)
         except OverflowError:  # "99999999 years ago"
             return None
     moment = _parse_date(text)
@@ -270,6 +337,24 @@ def parse_date(value: object, now: datetime | None = None) -> datetime | None:
         return moment.astimezone(timezone.utc)
     except OverflowError:  # year 1 with a positive offset, year 9999 with a negative one
         return None
+
+
+def _relative_seconds(text: str) -> int | None:
+    """Seconds back from now that a relative age names (``3 days ago``, ``3天前``, ``昨天``), else ``None``."""
+    days = _DAY_WORDS.get(text.lower())
+    if days is not None:
+        return days * 86400
+    match = _RELATIVE.fullmatch(text)
+    if match:
+        count, unit = match.group(1), match.group(2).lower()  # no count: "a day ago", "an hour ago"
+        return int(count or 1) * _UNIT_SECONDS["mo" if unit.startswith("mo") else unit[0]]
+    match = _CJK_RELATIVE.fullmatch(text)
+    if match:
+        return int(match.group(1)) * _CJK_UNITS[match.group(2)]
+    match = _KOREAN_RELATIVE.fullmatch(text)
+    if match:
+        return int(match.group(1)) * _KOREAN_UNITS[match.group(2)]
+    return None
 
 
 def age_seconds(value: object, now: datetime | None = None) -> int | None:
@@ -292,6 +377,9 @@ def _parse_date(text: str) -> datetime | None:
         return datetime.fromisoformat(text)
     except ValueError:
         pass
+    found = _pattern_date(text)
+    if found is not None:
+        return found
     from email.utils import parsedate_to_datetime
 
     try:
@@ -304,3 +392,40 @@ def _parse_date(text: str) -> datetime | None:
         except ValueError:
             continue
     return None
+
+
+def _pattern_date(text: str) -> datetime | None:
+    """A CJK, year-first numeric or English month-name date (naive), else ``None``."""
+    match = _CJK_DATE.fullmatch(text) or _NUMERIC_DATE.fullmatch(text)
+    if match:
+        return _moment(*match.group("y", "m", "d", "H", "M", "S"))
+    match = _MONTH_DAY_YEAR.fullmatch(text)
+    if match:
+        return _moment(match.group(3), _month(match.group(1)), match.group(2))
+    match = _DAY_MONTH_YEAR.fullmatch(text)
+    if match:
+        return _moment(match.group(3), _month(match.group(2)), match.group(1))
+    return None
+
+
+def _month(name: str) -> str | None:
+    """``"12"`` for ``Dec``/``December``/``dec`` (a prefix of at least three letters; ``Sept`` too)."""
+    lowered = name.lower()
+    return next((str(i) for i, month in enumerate(_MONTHS, 1) if month.startswith(lowered)), None)
+
+
+def _moment(
+    year: str,
+    month: str | None,
+    day: str,
+    hour: str | None = None,
+    minute: str | None = None,
+    second: str | None = None,
+) -> datetime | None:
+    """The naive datetime of these digit strings, ``None`` when it does not exist (``2024年2月30日``)."""
+    if month is None:
+        return None
+    try:
+        return datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
+    except ValueError:
+        return None

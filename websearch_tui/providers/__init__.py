@@ -73,7 +73,10 @@ SPECS: dict[str, ProviderSpec] = {
             credentials=(CredentialSpec(_KEY, ("TAVILY_API_KEY",)),),
             default_base_url="https://api.tavily.com",
             options={"search_depth": str, "include_answer": str},
-            option_choices={"search_depth": ("basic", "advanced"), "include_answer": ("basic", "advanced", "none")},
+            option_choices={
+                "search_depth": ("basic", "advanced", "fast", "ultra-fast"),
+                "include_answer": ("basic", "advanced", "none"),
+            },
             capabilities=Capabilities(recency=True, count=True, answer=True, related=True),
         ),
         ProviderSpec(
@@ -121,6 +124,7 @@ SPECS: dict[str, ProviderSpec] = {
             module="websearch_tui.providers.jina",
             credentials=(CredentialSpec(_KEY, ("JINA_API_KEY",)),),
             default_base_url="https://s.jina.ai",
+            options={"gl": str, "hl": str},
             capabilities=Capabilities(count=True),
             default_min_interval=1.5,
         ),

@@ -6,7 +6,8 @@ Search Prime (MCP).
 - :func:`error_envelope`: the ``{"error": {"code", "message"}}`` body (sent even with HTTP 200);
 - :func:`error_describer` / :func:`with_code_kind` / :func:`envelope_error`: the wording and kind
   of those errors, with or without an HTTP error status;
-- :func:`parse_results`: result rows -> :class:`Source` (PROVIDERS.md §2.14, §2.16).
+- :func:`parse_results`: result rows -> :class:`Source` (PROVIDERS.md §2.14, §2.16);
+- :func:`intent_queries`: the ``search_intent`` keywords, the searches the API ran.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from typing import Any
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
 from websearch_tui.core.text import plain_text, safe_url
 from websearch_tui.providers._http import ErrorDescriber
-from websearch_tui.providers._parse import SourceList, as_dict, code_text, find_message, sources_from
+from websearch_tui.providers._parse import (
+    SourceList,
+    as_dict,
+    as_list,
+    code_text,
+    find_message,
+    sources_from,
+    text_list,
+)
 
 RECENCY_FILTERS = {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
 """Our recency -> Zhipu ``search_recency_filter`` (``noLimit`` = no filter, never sent)."""
@@ -106,3 +115,12 @@ def parse_results(rows: object) -> SourceList:
         date=lambda row: row.get("publish_date") or row.get("date"),
         author="media",
     )
+
+
+def intent_queries(payload: object) -> list[str]:
+    """The searches a Zhipu / Z.AI answer says it ran: the ``keywords`` of each ``search_intent``
+    item (else its ``query``), cleaned and de-duplicated, in order. ``search_intent`` may be a list
+    (as documented) or one object (as the official SDK types it); anything else gives ``[]``."""
+    intents = as_dict(payload).get("search_intent")
+    items = [intents] if isinstance(intents, dict) else as_list(intents)
+    return text_list([as_dict(item).get("keywords") or as_dict(item).get("query") for item in items])

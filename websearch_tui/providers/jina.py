@@ -1,16 +1,24 @@
 """Jina Search (``s.jina.ai``): web results with titles and descriptions, no answer.
 
-Endpoint: ``GET {base_url}/?q=<query>&count=<n>`` (default ``https://s.jina.ai``), headers
-``Authorization: Bearer <key>``, ``Accept: application/json``, ``X-Respond-With: no-content``
-(titles and descriptions only, no page bodies), ``X-Retain-Images: none`` and, for a query with
-one ``site:`` operator, ``X-Site: <host>``. Docs: https://jina.ai/reader (search section) and
-https://github.com/jina-ai/reader (PROVIDERS.md §2.9).
+API: Jina's Search API (SERP), ``POST {base_url}/`` (default ``https://s.jina.ai``) with the JSON
+body ``{"q", "num", "page", "gl"?, "hl"?}``, headers ``Authorization: Bearer <key>``,
+``Accept: application/json``, ``X-Respond-With: no-content`` (titles and descriptions only, no page
+bodies), ``X-Retain-Images: none`` and, for a query with one ``site:`` operator, ``X-Site: <host>``.
+Checked 2026-12-02 against Jina's API docs (https://jina.ai/reader and its LLM-facing reference,
+jina-ai/meta-prompt v9 "Search API") and the service's source (jina-ai/reader ``src/api/searcher.ts``,
+which serves ``GET|POST /search`` and ``GET|POST /<query>``; PROVIDERS.md §2.9).
 
-The query travels in the ``q`` parameter, which the service accepts next to the documented
-``/<percent-encoded query>`` path form: it survives ``/``, ``?`` and ``#`` in the query and
-keeps the request path fixed. Errors use Jina's envelope
-``{"data": null, "code", "name", "status", "message", "readableMessage"}``; a 422
-``AssertionFailureError`` (``status`` 42206) means "no results" and is reported as an empty result.
+Where the docs and PROVIDERS.md differ, the docs win: PROVIDERS.md describes ``GET /<query>?count=``;
+the documented request is now the ``POST`` with a JSON body, and the count is ``num`` (0-20; ``count``
+is an alias the service still reads). ``gl`` (country) and ``hl`` (language) are sent when the config
+sets them (``[providers.jina] gl = "us"``, ``hl = "en"``); ``page`` is always 1 (we never page).
+
+Response: ``{"code": 200, "status": 20000, "data": [{"title", "url", "description", "content"?,
+"date"?, "usage": {"tokens"}}], "meta": {"usage": {"tokens"}}}`` (a bare list of rows is read too);
+``date`` is the text the upstream SERP printed ("3 days ago", "Dec 5, 2024"). Errors use Jina's envelope
+``{"data": null, "code", "name", "status", "message", "readableMessage"}`` (``readableMessage``,
+``"<name>: <message>"``, is the message shown); a 422 ``AssertionFailureError`` (``status`` 42206)
+means "no results" and is reported as an empty result.
 """
 
 from __future__ import annotations
@@ -71,11 +79,10 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     try:
         reply = await send(
             ctx,
-            HttpRequest(
-                "GET",
+            HttpRequest.post_json(
                 join_url(ctx.base_url(), PATH),
-                headers=build_headers(key, site),
-                params=build_params(query, request),
+                build_body(query, request, ctx),
+                build_headers(key, site),
                 describe_error=watcher.describe,
                 retry=RetryPolicy(max_retries=1),  # site-restricted searches can 500 repeatedly (jina-ai/reader#1258)
                 expect=SHAPE,
@@ -124,9 +131,16 @@ def build_headers(key: str, site: str | None) -> dict[str, str]:
     return headers
 
 
-def build_params(query: str, request: SearchRequest) -> dict[str, str]:
-    """``q`` (the query) and ``count`` (1-20, default 5)."""
-    return {"q": query, "count": str(clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT))}
+def build_body(query: str, request: SearchRequest, ctx: ProviderContext) -> dict[str, Any]:
+    """The JSON body: ``q`` (the query, ``site:`` moved out by :func:`split_site`), ``num`` (1-20,
+    default 5), ``page`` 1, and ``gl`` / ``hl`` when the config sets them (stripped; blank ones are
+    not sent)."""
+    body: dict[str, Any] = {"q": query, "num": clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT), "page": 1}
+    for name in ("gl", "hl"):
+        value = ctx.option(name)
+        if isinstance(value, str) and value.strip():
+            body[name] = value.strip()
+    return body
 
 
 class NoResultsWatcher:

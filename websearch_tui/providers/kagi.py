@@ -1,9 +1,32 @@
 """Kagi Search: ranked web results, related searches and an occasional direct answer.
 
-Endpoint (current): ``POST {base_url}/api/v1/search`` (default ``https://kagi.com``), header
-``Authorization: Bearer <key>``, body ``{"query", "workflow": "search", "limit", "filters": {"after"}}``.
-Legacy (sunset): ``GET {base_url}/api/v0/search?q=&limit=`` with ``Authorization: Bot <key>``.
-Docs: https://help.kagi.com/kagi/api/search.html (PROVIDERS.md §2.11).
+API: Kagi Search API **v1**, ``POST {base_url}/api/v1/search`` (default ``https://kagi.com``), header
+``Authorization: Bearer <key>``, JSON body ``{"query", "workflow": "search", "limit", "filters":
+{"after"}}``. Legacy (sunset): ``GET {base_url}/api/v0/search?q=&limit=`` with ``Authorization: Bot <key>``.
+Checked 2026-12-02 against Kagi's OpenAPI spec (https://kagi.com/api/docs/_spec/openapi.json, servers
+``https://kagi.com/api/v1``), its generated clients (kagisearch/kagi-openapi-python, the v1 branch
+of kagisearch/kagimcp) and https://help.kagi.com/kagi/api/search.html (PROVIDERS.md §2.11).
+
+Where the docs and PROVIDERS.md differ, the docs win:
+
+- ``data`` has 18 typed sections, not the four PROVIDERS.md names. Sources come from every section
+  whose rows are web pages (:data:`SECTIONS`, titles tagged as below): ``search``, ``video``
+  (``[Video]``), ``news`` and ``interesting_news`` (``[News]``, the latter from Kagi's news index),
+  ``infobox`` (``[Info]``), ``interesting_finds`` (``[Small web]``, Kagi's small-web index),
+  ``listicle`` (``[List]``), ``code`` (``[Code]``), ``public_records`` (``[Public record]``),
+  ``web_archive`` (``[Archive]``), ``podcast`` and ``podcast_creator`` (``[Podcast]``) and
+  ``package_tracking`` (``[Tracking]``, the tracking site for a tracking number). Not sources:
+  ``image`` (rows are image files, not pages), ``weather`` and ``direct_answer`` (instant answers;
+  the latter is the answer), ``adjacent_question`` and ``related_search`` (related searches).
+- ``related_search`` items carry the query in ``title`` and a kagi.com search URL (never a source);
+  ``adjacent_question`` items carry it in ``props.question``.
+- ``meta`` is ``{trace, node, ms}``: there is no ``meta.id`` in v1 (kept as a fallback for v0).
+- ``limit`` (1-1024) caps each section separately; we still ask for at most 40 (§1.3) and slice the
+  merged list locally.
+- Errors are ``{"meta", "data": [], "error": [{"code": "<namespaced string>", "url", "message",
+  "location"}]}``; HTTP 403 means the key is limited to other IP addresses.
+- help.kagi.com's page still shows a ``GET`` with ``Authorization: Bot``; the spec and every v1
+  client use ``POST`` with ``Bearer`` (a ``GET`` on v1 gives 404), which is what we send.
 
 v1 is always used unless the config option ``api_version = "v0"`` asks for the legacy endpoint.
 There is **no automatic v0 fallback**: a v1 rejection is an auth failure (never retried, §1.12);
@@ -51,7 +74,23 @@ PATH_V1 = "/api/v1/search"
 PATH_V0 = "/api/v0/search"
 DEFAULT_COUNT = 10
 MAX_COUNT = 40
-SECTIONS = (("search", ""), ("video", "[Video] "), ("news", "[News] "), ("infobox", "[Info] "))
+SECTIONS = (
+    ("search", ""),
+    ("video", "[Video] "),
+    ("news", "[News] "),
+    ("infobox", "[Info] "),
+    ("interesting_news", "[News] "),
+    ("interesting_finds", "[Small web] "),
+    ("listicle", "[List] "),
+    ("code", "[Code] "),
+    ("public_records", "[Public record] "),
+    ("web_archive", "[Archive] "),
+    ("podcast", "[Podcast] "),
+    ("podcast_creator", "[Podcast] "),
+    ("package_tracking", "[Tracking] "),
+)
+"""The v1 ``data`` sections whose rows are web pages, in the order their sources are listed, with the
+tag put before their titles (the main results first; see the module docstring for the rest)."""
 RELATED_SECTIONS = ("adjacent_question", "related_search")
 CODE_KINDS = {
     0: ErrorKind.SERVER,
@@ -67,6 +106,8 @@ KEY_HINTS = {
     "v1": "Kagi's v1 API needs a v1 key; a legacy v0 (Bot) key is rejected.",
     "v0": "Kagi's legacy v0 API needs a v0 (Bot) key; v1 keys are rejected there.",
 }
+IP_HINT = "A 403 can also mean the key is limited to other IP addresses (the key's IP allow-list)."
+"""Added to a v1 403: Kagi keys can be restricted to IP addresses, and another address gets 403."""
 V0_RECENCY_IGNORED = "Recency is not supported by Kagi's legacy v0 API; results are not filtered by date."
 
 
@@ -79,7 +120,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
 
     Raises:
         ProviderError: ``config`` without a key; ``auth`` (401/403 or envelope code 2; the message
-            says a legacy v0 key may be the cause), ``quota`` (codes 100/101 or quota wording),
+            says a legacy v0 key may be the cause, and for a v1 403 an IP allow-list), ``quota``
+            (codes 100/101 or quota wording),
             ``bad_request`` (code 1, 400/422), ``rate_limit`` (429), ``server`` (5xx, code 0),
             ``timeout``, ``network``, ``protocol`` (non-JSON body or ``data`` of an unknown shape).
             Error envelopes that arrive with HTTP 200 are raised like HTTP errors.
@@ -163,13 +205,17 @@ class EnvelopeDescriber:
         return f"Kagi API error ({status}): {excerpt(text, 500) or 'no details'}"
 
     def refine(self, error: ProviderError) -> ProviderError:
-        """``error`` with the kind implied by the envelope codes and, for auth, the key-version hint."""
+        """``error`` with the kind implied by the envelope codes and, for auth, the key-version hint
+        (plus :data:`IP_HINT` for a v1 403)."""
         kind = next((CODE_KINDS[c] for c in self.codes if c in STATUS_OVERRIDES), error.kind)
         if kind is not error.kind:
             error = ProviderError(
                 error.provider, kind, error.message, status=error.status, retry_after=error.retry_after
             )
-        return error.with_hint(KEY_HINTS[self.version]) if kind is ErrorKind.AUTH else error
+        if kind is not ErrorKind.AUTH:
+            return error
+        hint = KEY_HINTS[self.version]
+        return error.with_hint(f"{hint} {IP_HINT}" if self.version == "v1" and error.status == 403 else hint)
 
 
 def envelope_errors(body: Any) -> list[dict[str, Any]]:
@@ -232,7 +278,8 @@ def parse_body(ctx: ProviderContext, body: Any) -> tuple[SourceList, list[str], 
 
 
 def parse_v1(data: dict[str, Any]) -> tuple[SourceList, list[str], str | None]:
-    """v1 ``data``: sources from search, video, news, infobox (tagged titles); related; direct answer."""
+    """v1 ``data``: sources from every web-page section of :data:`SECTIONS` in that order (titles
+    tagged), related searches (``adjacent_question``, ``related_search``) and the direct answer."""
     sources = collect_sources(v1_source(row, tag) for section, tag in SECTIONS for row in as_list(data.get(section)))
     related = text_list([related_text(row) for section in RELATED_SECTIONS for row in as_list(data.get(section))])
     return sources, related, direct_answer(data)

@@ -7,7 +7,16 @@
 - Keyless: MCP tool ``web_search`` at ``mcp_url`` (default ``https://search.parallel.ai/mcp``), stateful
   (full handshake). Docs: https://docs.parallel.ai/integrations/mcp/search-mcp
 
-PROVIDERS.md §2.3.
+API: Parallel Search API v1 (GA), checked 2026-12-02 against https://docs.parallel.ai/search/modes,
+https://docs.parallel.ai/search/migrate-to-parallel and the official SDK (parallel-web/parallel-sdk-python,
+``mode`` ``turbo`` added 2026-06) (PROVIDERS.md §2.3).
+
+``mode``: the docs now list ``turbo | basic | advanced`` (default ``advanced``) and say the legacy
+``fast``, ``one-shot`` and ``agentic`` values were removed (``fast``/``one-shot`` map to ``basic``,
+``agentic`` to ``advanced``). PROVIDERS.md's example body sends ``"mode": "fast"``, which the API no
+longer accepts; the docs win. We send no ``mode`` at all, so the API's documented default
+(``advanced``, its best results) applies and no retired value can be sent; the request body is
+``{"objective", "search_queries", "advanced_settings": {"max_results", "source_policy"}}``.
 """
 
 from __future__ import annotations

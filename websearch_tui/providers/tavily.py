@@ -1,8 +1,16 @@
 """Tavily search with an optional generated answer and follow-up questions.
 
-Endpoint: ``POST {base_url}/search`` (default ``https://api.tavily.com``), header
-``Authorization: Bearer <key>``. Docs: https://docs.tavily.com/documentation/api-reference/endpoint/search
-(PROVIDERS.md §2.5).
+API: ``POST {base_url}/search`` (default ``https://api.tavily.com``), header
+``Authorization: Bearer <key>``. Checked 2026-12-02 against
+https://docs.tavily.com/documentation/api-reference/endpoint/search and the official SDK
+(tavily-ai/tavily-python ``search()``) (PROVIDERS.md §2.5).
+
+``search_depth`` (option, default ``basic``) is one of :data:`SEARCH_DEPTHS`: ``basic``,
+``advanced``, ``fast`` and ``ultra-fast`` (the two fast depths trade relevance for latency;
+``ultra-fast`` gives one summary per URL as ``content``). PROVIDERS.md lists only basic and advanced;
+the docs and the SDK (since 2026-01) have four, so the docs win. Config validation and the settings
+form offer the same four (``option_choices`` in the registry); a value that bypassed them (the
+Python API) falls back to ``basic`` with a note.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from websearch_tui.providers._parse import (
     answer_text,
     api_error_describer,
     as_dict,
+    choice_option,
     clamp_count,
     find_message,
     header,
@@ -41,6 +50,9 @@ PATH = "/search"
 DEFAULT_COUNT = 5
 MAX_COUNT = 20
 TIME_FILTERS = ("time_range", "start_date", "end_date")
+SEARCH_DEPTHS = ("basic", "advanced", "fast", "ultra-fast")
+"""Tavily's ``search_depth`` values (the registry's ``option_choices`` lists the same)."""
+DEFAULT_DEPTH = "basic"
 ANSWER_MODES = {"basic": "basic", "advanced": "advanced", "true": "basic", "false": False, "none": False, "": False}
 
 SHAPE = Shape.of("results", "answer", "query")
@@ -53,7 +65,8 @@ describe_error = api_error_describer(
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
-    """Run one Tavily search; yield ``Metadata``, a widening ``Note``, sources, answer, follow-ups.
+    """Run one Tavily search; yield ``Metadata``, notes (an invalid ``search_depth``, a widening),
+    sources, answer, follow-ups.
 
     A time-filtered search that returns neither an answer nor results is retried once without the
     time filter, and a ``Note`` says so (PROVIDERS.md §1.12).
@@ -64,6 +77,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
             ``timeout``, ``network``, ``protocol``.
     """
     key = ctx.require_api_key()
+    depth_notes = search_depth(ctx)[1]
     body = build_body(request, ctx)
     url = join_url(ctx.base_url(), PATH)
     search = HttpRequest.post_json(
@@ -83,8 +97,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     payload = as_dict(data)
     request_id = plain_text(payload.get("request_id"), collapse=True) or header(reply.headers, "x-request-id")
     yield Metadata(request_id=request_id, auth_mode="api_key")
-    if note:
-        yield Note(note)
+    for text in [*depth_notes, *([note] if note else [])]:
+        yield Note(text)
     sources = parse_results(payload)
     if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
@@ -96,15 +110,24 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         yield RelatedQuestions(tuple(related))
 
 
+def search_depth(ctx: ProviderContext) -> tuple[str, list[str]]:
+    """``(depth, notes)``: the ``search_depth`` option lower-cased when it is one of
+    :data:`SEARCH_DEPTHS` (unset: ``basic``), else ``basic`` and a note naming the valid values."""
+    value = ctx.option("search_depth")
+    value = value.strip() if isinstance(value, str) else value
+    return choice_option(value or DEFAULT_DEPTH, SEARCH_DEPTHS, DEFAULT_DEPTH, "Tavily search_depth")
+
+
 def build_body(request: SearchRequest, ctx: ProviderContext) -> dict[str, Any]:
-    """The JSON body: ``max_results`` 1-20, ``time_range`` from recency, answer and depth options.
+    """The JSON body: ``max_results`` 1-20, ``time_range`` from recency, answer and depth options
+    (``search_depth`` from :func:`search_depth`).
 
     ``topic`` stays ``"general"`` (recency is never coupled to ``news``).
     """
     answer_mode = str(ctx.option("include_answer", "advanced") or "").strip().lower()
     body: dict[str, Any] = {
         "query": request.query,
-        "search_depth": str(ctx.option("search_depth") or "basic"),
+        "search_depth": search_depth(ctx)[0],
         "topic": "general",
         "max_results": clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT),
         "include_answer": ANSWER_MODES.get(answer_mode, "advanced"),

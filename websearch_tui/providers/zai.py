@@ -1,8 +1,12 @@
 """Z.AI Web Search Prime over MCP (Streamable HTTP, JSON-RPC 2.0), for GLM Coding Plan keys.
 
-Endpoint: ``mcp_url`` (default ``https://api.z.ai/api/mcp/web_search_prime/mcp``; BigModel CN
-``https://open.bigmodel.cn/api/mcp/web_search_prime/mcp``), header ``Authorization: Bearer <key>``.
-Docs: https://docs.z.ai/devpack/mcp/search-mcp-server (PROVIDERS.md §2.16, MCP rules §1.10).
+API: the Web Search Prime MCP server at ``mcp_url`` (default
+``https://api.z.ai/api/mcp/web_search_prime/mcp``; BigModel CN
+``https://open.bigmodel.cn/api/mcp/web_search_prime/mcp``), header ``Authorization: Bearer <key>``,
+``Accept: application/json, text/event-stream`` (both are required). Checked 2026-12-02 against
+https://docs.z.ai/devpack/mcp/search-mcp-server, the BigModel CN docs, and a live probe of the
+Z.AI server published with terrylica/cc-skills (``plugins/zai/references/CAPABILITIES.md``,
+2026-07-21) (PROVIDERS.md §2.16, MCP rules §1.10).
 
 Z.AI binds authentication to the MCP session, so every search runs the full handshake on one
 session: ``initialize`` -> ``notifications/initialized`` -> ``tools/list`` (only the first time per
@@ -10,9 +14,19 @@ URL in an engine; the tool's name and ``inputSchema`` are remembered in the prov
 :class:`ZaiTools`) -> ``tools/call``. That is three POSTs per search (four the first time), all
 inside the provider deadline.
 
+The tool is ``web_search_prime`` on Z.AI (international, live) and ``webSearchPrime`` in BigModel's
+CN docs: ``tools/list`` entries are matched by a normalised name (case and ``_`` ignored), so both
+are found. When a server refuses ``tools/list``, the name is guessed from the host
+(:func:`default_tool`: ``webSearchPrime`` on ``bigmodel.cn``, else ``web_search_prime``).
+
 Arguments come from the tool's ``inputSchema`` (only declared properties; ``count``,
 ``search_recency_filter`` and ``content_size`` only when declared). Without a usable schema the
 seed's three argument shapes are tried in order, moving on only after an argument error.
+
+Results: a list of ``{title, content, link, media, publish_date, ...}`` rows, or an object holding
+one (``search_result``, ``results``, ...). When that object also carries ``search_intent`` (as the
+REST API's answer does), its keywords are the searches the server ran and are reported as
+``SearchQueries``. Dates go through the shared date parser (ISO, and CJK forms like ``2024年12月5日``).
 
 :class:`ZaiSession` wraps a generic ``_mcp`` session (:func:`open_session` with ``cache=False``)
 with what is Z.AI's, given to it as :class:`McpHooks`: the ``Z.AI`` name in messages, Z.AI's own
@@ -31,15 +45,18 @@ from typing import Any
 import httpx
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
-from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text, sanitize, truncate
 from websearch_tui.providers._mcp import McpHooks, McpSession, open_session
 from websearch_tui.providers._parse import as_dict, as_list, clamp_count, code_text, find_message, limit_sources
 from websearch_tui.providers._shape import ShapeSeen, unrecognised
-from websearch_tui.providers._zhipu import RECENCY_FILTERS, code_kind, error_envelope, parse_results
+from websearch_tui.providers._zhipu import RECENCY_FILTERS, code_kind, error_envelope, intent_queries, parse_results
 from websearch_tui.providers.base import ProviderContext
 
 DEFAULT_TOOL = "webSearchPrime"
+"""The tool's name in BigModel's (CN) docs."""
+INTERNATIONAL_TOOL = "web_search_prime"
+"""The tool's name on the Z.AI (international) server."""
 DEFAULT_COUNT = 10
 DEFAULT_CONTENT_SIZE = "medium"
 FALLBACK_ENGINE = "search-prime"
@@ -74,7 +91,8 @@ class ZaiTools:
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
-    """Run one Z.AI Web Search Prime search; yield ``Metadata``, notes and sources (sliced locally).
+    """Run one Z.AI Web Search Prime search; yield ``Metadata``, the ``search_intent`` keywords as
+    ``SearchQueries`` (when the result carries them), notes and sources (sliced locally).
 
     An empty list (``"\\"[]\\""``, what an account without balance gets) is an empty result with a
     ``Note`` naming the Coding Plan quota as a likely cause.
@@ -96,6 +114,9 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     rows, container, text = result_rows(ctx, payload)
     request_id = next((v for k in ("request_id", "requestId", "id") if (v := plain_text(container.get(k)))), None)
     yield Metadata(request_id=request_id, auth_mode="api_key")
+    queries = intent_queries(container)
+    if queries:
+        yield SearchQueries(tuple(queries))
     if request.recency and "search_recency_filter" not in arguments:
         yield Note(RECENCY_IGNORED)
     if text:
@@ -135,7 +156,7 @@ class ZaiSession:
 
     async def find_tool(self) -> tuple[SearchTool, bool]:
         """``(tool, remembered)``: the search tool remembered for this URL, else from ``tools/list``
-        (a server that refuses ``tools/list`` with a request error gets :data:`DEFAULT_TOOL`
+        (a server that refuses ``tools/list`` with a request error gets :func:`default_tool`'s name
         without a schema, not remembered).
 
         Raises:
@@ -150,7 +171,7 @@ class ZaiSession:
             result = await self.mcp.request("tools/list", {})
         except ProviderError as exc:
             if exc.kind is ErrorKind.BAD_REQUEST:
-                return SearchTool(DEFAULT_TOOL), False
+                return SearchTool(default_tool(self.mcp.url)), False
             raise
         tool = tools[self.mcp.url] = pick_tool(self.ctx, result)
         return tool, False
@@ -203,24 +224,35 @@ async def search(session: ZaiSession, request: SearchRequest) -> tuple[Any, dict
     return await run_search(session, tool, request)
 
 
-def _tool_key(name: str) -> str:
-    return name.replace("_", "").lower()
+def tool_key(name: str) -> str:
+    """A tool name compared without case, ``_``, ``-`` or spaces: ``web_search_prime``,
+    ``webSearchPrime`` and ``web-search-prime`` all give ``"websearchprime"``."""
+    return re.sub(r"[_\-\s]", "", name).lower()
+
+
+def default_tool(url: str) -> str:
+    """The tool name to call when ``tools/list`` cannot tell: :data:`DEFAULT_TOOL` (``webSearchPrime``)
+    on a ``bigmodel.cn`` host, :data:`INTERNATIONAL_TOOL` (``web_search_prime``) anywhere else."""
+    try:
+        host = (httpx.URL(url).host or "").lower()
+    except (httpx.InvalidURL, TypeError):
+        host = ""
+    return DEFAULT_TOOL if host == "bigmodel.cn" or host.endswith(".bigmodel.cn") else INTERNATIONAL_TOOL
 
 
 def pick_tool(ctx: ProviderContext, result: Any) -> SearchTool:
-    """The ``webSearchPrime`` / ``web_search_prime`` entry of a ``tools/list`` result (names compared
-    case-insensitively without ``_``), with its schema's property names and ``count.maximum``.
+    """The ``web_search_prime`` / ``webSearchPrime`` entry of a ``tools/list`` result (names compared
+    by :func:`tool_key`), with its schema's property names and ``count.maximum``.
 
     Raises:
         ProviderError: ``protocol`` when no listed tool matches.
     """
     tools = [t for t in as_list(as_dict(result).get("tools")) if isinstance(t, dict) and isinstance(t.get("name"), str)]
-    found = next((t for t in tools if _tool_key(t["name"]) == _tool_key(DEFAULT_TOOL)), None)
+    found = next((t for t in tools if tool_key(t["name"]) == tool_key(DEFAULT_TOOL)), None)
     if found is None:
         names = ", ".join(sanitize(t["name"])[:60] for t in tools[:10]) or "none"
-        raise ProviderError(
-            ctx.spec.id, ErrorKind.PROTOCOL, f"Z.AI MCP server does not offer {DEFAULT_TOOL} (tools: {names})."
-        )
+        message = f"Z.AI MCP server does not offer {INTERNATIONAL_TOOL} or {DEFAULT_TOOL} (tools: {names})."
+        raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, message)
     properties = as_dict(as_dict(found.get("inputSchema")).get("properties"))
     if "search_query" not in properties and "query" not in properties:
         return SearchTool(found["name"])

@@ -1,19 +1,29 @@
 """Zhipu Web Search API (BigModel): a search engine built for LLMs, with optional intent recognition.
 
-Endpoint: ``POST {base_url}/api/paas/v4/web_search`` (default ``https://open.bigmodel.cn``; Z.AI
+API: ``POST {base_url}/api/paas/v4/web_search`` (default ``https://open.bigmodel.cn``; Z.AI
 international ``https://api.z.ai``, same path, different engine codes), header
-``Authorization: Bearer <key>``.
-Docs: https://docs.bigmodel.cn/api-reference/%E5%B7%A5%E5%85%B7-api/%E7%BD%91%E7%BB%9C%E6%90%9C%E7%B4%A2
-(PROVIDERS.md §2.14).
+``Authorization: Bearer <key>``. Checked 2026-12-02 against
+https://docs.bigmodel.cn/api-reference/%E5%B7%A5%E5%85%B7-api/%E7%BD%91%E7%BB%9C%E6%90%9C%E7%B4%A2,
+https://docs.bigmodel.cn/cn/guide/tools/web-search and the official SDK (zai-org/z-ai-sdk-python
+``web_search``) (PROVIDERS.md §2.14).
 
 Options (``[providers.zhipu_web_search]``): ``search_engine`` (mandatory upstream; default
 ``search_pro``; BigModel ``search_std | search_pro | search_pro_sogou | search_pro_quark``, Z.AI
-``search-prime`` / ``search_pro_jina``), ``content_size`` (``medium`` | ``high``, default
-``medium``), ``search_intent`` (default false; when true the intent keywords become ``SearchQueries``).
+``search-prime`` / ``search_pro_jina``; hyphenated spellings such as ``search-std`` appear too, so
+the value is sent as given), ``content_size`` (``medium`` | ``high``, default ``medium``),
+``search_intent`` (default false: whether we *ask* the API to recognise the intent).
+
+Response: ``{id, created, request_id, search_intent: [{query, intent, keywords}], search_result:
+[{title, content, link, media, icon, refer, publish_date, images?}]}``. The ``search_intent``
+keywords are the searches the API ran: they are reported as ``SearchQueries`` whenever the answer
+carries them. PROVIDERS.md ties that to the ``search_intent`` option; the docs list the field in
+every answer, and reporting what came back does not depend on what we asked, so the docs win.
+``publish_date`` is read by the shared date parser (ISO dates as documented, and CJK forms such
+as ``2024年12月5日``).
 
 Errors can arrive as ``{"error": {"code", "message"}}`` **with HTTP 200**; the business code decides
-the kind (:data:`CODE_KINDS`). The row mapping and the code table are shared with the Z.AI MCP
-provider through :mod:`websearch_tui.providers._zhipu`.
+the kind (:data:`CODE_KINDS`). The row mapping, the intent keywords and the code table are shared
+with the Z.AI MCP provider through :mod:`websearch_tui.providers._zhipu`.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._parse import as_dict, as_list, clamp_count, header, limit_sources, text_list
+from websearch_tui.providers._parse import as_dict, clamp_count, header, limit_sources
 from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._zhipu import (
     CODE_KINDS,
@@ -33,6 +43,7 @@ from websearch_tui.providers._zhipu import (
     envelope_error,
     error_describer,
     error_envelope,
+    intent_queries,
     parse_results,
     with_code_kind,
 )
@@ -51,8 +62,8 @@ SHAPE = Shape.of("search_result", "search_intent", "error")
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
-    """Run one Zhipu web search; yield ``Metadata``, sources (sliced locally) and, when
-    ``search_intent`` is on, the intent keywords as ``SearchQueries``.
+    """Run one Zhipu web search; yield ``Metadata``, the ``search_intent`` keywords as
+    ``SearchQueries`` (whenever the answer has them) and the sources (sliced locally).
 
     Raises:
         ProviderError: ``config`` without a key or for code 1702; ``auth`` (401/403, codes
@@ -83,10 +94,9 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     if envelope is not None:
         yield Note(f"Zhipu Web Search found no usable results (code {envelope[0]}): {envelope[1]}")
         return
-    if ctx.option("search_intent", False) is True:
-        queries = text_list([as_dict(item).get("keywords") for item in as_list(payload.get("search_intent"))])
-        if queries:
-            yield SearchQueries(tuple(queries))
+    queries = intent_queries(payload)
+    if queries:
+        yield SearchQueries(tuple(queries))
     sources = parse_results(payload["search_result"])
     if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from websearch_tui.core.errors import (
     NO_PROVIDER_MESSAGE,
@@ -163,8 +163,9 @@ def _resolved(found: Mapping[str, str] | ResolvedCredentials) -> ResolvedCredent
 
 @dataclass(frozen=True)
 class _Run:
-    """What one provider run uses besides the request: where updates go, its search id, and the
-    overrides of a probe (settings, credentials, deadline and body cap)."""
+    """What one provider run uses besides the request: where updates go, its search id, the
+    overrides of a probe (settings, credentials, deadline and body cap), and the search's own
+    provider options (``options``: provider id -> options laid over its configured ones)."""
 
     search_id: int
     notify: OnUpdate
@@ -173,6 +174,7 @@ class _Run:
     timeout: float | None = None
     max_body_bytes: int | None = None
     empty_is_failure: bool = False
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 class Engine:
@@ -348,8 +350,14 @@ class Engine:
         *,
         result: SearchResult | None = None,
         record: bool = True,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> SearchResult:
         """Run ``request`` in its mode and return every outcome (``result.summary()`` sums it up).
+
+        ``options`` (provider id -> ``{option: value}``) are provider options for this search only,
+        laid over each named provider's configured ``options`` (the MCP tool's ``grok_search_mode``
+        is ``{"grok": {"search_mode": "x"}}``); they are not validated here (each provider checks
+        its own, as it does config values) and are not recorded with the search.
 
         ``on_update`` receives a ``QUEUED`` update for every provider first, then each run's
         changes. ``result`` (from :meth:`prepare`) is filled in as providers finish, so a caller that
@@ -370,7 +378,7 @@ class Engine:
         if not result.providers:
             result.error = NO_PROVIDER_MESSAGE
             return result
-        run = _Run(result.search_id, notify, empty_is_failure=result.mode == "auto")
+        run = _Run(result.search_id, notify, empty_is_failure=result.mode == "auto", options=dict(options or {}))
         try:
             if result.mode == "auto":
                 await self._auto(result, run)
@@ -537,12 +545,17 @@ class Engine:
         tracker: _Tracker,
         run: _Run,
     ) -> ProviderContext:
-        """The context of one run: its settings, credentials, deadline, body cap, clock and state;
-        retry waits and resends are reported through ``tracker``."""
+        """The context of one run: its settings (with the search's own options for this provider on
+        top), credentials, deadline, body cap, clock and state; retry waits and resends are reported
+        through ``tracker``."""
+        settings = run.settings if run.settings is not None else self._next_settings(spec.id)
+        extra = run.options.get(spec.id)
+        if extra:
+            settings = dataclasses.replace(settings, options={**settings.options, **extra})
         return ProviderContext(
             spec=spec,
             client=self.client,
-            settings=run.settings if run.settings is not None else self._next_settings(spec.id),
+            settings=settings,
             credentials=credentials.values,
             deadline=deadline,
             credential_sources=credentials.sources,
