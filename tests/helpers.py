@@ -35,15 +35,23 @@ EXTRA_FIXTURES_ENV = "WEBSEARCH_EXTRA_FIXTURES"
 for real payloads a developer keeps outside the repository."""
 
 
-def shared_fixture(relative: str) -> Path:
-    """Path of ``../shared/fixtures/providers/<relative>``, else ``$WEBSEARCH_EXTRA_FIXTURES/<relative>``;
-    skips the test when neither exists."""
+def find_fixture(relative: str) -> Path | None:
+    """Path of ``../shared/fixtures/providers/<relative>``, else ``$WEBSEARCH_EXTRA_FIXTURES/<relative>``,
+    else ``None``."""
     extra = os.environ.get(EXTRA_FIXTURES_ENV)
     for folder in (SHARED_FIXTURES, *((Path(extra),) if extra else ())):
         path = folder / relative
         if path.exists():
             return path
-    pytest.skip(f"shared fixture {relative} not available")
+    return None
+
+
+def shared_fixture(relative: str) -> Path:
+    """:func:`find_fixture`, skipping the test when the fixture is in neither place."""
+    path = find_fixture(relative)
+    if path is None:
+        pytest.skip(f"shared fixture {relative} not available")
+    return path
 
 
 async def no_wait(delay: float) -> None:

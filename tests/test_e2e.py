@@ -232,9 +232,7 @@ def test_cli_ctrl_c_prints_what_finished(fake_server: FakeServer, fake_config: P
     )
     try:
         for _ in range(200):  # until both requests reached the fake
-            if fake_server.requests_to("/perplexity/chat/completions") and fake_server.requests_to(
-                "/brave/res/v1/web/search"
-            ):
+            if fake_server.requests_to("/perplexity/v1/agent") and fake_server.requests_to("/brave/res/v1/web/search"):
                 break
             time.sleep(0.05)
         time.sleep(0.5)

@@ -42,7 +42,7 @@ from hypothesis import strategies as st
 
 from tests.fake_providers import FAKE_KEYS, OPTIONAL_FAKE_KEYS, FakeRequest, FakeResponse
 from tests.fake_providers.routes import default_routes, plugins, variant_routes
-from tests.helpers import SHARED_FIXTURES, no_wait
+from tests.helpers import find_fixture, no_wait, shared_fixture
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import ResponseBuilder, SearchRequest, SearchResponse
 from websearch_tui.core.specs import ProviderSettings
@@ -64,7 +64,7 @@ settings.register_profile("explore", settings.get_profile("ci"), derandomize=Fal
 PROFILE = os.environ.get("WEBSEARCH_FUZZ_PROFILE", "ci")
 SCALE = 10 if PROFILE == "explore" else 1
 EXAMPLES_PER_PROVIDER = 30 * SCALE
-"""Mutated-payload examples per provider case (:data:`CASE_NAMES`: the 24 providers plus five
+"""Mutated-payload examples per provider case (:data:`CASE_NAMES`: the 24 providers plus six
 variants); the random-JSON property runs a quarter as many."""
 EXAMPLES_PER_HELPER = 200 * SCALE
 """Examples per pure-helper property."""
@@ -115,14 +115,19 @@ def _key(provider: str, keys: dict[str, str]) -> dict[str, str]:
     return {spec.credentials[0].name: found[0]} if found else {}
 
 
-VARIANT_OPTIONS: dict[str, dict[str, Any]] = {"v0": {"api_version": "v0"}, "continuation": {"continuation": True}}
+VARIANT_OPTIONS: dict[str, dict[str, Any]] = {
+    "v0": {"api_version": "v0"},
+    "continuation": {"continuation": True},
+    "chat": {"api": "chat"},
+}
 """Config options a case variant sets (``key`` sets the optional API key instead)."""
 
 
 def make_case(name: str) -> Case:
     """The case ``name``: a provider id, or ``<id>+<variant>``: ``exa+key`` / ``parallel+key`` (REST
-    with a key), ``kagi+v0`` (legacy API), ``ark+continuation`` and ``anthropic+pause_turn`` (a
-    second, continuing request, answered by the fake's variant of that name)."""
+    with a key), ``kagi+v0`` (legacy API), ``perplexity+chat`` (Sonar chat completions),
+    ``ark+continuation`` and ``anthropic+pause_turn`` (a second, continuing request, answered by
+    the fake's variant of that name)."""
     provider, _, variant = name.partition("+")
     module = plugins().get(provider)
     table = {**(module.config(BASE) if module else _core_table(provider)), **VARIANT_OPTIONS.get(variant, {})}
@@ -131,14 +136,22 @@ def make_case(name: str) -> Case:
     return Case(
         name=name,
         provider=provider,
-        settings=ProviderSettings(**endpoints, model="sonar-pro" if provider == "perplexity" else None, options=table),
+        settings=ProviderSettings(**endpoints, model="sonar-pro" if variant == "chat" else None, options=table),
         credentials=_key(provider, keys) if SPECS[provider].credentials else {},
         env=dict(module.FAKE_KEYS) if module and not SPECS[provider].credentials else {},
         fake_variant=variant if variant in getattr(module, "VARIANTS", ()) else "default",
     )
 
 
-CASE_NAMES = [*SPECS, "exa+key", "parallel+key", "kagi+v0", "ark+continuation", "anthropic+pause_turn"]
+CASE_NAMES = [
+    *SPECS,
+    "exa+key",
+    "parallel+key",
+    "kagi+v0",
+    "perplexity+chat",
+    "ark+continuation",
+    "anthropic+pause_turn",
+]
 
 
 # --------------------------------------------------------------------------- payload trees
@@ -451,7 +464,8 @@ def encode(kind: str, tree: Any) -> bytes:
 FIXTURE_SEEDS: dict[str, tuple[str, ...]] = {
     "brave": ("brave/web_search_hello_world.json", "brave/news_search_hello_world.json"),
     "tavily": ("tavily/search_basic.json", "tavily/search_bound_params.json"),
-    "perplexity": (
+    "perplexity": ("perplexity/agent-web-search.chunks.jsonl", "perplexity/agent-web-search.json"),
+    "perplexity+chat": (
         "perplexity/chat_citations.chunks.jsonl",
         "perplexity/chat_text.chunks.jsonl",
         "perplexity/chat_citations.json",
@@ -486,7 +500,7 @@ FIXTURE_SEEDS: dict[str, tuple[str, ...]] = {
 def fixture_seed(relative: str) -> tuple[str, bytes]:
     """``(content_type, body)`` to serve a shared fixture; ``*.chunks.jsonl`` become SSE events named
     after their ``type`` (as Anthropic and the Responses API name them)."""
-    raw = (SHARED_FIXTURES / relative).read_bytes()
+    raw = shared_fixture(relative).read_bytes()
     if relative.endswith(".sse"):
         return "text/event-stream", raw
     if relative.endswith(".jsonl"):
@@ -498,7 +512,7 @@ def fixture_seed(relative: str) -> tuple[str, bytes]:
 
 def available_seeds(case: str) -> list[str]:
     """``"fake"`` plus the shared fixtures of ``case`` that exist on this machine."""
-    return ["fake", *(name for name in FIXTURE_SEEDS.get(case, ()) if (SHARED_FIXTURES / name).exists())]
+    return ["fake", *(name for name in FIXTURE_SEEDS.get(case, ()) if find_fixture(name) is not None)]
 
 
 # --------------------------------------------------------------------------- the in-process fake

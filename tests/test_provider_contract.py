@@ -25,7 +25,7 @@ from .helpers import Recorder, auth_failed, collect, fake_ctx, make_ctx, missing
 FAKE_PLUGINS = tuple(plugins())
 """Providers with a plugin fake in ``tests/fake_providers/fake_<id>.py`` (the ones this suite covers)."""
 
-KEYED = ("brave", "tavily", "perplexity", *(pid for pid in FAKE_PLUGINS if get_spec(pid).credentials))
+KEYED = ("brave", "tavily", *(pid for pid in FAKE_PLUGINS if get_spec(pid).credentials))
 """Providers that cannot run without an API key."""
 
 AUTH_401 = {

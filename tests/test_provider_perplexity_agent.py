@@ -304,7 +304,7 @@ def test_settings_form_offers_the_api_choice_and_the_domain_list() -> None:
 # --------------------------------------------------------------------------- the stream
 
 
-async def test_answer_streams_token_by_token_and_markers_split_across_deltas_cite_by_id() -> None:
+async def test_answer_streams_token_by_token_and_citation_n_is_the_result_with_id_n() -> None:
     deltas = [
         "Rust",
         " 1.80",
@@ -325,31 +325,25 @@ async def test_answer_streams_token_by_token_and_markers_split_across_deltas_cit
     _, events, response = await run(stream_reply(sse(stream_events(*deltas)), split=9))
     assert [e.text for e in events if isinstance(e, AnswerDelta)] == deltas
     assert response.answer == "".join(deltas)
-    # citation n is the result whose id is n: [3] and [5] keep their numbers, 1, 2 and 4 hold their places
-    assert [(c.url, c.title) for c in response.citations] == [
-        ("", agent.UNCITED_TITLE),
-        ("", agent.UNCITED_TITLE),
-        ("https://site3.example/page", "Site 3"),
-        ("", agent.UNCITED_TITLE),
-        ("https://site5.example/page", "Site 5"),
-    ]
+    # citation n is the result whose id is n, for every result: [3] and [5] point at sites 3 and 5
+    assert [(c.url, c.title) for c in response.citations] == [(r["url"], r["title"]) for r in RESULTS]
     assert response.citations[2].cited_text == "About 3."
     assert [s.url for s in response.sources] == [r["url"] for r in RESULTS]
     assert response.search_queries == ["q1", "q2"]
-    # the citation for [3] arrives right after the delta that closes the marker
-    closing = next(i for i, e in enumerate(events) if isinstance(e, AnswerDelta) and e.text == "]")
-    assert isinstance(events[closing + 1], CitationsFound)
+    # the citations come with the results, before the answer's first token
+    first_token = next(i for i, e in enumerate(events) if isinstance(e, AnswerDelta))
+    assert any(isinstance(e, CitationsFound) for e in events[:first_token])
 
 
-async def test_cited_results_beyond_max_results_stay_listed() -> None:
+async def test_every_result_stays_listed_as_its_numbered_citation() -> None:
     _, _, response = await run(stream_reply(sse(stream_events("A [5]."))), SearchRequest("q", max_results=2))
-    assert [s.url for s in response.sources] == [RESULTS[0]["url"], RESULTS[1]["url"], RESULTS[4]["url"]]
     assert len(response.citations) == 5 and response.citations[4].url == RESULTS[4]["url"]
+    assert [s.url for s in response.sources] == [r["url"] for r in RESULTS]  # a citation's source is kept
 
 
-async def test_markers_naming_no_result_are_not_citations() -> None:
+async def test_markers_in_the_text_do_not_make_citations() -> None:
     _, _, response = await run(stream_reply(sse(stream_events("See x[0] and [2024] and [9]."))))
-    assert response.citations == []
+    assert [c.url for c in response.citations] == [r["url"] for r in RESULTS]
 
 
 async def test_a_gap_in_the_ids_keeps_its_place() -> None:
@@ -381,7 +375,7 @@ async def test_a_whole_json_body_parses_the_same() -> None:
     body = final(text="Done [2].")
     _, events, response = await run(lambda request: httpx.Response(200, json=body))
     assert [e.text for e in events if isinstance(e, AnswerDelta)] == ["Done [2]."]
-    assert response.citations[1].url == RESULTS[1]["url"] and response.citations[0].url == ""
+    assert [c.url for c in response.citations] == [r["url"] for r in RESULTS]
     assert len(response.sources) == 5 and response.search_queries == ["q1"]
     assert response.usage is not None and response.usage.cost_usd == 0.0071
 
@@ -664,10 +658,10 @@ async def test_real_agent_response_parses_exactly() -> None:
     assert [(s.url, s.title) for s in response.sources] == [(r["url"], r["title"]) for r in results]
     assert len(response.sources) == 10
     assert [r["id"] for r in results] == list(range(1, 11))
-    assert len(response.citations) == 7 and response.citations[6] == Citation(
+    assert len(response.citations) == 10 and response.citations[6] == Citation(
         url=TYPESCRIPT, title="TypeScript: JavaScript With Syntax For Types.", cited_text=response.sources[6].snippet
     )
-    assert all(c.url == "" for c in response.citations[:6])
+    assert [c.url for c in response.citations] == [r["url"] for r in results]  # citation n is result id n
     assert response.sources[0].published_text == "2006-11-28" and response.sources[1].published_text is None
     assert response.usage == Usage(
         input_tokens=3007, output_tokens=36, total_tokens=3043, search_requests=1, cost_usd=0.00119
@@ -683,15 +677,14 @@ async def test_real_agent_response_parses_exactly() -> None:
 @pytest.mark.parametrize("split", [None, 7, 1])
 async def test_real_agent_stream_arrives_token_by_token(split: int | None) -> None:
     lines = _real_lines()
-    _, events, response = await run(stream_reply(_real_stream(), split), SearchRequest("q", max_results=5))
+    _, events, response = await run(stream_reply(_real_stream(), split), SearchRequest("q", max_results=10))
     deltas = [line["delta"] for line in lines if line["type"] == "response.output_text.delta"]
     done = next(line for line in lines if line["type"] == "response.output_text.done")
     assert [e.text for e in events if isinstance(e, AnswerDelta)] == deltas  # one event per token
     assert len(deltas) > 30 and deltas[-3:] == [".[", "7", "]"]
     assert response.answer == "".join(deltas) == done["text"]
-    assert len(response.citations) == 7 and response.citations[6].url == TYPESCRIPT
-    assert TYPESCRIPT in [s.url for s in response.sources]  # id 7 is beyond max_results=5 but cited: kept
-    assert len(response.sources) == 6
+    assert len(response.citations) == 10 and response.citations[6].url == TYPESCRIPT  # "[7]" in the answer
+    assert [s.url for s in response.sources] == [c.url for c in response.citations]
     completed = lines[-1]["response"]
     assert completed["model"] == "openai/gpt-6-luna" == response.model
     assert response.request_id == completed["id"]

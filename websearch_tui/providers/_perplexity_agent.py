@@ -53,10 +53,11 @@ Stream: SSE events named (and typed) ``response.created`` / ``response.in_progre
 body is read the same way.
 
 Citations: the answer's ``[n]`` markers (also ``[web:n]``) name the search result whose ``id`` is
-``n``. Citation ``n`` is that result, so ``[7]`` in the answer is citation 7 in every front end;
-a number below the highest cited one that the answer does not cite keeps its place as a
-citation without a URL (:data:`UNCITED_TITLE`). A marker split across deltas (``".["``, ``"7"``,
-``"]"``) is read whole.
+``n``. Citation ``n`` is that result, for every result, so ``[7]`` in the answer is citation 7 in
+every front end, as Sonar's ``citations`` list was (every result it searched, in order; the text
+formats then say in one line that the citations are the sources). A gap in the ids keeps its place
+as a citation without a URL (:data:`UNKNOWN_TITLE`). Listing only the cited results would need a
+placeholder row for every lower number the answer skips (the real capture cites only ``[7]``).
 
 Errors (:class:`~websearch_tui.core.errors.ProviderError`): non-2xx ``{"error": {"message", "type",
 "code"}}`` -> ``Perplexity API error (<status>): <message>`` (401/403: the seed auth message), a
@@ -69,7 +70,6 @@ stream that ends before its terminal event; ``unrecognised_response`` (the share
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -121,19 +121,13 @@ MAX_RESULTS = 50
 CONTEXT_SIZES = ("low", "medium", "high")
 AUTH_MODE = "api_key"
 MESSAGE_SEPARATOR = "\n\n"
-UNCITED_TITLE = "(not cited)"
-"""Title of the placeholder citation for a result number the answer does not cite (see the module
-docstring: it keeps the higher numbers in place)."""
 UNKNOWN_TITLE = "(no such search result)"
-"""Title of the placeholder citation for a number below the highest cited one that names no result."""
+"""Title of the placeholder citation for a number below the highest result id that names no result."""
 NO_RESULTS_NOTE = "Perplexity's web search returned no results; the answer is not grounded in sources."
 
 SHAPE = Shape.of("output", "status", types=("error",), type_prefixes=("response.",))
 """An Agent API answer: a whole response (``output``, ``status``) or ``response.*`` / ``error`` events."""
 
-_MARKER = re.compile(r"\[(?:web:)?(\d{1,3})\]")
-_MARKER_TAIL = re.compile(r"\[(?:w(?:e(?:b(?::\d{0,3})?)?)?|\d{1,3})?$")
-"""The end of a text that may still grow into a :data:`_MARKER` (``[``, ``[1``, ``[web:``)."""
 _TERMINAL_ERRORS = ("error", "response.failed", "response.cancelled")
 _FINAL = ("response.completed", "response.incomplete")
 
@@ -290,8 +284,6 @@ class AgentParser:
     status: str | None = None
     _parts: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     _answered: bool = False
-    _tail: str = ""
-    _cited: set[int] = field(default_factory=set)
     _by_id: dict[int, Source] = field(default_factory=dict)
     _seen_rows: set[str] = field(default_factory=set)
     _queries: list[str] = field(default_factory=list)
@@ -361,17 +353,9 @@ class AgentParser:
     # ---- text and markers
 
     def _emit(self, text: str) -> list[SearchEvent]:
-        """``AnswerDelta(text)``, and the citations its complete ``[n]`` markers add."""
+        """``AnswerDelta(text)``."""
         self._answered = True
-        scan = self._tail + text
-        for match in _MARKER.finditer(scan):
-            number = int(match.group(1))
-            if number not in self._cited:
-                self._cited.add(number)
-                self._citations_changed = True
-        tail = _MARKER_TAIL.search(scan[-8:])
-        self._tail = tail.group(0) if tail else ""
-        return [AnswerDelta(text), *self._citations()]
+        return [AnswerDelta(text)]
 
     def _delta(self, key: tuple[str, int], delta: object) -> list[SearchEvent]:
         if not isinstance(delta, str) or not delta:
@@ -441,22 +425,19 @@ class AgentParser:
             added.append(source)
             if number is not None and number not in self._by_id:
                 self._by_id[number] = source
-                self._citations_changed = self._citations_changed or number in self._cited
+                self._citations_changed = True
         if not added:
             return []
         self._sources.add(added)
         return [*self._citations(), *self._sources.sources_event()]
 
     def _citations(self) -> list[SearchEvent]:
-        """``CitationsFound`` (replace) when the cited numbers that name a result changed: citation
-        ``n`` for ``n`` = 1 .. the highest of them (see :data:`UNCITED_TITLE`)."""
-        if not self._citations_changed:
+        """``CitationsFound`` (replace) when results with new ids came: citation ``n`` for ``n`` = 1 ..
+        the highest result id (see :data:`UNKNOWN_TITLE`)."""
+        if not self._citations_changed or not self._by_id:
             return []
         self._citations_changed = False
-        known = [number for number in self._cited if number in self._by_id]
-        if not known:
-            return []
-        citations = tuple(self._citation(number) for number in range(1, max(known) + 1))
+        citations = tuple(self._citation(number) for number in range(1, max(self._by_id) + 1))
         if citations == self._sent_citations:
             return []
         self._sent_citations = citations
@@ -467,8 +448,6 @@ class AgentParser:
         source = self._by_id.get(number)
         if source is None:
             return Citation(url="", title=UNKNOWN_TITLE)
-        if number not in self._cited:
-            return Citation(url="", title=UNCITED_TITLE)
         return Citation(url=source.url, title=source.title, cited_text=source.snippet)
 
     # ---- the final response
