@@ -448,7 +448,7 @@ def test_config_show_prints_effective_settings_without_secrets(
         "tok-cli-9" not in out
         and tomlkit.parse(out)["providers"]["jina"]["base_url"] == "https://***@proxy.example/jina"
     )
-    assert document["providers"]["openai"]["model"] == "gpt-5-mini"
+    assert document["providers"]["openai"]["model"] == "gpt-6.1-terra"
     assert document["providers"]["exa"]["mcp_url"] == "https://mcp.exa.ai/mcp"
 
 

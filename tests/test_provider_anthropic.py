@@ -25,9 +25,9 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import _messages, get_spec, load_stream
+from websearch_tui.providers import _messages, anthropic, get_spec, load_stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, date_window, user_prompt
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.base import ProviderContext, ProviderState
 
 PID = "anthropic"
 KEY = "sk-ant-api03-test-key-123456"
@@ -471,10 +471,10 @@ async def test_json_answer_instead_of_stream_is_accepted() -> None:
 
 async def test_json_body_that_is_not_a_message_says_so() -> None:
     """A 2xx JSON body that is not a message object (a gateway's ``[]`` or ``null``) was reported as
-    "stream ended before it finished"; it now gets the words the non-streamed path gives it."""
+    "stream ended before it finished"; it is an answer in a shape this version does not read."""
     _, error, _ = await run_until_error(lambda request: httpx.Response(200, json=[]))
-    assert error.kind is ErrorKind.PROTOCOL
-    assert error.message == "Anthropic returned JSON that is not a message object."
+    assert error.kind is ErrorKind.UNRECOGNISED
+    assert error.message.startswith("Anthropic answered in a shape this version does not read")
 
 
 def test_thousands_of_citations_cost_work_in_proportion(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -561,17 +561,20 @@ def envelope(status: int, message: str) -> httpx.Response:
     return httpx.Response(status, json=fake_anthropic.error_body(status, message))
 
 
+REQ = " (request id req_fake_0001)"  # the envelope's top-level request_id, kept in the message
+
+
 @pytest.mark.parametrize(
     ("status", "kind", "message", "attempts"),
     [
-        (400, ErrorKind.BAD_REQUEST, "Anthropic API error (400): max_tokens: Field required", 1),
+        (400, ErrorKind.BAD_REQUEST, "Anthropic API error (400): max_tokens: Field required" + REQ, 1),
         (401, ErrorKind.AUTH, "Anthropic authorization failed (401). Check API key or base URL.", 1),
         (403, ErrorKind.AUTH, "Anthropic authorization failed (403). Check API key or base URL.", 1),
-        (404, ErrorKind.NOT_FOUND, "Anthropic web search returned 404 (model or endpoint not found).", 1),
-        (413, ErrorKind.BAD_REQUEST, "Anthropic API error (413): max_tokens: Field required", 1),
-        (429, ErrorKind.RATE_LIMIT, "Anthropic API error (429): max_tokens: Field required", 4),
-        (500, ErrorKind.SERVER, "Anthropic API error (500): max_tokens: Field required", 4),
-        (529, ErrorKind.SERVER, "Anthropic API error (529): max_tokens: Field required", 4),
+        (404, ErrorKind.NOT_FOUND, "Anthropic web search returned 404 (model or endpoint not found)." + REQ, 1),
+        (413, ErrorKind.BAD_REQUEST, "Anthropic API error (413): max_tokens: Field required" + REQ, 1),
+        (429, ErrorKind.RATE_LIMIT, "Anthropic API error (429): max_tokens: Field required" + REQ, 4),
+        (500, ErrorKind.SERVER, "Anthropic API error (500): max_tokens: Field required" + REQ, 4),
+        (529, ErrorKind.SERVER, "Anthropic API error (529): max_tokens: Field required" + REQ, 4),
     ],
 )
 async def test_error_envelopes(status: int, kind: ErrorKind, message: str, attempts: int) -> None:
@@ -714,7 +717,9 @@ async def test_replay_not_found_envelope_fixture() -> None:
     reply = httpx.Response(404, headers={"content-type": "application/json"}, content=body)
     _, exc, _ = await run_until_error(lambda request: reply)
     assert exc.kind is ErrorKind.NOT_FOUND
-    assert exc.message == "Anthropic web search returned 404 (model or endpoint not found)."
+    assert exc.message == (
+        "Anthropic web search returned 404 (model or endpoint not found). (request id req_011CSHoEeqs5C35K2UUqR7Fy)"
+    )
 
 
 # --- end to end over real HTTP ---------------------------------------------------------------
@@ -776,3 +781,252 @@ async def test_fake_variants_through_the_provider(variant: str) -> None:
                 if variant not in ("no_search", "search_error"):
                     assert response.sources and response.citations and response.search_queries
         assert not server.errors, server.errors
+
+
+# --- web search tool versions ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "tool"),
+    [
+        ("claude-haiku-4-5", "web_search_20250305"),
+        ("claude-haiku-4-5-20251001", "web_search_20250305"),
+        ("claude-sonnet-4-5", "web_search_20250305"),
+        ("claude-opus-4-5-20251101", "web_search_20250305"),
+        ("claude-3-7-sonnet-latest", "web_search_20250305"),
+        ("claude-sonnet-4-6", "web_search_20260318"),
+        ("claude-opus-4-7", "web_search_20260318"),
+        ("claude-opus-5", "web_search_20260318"),
+        ("claude-haiku-5-5", "web_search_20260318"),
+        ("claude-mythos-preview", "web_search_20260318"),
+        ("claude-fable-5-1", "web_search_20260318"),
+        ("gateway/some-model", "web_search_20250305"),
+    ],
+)
+def test_newest_tool_version_only_for_models_with_dynamic_filtering(model: str, tool: str) -> None:
+    assert _messages.web_search_tool(model, anthropic.FLAVOR) == tool
+
+
+async def test_model_with_dynamic_filtering_gets_the_newest_tool() -> None:
+    recorder, _, _ = await run(
+        stream_reply(frame(basic_stream())), settings=ProviderSettings(model="claude-sonnet-4-6")
+    )
+    assert recorder.body(0)["tools"] == [{"type": "web_search_20260318", "name": "web_search", "max_uses": 5}]
+
+
+def tool_refused_reply(tool: str = "web_search_20260318") -> httpx.Response:
+    message = f"tools.0: tool type '{tool}' is not supported for this model"
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}, "request_id": "req_t"}
+    return httpx.Response(400, json=body)
+
+
+async def test_refused_tool_version_is_retried_once_with_the_basic_tool() -> None:
+    state = ProviderState()
+    recorder = Recorder(tool_refused_reply(), stream_reply(frame(basic_stream())))
+    settings = ProviderSettings(model="claude-sonnet-4-6")
+    ctx = make_ctx(PID, recorder, credentials=CREDS, settings=settings, sleep=no_wait, state=state)
+    _, response = await collect(PID, SearchRequest("python asyncio"), ctx)
+    assert [body["tools"][0]["type"] for body in recorder.bodies] == ["web_search_20260318", "web_search_20250305"]
+    assert response.answer == "asyncio is a library." and response.sources
+    assert response.notes == [
+        "Anthropic does not accept the web_search_20260318 web search tool for claude-sonnet-4-6; "
+        "searched with web_search_20250305 instead."
+    ]
+    # the next search of the same model sends the basic tool at once, without a failed request
+    again = Recorder(stream_reply(frame(basic_stream())))
+    ctx = make_ctx(PID, again, credentials=CREDS, settings=settings, sleep=no_wait, state=state)
+    _, response = await collect(PID, SearchRequest("python asyncio"), ctx)
+    assert len(again.requests) == 1 and again.body(0)["tools"][0]["type"] == "web_search_20250305"
+    assert response.notes == []
+
+
+async def test_tool_version_is_not_retried_twice_nor_for_other_400s() -> None:
+    settings = ProviderSettings(model="claude-sonnet-4-6")
+    recorder = Recorder(tool_refused_reply(), tool_refused_reply("web_search_20250305"))
+    ctx = make_ctx(PID, recorder, credentials=CREDS, settings=settings, sleep=no_wait)
+    with pytest.raises(ProviderError) as info:
+        await collect(PID, SearchRequest("q"), ctx)
+    assert len(recorder.requests) == 2 and info.value.kind is ErrorKind.BAD_REQUEST
+    assert info.value.message.endswith("(request id req_t)")
+    other = Recorder(envelope(400, "max_tokens: Field required"))
+    ctx = make_ctx(PID, other, credentials=CREDS, settings=settings, sleep=no_wait)
+    with pytest.raises(ProviderError):
+        await collect(PID, SearchRequest("q"), ctx)
+    assert len(other.requests) == 1
+
+
+# --- errors: request id, unknown model --------------------------------------------------------
+
+
+async def test_error_event_keeps_its_request_id() -> None:
+    event = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_9"}
+    _, exc, _ = await run_until_error(stream_reply(frame([start(), ("error", event)])))
+    assert exc.kind is ErrorKind.SERVER
+    assert exc.message == "Anthropic API error (overloaded_error): Overloaded (request id req_9)"
+
+
+async def test_request_id_that_is_not_a_plain_token_is_left_out() -> None:
+    body = fake_anthropic.error_body(400, "bad") | {"request_id": "req_1 <script>"}
+    _, exc, _ = await run_until_error(lambda request: httpx.Response(400, json=body))
+    assert exc.message == "Anthropic API error (400): bad"
+
+
+MODEL_GONE = (
+    "Anthropic: model '{model}' is not available (404). Set [providers.anthropic] model, "
+    "or run websearch-tui doctor anthropic"
+)
+
+
+async def test_unknown_or_retired_model_names_the_config_key() -> None:
+    body = {"type": "error", "error": {"type": "not_found_error", "message": "model: claude-3-5-haiku"}}
+    body["request_id"] = "req_011CdufXo8Y2LVfY2veyuQWG"
+    recorder = Recorder(lambda request: httpx.Response(404, json=body))
+    settings = ProviderSettings(model="claude-3-5-haiku")
+    ctx = make_ctx(PID, recorder, credentials=CREDS, settings=settings, sleep=no_wait)
+    with pytest.raises(ProviderError) as info:
+        await collect(PID, SearchRequest("q"), ctx)
+    assert info.value.kind is ErrorKind.MODEL_NOT_FOUND and info.value.status == 404
+    assert info.value.message == MODEL_GONE.format(model="claude-3-5-haiku")
+    assert len(recorder.requests) == 1
+
+
+async def test_unknown_model_through_the_fake_server() -> None:
+    with FakeServer() as server:
+        for key, handler in fake_anthropic.routes().items():
+            server.set(*key, handler)
+        server.fail(fake_anthropic.SEARCH_ROUTE, 404, body=fake_anthropic.error_body(404, "model: claude-haiku-4-5"))
+        async with httpx.AsyncClient() as client:
+            ctx = fake_ctx(PID, server, client, {"base_url": server.url("anthropic")}, fake_anthropic.KEY)
+            with pytest.raises(ProviderError) as info:
+                await collect(PID, SearchRequest("python asyncio"), ctx)
+        assert not server.errors, server.errors
+    assert info.value.kind is ErrorKind.MODEL_NOT_FOUND
+    assert info.value.message == MODEL_GONE.format(model="claude-haiku-4-5")
+
+
+# --- dynamic filtering (web_search_20260209 and later) ------------------------------------------
+
+
+def dynamic_filtering_message(stop_reason: str = "end_turn") -> dict[str, Any]:
+    """A whole message in the shape of the dynamic-filtering tool versions: Claude's code calls the
+    search (nested ``server_tool_use`` and result with a ``caller``), then the code's own result,
+    then cited text; a top-level ``container``."""
+    caller = {"type": "code_execution_20260120", "tool_id": "srvtoolu_code"}
+    code = "results = await web_search({'query': 'python asyncio'})\nprint([r['title'] for r in results][:2])"
+    return {
+        "id": "msg_df",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-6",
+        "container": {"id": "container_011Cb", "expires_at": "2026-12-02T15:00:00Z"},
+        "content": [
+            {"type": "text", "text": "Let me search and filter."},
+            {"type": "server_tool_use", "id": "srvtoolu_code", "name": "code_execution", "input": {"code": code}},
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_ws",
+                "name": "web_search",
+                "input": {"query": "python asyncio"},
+                "caller": caller,
+            },
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srvtoolu_ws",
+                "caller": caller,
+                "content": [result(DOCS, "asyncio docs", "3 days ago"), result(TASKS, "Tasks")],
+            },
+            {
+                "type": "code_execution_tool_result",
+                "tool_use_id": "srvtoolu_code",
+                "content": {
+                    "type": "code_execution_result",
+                    "stdout": "['asyncio docs', 'Tasks']",
+                    "stderr": "",
+                    "return_code": 0,
+                    "content": [],
+                },
+            },
+            {"type": "text", "text": "asyncio ", "citations": None},
+            {
+                "type": "text",
+                "text": "schedules coroutines.",
+                "citations": [location(DOCS, "asyncio docs", "event loop")],
+            },
+        ],
+        "stop_reason": stop_reason,
+        "usage": {"input_tokens": 50, "output_tokens": 9, "server_tool_use": {"web_search_requests": 1}},
+    }
+
+
+async def test_dynamic_filtering_blocks_keep_results_citations_and_queries() -> None:
+    whole = dynamic_filtering_message()
+    _, _, response = await run(
+        lambda request: httpx.Response(200, json=whole), settings=ProviderSettings(model="claude-sonnet-4-6")
+    )
+    assert response.answer == "Let me search and filter.\n\nasyncio schedules coroutines."
+    assert "stdout" not in response.answer and "await web_search" not in response.answer
+    assert [(s.url, s.published_text) for s in response.sources] == [(DOCS, "3 days ago"), (TASKS, None)]
+    assert [(c.url, c.cited_text) for c in response.citations] == [(DOCS, "event loop")]
+    assert response.search_queries == ["python asyncio"]  # the code's call, not the code
+    assert response.usage == Usage(input_tokens=50, output_tokens=9, total_tokens=59, search_requests=1)
+    assert response.notes == []
+
+
+async def test_dynamic_filtering_blocks_streamed() -> None:
+    whole = dynamic_filtering_message()
+    _, events, response = await run(stream_reply(frame(fake_anthropic.stream_events(whole))))
+    assert response.answer == "Let me search and filter.\n\nasyncio schedules coroutines."
+    assert response.search_queries == ["python asyncio"] and len(response.sources) == 2
+    assert [c.url for c in response.citations] == [DOCS]
+
+
+async def test_pause_turn_in_a_container_resumes_in_it() -> None:
+    paused = dynamic_filtering_message("pause_turn")
+    paused["content"] = paused["content"][:4]
+    done = {**dynamic_filtering_message(), "content": [{"type": "text", "text": "Done."}]}
+    recorder, _, response = await run(
+        lambda request: httpx.Response(200, json=paused),
+        lambda request: httpx.Response(200, json=done),
+        settings=ProviderSettings(model="claude-sonnet-4-6"),
+    )
+    assert "container" not in recorder.body(0)
+    second = recorder.body(1)
+    assert second["container"] == "container_011Cb"
+    assert [b["type"] for b in second["messages"][1]["content"]] == [
+        "text",
+        "server_tool_use",
+        "server_tool_use",
+        "web_search_tool_result",
+    ]
+    assert second["messages"][1]["content"][2]["caller"]["tool_id"] == "srvtoolu_code"
+    assert response.answer.endswith("Done.")
+
+
+async def test_replay_dynamic_filtering_recording() -> None:
+    """A recorded ``web_search_20260209`` answer of claude-sonnet-4-6 (code execution, nested calls
+    with ``caller``, ``container``), read from the shared fixtures or ``$WEBSEARCH_EXTRA_FIXTURES``."""
+    whole = json.loads(shared_fixture("anthropic/web_search_20260209_dynamic_filtering.json").read_text())
+    _, events, response = await run(
+        lambda request: httpx.Response(200, json=whole),
+        settings=ProviderSettings(model=whole["model"]),
+        request=SearchRequest("q", max_results=20),
+    )
+    blocks = whole["content"]
+    assert response.answer == expected_answer(blocks)
+    assert response.answer
+    searches = [b for b in blocks if b["type"] == "server_tool_use" and b["name"] == "web_search"]
+    assert response.search_queries == [b["input"]["query"] for b in searches]
+    results = [r for b in blocks if b["type"] == "web_search_tool_result" for r in b["content"]]
+    assert [s.url for s in response.sources] == [r["url"] for r in results][:20]
+    cited = [c["url"] for b in blocks if b["type"] == "text" for c in b.get("citations") or []]
+    assert [c.url for c in response.citations] == cited
+    usage = whole["usage"]
+    assert response.usage == Usage(
+        input_tokens=usage["input_tokens"],
+        output_tokens=usage["output_tokens"],
+        total_tokens=usage["input_tokens"] + usage["output_tokens"],
+        search_requests=usage["server_tool_use"]["web_search_requests"],
+    )
+    assert response.model == whole["model"] and response.request_id == whole["id"]
+    searched = bool(searches or results)
+    assert response.notes == ([] if searched else ["Anthropic answered without searching the web."])

@@ -196,3 +196,26 @@ async def test_a_failed_continuation_keeps_the_first_answer() -> None:
     assert len(recorder.requests) == 2  # the billed continuation is not resent either
     assert response.answer == "Short."
     assert any("continuation failed" in note for note in response.notes)
+
+
+# --- an unknown model ---------------------------------------------------------------------------
+
+
+async def test_unknown_model_names_the_config_key() -> None:
+    message = "The model or endpoint doubao-seed-1-6-250815 does not exist or you do not have access to it."
+    body = {"error": {"code": "InvalidEndpointOrModel.NotFound", "message": message, "type": "NotFound"}}
+    settings = ProviderSettings(model="doubao-seed-1-6-250815")
+    recorder, _, error = await run_until_error("ark", respond_json(body, 404), credentials=CREDS, settings=settings)
+    assert error.kind is ErrorKind.MODEL_NOT_FOUND and error.status == 404
+    assert error.message == (
+        "Volcengine ARK: model 'doubao-seed-1-6-250815' is not available (404). Set [providers.ark] model, "
+        "or run websearch-tui doctor ark"
+    )
+    assert len(recorder.requests) == 1
+
+
+async def test_model_not_activated_keeps_arks_own_words() -> None:
+    body = {"error": {"code": "ModelNotOpen", "message": "Your account has not activated the model."}}
+    _, _, error = await run_until_error("ark", respond_json(body, 404), credentials=CREDS)
+    assert error.kind is ErrorKind.NOT_FOUND
+    assert error.message == "Volcengine ARK API error (404): Your account has not activated the model."

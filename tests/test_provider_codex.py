@@ -146,7 +146,7 @@ async def test_request_headers_and_body() -> None:
     assert headers["originator"] and headers["user-agent"].startswith("websearch-tui/")
     assert "text/event-stream" in headers["accept"]
     body = recorder.body()
-    assert body["model"] == "gpt-5.1-codex-mini"
+    assert body["model"] == "gpt-6-luna"
     assert body["input"][0]["type"] == "message" and body["input"][0]["role"] == "user"
     assert "past 24 hours" in body["input"][0]["content"][0]["text"]
     assert body["tools"] == [{"type": "web_search", "search_context_size": "high"}]
@@ -271,10 +271,36 @@ async def test_401_adds_the_refresh_hint_and_hides_the_token() -> None:
 
 
 async def test_http_error_body_is_worded() -> None:
-    detail = {"detail": "The 'gpt-x' model is not supported when using Codex with a ChatGPT account."}
+    detail = {"detail": "Unsupported parameter: 'max_output_tokens'."}
     _, _, error = await fail_codex(respond_json(detail, 400))
     assert error.kind is ErrorKind.BAD_REQUEST
     assert error.message == f"Codex API error (400): {detail['detail']}"
+
+
+CODEX_MODEL_GONE = (
+    "Codex: model 'gpt-6-luna' is not available (400). Set [providers.codex] model, or run websearch-tui doctor codex"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"detail": "The 'gpt-6-luna' model is not supported when using Codex with a ChatGPT account."},
+        {
+            "type": "error",
+            "status": 400,
+            "error": {
+                "type": "invalid_request_error",
+                "message": "The 'gpt-6-luna' model is not supported when using Codex with a ChatGPT account.",
+            },
+        },
+        {"error": {"code": "model_not_found", "message": "The requested model 'gpt-6-luna' does not exist."}},
+    ],
+)
+async def test_model_the_backend_refuses_names_the_config_key(body: dict[str, Any]) -> None:
+    _, _, error = await fail_codex(respond_json(body, 400))
+    assert error.kind is ErrorKind.MODEL_NOT_FOUND and error.status == 400
+    assert error.message == CODEX_MODEL_GONE
 
 
 # --------------------------------------------------------------------------- conformance and end to end

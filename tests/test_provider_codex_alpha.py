@@ -168,7 +168,6 @@ async def test_note_for_an_explicit_count_and_no_filters_sent() -> None:
 @pytest.mark.parametrize(
     ("body", "dropped"),
     [
-        ({}, 0),
         ({"output": "", "output_text": "", "results": []}, 0),
         ({"output": None, "results": [{"type": "media_result"}]}, 1),  # a row without a URL is counted
     ],
@@ -179,10 +178,22 @@ async def test_empty(body: Any, dropped: int) -> None:
     assert response.dropped_sources == dropped
 
 
-async def test_non_object_body_is_protocol() -> None:
+@pytest.mark.parametrize("body", [["x"], {}])
+async def test_body_without_its_shape_is_unrecognised(body: Any) -> None:
     with pytest.raises(ProviderError) as info:
-        await collect("codex_alpha", SearchRequest("q"), ctx_for(Recorder(json_response(["x"]))))
-    assert info.value.kind is ErrorKind.PROTOCOL
+        await collect("codex_alpha", SearchRequest("q"), ctx_for(Recorder(json_response(body))))
+    assert info.value.kind is ErrorKind.UNRECOGNISED
+
+
+async def test_unknown_model_names_the_config_key() -> None:
+    body = {"error": {"code": "model_not_found", "message": "The requested model 'gpt-0' does not exist."}}
+    with pytest.raises(ProviderError) as info:
+        await collect("codex_alpha", SearchRequest("q"), ctx_for(Recorder(json_response(body, 400))))
+    assert info.value.kind is ErrorKind.MODEL_NOT_FOUND
+    assert info.value.message == (
+        "Codex Alpha Search: model 'gpt-5.6-luna' is not available (400). "
+        "Set [providers.codex_alpha] model, or run websearch-tui doctor codex_alpha"
+    )
 
 
 # --------------------------------------------------------------------------- errors

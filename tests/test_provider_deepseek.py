@@ -62,7 +62,7 @@ async def test_request_defaults() -> None:
     assert "authorization" not in headers
     body = recorder.body(0)
     assert body == {
-        "model": "deepseek-v4-flash",
+        "model": "deepseek-flash",
         "max_tokens": 4096,
         "stream": False,
         "messages": [{"role": "user", "content": user_prompt(SearchRequest("python asyncio"))}],
@@ -165,10 +165,19 @@ async def test_pause_turn_is_continued() -> None:
 # --- errors ----------------------------------------------------------------------------------
 
 
+REQ = " (request id req_fake_0001)"  # an Anthropic-style envelope's top-level request_id, kept
+
+
 @pytest.mark.parametrize(
     ("status", "message", "kind", "expected", "attempts"),
     [
-        (400, "Invalid model", ErrorKind.BAD_REQUEST, "DeepSeek API error (400): Invalid model", 1),
+        (
+            400,
+            "Invalid max_tokens value",
+            ErrorKind.BAD_REQUEST,
+            "DeepSeek API error (400): Invalid max_tokens value" + REQ,
+            1,
+        ),
         (
             401,
             "Authentication Fails",
@@ -176,10 +185,16 @@ async def test_pause_turn_is_continued() -> None:
             "DeepSeek authorization failed (401). Check API key or base URL.",
             1,
         ),
-        (402, "Insufficient Balance", ErrorKind.QUOTA, "DeepSeek API error (402): Insufficient Balance", 1),
-        (404, "Not Found", ErrorKind.NOT_FOUND, "DeepSeek web search returned 404 (model or endpoint not found).", 1),
-        (429, "Rate Limit Reached", ErrorKind.RATE_LIMIT, "DeepSeek API error (429): Rate Limit Reached", 4),
-        (503, "Server Overloaded", ErrorKind.SERVER, "DeepSeek API error (503): Server Overloaded", 4),
+        (402, "Insufficient Balance", ErrorKind.QUOTA, "DeepSeek API error (402): Insufficient Balance" + REQ, 1),
+        (
+            404,
+            "Not Found",
+            ErrorKind.NOT_FOUND,
+            "DeepSeek web search returned 404 (model or endpoint not found)." + REQ,
+            1,
+        ),
+        (429, "Rate Limit Reached", ErrorKind.RATE_LIMIT, "DeepSeek API error (429): Rate Limit Reached" + REQ, 4),
+        (503, "Server Overloaded", ErrorKind.SERVER, "DeepSeek API error (503): Server Overloaded" + REQ, 4),
     ],
 )
 async def test_http_errors(status: int, message: str, kind: ErrorKind, expected: str, attempts: int) -> None:
@@ -189,15 +204,48 @@ async def test_http_errors(status: int, message: str, kind: ErrorKind, expected:
 
 
 async def test_openai_style_error_body_is_read_too() -> None:
-    body = {"error": {"message": "Model Not Exist", "type": "invalid_request_error", "code": "invalid_request_error"}}
+    message = "Invalid max_tokens value, the valid range of max_tokens is [1, 8192]"
+    body = {"error": {"message": message, "type": "invalid_request_error", "code": "invalid_request_error"}}
     _, exc, _ = await run_until_error(reply(body, 400))
-    assert exc.message == "DeepSeek API error (400): Model Not Exist"
+    assert exc.message == f"DeepSeek API error (400): {message}"
+
+
+MODEL_GONE = (
+    "DeepSeek: model 'deepseek-flash' is not available (400). Set [providers.deepseek] model, "
+    "or run websearch-tui doctor deepseek"
+)
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        # the OpenAI-style body DeepSeek answers for a name it does not know (Roo-Code#2468)
+        (
+            400,
+            {"error": {"message": "Model Not Exist", "type": "invalid_request_error", "code": "invalid_request_error"}},
+        ),
+        # the Anthropic envelope for an unknown model, as Anthropic itself words it
+        (404, {"type": "error", "error": {"type": "not_found_error", "message": "model: x"}, "request_id": "req_1"}),
+        (400, {"error": "Unsupported model: deepseek-v9"}),
+    ],
+)
+async def test_unknown_model_names_the_config_key(status: int, body: dict[str, Any]) -> None:
+    _, exc, recorder = await run_until_error(reply(body, status))
+    assert exc.kind is ErrorKind.MODEL_NOT_FOUND and exc.status == status
+    assert exc.message == MODEL_GONE.replace("(400)", f"({status})")
+    assert len(recorder.requests) == 1
+
+
+async def test_deepseek_keeps_the_basic_search_tool_for_every_model() -> None:
+    settings = ProviderSettings(model="claude-sonnet-4-6")  # DeepSeek maps claude-* names to its own models
+    recorder, _, _ = await run(reply(fake_anthropic.message("q")), settings=settings)
+    assert recorder.body(0)["tools"][0]["type"] == "web_search_20250305"
 
 
 @pytest.mark.parametrize(
     ("response", "kind"),
     [
-        (httpx.Response(200, json=[1, 2]), ErrorKind.PROTOCOL),
+        (httpx.Response(200, json=[1, 2]), ErrorKind.UNRECOGNISED),
         (httpx.Response(200, json={"type": "message", "content": "not a list"}), ErrorKind.PROTOCOL),
         (httpx.Response(200, text="<html>gateway</html>", headers={"content-type": "text/html"}), ErrorKind.PROTOCOL),
         (httpx.Response(200, content=b'{"id": ', headers={"content-type": "application/json"}), ErrorKind.PROTOCOL),
@@ -241,7 +289,9 @@ async def test_replay_pause_turn_fixtures() -> None:
 async def test_replay_not_found_envelope_fixture() -> None:
     body = json.loads(shared_fixture("anthropic/error_envelope_not_found.json").read_text())
     _, exc, _ = await run_until_error(reply(body, 404))
-    assert exc.message == "DeepSeek web search returned 404 (model or endpoint not found)."
+    assert exc.message == (
+        "DeepSeek web search returned 404 (model or endpoint not found). (request id req_011CSHoEeqs5C35K2UUqR7Fy)"
+    )
 
 
 # --- end to end over real HTTP ---------------------------------------------------------------

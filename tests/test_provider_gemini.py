@@ -37,7 +37,7 @@ KEY = "gemini-test-key-123456"
 CREDS = {"api_key": KEY}
 SSE_HEADERS = {"content-type": "text/event-stream"}
 REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
-DEFAULT_URL = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+DEFAULT_URL = "https://generativelanguage.googleapis.com/v1beta/models/gemini-3.8-flash:streamGenerateContent?alt=sse"
 
 
 def response(
@@ -524,9 +524,9 @@ async def test_429_retry_hint_past_the_deadline_fails_at_once_as_rate_limit() ->
         ),
         (
             404,
-            google_error(404, "models/gemini-9 is not found for API version v1beta.", "NOT_FOUND"),
+            google_error(404, "Requested entity was not found.", "NOT_FOUND"),
             ErrorKind.NOT_FOUND,
-            "Gemini API error (404 NOT_FOUND): models/gemini-9 is not found for API version v1beta.",
+            "Gemini API error (404 NOT_FOUND): Requested entity was not found.",
             1,
         ),
         (
@@ -792,3 +792,149 @@ async def test_every_fake_variant_ends_cleanly(variant: str) -> None:
             else:
                 assert len(result.sources) <= 5 and result.answer
         assert not srv.errors, srv.errors
+
+
+# --- a model Google does not serve (any more) --------------------------------------------------
+
+MODEL_GONE = (
+    "Gemini: model '{model}' is not available (404). Set [providers.gemini] model, or run websearch-tui doctor gemini"
+)
+
+
+def model_not_found_body(model: str) -> dict[str, Any]:
+    """Google's 404 for an unknown or retired model, in the documented envelope (text as recorded in 2026)."""
+    message = (
+        f"models/{model} is not found for API version v1beta, or is not supported for generateContent. "
+        "Call ModelService.ListModels to see the list of available models and their supported methods."
+    )
+    return google_error(404, message, "NOT_FOUND")
+
+
+async def test_unknown_model_is_a_plain_error_naming_the_config_key() -> None:
+    settings = ProviderSettings(model="gemini-2.5-flash")
+    recorder = Recorder(lambda request: httpx.Response(404, json=model_not_found_body("gemini-2.5-flash")))
+    ctx = make_ctx("gemini", recorder, credentials=CREDS, settings=settings, sleep=no_wait)
+    with pytest.raises(ProviderError) as info:
+        await collect("gemini", SearchRequest("q"), ctx)
+    assert info.value.kind is ErrorKind.MODEL_NOT_FOUND and info.value.status == 404
+    assert info.value.message == MODEL_GONE.format(model="gemini-2.5-flash")
+    assert "ListModels" not in info.value.message  # never the raw body
+    assert len(recorder.requests) == 1
+
+
+async def test_unknown_model_through_the_fake_server() -> None:
+    with FakeServer() as srv:
+        install(srv)
+        srv.fail(fake_gemini.SEARCH_ROUTE, 404, body=model_not_found_body(fake_gemini.MODELS[0]))
+        async with httpx.AsyncClient() as client:
+            ctx = ProviderContext(
+                spec=get_spec("gemini"),
+                client=client,
+                settings=ProviderSettings(base_url=srv.url("gemini")),
+                credentials={"api_key": fake_gemini.KEY},
+                deadline=time.monotonic() + 20,
+                sleep=no_wait,
+            )
+            with pytest.raises(ProviderError) as info:
+                await collect("gemini", SearchRequest("python asyncio"), ctx)
+        assert not srv.errors, srv.errors
+    assert info.value.kind is ErrorKind.MODEL_NOT_FOUND
+    assert info.value.message == MODEL_GONE.format(model="gemini-3.8-flash")
+
+
+# --- Gemini 3: server-side tool invocations in the parts ----------------------------------------
+
+
+async def test_gemini3_tool_call_and_tool_response_parts_do_not_break_the_parser() -> None:
+    chip = '<style>.container{}</style><div class="chip">asyncio</div>'
+    parts: list[str | dict[str, Any]] = [
+        {"text": "**Planning** the search.", "thought": True},
+        {
+            "thoughtSignature": "c2ln",
+            "toolCall": {
+                "toolType": "GOOGLE_SEARCH_WEB",
+                "id": "call1",
+                "args": {"queries": ["asyncio tutorial", "asyncio docs"]},
+            },
+        },
+        {
+            "thoughtSignature": "c2ln",
+            "toolResponse": {"toolType": "GOOGLE_SEARCH_WEB", "id": "call1", "response": {"search_suggestions": chip}},
+        },
+        {"thoughtSignature": "c2ln", "toolCall": {"toolType": "CODE_EXECUTION", "args": {"queries": ["not a search"]}}},
+        {"text": "asyncio runs coroutines.", "thoughtSignature": "c2ln"},
+    ]
+    metadata = grounding(
+        [(REDIRECT + "a", "python.org"), (REDIRECT + "b", "realpython.com")],
+        [("asyncio runs coroutines.", [0, 1])],
+        ["asyncio docs", "asyncio tutorial", "asyncio event loop"],
+    )
+    body = response(
+        *parts,
+        finish="STOP",
+        grounding=metadata,
+        usage={"promptTokenCount": 13, "candidatesTokenCount": 5, "totalTokenCount": 30},
+    )
+    body["usageMetadata"]["serviceTier"] = "standard"
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(404) if request.method == "HEAD" else httpx.Response(200, json=body)
+
+    _, events, result = await run(reply)
+    assert result.answer == "asyncio runs coroutines."
+    assert result.search_queries == ["asyncio tutorial", "asyncio docs", "asyncio event loop"]
+    assert isinstance(events[1], SearchQueries)  # the tool call's queries come before the answer
+    assert [s.url for s in result.sources] == [REDIRECT + "a", REDIRECT + "b"]
+    assert [c.url for c in result.citations] == [REDIRECT + "a", REDIRECT + "b"]
+    assert result.usage == Usage(input_tokens=13, output_tokens=5, total_tokens=30, search_requests=3)
+    assert NO_SEARCH_NOTE not in result.notes and result.notes == []
+
+
+async def test_a_tool_call_alone_counts_as_a_search() -> None:
+    call = {"toolCall": {"toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": ["q1"]}}}
+    _, _, result = await run(handler(sse(response(call, "answer", finish="STOP"))))
+    assert result.search_queries == ["q1"] and NO_SEARCH_NOTE not in result.notes
+
+
+# --- conformance: a real Gemini 3 grounded answer ------------------------------------------------
+
+
+@pytest.mark.parametrize("framing", ["json", "sse"])
+async def test_replay_gemini3_google_search_recording(framing: str) -> None:
+    """A recorded ``generateContent`` answer of a Gemini 3 model with Google Search and
+    ``includeServerSideToolInvocations`` (thought parts, ``toolCall``/``toolResponse`` parts with
+    thought signatures, full grounding): read from the shared fixtures or ``$WEBSEARCH_EXTRA_FIXTURES``."""
+    whole = json.loads(shared_fixture("gemini/gemini3_google_search.json").read_text())
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        if request.method == "HEAD":
+            return httpx.Response(404)  # redirect links stay as they are
+        if framing == "json":
+            return httpx.Response(200, json=whole)
+        return httpx.Response(200, headers=SSE_HEADERS, content=b"data: " + json.dumps(whole).encode() + b"\r\n\r\n")
+
+    _, events, result = await run(reply, request=SearchRequest("q", max_results=20))
+    candidate = whole["candidates"][0]
+    parts = candidate["content"]["parts"]
+    meta = candidate["groundingMetadata"]
+    assert result.answer == "".join(p["text"] for p in parts if "text" in p and not p.get("thought"))
+    called = [q for p in parts if "toolCall" in p for q in p["toolCall"]["args"]["queries"]]
+    assert result.search_queries == list(dict.fromkeys(called + meta["webSearchQueries"]))
+    chunks = [c["web"] for c in meta["groundingChunks"]]
+    assert [s.url for s in result.sources] == list(dict.fromkeys(c["uri"] for c in chunks))
+    assert [s.title for s in result.sources] == [c["title"] for c in chunks]
+    cited = [
+        (chunks[i]["uri"], s["segment"]["text"]) for s in meta["groundingSupports"] for i in s["groundingChunkIndices"]
+    ]
+    assert [c.url for c in result.citations] == [url for url, _ in dict.fromkeys(cited)]
+    assert all(c.cited_text for c in result.citations)
+    usage = whole["usageMetadata"]
+    assert result.usage == Usage(
+        input_tokens=usage["promptTokenCount"],
+        output_tokens=usage["candidatesTokenCount"],
+        total_tokens=usage["totalTokenCount"],
+        search_requests=len(result.search_queries),
+    )
+    assert result.model == whole["modelVersion"] and result.request_id == whole["responseId"]
+    assert result.notes == []
+    assert "<style" not in result.answer and "search_suggestions" not in result.answer

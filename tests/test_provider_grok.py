@@ -40,7 +40,7 @@ async def test_request_defaults() -> None:
     assert str(request.url) == "https://api.x.ai/v1/responses"
     assert request.headers["Authorization"] == f"Bearer {KEY}"
     body = recorder.body()
-    assert body["model"] == "grok-4-fast-reasoning"
+    assert body["model"] == "grok-4.3"
     assert body["stream"] is True
     assert body["input"][0]["role"] == "system" and isinstance(body["input"][0]["content"], str)
     user = body["input"][1]
@@ -215,3 +215,36 @@ async def test_fake_variants(variant: str) -> None:
         assert variant not in ("default", "split", "no_search")
     else:
         assert response.answer and len(response.citations) == 3
+
+
+# --- a retired or unknown model ---------------------------------------------------------------
+
+GROK_MODEL_GONE = (
+    "Grok: model 'grok-4-fast-reasoning' is not available (404). Set [providers.grok] model, "
+    "or run websearch-tui doctor grok"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # xAI's answer for a retired model since 2026-05-15 (``error`` is a string)
+        "The model grok-4-fast-reasoning does not exist or your team 0000-team does not have access to it. "
+        "If you believe this is a mistake, please contact support and quote your team ID and the model name.",
+        "The model grok-4-fast-reasoning does not exist or your team 0000-team does not have access to it",
+    ],
+)
+async def test_retired_model_names_the_config_key(text: str) -> None:
+    body = {"code": "not-found", "error": text}
+    settings = ProviderSettings(model="grok-4-fast-reasoning")
+    recorder, _, error = await run_until_error("grok", respond_json(body, 404), credentials=CREDS, settings=settings)
+    assert error.kind is ErrorKind.MODEL_NOT_FOUND and error.status == 404
+    assert error.message == GROK_MODEL_GONE
+    assert "team" not in error.message and len(recorder.requests) == 1
+
+
+async def test_other_404_stays_not_found() -> None:
+    _, _, error = await run_until_error(
+        "grok", respond_json({"code": "not-found", "error": "No such route"}, 404), credentials=CREDS
+    )
+    assert error.kind is ErrorKind.NOT_FOUND and "No such route" in error.message

@@ -29,7 +29,7 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import get_spec, load_stream
-from websearch_tui.providers._responses import ResponsesParser, cited_text, clean_url, links_in
+from websearch_tui.providers._responses import ResponsesParser, accepts_temperature, cited_text, clean_url, links_in
 from websearch_tui.providers.base import ProviderContext
 
 KEY = "sk-test-openai-key-123456"
@@ -169,7 +169,7 @@ async def test_request_defaults() -> None:
     assert request.headers["AUTHORIZATION"] == f"Bearer {KEY}"
     assert "text/event-stream" in request.headers["accept"]
     body = recorder.body()
-    assert body["model"] == "gpt-5-mini"
+    assert body["model"] == "gpt-6.1-terra"
     assert body["stream"] is True and body["store"] is False
     assert body["instructions"].startswith("You are a research assistant")
     assert body["input"] == [
@@ -204,7 +204,7 @@ async def test_request_recency_window_and_sampling_rules() -> None:
     assert f"({(today - timedelta(days=7)).isoformat()} to {today.isoformat()}, UTC)" in prompt
     assert "Cite at most 4 sources." in prompt
     assert body["max_output_tokens"] == 300
-    assert "temperature" not in body  # gpt-5-mini rejects it
+    assert "temperature" not in body  # gpt-6.1-terra (a reasoning model) rejects it
     assert any("temperature ignored" in note for note in response.notes)
     assert body["tools"][0]["search_context_size"] == "high"
 
@@ -636,3 +636,111 @@ async def test_deltas_without_item_id_and_a_final_item_with_one_do_not_repeat_th
     )
     _, response = await _collect("openai", SearchRequest("q"), ctx)
     assert response.answer == "Hello"
+
+
+# --------------------------------------------------------------------------- models
+
+
+@pytest.mark.parametrize(
+    ("model", "accepts"),
+    [
+        ("gpt-6.1-terra", False),
+        ("gpt-6-luna", False),
+        ("gpt-5.6-sol", False),
+        ("gpt-5-mini", False),
+        ("gpt-10", False),
+        ("o4-mini", False),
+        ("gpt-4.1-mini", True),
+        ("gpt-4o", True),
+    ],
+)
+def test_reasoning_models_get_no_temperature(model: str, accepts: bool) -> None:
+    assert accepts_temperature(model) is accepts
+
+
+OPENAI_MODEL_GONE = (
+    "OpenAI: model '{model}' is not available ({status}). Set [providers.openai] model, "
+    "or run websearch-tui doctor openai"
+)
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (400, "The requested model 'gpt-5-mini' does not exist."),  # /v1/responses, as recorded in 2026
+        (404, "The model `gpt-5-mini` does not exist or you do not have access to it."),  # the chat wording
+        (404, "The model gpt-5-mini has been deprecated"),  # a retired model
+    ],
+)
+async def test_unknown_or_retired_model_names_the_config_key(status: int, message: str) -> None:
+    body = {"error": {"code": "model_not_found", "message": message, "param": "model", "type": "invalid_request_error"}}
+    settings = ProviderSettings(model="gpt-5-mini")
+    recorder, _, error = await run_until_error(
+        "openai", respond_json(body, status), credentials=CREDS, settings=settings
+    )
+    assert error.kind is ErrorKind.MODEL_NOT_FOUND and error.status == status
+    assert error.message == OPENAI_MODEL_GONE.format(model="gpt-5-mini", status=status)
+    assert len(recorder.requests) == 1
+
+
+async def test_other_invalid_request_errors_keep_their_words() -> None:
+    body = {"error": {"code": "invalid_value", "message": "Invalid value: 'xhigh'.", "type": "invalid_request_error"}}
+    _, _, error = await run_until_error("openai", respond_json(body, 400), credentials=CREDS)
+    assert error.kind is ErrorKind.BAD_REQUEST and error.message == "OpenAI API error (400): Invalid value: 'xhigh'."
+
+
+async def test_unknown_model_through_the_fake_server() -> None:
+    body = {
+        "error": {"code": "model_not_found", "message": "The requested model 'x' does not exist.", "param": "model"}
+    }
+    with FakeServer(default_routes=False) as server:
+        for (method, path), handler in fake.routes().items():
+            server.set(method, path, handler)
+        server.fail(fake.SEARCH_ROUTE, 400, body=body)
+        async with httpx.AsyncClient() as client:
+            ctx = ProviderContext(
+                spec=get_spec("openai"),
+                client=client,
+                settings=ProviderSettings(base_url=fake.config(server.base_url)["base_url"]),
+                credentials={"api_key": next(iter(fake.FAKE_KEYS.values()))},
+                deadline=time.monotonic() + 20,
+                sleep=no_wait,
+            )
+            with pytest.raises(ProviderError) as info:
+                await collect("openai", SearchRequest("python asyncio"), ctx)
+        assert not server.errors, server.errors
+    assert info.value.kind is ErrorKind.MODEL_NOT_FOUND
+    assert info.value.message == OPENAI_MODEL_GONE.format(model="gpt-6.1-terra", status=400)
+
+
+# --------------------------------------------------------------------------- conformance: a real gpt-5 answer
+
+
+async def test_replay_gpt5_web_search_recording() -> None:
+    """A recorded non-streamed gpt-5 Responses answer with the ``web_search`` tool (reasoning items,
+    nine search calls including two ``open_page`` visits, one message with ``url_citation``s), read
+    from the shared fixtures or ``$WEBSEARCH_EXTRA_FIXTURES``."""
+    whole = json.loads(shared_fixture("openai/responses_gpt5_web_search.json").read_bytes())
+    _, _, response = await run("openai", respond_json(whole), SearchRequest("q", max_results=20), credentials=CREDS)
+    messages = [item for item in whole["output"] if item["type"] == "message"]
+    parts = [part for item in messages for part in item["content"] if part["type"] == "output_text"]
+    assert response.answer == "\n\n".join(part["text"] for part in parts)
+    annotations = [a for part in parts for a in part["annotations"] if a["type"] == "url_citation"]
+    assert [(c.url, c.title) for c in response.citations] == [(clean_url(a["url"]), a["title"]) for a in annotations]
+    assert all(c.cited_text for c in response.citations)
+    actions = [item["action"] for item in whole["output"] if item["type"] == "web_search_call"]
+    searches = [a for a in actions if a["type"] == "search"]
+    assert response.search_queries == list(
+        dict.fromkeys(q for a in searches for q in [a.get("query"), *a.get("queries", [])] if q)
+    )
+    visited = [a["url"] for a in actions if a["type"] in ("open_page", "find_in_page")]
+    assert {s.url for s in response.sources} == {c.url for c in response.citations} | set(visited)
+    usage = whole["usage"]
+    assert (response.usage.input_tokens, response.usage.output_tokens, response.usage.total_tokens) == (
+        usage["input_tokens"],
+        usage["output_tokens"],
+        usage["total_tokens"],
+    )
+    assert response.usage.search_requests == len(searches)
+    assert response.model == whole["model"] and response.request_id == whole["id"]
+    assert response.notes == []

@@ -572,3 +572,43 @@ async def test_every_fake_variant_ends_cleanly(variant: str) -> None:
             else:
                 assert len(result.sources) <= 5 and result.answer
         assert not srv.errors, srv.errors
+
+
+# --- an unknown model ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["模型不存在，请检查模型代码。", "Unknown Model, please check the model code."],  # BigModel, Z.AI
+)
+async def test_unknown_model_names_the_config_key(message: str) -> None:
+    recorder = Recorder(lambda request: httpx.Response(400, json=envelope("1211", message)))
+    settings = ProviderSettings(model="glm-9")
+    ctx = make_ctx(PID, recorder, credentials=CREDS, settings=settings, sleep=no_wait)
+    with pytest.raises(ProviderError) as info:
+        await collect(PID, SearchRequest("q"), ctx)
+    assert info.value.kind is ErrorKind.MODEL_NOT_FOUND and info.value.status == 400
+    assert info.value.message == (
+        "Zhipu Chat Search: model 'glm-9' is not available (400). Set [providers.zhipu_chat_search] model, "
+        "or run websearch-tui doctor zhipu_chat_search"
+    )
+
+
+async def test_code_1211_about_the_search_engine_is_not_a_model_error() -> None:
+    recorder = Recorder(lambda request: httpx.Response(400, json=envelope("1211", "search_engine 不存在")))
+    with pytest.raises(ProviderError) as info:
+        await collect(PID, SearchRequest("q"), make_ctx(PID, recorder, credentials=CREDS, sleep=no_wait))
+    assert info.value.kind is ErrorKind.BAD_REQUEST
+    assert info.value.message == "Zhipu Chat Search API error (400, code 1211): search_engine 不存在"
+
+
+async def test_unknown_model_through_the_fake_server() -> None:
+    with FakeServer() as server:
+        install(server)
+        server.fail(fake.SEARCH_ROUTE, 400, body=envelope("1211", "模型不存在，请检查模型代码。"))
+        async with httpx.AsyncClient() as client:
+            with pytest.raises(ProviderError) as info:
+                await collect(PID, SearchRequest("q"), server_ctx(server, client))
+        assert not server.errors, server.errors
+    assert info.value.kind is ErrorKind.MODEL_NOT_FOUND
+    assert "Set [providers.zhipu_chat_search] model" in info.value.message

@@ -23,7 +23,7 @@ CODEX_HOME = Path(__file__).with_name("data") / "codex_home"
 FAKE_KEYS = {"CODEX_HOME": str(CODEX_HOME)}
 """Not an API key: the Codex provider reads the login from ``$CODEX_HOME/auth.json``."""
 SEARCH_ROUTE = ("POST", f"{PREFIX}/codex/responses")
-MODEL = "gpt-5.1-codex-mini"
+MODEL = "gpt-6-luna"
 VARIANTS = (
     "default",
     "split",

@@ -20,7 +20,7 @@ from .server import FakeRequest, FakeResponse, load_data, split_at, sse_frames, 
 KEY = "fake-gemini-key"
 FAKE_KEYS = {"GEMINI_API_KEY": KEY}
 PREFIX = "/gemini"
-MODELS = ("gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.5-flash-lite", "gemini-2.0-flash")
+MODELS = ("gemini-3.8-flash", "gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.5-flash-lite", "gemini-2.0-flash")
 STREAM_PATH = PREFIX + "/v1beta/models/{model}:streamGenerateContent"
 GENERATE_PATH = PREFIX + "/v1beta/models/{model}:generateContent"
 REDIRECT_PATH = PREFIX + "/grounding-api-redirect/{id}"

@@ -22,7 +22,7 @@ KEY = "fake-grok-key"
 FAKE_KEYS = {"XAI_API_KEY": KEY}
 SEARCH_ROUTE = ("POST", f"{PREFIX}/v1/responses")
 CHAT_ROUTE = ("POST", f"{PREFIX}/v1/chat/completions")
-MODEL = "grok-4-fast-reasoning"
+MODEL = "grok-4.3"
 VARIANTS = ("default", "split", "fail_midway", "no_final", "no_search", "live_search_410", "rate_limit", "bad_request")
 LIVE_SEARCH_GONE = (
     "Live search is deprecated. Please switch to the Agent Tools API: https://docs.x.ai/docs/guides/tools/overview"

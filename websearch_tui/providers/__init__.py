@@ -225,7 +225,7 @@ SPECS: dict[str, ProviderSpec] = {
             module="websearch_tui.providers.deepseek",
             credentials=(CredentialSpec(_KEY, ("DEEPSEEK_API_KEY",)),),
             default_base_url="https://api.deepseek.com/anthropic",
-            default_model="deepseek-v4-flash",
+            default_model="deepseek-flash",
             options={"max_uses": int},
             capabilities=Capabilities(recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True),
         ),
@@ -236,7 +236,7 @@ SPECS: dict[str, ProviderSpec] = {
             module="websearch_tui.providers.gemini",
             credentials=(CredentialSpec(_KEY, ("GEMINI_API_KEY",)),),
             default_base_url="https://generativelanguage.googleapis.com",
-            default_model="gemini-2.5-flash",
+            default_model="gemini-3.8-flash",
             capabilities=Capabilities(
                 recency=True, recency_in_prompt=True, answer=True, citations=True, queries=True, streams=True
             ),
@@ -248,7 +248,7 @@ SPECS: dict[str, ProviderSpec] = {
             module="websearch_tui.providers.openai",
             credentials=(CredentialSpec(_KEY, ("OPENAI_API_KEY", "AGENT_WEB_SEARCH_RESPONSES_API_KEY")),),
             default_base_url="https://api.openai.com",
-            default_model="gpt-5-mini",
+            default_model="gpt-6.1-terra",
             options={"search_context_size": str},
             option_choices={"search_context_size": _CONTEXT_SIZES},
             capabilities=Capabilities(
@@ -261,7 +261,7 @@ SPECS: dict[str, ProviderSpec] = {
             kind="model",
             module="websearch_tui.providers.codex",
             default_base_url="https://chatgpt.com/backend-api",
-            default_model="gpt-5.1-codex-mini",
+            default_model="gpt-6-luna",
             options={"search_context_size": str, "trust_base_url": bool},
             option_choices={"search_context_size": _CONTEXT_SIZES},
             login="websearch_tui.providers._codex_auth:login_state",
@@ -276,7 +276,7 @@ SPECS: dict[str, ProviderSpec] = {
             module="websearch_tui.providers.grok",
             credentials=(CredentialSpec(_KEY, ("XAI_API_KEY",)),),
             default_base_url="https://api.x.ai",
-            default_model="grok-4-fast-reasoning",
+            default_model="grok-4.3",
             options={"search_mode": str},
             option_choices={"search_mode": ("web", "x", "both")},
             capabilities=Capabilities(

@@ -1,17 +1,33 @@
 """Shared Anthropic Messages logic for the ``anthropic`` and ``deepseek`` providers.
 
-Both speak ``POST {base_url}/v1/messages`` with the ``web_search_20250305`` server tool
-(PROVIDERS.md §2.17 and §2.18). This module holds everything they share:
+Both speak ``POST {base_url}/v1/messages`` (``anthropic-version: 2023-06-01``) with a web search
+server tool (PROVIDERS.md §2.17 and §2.18). API and tool versions checked 2026-12-02 against
+https://platform.claude.com/docs/en/build-with-claude/tool-use/web-search-tool, which lists three
+tool versions: ``web_search_20250305`` (basic), ``web_search_20260209`` (adds dynamic filtering:
+Claude writes and runs code that filters the results) and ``web_search_20260318`` (adds
+``response_inclusion``); the dynamic-filtering versions are "available with Claude 4.6 and later
+models and Claude Mythos Preview". Where PROVIDERS.md (written for ``web_search_20250305`` only)
+and these docs disagree, the docs win. This module holds everything the two providers share:
 
 - :func:`build_body` / :func:`build_headers`: the request (model, ``max_tokens``, the §1.5 prompt,
   the system prompt in ``system``, the tool with ``max_uses``, ``temperature`` only when set and
-  accepted by the model);
+  accepted by the model). The tool is :data:`TOOL_NEWEST` for a model that accepts it
+  (:func:`web_search_tool`, Anthropic only), else :data:`TOOL_BASIC`; a 400 saying the sent version
+  is not supported is answered by one retry with :data:`TOOL_BASIC` and a Note;
 - :class:`MessageParser`: one parser for streamed events *and* whole (non-streamed) messages. A
   whole message is replayed as the events a stream would have carried, so both paths share every
   rule (answer joining, citations, sources, queries, usage, in-200 tool errors);
 - :func:`run`: the request loop, including ``pause_turn`` continuations (the assistant content
   received so far is sent back, at most :data:`MAX_CONTINUATIONS` times, within the deadline);
-  every turn, streamed or not, runs through the shared loop :func:`._stream.feed_payloads`.
+  every turn, streamed or not, runs through the shared loop :func:`._stream.feed_payloads`;
+- errors: the envelope's top-level ``request_id`` is kept in the message (``... (request id
+  req_...)``); a model the API does not know fails as ``model_not_found`` (:mod:`._models`).
+
+The dynamic-filtering tool versions add blocks around the search: a ``server_tool_use`` named
+``code_execution``, ``web_search`` calls and results nested in it (with a ``caller``), their
+``code_execution_tool_result`` and a top-level ``container``. The search calls and results are read
+as any others, the code blocks are not part of the answer, and a ``pause_turn`` continuation names
+the ``container`` id so the paused code can resume (as pydantic-ai's Anthropic model does).
 
 Answer joining: consecutive text blocks are concatenated with ``""`` (Claude splits cited prose
 into many blocks); when a tool block sits between two text blocks, they are separated by a blank
@@ -43,14 +59,18 @@ from websearch_tui.core.models import (
     SourcesFound,
 )
 from websearch_tui.core.text import plain_text, safe_url, sanitize
-from websearch_tui.providers import _http, _parse, _stream
+from websearch_tui.providers import _http, _models, _parse, _stream
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
 from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/messages"
 ANTHROPIC_VERSION = "2023-06-01"
-TOOL_TYPE = "web_search_20250305"
+TOOL_BASIC = "web_search_20250305"
+"""The basic web search tool every Messages server (and every Claude model with web search) accepts."""
+TOOL_NEWEST = "web_search_20260318"
+"""The newest tool version (dynamic filtering + ``response_inclusion``), for the models of
+:func:`web_search_tool`."""
 TOOL_NAME = "web_search"  # must be exactly this (can1357/oh-my-pi#102)
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_MAX_USES = 5
@@ -85,6 +105,8 @@ STREAM_ERROR_KINDS = {
 
 _NON_ANSWER_BLOCKS = frozenset({"text", "thinking", "redacted_thinking"})
 _CLAUDE_MODEL = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?")
+_DYNAMIC_FILTERING_FAMILIES = re.compile(r"claude-(?:mythos|fable)\b")
+_ID_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _CREDIT_TEXT = re.compile(r"credit balance is too low|billing", re.IGNORECASE)
 
 
@@ -108,6 +130,9 @@ class Flavor:
             ``Authorization: Bearer <key>`` (gateways differ in which header they read).
         reject_oauth: refuse Claude OAuth tokens (``sk-ant-oat…``) with a clear message.
         accept: the ``Accept`` header for non-streamed requests.
+        newest_tool: send :data:`TOOL_NEWEST` to the models that accept it (:func:`web_search_tool`);
+            else always :data:`TOOL_BASIC`.
+        model_gone: how the API says the model does not exist (:data:`._models.ModelGone`).
     """
 
     stream: bool
@@ -115,6 +140,8 @@ class Flavor:
     gateway_bearer: bool = False
     reject_oauth: bool = False
     accept: str = "application/json"
+    newest_tool: bool = False
+    model_gone: _models.ModelGone = _models.anthropic_gone
 
 
 # --------------------------------------------------------------------------- request
@@ -134,6 +161,26 @@ def model_rejects_temperature(model: str) -> bool:
     return major >= 5
 
 
+def accepts_dynamic_filtering(model: str) -> bool:
+    """True for the models that take the dynamic-filtering web search versions: Claude Opus, Sonnet
+    and Haiku >= 4.6, and the Mythos and Fable families ("Claude 4.6 and later models and Claude
+    Mythos Preview", the web search tool docs, checked 2026-12-02). ``claude-haiku-4-5``,
+    ``claude-sonnet-4-5``, older Claude ids and non-Claude ids are False."""
+    lowered = model.lower()
+    if _DYNAMIC_FILTERING_FAMILIES.search(lowered):
+        return True
+    match = _CLAUDE_MODEL.search(lowered)
+    if not match:
+        return False
+    return (int(match.group(2)), int(match.group(3) or 0)) >= (4, 6)
+
+
+def web_search_tool(model: str, flavor: Flavor) -> str:
+    """The tool type to send: :data:`TOOL_NEWEST` when the flavor uses it and ``model``
+    :func:`accepts_dynamic_filtering`, else :data:`TOOL_BASIC`."""
+    return TOOL_NEWEST if flavor.newest_tool and accepts_dynamic_filtering(model) else TOOL_BASIC
+
+
 def max_uses(ctx: ProviderContext) -> tuple[int, str | None]:
     """The tool's ``max_uses`` from option ``max_uses`` (default 5) and a note when it was invalid."""
     value = ctx.option("max_uses", DEFAULT_MAX_USES)
@@ -148,9 +195,11 @@ def build_body(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> 
 
     Shape: ``{"model", "max_tokens", "stream", ["system": [{"type": "text", "text"}]],
     "messages": [{"role": "user", "content": <§1.5 prompt>}],
-    "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses"}], ["temperature"]}``.
+    "tools": [{"type": <web_search_tool()>, "name": "web_search", "max_uses"}], ["temperature"]}``.
     ``max_tokens`` is required by the API: the request's value, else 4096. ``temperature`` only
-    when the request sets it and the model accepts it (otherwise a note says it was dropped).
+    when the request sets it and the model accepts it (otherwise a note says it was dropped). The
+    tool type is :func:`web_search_tool`, or :data:`TOOL_BASIC` for a model whose server already
+    refused :data:`TOOL_NEWEST` in this session (see :func:`run`).
     """
     notes: list[str] = []
     model = ctx.model() or ctx.spec.default_model or ""
@@ -165,7 +214,8 @@ def build_body(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> 
     if flavor.system:
         body["system"] = [{"type": "text", "text": SYSTEM_PROMPT}]
     body["messages"] = [{"role": "user", "content": user_prompt(request)}]
-    body["tools"] = [{"type": TOOL_TYPE, "name": TOOL_NAME, "max_uses": uses}]
+    tool = TOOL_BASIC if model in ctx.state.get(_ToolMemory).refused else web_search_tool(model, flavor)
+    body["tools"] = [{"type": tool, "name": TOOL_NAME, "max_uses": uses}]
     if request.temperature is not None:
         if model_rejects_temperature(model):
             notes.append(f"{ctx.spec.label} model {model} does not accept temperature; sent without it.")
@@ -204,16 +254,29 @@ def build_headers(ctx: ProviderContext, key: str, flavor: Flavor) -> dict[str, s
 # --------------------------------------------------------------------------- errors
 
 
+def request_id_of(parsed: Any) -> str | None:
+    """The top-level ``request_id`` of an error envelope (``req_...``), when it is a plain token."""
+    value = _parse.as_dict(parsed).get("request_id")
+    return value if isinstance(value, str) and _ID_TOKEN.fullmatch(value) else None
+
+
+def with_request_id(message: str, parsed: Any) -> str:
+    """``message`` followed by `` (request id <id>)`` when the envelope carries a ``request_id``."""
+    request_id = request_id_of(parsed)
+    return f"{message} (request id {request_id})" if request_id else message
+
+
 def error_describer(label: str) -> _http.ErrorDescriber:
     """Words non-2xx replies: 404 -> ``"<Label> web search returned 404 (model or endpoint not found)."``
     (the seed message), else ``"<Label> API error (<status>): <error.message>"`` from the envelope
-    ``{"type": "error", "error": {"type", "message"}, "request_id"}`` (or a redacted body excerpt)."""
+    ``{"type": "error", "error": {"type", "message"}, "request_id"}`` (or a redacted body excerpt);
+    either followed by `` (request id req_...)`` when the envelope has one (:func:`with_request_id`)."""
     generic = _parse.api_error_describer(f"{label} API error", lambda parsed: _parse.find_message(parsed, ERROR_KEYS))
 
     def describe(status: int, text: str, parsed: Any) -> str:
         if status == 404:
-            return f"{label} web search returned 404 (model or endpoint not found)."
-        return generic(status, text, parsed)
+            return with_request_id(f"{label} web search returned 404 (model or endpoint not found).", parsed)
+        return with_request_id(generic(status, text, parsed), parsed)
 
     return describe
 
@@ -226,12 +289,27 @@ def requalify(error: ProviderError) -> ProviderError:
 
 
 def stream_error(provider: str, label: str, payload: dict[str, Any]) -> ProviderError:
-    """The :class:`ProviderError` for an ``error`` event (or an error body inside a 200)."""
+    """The :class:`ProviderError` for an ``error`` event (or an error body inside a 200):
+    ``"<Label> API error (<error.type>): <message>"`` (+ `` (request id req_...)``)."""
     error = _parse.as_dict(payload.get("error"))
     error_type = plain_text(error.get("type"), collapse=True) or "error"
     message = _parse.find_message(payload, ERROR_KEYS) or "unknown error"
     kind = STREAM_ERROR_KINDS.get(error_type, ErrorKind.SERVER)
-    return requalify(ProviderError(provider, kind, f"{label} API error ({error_type}): {excerpt(message, 500)}"))
+    text = with_request_id(f"{label} API error ({error_type}): {excerpt(message, 500)}", payload)
+    return requalify(ProviderError(provider, kind, text))
+
+
+def tool_refused(error: ProviderError, tool_type: str) -> bool:
+    """True for the 400 that says the sent web search tool version is not supported (for this
+    model): the tool type and "not supported" in the message. The exact first-party wording is not
+    documented; Bedrock says ``tool type 'web_search_20260209' is not supported for this model``."""
+    text = error.message.lower()
+    return (
+        error.status == 400
+        and error.kind is ErrorKind.BAD_REQUEST
+        and tool_type.lower() in text
+        and "not supported" in text
+    )
 
 
 # --------------------------------------------------------------------------- parsing
@@ -343,6 +421,7 @@ class MessageParser:
     stop_reason: str | None = None
     finished: bool = False
     searched: bool = False
+    container_id: str | None = None
     _answer_tail: str = ""
     _pending_gap: bool = False
     _blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -482,6 +561,7 @@ class MessageParser:
     def _message_start(self, payload: dict[str, Any]) -> list[SearchEvent]:
         message = _parse.as_dict(payload.get("message"))
         self._turn_usage.update(_usage_fields(message.get("usage")))
+        self._container(message.get("container"))
         model = plain_text(message.get("model"), collapse=True)
         request_id = plain_text(message.get("id"), collapse=True)
         if (model and model != self.model) or (request_id and request_id != self.request_id):
@@ -568,6 +648,7 @@ class MessageParser:
 
     def _message_delta(self, payload: dict[str, Any]) -> list[SearchEvent]:
         self._turn_usage.update(_usage_fields(payload.get("usage")))
+        self._container(_parse.as_dict(payload.get("delta")).get("container"))
         reason = _parse.as_dict(payload.get("delta")).get("stop_reason")
         if isinstance(reason, str):
             self.stop_reason = reason
@@ -582,6 +663,12 @@ class MessageParser:
         return []
 
     # ---- pieces
+
+    def _container(self, raw: Any) -> None:
+        """Remember the code execution ``container`` id a dynamic-filtering search ran in."""
+        container_id = _parse.as_dict(raw).get("id")
+        if isinstance(container_id, str) and _ID_TOKEN.fullmatch(container_id):
+            self.container_id = container_id
 
     def _text(self, text: Any) -> list[SearchEvent]:
         # Sanitized here, not only by the reducer: the blank-line rule below reads the answer's last
@@ -629,18 +716,22 @@ async def run(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> A
     """Run one search over the Messages API and yield its events as they arrive.
 
     Sends the request, streams (or reads) the reply, and on ``stop_reason: pause_turn`` sends the
-    same request again with the assistant content received so far appended, at most
-    :data:`MAX_CONTINUATIONS` times and only while the deadline leaves time; a search still paused
-    after that ends with a note. Ends with the closing ``Metadata``. The HTTP stream is closed when
-    the returned generator is.
+    same request again with the assistant content received so far appended (and the code execution
+    ``container`` named, when the turn ran in one), at most :data:`MAX_CONTINUATIONS` times and only
+    while the deadline leaves time; a search still paused after that ends with a note. When the
+    first request sent :data:`TOOL_NEWEST` and the API answers 400 that this tool version is not
+    supported (:func:`tool_refused`), it is sent once more with :data:`TOOL_BASIC` and a Note says
+    so (later searches of the same model send :data:`TOOL_BASIC` directly). Ends with the closing
+    ``Metadata``. The HTTP stream is closed when the returned generator is.
 
     Raises:
         ProviderError: ``config`` (no key, OAuth token, bad base URL); ``auth`` (401/403, seed
-            message); ``not_found`` (404, seed message); ``quota``, ``rate_limit``,
-            ``bad_request``, ``server`` as ``<Label> API error (<status>): <message>``; an
-            ``error`` event after the stream started (the events already yielded stand);
-            ``protocol`` for a stream that ends before ``message_stop`` or a body that is not a
-            message; ``timeout``/``network``.
+            message); ``model_not_found`` (the API does not know the model: :mod:`._models`
+            message naming ``[providers.<id>] model``); ``not_found`` (other 404s, seed message);
+            ``quota``, ``rate_limit``, ``bad_request``, ``server`` as ``<Label> API error
+            (<status>): <message> (request id req_...)``; an ``error`` event after the stream
+            started (the events already yielded stand); ``protocol`` for a stream that ends before
+            ``message_stop`` or a body that is not a message; ``timeout``/``network``.
     """
     key = ctx.require_api_key()
     headers = build_headers(ctx, key, flavor)
@@ -648,30 +739,56 @@ async def run(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> A
     for note in notes:
         yield Note(note)
     url = _http.join_url(ctx.base_url(), PATH)
-    describe = error_describer(ctx.spec.label)
+    check = _models.ModelCheck(ctx.spec.id, ctx.spec.label, body["model"], flavor.model_gone)
+    describe = check.describer(error_describer(ctx.spec.label))
     parser = MessageParser(
         provider=ctx.spec.id, label=ctx.spec.label, max_results=request.max_results, requested_model=body["model"]
     )
     first_message = body["messages"][0]
-    for turn in range(MAX_CONTINUATIONS + 1):
+    turn = 0
+    while True:
         if turn:
             assistant = {"role": "assistant", "content": parser.continuation_content()}
             body = {**body, "messages": [first_message, assistant]}
+            if parser.container_id:
+                body["container"] = parser.container_id
         parser.start_turn()
         if flavor.stream:
             payloads = _stream.sse_payloads(ctx, url, headers=headers, body=body, describe_error=describe, expect=SHAPE)
         else:
             payloads = _whole_message(ctx, url, headers, body, describe)
-        async with aclosing(_stream.feed_payloads(ctx, parser, payloads, on_error=requalify)) as events:
-            async for event in events:
-                yield event
+        sent_tool = body["tools"][0]["type"]
+        try:
+            events = _stream.feed_payloads(ctx, parser, payloads, on_error=lambda e: requalify(check.requalify(e)))
+            async with aclosing(events) as running:
+                async for event in running:
+                    yield event
+        except ProviderError as error:
+            if turn or sent_tool == TOOL_BASIC or not tool_refused(error, sent_tool):
+                raise
+            ctx.state.get(_ToolMemory).refused.add(body["model"])
+            body = {**body, "tools": [{**body["tools"][0], "type": TOOL_BASIC}]}
+            yield Note(
+                f"{ctx.spec.label} does not accept the {sent_tool} web search tool for {body['model']}; "
+                f"searched with {TOOL_BASIC} instead."
+            )
+            continue
         if parser.stop_reason != "pause_turn":
             break
         if turn == MAX_CONTINUATIONS or ctx.remaining() < MIN_CONTINUE_SECONDS:
             yield Note(f"{ctx.spec.label} paused its search and was not resumed again; the answer may be incomplete.")
             break
+        turn += 1
     for event in parser.closing():
         yield event
+
+
+@dataclass
+class _ToolMemory:
+    """Per provider (``ctx.state``): the models whose server refused :data:`TOOL_NEWEST`, sent
+    :data:`TOOL_BASIC` directly from then on."""
+
+    refused: set[str] = field(default_factory=set)
 
 
 async def _whole_message(

@@ -16,7 +16,13 @@ This module holds everything the four providers share:
 - :func:`stream_search` (notes + a fresh parser through the shared SSE loop
   :func:`._stream.feed_stream`, the whole ``stream`` of a provider), :func:`api_key_stream` (the
   same with an API key) and :func:`run_whole` (one JSON response);
-- error wording: :func:`http_error_describer`, :func:`stream_error`.
+- error wording: :func:`http_error_describer`, :func:`stream_error`; an HTTP answer saying the
+  model does not exist fails as ``model_not_found`` (:mod:`._models`, each provider's predicate
+  passed as ``model_gone``).
+
+Checked 2026-12-02 against https://developers.openai.com/api/docs/guides/tools-web-search (the
+``web_search`` tool, GA name; ``web_search_preview`` is the old one) and a recorded gpt-5 Responses
+answer (pydantic-ai ``test_thinking_with_native_tool_wire_contract[openai-responses]``, 2026-06-10).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
-from websearch_tui.providers import _http, _parse, _prompt
+from websearch_tui.providers import _http, _models, _parse, _prompt
 from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
@@ -61,7 +67,7 @@ FINAL_EVENTS = ("response.completed", "response.done", "response.incomplete")
 TRACKING_PARAMS = {("utm_source", "openai")}
 NO_SEARCH_NOTE = "{label} answered without searching the web; the answer may be out of date."
 
-_NO_TEMPERATURE = re.compile(r"^(?:o\d|gpt-5|codex|computer-use)", re.IGNORECASE)
+_NO_TEMPERATURE = re.compile(r"^(?:o\d|gpt-(?:[5-9]|[1-9]\d)|codex|computer-use)", re.IGNORECASE)
 _BARE_URL = re.compile(r"https?://[^\s<>\"'`\[\]{}|\\^]+")
 _CITATION_LINK = re.compile(r"\(\[[^\[\]\n]*\]\([^\s()]+\)\)")
 _SENTENCE_END = re.compile(r"(?:[.!?。！？]\s|\n)")
@@ -99,7 +105,9 @@ def search_context_size(ctx: ProviderContext, name: str, default: str) -> tuple[
 
 
 def accepts_temperature(model: str) -> bool:
-    """False for reasoning models that reject ``temperature`` (o-series, gpt-5*, codex models)."""
+    """False for reasoning models that reject ``temperature``: the o-series, GPT-5 and later
+    (``gpt-5*``, ``gpt-6*``, ``gpt-6.1-terra``: reasoning models whose sampling is set by
+    ``reasoning.effort``), codex models."""
     return not _NO_TEMPERATURE.match(model or "")
 
 
@@ -655,8 +663,9 @@ def _usage(response: dict[str, Any], search_calls: int) -> Usage | None:
 # --------------------------------------------------------------------------- running
 
 
-SHAPE = Shape.of("output", "status", types=("error",), type_prefixes=("response.",))
-"""A Responses answer: a whole response (``output``, ``status``) or ``response.*`` / ``error`` events."""
+SHAPE = Shape.of("output", "status", "error", types=("error",), type_prefixes=("response.",))
+"""A Responses answer: a whole response (``output``, ``status``), an ``{"error": ...}`` body (read by
+:meth:`ResponsesParser.whole`, ARK sends one with HTTP 200) or ``response.*`` / ``error`` events."""
 
 
 async def stream_search(
@@ -668,6 +677,7 @@ async def stream_search(
     body: Mapping[str, Any],
     notes: Iterable[str],
     describe_error: _http.ErrorDescriber,
+    model_gone: _models.ModelGone | None = None,
     **parser_options: Any,
 ) -> AsyncGenerator[SearchEvent, None]:
     """A Responses provider's whole ``stream``: ``Note`` per note, then a fresh
@@ -678,7 +688,8 @@ async def stream_search(
     closes even if the consumer stops early.
 
     Raises:
-        ProviderError: HTTP errors (``describe_error`` wording; 401/403 the seed message),
+        ProviderError: HTTP errors (``describe_error`` wording; 401/403 the seed message; an answer
+            ``model_gone`` recognises as ``model_not_found``, :mod:`._models`),
             ``error``/``response.failed`` events, ``protocol`` when the stream ends before its
             final event, and :meth:`ResponsesParser.failure` (after the closing events).
     """
@@ -691,8 +702,16 @@ async def stream_search(
         max_results=request.max_results,
         **parser_options,
     )
+    check = _models.ModelCheck(ctx.spec.id, ctx.spec.label, str(body["model"]), model_gone or _never_gone)
     events = feed_stream(
-        ctx, url, headers=headers, body=dict(body), describe_error=describe_error, parser=parser, expect=SHAPE
+        ctx,
+        url,
+        headers=headers,
+        body=dict(body),
+        describe_error=check.describer(describe_error),
+        parser=parser,
+        on_error=check.requalify,
+        expect=SHAPE,
     )
     async with aclosing(events) as stream_events:
         async for event in stream_events:
@@ -708,10 +727,11 @@ async def api_key_stream(
     path: str,
     build_body: Callable[[SearchRequest, ProviderContext], tuple[dict[str, Any], list[str]]],
     describe_error: _http.ErrorDescriber,
+    model_gone: _models.ModelGone | None = None,
 ) -> AsyncGenerator[SearchEvent, None]:
     """The whole ``stream`` of an API-key Responses provider (OpenAI, Grok): the key as
     ``Authorization: Bearer``, ``build_body(request, ctx) -> (body, notes)`` POSTed to ``path`` under
-    the configured base URL, then :func:`stream_search`.
+    the configured base URL, then :func:`stream_search` (``model_gone`` as there).
 
     Raises:
         ProviderError: ``config`` without a key; otherwise as :func:`stream_search`.
@@ -720,7 +740,9 @@ async def api_key_stream(
     body, notes = build_body(request, ctx)
     headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
     url = _http.join_url(ctx.base_url(), path)
-    events = stream_search(request, ctx, url, headers=headers, body=body, notes=notes, describe_error=describe_error)
+    events = stream_search(
+        request, ctx, url, headers=headers, body=body, notes=notes, describe_error=describe_error, model_gone=model_gone
+    )
     async with aclosing(events) as stream_events:
         async for event in stream_events:
             yield event
@@ -734,16 +756,32 @@ async def run_whole(
     body: Mapping[str, Any],
     parser: ResponsesParser,
     describe_error: _http.ErrorDescriber,
+    model_gone: _models.ModelGone | None = None,
 ) -> tuple[list[SearchEvent], Any]:
     """POST ``body`` (``stream: false``) and return the parser's events for the whole response and
-    the parsed body (the closing events are left to the caller: call ``parser.closing()``)."""
+    the parsed body (the closing events are left to the caller: call ``parser.closing()``).
+
+    Raises:
+        ProviderError: as :func:`._http.send` (``describe_error`` wording); an answer
+            ``model_gone`` recognises as ``model_not_found`` (:mod:`._models`); ``reply.json()``
+            shape errors; an error object in the body (:meth:`ResponsesParser.whole`).
+    """
+    check = _models.ModelCheck(ctx.spec.id, ctx.spec.label, str(body["model"]), model_gone or _never_gone)
     whole = _http.HttpRequest(
         "POST",
         url,
         headers=headers,
         json_body=dict(body),
-        describe_error=describe_error,
+        describe_error=check.describer(describe_error),
         expect=SHAPE,
     )
-    payload = (await _http.send(ctx, whole)).json()
+    try:
+        payload = (await _http.send(ctx, whole)).json()
+    except ProviderError as error:
+        raise check.requalify(error) from None
     return parser.whole(payload), payload
+
+
+def _never_gone(status: int, parsed: Any) -> bool:
+    """The :data:`._models.ModelGone` of a provider that recognises no "no such model" answer."""
+    return False

@@ -4,7 +4,14 @@ Upstream endpoint: ``POST {base_url}/api/v3/responses`` (default ``https://ark.c
 ``Authorization: Bearer <key>``, ``stream: false`` (streaming is not documented for this use).
 Docs: https://www.volcengine.com/docs/82379/1569618 (Responses API) and
 https://www.volcengine.com/docs/82379/1756990 (web_search tool).
-Wire reference: PROVIDERS.md §2.24.
+Wire reference: PROVIDERS.md §2.24. API: ARK Responses (``/api/v3``), checked 2026-12-02.
+
+Default model ``doubao-seed-2-1-turbo-260628`` (the registry's ``default_model``, kept) checked
+2026-12-02 against agent-web-search's ARK model rotation and 2026 client model lists (no official
+ARK page in reach names a recommended id); the standard endpoint needs the dated model id or an
+``ep-...`` endpoint id. An unknown model (404 ``InvalidEndpointOrModel.NotFound``) fails as
+``model_not_found`` naming ``[providers.ark] model``; ``ModelNotOpen`` (not activated in the
+console) stays ARK's own error.
 
 ``ARK_API_KEY`` may hold several keys separated by commas or newlines; one is picked at random per
 search and reused by the continuation. The count goes to ``tools[0].limit`` (results per search).
@@ -22,11 +29,10 @@ from typing import Any
 
 from websearch_tui.core.errors import ProviderError, register_secret
 from websearch_tui.core.models import AnswerDelta, Note, SearchEvent, SearchRequest
-from websearch_tui.providers import _http, _parse, _responses
+from websearch_tui.providers import _http, _models, _parse, _responses
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/api/v3/responses"
-DEFAULT_MODEL = "doubao-seed-2-1-turbo-260628"
 DEFAULT_LIMIT = 4
 MAX_LIMIT = 50
 MAX_TOOL_CALLS = 2
@@ -57,7 +63,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> dict[str, Any]:
     "reasoning": {"effort": "low"}}`` plus ``max_output_tokens`` / ``temperature`` when the
     request sets them. ``n`` = ``num_search_results or max_results``, clamped to 1-50.
     """
-    model = ctx.model() or DEFAULT_MODEL
+    model = ctx.model() or ""
     body: dict[str, Any] = {
         "model": model,
         "input": [_responses.system_input(), _responses.user_input(request)],
@@ -98,7 +104,9 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     Raises:
         ProviderError: ``config`` without a key; ``auth`` (401/403), ``rate_limit``, ``quota``,
             ``bad_request``, ``server`` as ``Volcengine ARK API error (<s>): <msg>``; ``timeout``;
-            ``protocol`` for a non-JSON body; an error object in a 200 body.
+            ``protocol`` for a non-JSON body; an error object in a 200 body; ``model_not_found``
+            (``Volcengine ARK: model '<id>' is not available (404). Set [providers.ark] model, or
+            run websearch-tui doctor ark``).
     """
     key = pick_key(ctx.require_api_key())
     body = build_body(request, ctx)
@@ -112,7 +120,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     headers = {"Authorization": f"Bearer {key}"}
     url = _http.join_url(ctx.base_url(), PATH)
     events, _payload = await _responses.run_whole(
-        ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error
+        ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error, model_gone=_models.ark_gone
     )
     short = parser.searched and len(parser.answer.strip()) < SHORT_ANSWER_CHARS and parser.request_id
     if short and ctx.option("continuation", False) is True and ctx.remaining() >= MIN_CONTINUATION_SECONDS:

@@ -4,7 +4,15 @@ Upstream endpoint: ``POST {base_url}/codex/responses`` (default ``https://chatgp
 ``Authorization: Bearer <ChatGPT access token>``, ``chatgpt-account-id``, ``OpenAI-Beta:
 responses=experimental``, SSE only. Login: ``$CODEX_HOME/auth.json`` of the Codex CLI
 (https://github.com/openai/codex, read by :mod:`websearch_tui.providers._codex_auth`, never written).
-Wire reference: PROVIDERS.md §2.21 (event shapes as §2.20).
+Wire reference: PROVIDERS.md §2.21 (event shapes as §2.20). Checked 2026-12-02.
+
+Default model ``gpt-6-luna`` (the registry's ``default_model``) checked 2026-12-02: the backend's
+model catalog (``GET /backend-api/codex/models``, as read live by thezillo/codex-proxy v0.3.2 on
+2026-09-22) lists gpt-6-astra, gpt-6-sol, gpt-6-luna and gpt-5.5; ``gpt-5.1-codex-mini`` and the other
+``*-codex`` models are retired (OpenAI staff on openai/codex#26053 and #25838). Which models a
+ChatGPT plan may use differs per plan. A model the backend refuses (400 ``"The '<id>' model is not
+supported when using Codex with a ChatGPT account."``, or ``model_not_found``) fails as
+``model_not_found`` naming ``[providers.codex] model``.
 
 The token goes only to the default ChatGPT host, or to a configured ``base_url`` when
 ``[providers.codex] trust_base_url = true``. ``web_search`` is forced; a completion without any
@@ -21,11 +29,10 @@ from typing import Any
 from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers import _codex_auth, _http, _prompt, _responses
+from websearch_tui.providers import _codex_auth, _http, _models, _prompt, _responses
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/codex/responses"
-DEFAULT_MODEL = "gpt-5.1-codex-mini"
 ORIGINATOR = "websearch_tui"
 AUTH_MODE = "oauth"
 REFRESH_HINT = "Your ChatGPT login may have expired: run any `codex` command (or `codex login`) to refresh it."
@@ -46,7 +53,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     if request.max_tokens is not None or request.temperature is not None:
         notes.append("Codex: max_tokens and temperature are not accepted by the Codex backend; ignored.")
     body = {
-        "model": ctx.model() or DEFAULT_MODEL,
+        "model": ctx.model() or "",
         "stream": True,
         "store": False,
         "instructions": _prompt.SYSTEM_PROMPT,
@@ -89,7 +96,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
             ``auth`` for an expired token or 401/403 (with a refresh hint); other HTTP errors as
             ``Codex API error (<s>): <body>``; stream errors in any of the three nestings as
             ``Codex error (<code>): <message>``; ``server`` (502) "Codex returned a completion
-            without running web search"; ``protocol`` when the stream ends early.
+            without running web search"; ``protocol`` when the stream ends early;
+            ``model_not_found`` for a model the backend does not serve to this login.
     """
     url = _http.join_url(ctx.base_url(), PATH)
     if not _codex_auth.endpoint_allowed(url, ctx.spec.default_base_url, ctx.option(_codex_auth.TRUST_OPTION) is True):
@@ -104,6 +112,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         body=body,
         notes=notes,
         describe_error=describe_error,
+        model_gone=_models.codex_gone,
         auth_mode=AUTH_MODE,
         require_search=True,
     )

@@ -8,6 +8,11 @@ Reference: agent-web-search's ``codex_alpha`` provider (PROVIDERS.md §2.22).
 
 The route takes the bare query: no result count and no date filter, so both become notes and the
 sources are sliced locally.
+
+Default model ``gpt-5.6-luna`` (the registry's ``default_model``, kept) checked 2026-12-02 against
+OpenAI's models page (the GPT-5.6 family, GA 2026-07-09, has no announced shutdown). A gateway that
+forwards OpenAI's or the Codex backend's "no such model" answer (``model_not_found``, or "model is not
+supported when using Codex") fails as ``model_not_found`` naming ``[providers.codex_alpha] model``.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers._http import USER_AGENT, HttpRequest, join_url, send
+from websearch_tui.providers._models import ModelCheck, codex_gone
 from websearch_tui.providers._parse import (
     SourceList,
     answer_text,
@@ -42,7 +48,6 @@ from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/alpha/search"
-DEFAULT_MODEL = "gpt-5.6-luna"
 DEFAULT_CONTEXT_SIZE = "low"
 ERROR_KEYS = ("error", "message", "detail")
 
@@ -62,16 +67,21 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
         ProviderError: ``config`` without ``base_url`` or key; ``auth`` (401/403), ``quota``,
             ``rate_limit``, ``bad_request``, ``not_found`` (gateway without the route), ``server``,
             ``timeout``, ``network``; an ``{"error": ...}`` body with HTTP 200 is raised as
-            ``quota`` or ``server``; ``protocol`` for a non-JSON or non-object body.
+            ``quota`` or ``server``; ``protocol`` for a non-JSON or non-object body;
+            ``model_not_found`` when the gateway says the model does not exist.
     """
     url = join_url(ctx.base_url(), PATH)
     key = ctx.require_api_key()
-    model = ctx.model() or DEFAULT_MODEL
+    model = ctx.model() or ""
     headers = {"Authorization": f"Bearer {key}", "User-Agent": USER_AGENT}
+    check = ModelCheck(ctx.spec.id, ctx.spec.label, model, codex_gone)
     search = HttpRequest.post_json(
-        url, build_body(request, ctx, model), headers, describe_error=describe_error, expect=SHAPE
+        url, build_body(request, ctx, model), headers, describe_error=check.describer(describe_error), expect=SHAPE
     )
-    reply = await send(ctx, search)
+    try:
+        reply = await send(ctx, search)
+    except ProviderError as error:
+        raise check.requalify(error) from None
     payload = check_body(ctx, reply.json())
     request_id = header(reply.headers, "x-request-id", "request-id") or plain_text(payload.get("id"), collapse=True)
     yield Metadata(

@@ -5,6 +5,22 @@ Upstream endpoint: ``POST {base_url}/v1beta/models/{model}:streamGenerateContent
 Docs: https://ai.google.dev/gemini-api/docs/google-search and
 https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent.
 Wire reference: PROVIDERS.md §2.19 (prompt §1.5, errors §1.11, retries §1.12, SSE §1.9).
+API version ``v1beta`` (``generateContent`` / ``streamGenerateContent`` with the ``google_search``
+tool), checked 2026-12-02 against those docs, python-genai 2.18 (``GoogleSearch``, ``Part.toolCall``
+/ ``toolResponse``) and a recorded Gemini 3 answer (pydantic-ai's
+``test_thinking_with_native_tool_wire_contract[google]``, 2026-06-10).
+
+Default model ``gemini-3.8-flash`` (the registry's ``default_model``; GA 2026-09-02, no shutdown
+date) checked 2026-12-02 against https://ai.google.dev/gemini-api/docs/deprecations, which lists
+``gemini-2.5-flash`` (PROVIDERS.md's default) as shut down on 2026-12-01: the docs win. An unknown
+or retired model (404 ``NOT_FOUND`` "models/<id> is not found for API version v1beta ...") fails as
+``model_not_found`` naming ``[providers.gemini] model``.
+
+Gemini 3 answers the same ``groundingMetadata``; with ``toolConfig.includeServerSideToolInvocations``
+(not sent here, but a gateway may) the parts also carry ``toolCall`` (``toolType``
+``GOOGLE_SEARCH_WEB``, ``args.queries``: read as search queries) and ``toolResponse`` (Google's
+search-suggestion HTML: never read); ``thoughtSignature`` fields are ignored and ``thought`` parts
+are not part of the answer.
 
 Every event is one ``GenerateContentResponse``; Gemini frames events with ``\\r\\n\\r\\n`` and simply
 closes the stream after the chunk that carries ``finishReason``. Early chunks carry an empty
@@ -13,8 +29,12 @@ closes the stream after the chunk that carries ``finishReason``. Early chunks ca
 links: once the answer has streamed they are resolved (``HEAD``, redirects not followed, see
 :mod:`._grounding`) and the sources and citations are sent again with the real URLs.
 
-Count and recency have no native parameter (Gemini's own time-range filter is not honoured): both go
-into the §1.5 prompt and the sources are sliced locally, keeping every cited one.
+Count and recency have no native parameter: both go into the §1.5 prompt and the sources are sliced
+locally, keeping every cited one. ``google_search.timeRangeFilter`` (Gemini API only, not Vertex)
+exists in the API, but it is reported to leave the grounding results unfiltered on the Developer
+API as late as May 2026 (googleapis/python-genai#1207, #2399, both closed without a fix), so it is
+not sent: the capability stays "recency in the prompt" rather than claiming a filter that may not
+filter.
 """
 
 from __future__ import annotations
@@ -45,14 +65,13 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import plain_text, safe_url, sanitize
-from websearch_tui.providers import _grounding, _http, _parse
+from websearch_tui.providers import _grounding, _http, _models, _parse
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
 from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1beta/models/{model}:streamGenerateContent"
-DEFAULT_MODEL = "gemini-2.5-flash"
 AUTH_MODE = "api_key"
 PREFIX = "Gemini API error"
 EMPTY_MESSAGE = "Gemini API returned an empty grounded response"
@@ -64,8 +83,10 @@ RESOLVE_MARGIN = 0.5
 must not fire while the resolved sources are being sent)."""
 
 
-SHAPE = Shape.of("candidates", "usageMetadata", "promptFeedback", "modelVersion", "error")
-"""A ``generateContent`` chunk (or whole response): ``candidates``, ``usageMetadata``, ... or ``error``."""
+SHAPE = Shape.of("candidates", "usageMetadata", "promptFeedback", "modelVersion", "error", "response", list_ok=True)
+"""A ``generateContent`` chunk (or whole response): ``candidates``, ``usageMetadata``, ... or ``error``;
+also the Cloud Code ``{"response": ...}`` wrapper and a JSON array of responses, which the parser
+reads too (:meth:`ChunkParser.feed`)."""
 
 
 def build_body(request: SearchRequest) -> dict[str, Any]:
@@ -184,6 +205,7 @@ class ChunkParser:
         candidate = _parse.as_dict(candidates[0]) if candidates else {}
         if not candidate:
             self._raise_blocked(payload)
+        events.extend(self._tool_call_queries(candidate))
         for text in _part_texts(candidate):
             # the empty error ("nothing was answered") reads the text as it will be shown: sanitized
             # here only until the first part that is not empty then
@@ -259,6 +281,25 @@ class ChunkParser:
             detail = plain_text(feedback.get("blockReasonMessage"), collapse=True)
             message = f"Gemini blocked the prompt ({reason})" + (f": {detail}" if detail else ".")
             raise ProviderError(self.provider_id, ErrorKind.BAD_REQUEST, message)
+
+    def _tool_call_queries(self, candidate: dict[str, Any]) -> list[SearchEvent]:
+        """``SearchQueries`` for the new queries of the Google Search ``toolCall`` parts (Gemini 3 with
+        ``includeServerSideToolInvocations``): ``{"toolCall": {"toolType": "GOOGLE_SEARCH_WEB",
+        "args": {"queries": [...]}}}``. ``toolResponse`` parts are never read."""
+        found: list[str] = []
+        for part in _parse.as_list(_parse.as_dict(candidate.get("content")).get("parts")):
+            call = _parse.as_dict(_parse.as_dict(part).get("toolCall"))
+            tool_type = call.get("toolType")
+            if not (isinstance(tool_type, str) and tool_type.startswith("GOOGLE_SEARCH")):
+                continue
+            for query in _parse.text_list(_parse.as_dict(call.get("args")).get("queries")):
+                if query not in self.queries and query not in found:
+                    found.append(query)
+        if not found:
+            return []
+        self.grounded = True
+        self.queries.extend(found)
+        return [SearchQueries(tuple(found))]
 
     def _grounding(self, metadata: dict[str, Any]) -> list[SearchEvent]:
         """Events for one response's ``groundingMetadata`` (supports index into its own chunks)."""
@@ -351,24 +392,27 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     Raises:
         ProviderError: ``config`` without a key; ``auth`` (401/403, or 400 "API key not valid"),
             ``rate_limit`` (429 with ``RetryInfo``, retried with its delay), ``quota`` (429 without a
-            hint), ``bad_request`` (400, or a blocked prompt), ``not_found`` (unknown model),
+            hint), ``bad_request`` (400, or a blocked prompt), ``model_not_found`` (an unknown or
+            retired model: ``Gemini: model '<id>' is not available (404). Set [providers.gemini]
+            model, or run websearch-tui doctor gemini``), ``not_found`` (another 404),
             ``server``, ``timeout``, ``network``; ``protocol`` when the stream ends before the chunk
             with ``finishReason``; ``empty`` (status 502) when nothing was answered or found. A
             failure after the first event comes after the events already yielded.
     """
     key = ctx.require_api_key()
-    model = ctx.model() or DEFAULT_MODEL
+    model = ctx.model() or ""
     url = stream_url(ctx.base_url(), model)
     headers = {"x-goog-api-key": key, "Accept": "text/event-stream"}
     parser = ChunkParser(requested_model=model, max_results=request.max_results, provider_id=ctx.spec.id)
+    check = _models.ModelCheck(ctx.spec.id, ctx.spec.label, model.removeprefix("models/"), _models.gemini_gone)
     events = feed_stream(
         ctx,
         url,
         headers=headers,
         body=build_body(request),
-        describe_error=describe_error,
+        describe_error=check.describer(describe_error),
         parser=parser,
-        on_error=lambda exc: _reclassify(exc, ctx.spec.label),
+        on_error=lambda exc: _reclassify(check.requalify(exc), ctx.spec.label),
         expect=SHAPE,
     )
     async with aclosing(events) as running:

@@ -4,6 +4,14 @@ Upstream endpoint: ``POST {base_url}/v1/responses`` (default ``https://api.x.ai`
 ``Authorization: Bearer <key>``, ``stream: true``.
 Docs: https://docs.x.ai/docs/guides/tools/search-tools and https://docs.x.ai/docs/api-reference.
 Wire reference: PROVIDERS.md §2.23 (OpenAI-style events, §2.20).
+API: xAI Responses (``/v1/responses``) with the ``web_search`` / ``x_search`` server tools, checked
+2026-12-02 against https://docs.x.ai/docs/guides/tools/search-tools.
+
+Default model ``grok-4.3`` (the registry's ``default_model``) checked 2026-12-02 against
+https://docs.x.ai/developers/migration/may-15-retirement: ``grok-4-fast-reasoning`` (the model of
+PROVIDERS.md's fixture) was retired on 2026-05-15 with ``grok-4.3`` as its replacement (the docs
+win). An unknown or retired model (404 ``"The model <id> does not exist or your team ... does not
+have access to it"``) fails as ``model_not_found`` naming ``[providers.grok] model``.
 
 Option ``search_mode`` = ``"web"`` (default) | ``"x"`` | ``"both"`` picks the tools and the prompt
 scope. A recency becomes the prompt's date window and, for ``x_search``, ``from_date``/``to_date``.
@@ -18,11 +26,10 @@ from typing import Any
 
 from websearch_tui.core.errors import excerpt
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers import _parse, _prompt, _responses
+from websearch_tui.providers import _models, _parse, _prompt, _responses
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/responses"
-DEFAULT_MODEL = "grok-4-fast-reasoning"
 SEARCH_MODES = ("web", "x", "both")
 LIVE_SEARCH_RETIRED = (
     "xAI retired the Live Search API (410); Grok here uses the Responses API with web_search/x_search. "
@@ -68,7 +75,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     sets them (and the model accepts temperature).
     """
     mode, notes = search_mode(ctx)
-    model = ctx.model() or DEFAULT_MODEL
+    model = ctx.model() or ""
     body: dict[str, Any] = {
         "model": model,
         "input": [_responses.system_input(typed=False), _responses.user_input(request, typed=False, scope=mode)],
@@ -91,6 +98,8 @@ def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[Searc
     Raises:
         ProviderError: ``config`` without a key; ``deprecated`` for the Live Search 410; ``auth``,
             ``rate_limit``, ``quota``, ``bad_request``, ``server`` as ``Grok API error (<s>): <msg>``;
-            stream errors after the partial events; ``protocol`` when the stream ends early.
+            stream errors after the partial events; ``protocol`` when the stream ends early;
+            ``model_not_found`` (``Grok: model '<id>' is not available (404). Set
+            [providers.grok] model, or run websearch-tui doctor grok``).
     """
-    return _responses.api_key_stream(request, ctx, PATH, build_body, describe_error)
+    return _responses.api_key_stream(request, ctx, PATH, build_body, describe_error, _models.grok_gone)

@@ -5,6 +5,16 @@ Upstream endpoint: ``POST {base_url}/v1/responses`` (default ``https://api.opena
 Docs: https://platform.openai.com/docs/api-reference/responses/create and
 https://platform.openai.com/docs/guides/tools-web-search.
 Wire reference: PROVIDERS.md §2.20 (prompt §1.5, errors §1.11, SSE §1.9).
+API: Responses (``/v1/responses``) with the GA ``web_search`` tool, checked 2026-12-02 against
+https://developers.openai.com/api/docs/guides/tools-web-search and a recorded gpt-5 answer.
+
+Default model ``gpt-6.1-terra`` (the registry's ``default_model``) checked 2026-12-02 against
+https://developers.openai.com/api/docs/deprecations: ``gpt-5-mini`` (PROVIDERS.md's default) is
+deprecated and shuts down on 2026-12-11 with ``gpt-6.1-terra`` as its named replacement (web search
+supported, ``reasoning.effort`` none-max, so no ``temperature`` is sent: see
+:func:`._responses.accepts_temperature`). The docs win over PROVIDERS.md. An unknown or retired
+model (``error.code`` ``model_not_found``, HTTP 400 on this endpoint) fails as ``model_not_found``
+naming ``[providers.openai] model``.
 
 The tool is forced (``tool_choice: {"type": "web_search"}``) and ``include`` asks for the pages each
 search returned; an answer that still comes without any ``web_search_call`` gets a Note. Parsing
@@ -17,11 +27,10 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers import _prompt, _responses
+from websearch_tui.providers import _models, _prompt, _responses
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/responses"
-DEFAULT_MODEL = "gpt-5-mini"
 
 describe_error = _responses.http_error_describer("OpenAI API error")
 """``"OpenAI API error (<status>): <error.message>"``; 401/403 get the seed auth message."""
@@ -36,7 +45,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     ["web_search_call.action.sources"]}`` plus ``max_output_tokens`` when the request sets
     ``max_tokens`` and ``temperature`` when it sets one and the model accepts it.
     """
-    model = ctx.model() or DEFAULT_MODEL
+    model = ctx.model() or ""
     size, notes = _responses.search_context_size(ctx, "OpenAI", "medium")
     body: dict[str, Any] = {
         "model": model,
@@ -68,6 +77,8 @@ def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[Searc
         ProviderError: ``config`` without a key; ``auth`` (401/403), ``quota`` (``insufficient_quota``),
             ``rate_limit``, ``bad_request``, ``server`` with ``OpenAI API error (<s>): <msg>``; an
             ``error``/``response.failed`` event as ``OpenAI error (<code>): <msg>`` after the partial
-            events; ``protocol`` "OpenAI stream ended before it finished".
+            events; ``protocol`` "OpenAI stream ended before it finished"; ``model_not_found``
+            (``OpenAI: model '<id>' is not available (400). Set [providers.openai] model, or run
+            websearch-tui doctor openai``).
     """
-    return _responses.api_key_stream(request, ctx, PATH, build_body, describe_error)
+    return _responses.api_key_stream(request, ctx, PATH, build_body, describe_error, _models.openai_gone)

@@ -4,6 +4,13 @@ Upstream endpoint: ``POST {base_url}/api/paas/v4/chat/completions`` (default ``h
 Z.AI international ``https://api.z.ai``), header ``Authorization: Bearer <key>``, ``stream: true``.
 Docs: https://docs.bigmodel.cn/cn/guide/tools/web-search and https://docs.z.ai/guides/tools/web-search.
 Wire reference: PROVIDERS.md §2.15 (row mapping and error codes §2.14, prompt §1.5, SSE §1.9).
+API ``/api/paas/v4`` checked 2026-12-02.
+
+Default model ``glm-5.3-flash`` (the registry's ``default_model``, kept) checked 2026-12-02 against
+Z.AI's model page (https://docs.z.ai/guides/vlm/glm-5.3-flash, released 2026-08-26); whether it is
+free on BigModel as earlier ``*-flash`` models were is not confirmed. An unknown model (400, code
+``1211`` "模型不存在" / "Unknown Model") fails as ``model_not_found`` naming
+``[providers.zhipu_chat_search] model``.
 
 The tool is the nested ``{"type": "web_search", "web_search": {...}}`` object with the raw query as
 ``search_query`` (so the model cannot rewrite it), ``count`` from the request (1-50) and the native
@@ -44,14 +51,13 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import plain_text, sanitize
-from websearch_tui.providers import _http, _parse, _zhipu
+from websearch_tui.providers import _http, _models, _parse, _zhipu
 from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
 from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/api/paas/v4/chat/completions"
-DEFAULT_MODEL = "glm-5.3-flash"
 DEFAULT_ENGINE = "search_pro"
 DEFAULT_CONTENT_SIZE = "medium"
 DEFAULT_COUNT = 10
@@ -103,7 +109,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     if request.recency:
         tool["search_recency_filter"] = _zhipu.RECENCY_FILTERS[request.recency]
     body: dict[str, Any] = {
-        "model": ctx.model() or DEFAULT_MODEL,
+        "model": ctx.model() or "",
         "messages": [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": user_prompt(request)},
@@ -414,7 +420,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         ProviderError: ``config`` without a key; ``auth`` (401/403 seed message, codes 1000-1004),
             ``rate_limit`` (429, codes 1302/1303/1701), ``quota`` (code 1113), ``bad_request`` (400,
             code 1214), ``server``, ``timeout``, ``network`` — also for an error envelope sent with
-            HTTP 200; ``protocol`` when the stream ends before a ``finish_reason``. A failure after
+            HTTP 200; ``protocol`` when the stream ends before a ``finish_reason``;
+            ``model_not_found`` (400, code 1211 about the model). A failure after
             the first event comes after the events already yielded.
     """
     key = ctx.require_api_key()
@@ -423,14 +430,15 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         yield Note(note)
     codes: list[str] = []
     parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
+    check = _models.ModelCheck(ctx.spec.id, ctx.spec.label, body["model"], _models.zhipu_gone)
     events = feed_stream(
         ctx,
         _http.join_url(ctx.base_url(), PATH),
         headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
         body=body,
-        describe_error=_zhipu.error_describer(PREFIX, codes),
+        describe_error=check.describer(_zhipu.error_describer(PREFIX, codes)),
         parser=parser,
-        on_error=lambda exc: _zhipu.with_code_kind(exc, codes),
+        on_error=lambda exc: check.requalify(_zhipu.with_code_kind(exc, codes)),
         expect=SHAPE,
     )
     async with aclosing(events) as running:
