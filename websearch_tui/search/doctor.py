@@ -13,8 +13,8 @@ print them. A probe never records to the history.
 
 The classes (``code``: label): ``ok``: OK; ``key_rejected``: key rejected (401/403); ``no_key``: no
 key; ``config``: not configured; ``disabled``: disabled; ``quota``: quota used up;
-``model_not_found``: model not found (a 400/404/410 whose message names a model, for a provider
-that has one); ``endpoint_gone``: endpoint gone (another 404 or 410); ``rate_limited``: rate
+``model_not_found``: model not found (the adapter recognised its API's answer for a model it no
+longer serves); ``endpoint_gone``: endpoint gone (another 404 or 410); ``rate_limited``: rate
 limited; ``api_changed``: API changed (an answer in a shape this version does not read);
 ``network``: network (DNS, TLS, refused connection, timeout); ``server_error``: server error (5xx);
 ``bad_request``: bad request; ``protocol``: protocol error; ``no_results``: no results (the usual
@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -78,23 +77,6 @@ class Diagnosis:
 OK = Diagnosis("ok", "OK")
 
 
-_MODEL_GONE = re.compile(
-    r"model_not_found"
-    r"|model.{0,60}?(?:not[ _]found|not available|unavailable|not supported|unsupported|does not exist|not exist"
-    r"|unknown|no longer|deprecated|decommissioned|retired|invalid)"
-    r"|(?:unknown|invalid|unsupported|no such|not[ _]found\w{0,20})\W{1,4}(?:\w{1,40}\W{1,3})?model",
-    re.IGNORECASE | re.DOTALL,
-)
-"""A message that says a model is missing or gone; the bounded gaps keep it linear in the message."""
-
-
-def mentions_missing_model(text: str) -> bool:
-    """True when ``text`` says a model is unknown or gone: ``model 'x' is not available``,
-    ``model_not_found``, ``Unknown model``, ``The model `x` does not exist``,
-    ``models/gemini-x is not found``, ``not_found_error: model: claude-x``."""
-    return _MODEL_GONE.search(text or "") is not None
-
-
 def classify_outcome(outcome: ProviderOutcome) -> Diagnosis:
     """The :class:`Diagnosis` of one probe: ``OK`` for renderable content, :func:`classify_error`
     of its error, ``no_results`` for an answer with nothing in it, ``cancelled`` for a cancelled run."""
@@ -114,9 +96,7 @@ def classify_error(error: ProviderError) -> Diagnosis:
     spec = SPECS.get(error.provider)
     pid = error.provider
     kind = error.kind
-    if kind is ErrorKind.MODEL_NOT_FOUND or (
-        kind in (ErrorKind.NOT_FOUND, ErrorKind.BAD_REQUEST, ErrorKind.DEPRECATED) and _model_gone(error, spec)
-    ):
+    if kind is ErrorKind.MODEL_NOT_FOUND:  # the adapters know their API's "no such model" answers
         return Diagnosis(
             "model_not_found", "model not found", f"Set [providers.{pid}] model to a model the provider offers today."
         )
@@ -139,14 +119,6 @@ def classify_error(error: ProviderError) -> Diagnosis:
             "No answer in time: check the connection and proxy; a slow provider needs a longer [search] timeout.",
         )
     return _OTHER.get(kind, _protocol)(pid)
-
-
-def _model_gone(error: ProviderError, spec: ProviderSpec | None) -> bool:
-    """A 400/404/410 (or a status-less error of those kinds) of a provider with a model, whose
-    message names a missing model."""
-    has_model = spec is not None and spec.default_model is not None
-    status_fits = error.status is None or error.status in (400, 404, 410)
-    return has_model and status_fits and mentions_missing_model(error.message)
 
 
 def _key_hint(pid: str, spec: ProviderSpec | None) -> str:
