@@ -374,8 +374,8 @@ async def test_401_uses_seed_auth_message() -> None:
             400,
             {"error": {"message": "Invalid model 'sonar-x'", "type": "invalid_model", "code": 400}},
             ErrorKind.MODEL_NOT_FOUND,
-            "Perplexity API error (400): Invalid model 'sonar-x'. Set [providers.perplexity] model, "
-            "or run websearch-tui doctor perplexity.",
+            "Perplexity: model 'sonar-pro' is not available (400). Set [providers.perplexity] model, "
+            "or run websearch-tui doctor perplexity",
         ),
     ],
 )

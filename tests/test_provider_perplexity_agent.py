@@ -490,8 +490,8 @@ async def test_a_stream_without_its_terminal_event_ended_early() -> None:
             400,
             {"error": {"message": "Invalid model 'openai/gone'", "type": "invalid_model", "code": 400}},
             ErrorKind.MODEL_NOT_FOUND,
-            "Perplexity API error (400): Invalid model 'openai/gone'. Set [providers.perplexity] model, or run "
-            "websearch-tui doctor perplexity.",
+            "Perplexity: model 'low' is not available (400). Set [providers.perplexity] model, or run "
+            "websearch-tui doctor perplexity",
         ),
         (
             400,
@@ -728,3 +728,10 @@ async def test_real_chat_payloads_replayed_to_the_agent_api_are_unrecognised() -
     for respond in (lambda request: httpx.Response(200, json=whole), stream_reply(sse(chunks, names=False))):
         _, _, error = await run_error(respond)
         assert error.kind is ErrorKind.UNRECOGNISED, error.message
+
+
+async def test_a_huge_result_id_is_a_source_but_not_a_citation_number() -> None:
+    rows = [RESULTS[0], {**RESULTS[1], "id": 3_000_000}]
+    _, _, response = await run(stream_reply(sse(stream_events("a [1]", results=rows))))
+    assert [s.url for s in response.sources] == [RESULTS[0]["url"], RESULTS[1]["url"]]
+    assert [c.url for c in response.citations] == [RESULTS[0]["url"]]

@@ -78,7 +78,8 @@ def _code(parsed: Any) -> str:
 # --------------------------------------------------------------------------- per API
 
 
-_GEMINI_MISSING = re.compile(r"\bmodels/\S+ is not found\b")
+_GEMINI_MISSING = re.compile(r"\bmodels/\S{1,200} is not found\b")
+"""Bounded, so a message of many ``models/`` costs linear time."""
 
 
 def gemini_gone(status: int, parsed: Any) -> bool:
@@ -98,10 +99,18 @@ def anthropic_gone(status: int, parsed: Any) -> bool:
 
 
 _MODEL_MISSING = re.compile(
-    r"\bmodel\b[^.\n]{0,80}?\b(?:not exist|does not exist|not found|is not supported|unsupported)\b"
-    r"|\b(?:unknown|unsupported|invalid) model\b",
+    r"\b(?:model|preset)\b[^.\n]{0,80}?"
+    r"\b(?:not exist|does not exist|not found|not supported|unsupported|not available)\b"
+    r"|\b(?:unknown|unsupported|invalid) (?:model|preset)\b",
     re.IGNORECASE,
 )
+
+
+def says_model_missing(message: str | None) -> bool:
+    """True when an API's error text says the model (or preset) does not exist or is not served:
+    ``"Model Not Exist"``, ``"Invalid model 'x'"``, ``"model 'x' not found"``, ``"Unknown preset"``.
+    The gap between the words is bounded, so the cost is linear in the text."""
+    return bool(message and _MODEL_MISSING.search(message))
 
 
 def deepseek_gone(status: int, parsed: Any) -> bool:
@@ -111,7 +120,15 @@ def deepseek_gone(status: int, parsed: Any) -> bool:
     https://api-docs.deepseek.com/guides/anthropic_api, without the text)."""
     if anthropic_gone(status, parsed):
         return True
-    return status in (400, 404) and bool(_MODEL_MISSING.search(_message(parsed)))
+    return status in (400, 404) and says_model_missing(_message(parsed))
+
+
+def perplexity_gone(status: int, parsed: Any) -> bool:
+    """Perplexity (Agent API and chat completions): HTTP 400/404 with ``error.type`` ``invalid_model``
+    or a message saying the model or preset does not exist (the Agent API's error types, checked
+    2026-12-02 against Perplexity's Sonar-to-Agent migration guide; no recorded text)."""
+    invalid = _error(parsed).get("type") == "invalid_model"
+    return status in (400, 404) and (invalid or says_model_missing(_message(parsed)))
 
 
 def openai_gone(status: int, parsed: Any) -> bool:

@@ -89,16 +89,18 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers import _http, _parse
+from websearch_tui.providers._models import says_model_missing
 from websearch_tui.providers._perplexity import (
-    ModelErrors,
+    describe_answer_error,
     domain_filter,
     is_model_error,
-    is_model_gone,
+    model_check,
     with_model_hint,
 )
 from websearch_tui.providers._prompt import SYSTEM_PROMPT
 from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
+from websearch_tui.providers._text_parts import Part, PartKey, add_delta, message_key, part_key, reconcile
 from websearch_tui.providers.base import ProviderContext
 
 PATH = "/v1/agent"
@@ -120,7 +122,9 @@ DEFAULT_MAX_RESULTS = 10
 MAX_RESULTS = 50
 CONTEXT_SIZES = ("low", "medium", "high")
 AUTH_MODE = "api_key"
-MESSAGE_SEPARATOR = "\n\n"
+MAX_RESULT_ID = 4 * MAX_RESULTS
+"""The highest result ``id`` read as a citation number (the API numbers results from 1 up to the count
+asked for, at most :data:`MAX_RESULTS`): citations ``1 .. max id`` stay a bounded list."""
 UNKNOWN_TITLE = "(no such search result)"
 """Title of the placeholder citation for a number below the highest result id that names no result."""
 NO_RESULTS_NOTE = "Perplexity's web search returned no results; the answer is not grounded in sources."
@@ -237,7 +241,7 @@ def api_error(provider_id: str, error: Any, what: str = "failed") -> ProviderErr
     code = _parse.int_field(body, "code")
     error_type = plain_text(body.get("type"), collapse=True)
     status = code if code is not None and 400 <= code <= 599 else None
-    if is_model_gone(error_type, message):
+    if error_type == "invalid_model" or says_model_missing(message):
         kind = ErrorKind.MODEL_NOT_FOUND
     elif status is not None:
         kind = kind_for_status(status, message or "")
@@ -249,7 +253,7 @@ def api_error(provider_id: str, error: Any, what: str = "failed") -> ProviderErr
     shown = str(status) if status is not None else error_type
     head = f"Perplexity API error ({shown})" if shown else "Perplexity API error"
     text = f"{head}: {excerpt(message, 500)}" if message else f"{head}: the response {what}"
-    if is_model_error(error_type, message, status):
+    if kind is ErrorKind.MODEL_NOT_FOUND or is_model_error(message, status):
         text = with_model_hint(text)
     return ProviderError(provider_id, kind, text, status=status)
 
@@ -282,11 +286,11 @@ class AgentParser:
     finished: bool = False
     incomplete_reason: str | None = None
     status: str | None = None
-    _parts: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    _parts: dict[PartKey, Part] = field(default_factory=dict)
     _answered: bool = False
     _by_id: dict[int, Source] = field(default_factory=dict)
     _seen_rows: set[str] = field(default_factory=set)
-    _queries: list[str] = field(default_factory=list)
+    _queries: set[str] = field(default_factory=set)
     _sent_citations: tuple[Citation, ...] = ()
     _citations_changed: bool = False
     _sources: _parse.SourceSelection = field(init=False)
@@ -318,9 +322,9 @@ class AgentParser:
             # the model named here is the preset's name; the one that served comes with the final response
             return self._meta.update(None, _parse.as_dict(payload.get("response")).get("id"))
         if kind == "response.output_text.delta":
-            return self._delta(_part_key(payload), payload.get("delta"))
+            return self._delta(part_key(payload), payload.get("delta"))
         if kind == "response.output_text.done":
-            return self._reconcile(_part_key(payload), payload.get("text"))
+            return self._reconcile(part_key(payload), payload.get("text"))
         if kind == "response.reasoning.search_queries":
             return self._new_queries(payload.get("queries"))
         if kind == "response.reasoning.search_results":
@@ -357,28 +361,20 @@ class AgentParser:
         self._answered = True
         return [AnswerDelta(text)]
 
-    def _delta(self, key: tuple[str, int], delta: object) -> list[SearchEvent]:
-        if not isinstance(delta, str) or not delta:
-            return []
-        events: list[SearchEvent] = []
-        pieces = self._parts.get(key)
-        if pieces is None:
-            pieces = self._parts[key] = []
-            if self._answered:
-                events += self._emit(MESSAGE_SEPARATOR)
-        pieces.append(delta)
-        return events + self._emit(delta)
+    def _delta(self, key: PartKey, delta: object) -> list[SearchEvent]:
+        return [
+            event
+            for piece in add_delta(self._parts, key, delta, after_text=self._answered)
+            for event in self._emit(piece)
+        ]
 
-    def _reconcile(self, key: tuple[str, int], full: object) -> list[SearchEvent]:
+    def _reconcile(self, key: PartKey, full: object) -> list[SearchEvent]:
         """What the final text of a part adds to its streamed deltas (all of it when none came)."""
-        if not isinstance(full, str) or not full:
-            return []
-        streamed = "".join(self._parts.get(key, ()))
-        if key in self._parts:
-            self._parts[key] = [streamed]
-        if full.startswith(streamed) and len(full) > len(streamed):
-            return self._delta(key, full[len(streamed) :])
-        return []
+        return [
+            event
+            for piece in reconcile(self._parts, key, full, after_text=self._answered)
+            for event in self._emit(piece)
+        ]
 
     # ---- items, results, queries
 
@@ -394,16 +390,16 @@ class AgentParser:
             for index, content in enumerate(_parse.as_list(item.get("content"))):
                 content = _parse.as_dict(content)
                 if content.get("type") in ("output_text", "text"):
-                    key = _message_key(item.get("id"), output_index, index, self._parts)
+                    key = message_key(item.get("id"), output_index, index, self._parts)
                     events += self._reconcile(key, content.get("text"))
             return events
         return []  # function_call "search_web": the server's own search call, not one for us
 
     def _new_queries(self, raw: Any) -> list[SearchEvent]:
-        fresh = [q for q in _parse.text_list(raw) if q not in self._queries]
+        fresh = list(dict.fromkeys(q for q in _parse.text_list(raw) if q not in self._queries))
         if not fresh:
             return []
-        self._queries += fresh
+        self._queries.update(fresh)
         return [SearchQueries(tuple(fresh))]
 
     def _results(self, rows: Any) -> list[SearchEvent]:
@@ -414,6 +410,8 @@ class AgentParser:
             if not isinstance(row, dict):
                 continue
             number = _parse.int_field(row, "id", minimum=0)
+            if number is not None and number > MAX_RESULT_ID:
+                number = None  # a source, but no citation number: the list of citations stays bounded
             mark = f"#{number}" if number is not None else f"url:{row.get('url')}"
             if mark in self._seen_rows:
                 continue
@@ -470,21 +468,6 @@ class AgentParser:
         return events
 
 
-def _part_key(payload: dict[str, Any]) -> tuple[str, int]:
-    item_id = payload.get("item_id")
-    key = str(item_id) if item_id else f"#{payload.get('output_index')}"
-    return key, _parse.int_field(payload, "content_index", minimum=0) or 0
-
-
-def _message_key(
-    item_id: object, output_index: object, index: int, parts: dict[tuple[str, int], Any]
-) -> tuple[str, int]:
-    """The key a message part's deltas were filed under: its item id, else its output position."""
-    by_id = (str(item_id) if item_id else f"#{output_index}", index)
-    by_position = (f"#{output_index}", index)
-    return by_position if by_id not in parts and by_position in parts else by_id
-
-
 def usage_from(raw: Any) -> Usage | None:
     """``usage``: input, output and total tokens, searches (``tool_calls_details.search_web.invocation``)
     and the reported cost (``cost.total_cost``, USD)."""
@@ -522,13 +505,13 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     parser = AgentParser(
         requested_model=body.get("preset") or body["model"], max_results=request.max_results, provider_id=ctx.spec.id
     )
-    errors = ModelErrors()
+    errors = model_check(ctx.spec.id, body.get("preset") or body["model"])
     events = feed_stream(
         ctx,
         _http.join_url(ctx.base_url(), PATH),
         headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
         body=body,
-        describe_error=errors.describe,
+        describe_error=errors.describer(describe_answer_error),
         parser=parser,
         on_error=errors.requalify,
         retry_http_errors=False,

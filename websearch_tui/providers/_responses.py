@@ -52,13 +52,12 @@ from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitiz
 from websearch_tui.providers import _http, _models, _parse, _prompt
 from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
+from websearch_tui.providers._text_parts import Part, PartKey, add_delta, message_key, part_key, reconcile
 from websearch_tui.providers.base import ProviderContext
 
 CITED_TEXT_CHARS = 300
 """At most this many characters of answer text before a citation become its ``cited_text``."""
 
-MESSAGE_SEPARATOR = "\n\n"
-"""Between the texts of several ``message`` items / ``output_text`` parts."""
 
 CONTEXT_SIZES = ("low", "medium", "high")
 """Allowed values of the hosted ``web_search`` tool's ``search_context_size``."""
@@ -257,32 +256,6 @@ def stream_error(provider_id: str, label: str, payload: Mapping[str, Any]) -> Pr
 
 
 @dataclass
-class _Part:
-    """One ``output_text`` part: its raw text so far and how many annotations were taken from it.
-
-    Deltas are kept as pieces and joined only when the text is read (an annotation's offsets, the
-    final reconcile), so appending costs the delta, not the text so far."""
-
-    pieces: list[str] = field(default_factory=list)
-    annotations: int = 0
-
-    @property
-    def text(self) -> str:
-        """The part's text so far (its pieces joined once, then kept joined)."""
-        if len(self.pieces) > 1:
-            self.pieces[:] = ["".join(self.pieces)]
-        return self.pieces[0] if self.pieces else ""
-
-    @text.setter
-    def text(self, value: str) -> None:
-        self.pieces[:] = [value]
-
-    def add(self, delta: str) -> None:
-        """Append one streamed piece."""
-        self.pieces.append(delta)
-
-
-@dataclass
 class ResponsesParser:
     """Turns Responses events (or a whole response object) into :data:`SearchEvent` values.
 
@@ -315,7 +288,7 @@ class ResponsesParser:
     searched: bool = False
     finished: bool = False
     incomplete_reason: str | None = None
-    _parts: dict[tuple[str, int], _Part] = field(default_factory=dict)
+    _parts: dict[PartKey, Part] = field(default_factory=dict)
     _answer: list[str] = field(default_factory=list)
     _sources: _parse.SourceSelection = field(init=False)
     _cited: bool = False
@@ -362,12 +335,12 @@ class ResponsesParser:
         if kind in ("response.created", "response.in_progress", "response.queued"):
             return self._metadata(_parse.as_dict(payload.get("response")))
         if kind == "response.output_text.delta":
-            return self._delta(_part_key(payload), payload.get("delta"))
+            return self._delta(part_key(payload), payload.get("delta"))
         if kind == "response.output_text.annotation.added":
             index = _parse.int_field(payload, "annotation_index", minimum=0)
-            return self._annotations(_part_key(payload), [payload.get("annotation")], index)
+            return self._annotations(part_key(payload), [payload.get("annotation")], index)
         if kind == "response.output_text.done":
-            return self._reconcile_part(_part_key(payload), payload.get("text"))
+            return self._reconcile_part(part_key(payload), payload.get("text"))
         if kind.startswith("response.web_search_call.") or kind.startswith("response.x_search_call."):
             self.searched = True
             return []
@@ -433,29 +406,14 @@ class ResponsesParser:
         self._answer.append(text)
         return [AnswerDelta(text)]
 
-    def _delta(self, key: tuple[str, int], delta: object) -> list[SearchEvent]:
-        if not isinstance(delta, str) or not delta:
-            return []
-        events: list[SearchEvent] = []
-        part = self._parts.get(key)
-        if part is None:
-            part = self._parts[key] = _Part()
-            if self.answer.strip():
-                events.extend(self._emit_text(MESSAGE_SEPARATOR))
-        part.add(delta)
-        events.extend(self._emit_text(delta))
-        return events
+    def _delta(self, key: PartKey, delta: object) -> list[SearchEvent]:
+        pieces = add_delta(self._parts, key, delta, after_text=bool(self.answer.strip()))
+        return [event for piece in pieces for event in self._emit_text(piece)]
 
-    def _reconcile_part(self, key: tuple[str, int], full: object) -> list[SearchEvent]:
+    def _reconcile_part(self, key: PartKey, full: object) -> list[SearchEvent]:
         """Emit what the final text of a part adds to its streamed deltas (all of it when none came)."""
-        if not isinstance(full, str) or not full:
-            return []
-        part = self._parts.get(key)
-        if part is None:
-            return self._delta(key, full)
-        if full.startswith(part.text) and len(full) > len(part.text):
-            return self._delta(key, full[len(part.text) :])
-        return []
+        pieces = reconcile(self._parts, key, full, after_text=bool(self.answer.strip()))
+        return [event for piece in pieces for event in self._emit_text(piece)]
 
     # ---- items
 
@@ -498,29 +456,26 @@ class ResponsesParser:
 
     def _message(self, item: dict[str, Any], output_index: Any) -> list[SearchEvent]:
         events: list[SearchEvent] = []
-        by_id = str(item.get("id") or f"#{output_index}")
         for index, content in enumerate(_parse.as_list(item.get("content"))):
             content = _parse.as_dict(content)
             if content.get("type") not in ("output_text", "text"):
                 continue
             # deltas may have been keyed by the item id or, without one, by the output position:
             # reconcile with whichever already exists so the answer is never repeated
-            key = (by_id, index)
-            if key not in self._parts and (f"#{output_index}", index) in self._parts:
-                key = (f"#{output_index}", index)
+            key = message_key(item.get("id"), output_index, index, self._parts)
             if self.join_messages:
                 events.extend(self._reconcile_part(key, content.get("text")))
-            elif isinstance(content.get("text"), str) and not self._parts.get(key, _Part()).text:
-                self._parts.setdefault(key, _Part()).text = content["text"]  # offsets only; see _final
+            elif isinstance(content.get("text"), str) and not self._parts.get(key, Part()).text:
+                self._parts.setdefault(key, Part()).text = content["text"]  # offsets only; see _final
             annotations = _parse.as_list(content.get("annotations"))
-            part = self._parts.get(key) or _Part()
+            part = self._parts.get(key) or Part()
             events.extend(self._annotations(key, annotations[part.annotations :], part.annotations))
         return events
 
     # ---- citations and sources
 
-    def _annotations(self, key: tuple[str, int], annotations: list[Any], first_index: int | None) -> list[SearchEvent]:
-        part = self._parts.setdefault(key, _Part())
+    def _annotations(self, key: PartKey, annotations: list[Any], first_index: int | None) -> list[SearchEvent]:
+        part = self._parts.setdefault(key, Part())
         base = part.annotations if first_index is None else first_index
         citations: list[Citation] = []
         for offset, annotation in enumerate(annotations):
@@ -594,12 +549,6 @@ class ResponsesParser:
 
     def _final_metadata(self) -> Metadata:
         return self._meta.metadata(self.usage)
-
-
-def _part_key(payload: Mapping[str, Any]) -> tuple[str, int]:
-    item_id = payload.get("item_id")
-    key = str(item_id) if item_id else f"#{payload.get('output_index')}"
-    return key, _parse.int_field(payload, "content_index", minimum=0) or 0
 
 
 def _texts(values: Iterable[object]) -> list[str]:

@@ -52,7 +52,7 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url
 from websearch_tui.providers import _http, _parse, _perplexity_agent
-from websearch_tui.providers._perplexity import ERROR_KEYS, ModelErrors, domain_filter
+from websearch_tui.providers._perplexity import ERROR_KEYS, describe_answer_error, domain_filter, model_check
 from websearch_tui.providers._prompt import SYSTEM_PROMPT
 from websearch_tui.providers._shape import Shape
 from websearch_tui.providers._stream import MetadataTracker, feed_stream
@@ -365,13 +365,13 @@ async def stream_chat(request: SearchRequest, ctx: ProviderContext) -> AsyncGene
     url = _http.join_url(ctx.base_url(), PATH)
     headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
     parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
-    errors = ModelErrors()
+    errors = model_check(ctx.spec.id, body["model"])
     events = feed_stream(
         ctx,
         url,
         headers=headers,
         body=body,
-        describe_error=errors.describe,
+        describe_error=errors.describer(describe_answer_error),
         parser=parser,
         on_error=errors.requalify,
         retry_http_errors=False,
