@@ -104,10 +104,18 @@ async def test_recency_is_not_sent() -> None:
     assert set(rec.body()) == {"text_query", "limit", "enable_page_crawling", "timeout_seconds"}
 
 
-@pytest.mark.parametrize("body", [{"search_results": []}, {"search_results": None}, {}])
+@pytest.mark.parametrize("body", [{"search_results": []}, {"search_results": None}])
 async def test_empty_result(body: dict[str, Any]) -> None:
     _, response = await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
     assert not response.is_renderable() and response.notes == []
+
+
+@pytest.mark.parametrize("body", [{}, {"results": []}])
+async def test_a_body_without_its_results_is_unrecognised_not_empty(body: Any) -> None:
+    with pytest.raises(ProviderError) as info:
+        await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
+    assert info.value.kind is ErrorKind.UNRECOGNISED
+    assert "answered in a shape this version does not read" in info.value.message
 
 
 @pytest.mark.parametrize("status", [401, 403])

@@ -92,11 +92,19 @@ async def test_request_id_falls_back_to_header_and_local_slice() -> None:
     assert response.request_id == "hdr-9"
 
 
-@pytest.mark.parametrize("body", [{"id": "r", "results": []}, {"id": "r"}, {"results": None}])
+@pytest.mark.parametrize("body", [{"id": "r", "results": []}, {"results": None}])
 async def test_empty_result(body: dict[str, Any]) -> None:
     events, response = await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
     assert not response.is_renderable()
     assert not any(isinstance(e, (SourcesFound, Note)) for e in events)
+
+
+@pytest.mark.parametrize("body", [{"id": "r"}, {}])
+async def test_a_body_without_its_results_is_unrecognised_not_empty(body: Any) -> None:
+    with pytest.raises(ProviderError) as info:
+        await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
+    assert info.value.kind is ErrorKind.UNRECOGNISED
+    assert "answered in a shape this version does not read" in info.value.message
 
 
 ERRORS = [

@@ -91,10 +91,18 @@ async def test_no_notes_without_options() -> None:
     assert response.notes == []
 
 
-@pytest.mark.parametrize("body", [{"results": []}, {"results": None}, {}, []])
+@pytest.mark.parametrize("body", [{"results": []}, {"results": None}])
 async def test_empty_result(body: Any) -> None:
     _, response = await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
     assert not response.is_renderable()
+
+
+@pytest.mark.parametrize("body", [{}, [], {"hits": []}])
+async def test_a_body_without_its_results_is_unrecognised_not_empty(body: Any) -> None:
+    with pytest.raises(ProviderError) as info:
+        await collect(PID, SearchRequest("q"), ctx_for(Recorder(json_response(body))))
+    assert info.value.kind is ErrorKind.UNRECOGNISED
+    assert "answered in a shape this version does not read" in info.value.message
 
 
 ERRORS = [

@@ -121,14 +121,21 @@ async def test_request_id_falls_back_to_search_uuid_and_header() -> None:
 
 
 @pytest.mark.parametrize(
-    "body", [{"results": {"web": [], "news": []}}, {"results": {}}, {"results": None}, {}, {"results": {"web": None}}]
+    "body", [{"results": {"web": [], "news": []}}, {"results": {}}, {"results": None}, {"results": {"web": None}}]
 )
 async def test_empty_results(body: Any) -> None:
     events, response = await collect("you", SearchRequest("q"), ctx_for(Recorder(json_response(body))))
     assert [type(e) for e in events] == [Metadata] and not response.is_renderable()
 
 
-@pytest.mark.parametrize("body", [{"results": ["x"]}, {"results": "text"}, ["not", "an", "object"]])
+@pytest.mark.parametrize("body", [{}, ["not", "an", "object"], {"metadata": {"request_uuid": "x"}}])
+async def test_a_body_without_results_is_unrecognised_not_empty(body: Any) -> None:
+    with pytest.raises(ProviderError) as info:
+        await collect("you", SearchRequest("q"), ctx_for(Recorder(json_response(body))))
+    assert info.value.kind is ErrorKind.UNRECOGNISED
+
+
+@pytest.mark.parametrize("body", [{"results": ["x"]}, {"results": "text"}])
 async def test_wrong_shape_is_protocol(body: Any) -> None:
     with pytest.raises(ProviderError) as info:
         await collect("you", SearchRequest("q"), ctx_for(Recorder(json_response(body))))

@@ -12,7 +12,7 @@ import pytest
 
 from tests.fake_providers import FakeResponse, FakeServer, sse_response
 from websearch_tui.config import parse_config
-from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import RunStatus
 from websearch_tui.providers import SPECS, _http
@@ -172,3 +172,20 @@ async def test_a_known_shape_with_nothing_in_it_ends_empty_with_a_note_saying_so
     assert outcome.response.notes == [
         "Brave Search answered in its usual shape with no answer and no sources for this query."
     ]
+
+
+def test_the_default_event_name_and_an_empty_error_say_nothing() -> None:
+    shape = Shape.of("choices", "error", types=("message",))
+    assert not shape.knows("message", {"id": "x", "model": "m"})  # an unnamed SSE event
+    assert not shape.knows("json", {"id": "x", "error": None})  # "error": null rides on many answers
+    assert shape.knows("json", {"error": {"message": "bad key"}})
+    assert shape.knows("message", {"type": "message", "content": []})  # a payload's own type still counts
+
+
+def test_a_secret_used_as_a_key_is_redacted_before_it_is_cut() -> None:
+    secret = "sk-live-" + "a1b2c3d4" * 6  # longer than MAX_NAME_CHARS
+    register_secret(secret)
+    seen = ShapeSeen(content_type="application/json")
+    seen.observe(None, "json", {secret: 1, "output": []})
+    described = seen.describe()
+    assert secret[:12] not in described and "output" in described

@@ -299,13 +299,27 @@ def pad(response: FakeResponse, size: int) -> FakeResponse:
 
 
 FOREIGN_BODY: dict[str, Any] = {
+    # what many APIs echo around their answer: none of it is an answer
+    "id": "req-1",
+    "object": "search",
+    "type": "envelope",
+    "status": "ok",
+    "code": 200,
+    "name": "acme",
+    "model": "acme-1",
+    "query": "python asyncio tutorial",
+    "metadata": {},
+    "requestId": "req-1",
+    "search_id": "req-1",
+    "usageMetadata": {},
     "envelope": "acme.search/v9",
     "entries": [{"headline": "Asyncio explained", "href": "https://example.org/asyncio", "blurb": "A tutorial."}],
     "cursor": None,
     "took_ms": 12,
 }
-"""A valid JSON answer of an API no provider speaks: none of the keys any parser reads."""
-FOREIGN_EVENTS: list[tuple[str, Any]] = [
+"""A valid JSON answer of an API no provider speaks: echoed keys, and none of the keys any parser reads."""
+FOREIGN_EVENTS: list[Any] = [
+    {"id": "req-1", "object": "chunk", "model": "acme-1", "status": "ok"},  # an unnamed event (SSE "message")
     ("progress", {"phase": "searching", "pct": 10}),
     ("chunk", {"piece": {"text": "Asyncio is "}}),
     ("chunk", {"piece": {"text": "a library."}}),

@@ -541,7 +541,8 @@ class MessageParser:
             return self.feed_message(payload)
         if not isinstance(payload, dict):
             return []
-        kind = payload["type"] if isinstance(payload.get("type"), str) else name
+        # an untyped payload of an unnamed event ("message" is the SSE default) is no Messages event
+        kind = payload["type"] if isinstance(payload.get("type"), str) else name if name != "message" else ""
         if kind == "message":
             return self.feed_message(payload)
         handler = {

@@ -129,8 +129,8 @@ UNKNOWN_TITLE = "(no such search result)"
 """Title of the placeholder citation for a number below the highest result id that names no result."""
 NO_RESULTS_NOTE = "Perplexity's web search returned no results; the answer is not grounded in sources."
 
-SHAPE = Shape.of("output", "status", types=("error",), type_prefixes=("response.",))
-"""An Agent API answer: a whole response (``output``, ``status``) or ``response.*`` / ``error`` events."""
+SHAPE = Shape.of("output", "error", types=("error",), type_prefixes=("response.",))
+"""An Agent API answer: a whole response (``output``), an ``error`` body, or ``response.*`` / ``error`` events."""
 
 _TERMINAL_ERRORS = ("error", "response.failed", "response.cancelled")
 _FINAL = ("response.completed", "response.incomplete")

@@ -612,8 +612,8 @@ def _usage(response: dict[str, Any], search_calls: int) -> Usage | None:
 # --------------------------------------------------------------------------- running
 
 
-SHAPE = Shape.of("output", "status", "error", types=("error",), type_prefixes=("response.",))
-"""A Responses answer: a whole response (``output``, ``status``), an ``{"error": ...}`` body (read by
+SHAPE = Shape.of("output", "error", types=("error",), type_prefixes=("response.",))
+"""A Responses answer: a whole response (``output``), an ``{"error": ...}`` body (read by
 :meth:`ResponsesParser.whole`, ARK sends one with HTTP 200) or ``response.*`` / ``error`` events."""
 
 

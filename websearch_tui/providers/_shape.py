@@ -9,7 +9,11 @@ that shows a user an empty pane and no reason. Every request a provider sends th
   (a list body when ``Shape.list_ok``), or its ``type`` is one of ``Shape.types``;
 - an event stream is known once one of its payloads is (its ``type`` field or SSE event name in
   ``Shape.types`` or starting with one of ``Shape.type_prefixes``, or one of ``Shape.keys`` at its
-  top level).
+  top level). The default event name ``message`` says nothing and never counts.
+
+A shape names the keys that carry the answer (``results``, ``choices``, ``output``), never the ones
+many APIs echo (``id``, ``status``, ``model``, ``query``, ``code``): a body with only those is another
+API's. An ``error`` key counts only when it holds something (``"error": null`` is an echo too).
 
 An answer that is not known ends the run as ``unrecognised_response`` (:func:`unrecognised`), with a
 message naming the provider, the content type and the top-level keys or event types it got (names
@@ -23,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.errors import ErrorKind, ProviderError, redact
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.text import plain_text, truncate
 
@@ -31,6 +35,14 @@ MAX_NAMES = 8
 """How many distinct keys or event types a message names (the rest are counted as ``...``)."""
 MAX_NAME_CHARS = 40
 """How much of one key or event type a message shows."""
+_FILLED_ONLY = frozenset({"error"})
+"""Keys that mark an answer only when they hold something: many APIs send ``"error": null`` in every
+successful answer, so an empty one says nothing about which API answered."""
+MAX_SCANNED_CHARS = 1024
+"""How much of one name is read at all (a registered secret is shorter)."""
+_DEFAULT_NAMES = frozenset({"message", "json"})
+"""Event names every payload gets without one of its own (an unnamed SSE event, a whole JSON body):
+they say nothing about which API answered."""
 
 
 @dataclass(frozen=True)
@@ -68,12 +80,12 @@ class Shape:
         if not isinstance(payload, dict):
             return False
         kind = payload.get("type")
-        for candidate in (kind, name):
+        for candidate in (kind, None if name in _DEFAULT_NAMES else name):
             if isinstance(candidate, str) and (
                 candidate in self.types or bool(self.type_prefixes and candidate.startswith(self.type_prefixes))
             ):
                 return True
-        return any(key in payload for key in self.keys)
+        return any(key in payload and (key not in _FILLED_ONLY or payload[key]) for key in self.keys)
 
 
 @dataclass
@@ -114,7 +126,8 @@ class ShapeSeen:
 def _add(names: list[str], value: object) -> None:
     if not isinstance(value, str) or len(names) > MAX_NAMES:
         return
-    shown = truncate(plain_text(value[: MAX_NAME_CHARS * 4], collapse=True) or "?", MAX_NAME_CHARS)
+    # redacted before it is cut: a cut secret would no longer be recognised by the error's redaction
+    shown = truncate(redact(plain_text(value[:MAX_SCANNED_CHARS], collapse=True) or "?"), MAX_NAME_CHARS)
     if shown not in names:
         names.append(shown)
 

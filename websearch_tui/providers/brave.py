@@ -35,7 +35,7 @@ MAX_COUNT = 20  # count > 20 is an HTTP 422
 FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 
 
-SHAPE = Shape.of("web", "results", "query", "mixed", types=("search", "news"))
+SHAPE = Shape.of("web", "results", "mixed", types=("search", "news"))
 """A Brave answer: a web-search body (``type: search``; no ``web`` when nothing was found) or a news body."""
 
 

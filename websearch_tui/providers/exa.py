@@ -53,8 +53,8 @@ RECENCY_IGNORED = "Exa keyless MCP ignores recency; add an Exa API key"
 AUTO_NEEDS_KEY = "Exa: keyless MCP is not used in auto mode (it can hang before failing over); add an Exa API key"
 
 
-SHAPE = Shape.of("results", "requestId")
-"""An Exa ``/search`` answer: ``results`` and ``requestId``."""
+SHAPE = Shape.of("results")
+"""An Exa ``/search`` answer: ``results`` (``requestId`` alone is an echo, not an answer)."""
 
 describe_error = api_error_describer(
     "Exa API error", lambda parsed: find_message(parsed, ("error", "message", "detail"))

@@ -83,8 +83,8 @@ RESOLVE_MARGIN = 0.5
 must not fire while the resolved sources are being sent)."""
 
 
-SHAPE = Shape.of("candidates", "usageMetadata", "promptFeedback", "modelVersion", "error", "response", list_ok=True)
-"""A ``generateContent`` chunk (or whole response): ``candidates``, ``usageMetadata``, ... or ``error``;
+SHAPE = Shape.of("candidates", "promptFeedback", "error", "response", list_ok=True)
+"""A ``generateContent`` chunk (or whole response): ``candidates``, ``promptFeedback`` or ``error``;
 also the Cloud Code ``{"response": ...}`` wrapper and a JSON array of responses, which the parser
 reads too (:meth:`ChunkParser.feed`)."""
 

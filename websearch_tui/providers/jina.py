@@ -54,8 +54,8 @@ NO_RESULTS_STATUS = 42206
 MESSAGE_KEYS = ("readableMessage", "message", "error", "detail")
 _SITE = re.compile(r"(?<!\S)site:(\S+)", re.IGNORECASE)
 
-SHAPE = Shape.of("data", "code", "name", list_ok=True)
-"""A Jina answer: ``{"code", "status", "data": [...]}``, its ``AssertionFailureError`` envelope, or a list."""
+SHAPE = Shape.of("data", list_ok=True)
+"""A Jina answer: ``{"code", "status", "data": [...]}`` (its error envelope has ``"data": null``), or a list."""
 
 describe_error = api_error_describer("Jina API error", lambda parsed: find_message(parsed, MESSAGE_KEYS))
 """``Jina API error (<s>): <readableMessage | message>`` (nested error objects searched too)."""

@@ -55,8 +55,8 @@ RATE_LIMIT_MESSAGE = "Parallel MCP rate limit reached (429); configure a Paralle
 RECENCY_IGNORED = "Parallel keyless MCP ignores recency; add a Parallel API key"
 
 
-SHAPE = Shape.of("results", "search_id", list_ok=True)
-"""A Parallel search answer: ``results`` and ``search_id`` (a bare list of results is read too)."""
+SHAPE = Shape.of("results", list_ok=True)
+"""A Parallel search answer: ``results`` (a bare list of results is read too)."""
 
 
 def error_message(parsed: Any) -> str | None:

@@ -66,7 +66,7 @@ DEFAULT_NUM_SEARCH_RESULTS = 10
 CONTEXT_SIZES = ("low", "medium", "high")
 AUTH_MODE = "api_key"
 INVALID_CITATION_TITLE = "(citation without a usable http(s) URL)"
-CHAT_SHAPE = Shape.of("choices", "citations", "search_results")
+CHAT_SHAPE = Shape.of("choices", "citations", "search_results", "error")
 """A chat-completions answer (a chunk or a whole completion): what :class:`ChunkParser` reads."""
 
 

@@ -45,8 +45,8 @@ MAX_ANSWERS = 3
 JSON_DISABLED = "This SearXNG instance has JSON output disabled; add `json` to `search.formats` in settings.yml"
 _BANG = re.compile(r"(?<!\S)!!\S*")
 
-SHAPE = Shape.of("results", "answers", "number_of_results", "query")
-"""A SearXNG ``format=json`` answer: ``query``, ``results``, ``answers``, ``number_of_results``, ..."""
+SHAPE = Shape.of("results", "answers")
+"""A SearXNG ``format=json`` answer: ``results`` and ``answers`` (its ``query`` echo alone is not one)."""
 
 describe_error = api_error_describer("SearXNG API error")
 """``SearXNG API error (<s>): <body excerpt>``."""

@@ -55,8 +55,8 @@ SEARCH_DEPTHS = ("basic", "advanced", "fast", "ultra-fast")
 DEFAULT_DEPTH = "basic"
 ANSWER_MODES = {"basic": "basic", "advanced": "advanced", "true": "basic", "false": False, "none": False, "": False}
 
-SHAPE = Shape.of("results", "answer", "query")
-"""A Tavily answer: ``results`` (and ``answer``, ``query``)."""
+SHAPE = Shape.of("results", "answer")
+"""A Tavily answer: ``results`` (and ``answer``; the ``query`` echo alone is not one)."""
 
 describe_error = api_error_describer(
     "Tavily API error", lambda parsed: find_message(parsed, ("detail", "error", "message"))

@@ -42,8 +42,8 @@ MAX_COUNT = 20
 SECTIONS = ("web", "news")
 FRESHNESS = {"day": "day", "week": "week", "month": "month", "year": "year"}
 
-SHAPE = Shape.of("results", "metadata")
-"""A You.com answer: ``results`` (``{"web": [...], "news": [...]}``) and ``metadata``."""
+SHAPE = Shape.of("results")
+"""A You.com answer: ``results`` (``{"web": [...], "news": [...]}``)."""
 
 describe_error = api_error_describer(
     "You.com API error", lambda parsed: find_message(parsed, ("detail", "message", "error", "title"))

@@ -57,8 +57,8 @@ DEFAULT_CONTENT_SIZE = "medium"
 PREFIX = "Zhipu Web Search API error"
 
 
-SHAPE = Shape.of("search_result", "search_intent", "error")
-"""A Zhipu Web Search answer: ``search_result`` (and ``search_intent``), or its ``error`` envelope."""
+SHAPE = Shape.of("search_result", "error")
+"""A Zhipu Web Search answer: ``search_result``, or its ``error`` envelope."""
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
