@@ -260,14 +260,14 @@ async def test_secret_never_in_messages() -> None:
 
 
 # --------------------------------------------------------------------------- conformance
-# Kept outside the repo ($WEBSEARCH_EXTRA_FIXTURES/zhipu_web_search/ or .../zhipu_zai/): BigModel's
-# API-reference example and a third-party SDK test fixture (no live capture is public). Skipped when absent.
+# Kept outside the repo (../shared/fixtures/providers/zhipu_web_search/ or $WEBSEARCH_EXTRA_FIXTURES/...):
+# BigModel's API-reference example and a third-party SDK test fixture (no live capture is public).
+# Skipped when absent.
 
 
-@pytest.mark.parametrize("folder", ["zhipu_web_search", "zhipu_zai"])
 @pytest.mark.parametrize("name", ["third_party_test_fixture_go.json", "bigmodel_api_reference_web_search_example.json"])
-async def test_replays_public_payloads(folder: str, name: str) -> None:
-    body = json.loads(shared_fixture(f"{folder}/{name}").read_text(encoding="utf-8"))
+async def test_replays_public_payloads(name: str) -> None:
+    body = json.loads(shared_fixture(f"zhipu_web_search/{name}").read_text(encoding="utf-8"))
     _, response = await collect(PID, SearchRequest("q", max_results=20), ctx_for(Recorder(json_response(body))))
     assert response.search_queries == [item["keywords"] for item in body["search_intent"]]
     usable = [row for row in body["search_result"] if row["link"].startswith(("http://", "https://"))]

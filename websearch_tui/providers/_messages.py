@@ -301,14 +301,12 @@ def stream_error(provider: str, label: str, payload: dict[str, Any]) -> Provider
 
 def tool_refused(error: ProviderError, tool_type: str) -> bool:
     """True for the 400 that says the sent web search tool version is not supported (for this
-    model): the tool type and "not supported" in the message. The exact first-party wording is not
-    documented; Bedrock says ``tool type 'web_search_20260209' is not supported for this model``."""
+    model): the tool type and "support" ("not supported", "does not support") in the message. The
+    exact first-party wording is not documented; Bedrock says ``tool type 'web_search_20260209' is not
+    supported for this model``."""
     text = error.message.lower()
     return (
-        error.status == 400
-        and error.kind is ErrorKind.BAD_REQUEST
-        and tool_type.lower() in text
-        and "not supported" in text
+        error.status == 400 and error.kind is ErrorKind.BAD_REQUEST and tool_type.lower() in text and "support" in text
     )
 
 

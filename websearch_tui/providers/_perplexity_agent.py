@@ -87,7 +87,7 @@ from websearch_tui.core.models import (
     Source,
     Usage,
 )
-from websearch_tui.core.text import plain_text
+from websearch_tui.core.text import plain_text, truncate
 from websearch_tui.providers import _http, _parse
 from websearch_tui.providers._models import says_model_missing
 from websearch_tui.providers._perplexity import (
@@ -125,6 +125,8 @@ AUTH_MODE = "api_key"
 MAX_RESULT_ID = 4 * MAX_RESULTS
 """The highest result ``id`` read as a citation number (the API numbers results from 1 up to the count
 asked for, at most :data:`MAX_RESULTS`): citations ``1 .. max id`` stay a bounded list."""
+SHORT_TEXT_CHARS = 80
+"""The most of a provider's status, reason or error type that reaches a note or message."""
 UNKNOWN_TITLE = "(no such search result)"
 """Title of the placeholder citation for a number below the highest result id that names no result."""
 NO_RESULTS_NOTE = "Perplexity's web search returned no results; the answer is not grounded in sources."
@@ -239,7 +241,7 @@ def api_error(provider_id: str, error: Any, what: str = "failed") -> ProviderErr
     body = error if isinstance(error, dict) else {}
     message = _parse.find_message(error, ("message", "detail", "error"))
     code = _parse.int_field(body, "code")
-    error_type = plain_text(body.get("type"), collapse=True)
+    error_type = truncate(plain_text(body.get("type"), collapse=True) or "", SHORT_TEXT_CHARS) or None
     status = code if code is not None and 400 <= code <= 599 else None
     if error_type == "invalid_model" or says_model_missing(message):
         kind = ErrorKind.MODEL_NOT_FOUND
@@ -452,7 +454,7 @@ class AgentParser:
 
     def _final(self, response: dict[str, Any], *, incomplete: bool) -> list[SearchEvent]:
         status = response.get("status")
-        self.status = status if isinstance(status, str) else None
+        self.status = truncate(plain_text(status, collapse=True) or "", SHORT_TEXT_CHARS) or None
         if status in ("failed", "cancelled") or (response.get("error") and status not in ("completed", "incomplete")):
             what = "was cancelled" if status == "cancelled" else "failed"
             raise api_error(self.provider_id, response.get("error"), what)
@@ -460,7 +462,7 @@ class AgentParser:
         if incomplete or status == "incomplete":
             details = _parse.as_dict(response.get("incomplete_details"))
             reason = plain_text(details.get("reason"), collapse=True) or "incomplete"
-            self.incomplete_reason = reason.replace("_", " ")
+            self.incomplete_reason = truncate(reason.replace("_", " "), SHORT_TEXT_CHARS)
         events = self._meta.update(response.get("model"), response.get("id"))
         for index, item in enumerate(_parse.as_list(response.get("output"))):
             events += self._item(item, index)
