@@ -30,7 +30,9 @@ def fake_providers(monkeypatch: pytest.MonkeyPatch) -> None:
         (["search", "x" * 4001], "query is 4001 characters; the limit is 4000"),
         (["search", "q", "--recency", "hour"], "invalid choice: 'hour'"),
         (["search"], "the following arguments are required: query"),
-        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["--bogus", "q"], "invalid choice: 'q'"),  # an unknown option first: no search
+        (["serch"], "unknown command 'serch' (did you mean 'search'?); to search for it: websearch-tui search serch"),
+        (["histroy"], "unknown command 'histroy' (did you mean 'history'?)"),
         (["search", "q", "--merged"], "--merged goes with --format llm"),
     ],
 )

@@ -21,7 +21,7 @@ import pytest
 from tests.helpers import three_cli_providers
 from websearch_tui import cli
 from websearch_tui.cli import main
-from websearch_tui.core.models import SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
 from websearch_tui.providers import SPECS
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.search import engine as engine_module
@@ -344,3 +344,360 @@ def test_a_multi_line_snippet_stays_indented(
 ) -> None:
     assert main(["search", "hello", "-p", "brave", "--format", output_format]) == 0
     assert "[1] Alpha\n    https://a.example/x\n    first\n    second\n" in capsys.readouterr().out
+
+
+# --- conventions of gh, llm and ddgr users (issue 29, item 11) --------------------------------
+
+
+@pytest.fixture
+def requests_seen(monkeypatch: pytest.MonkeyPatch) -> list[SearchRequest]:
+    """brave streams a three-piece answer (one piece with an escape sequence) and one source, exa and
+    tavily each one source; the requests each provider received, in order."""
+    seen: list[SearchRequest] = []
+
+    def fake(pid: str):
+        async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+            seen.append(request)
+            if pid == "brave":
+                for piece in ("\n Rust 1.80 ", "\x1b[31mstabilised\x1b[0m ", "LazyLock [1]."):
+                    yield AnswerDelta(piece)
+            yield SourcesFound((Source(f"https://{pid}.example/x", f"{pid.title()} page", snippet="a snippet"),))
+
+        return stream
+
+    monkeypatch.setattr(engine_module, "load_stream", fake)
+    return seen
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def providers_of(out: str) -> list[str]:
+    return [row["provider"] for row in json.loads(out)["results"]]
+
+
+def test_search_takes_json_like_providers(requests_seen, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "search", "hello", "-p", "exa", "--json")
+    assert code == 0 and providers_of(out) == ["exa"] and json.loads(out)["query"] == "hello"
+    assert "--json" in help_text(["search"], capsys)
+
+
+def test_provider_ids_may_be_separated_by_commas_and_repeated(requests_seen, capsys) -> None:
+    code, out, _ = run_main(capsys, "search", "hello", "-p", "brave,tavily", "-p", " exa , brave", "--json")
+    assert code == 0 and providers_of(out) == ["brave", "tavily", "exa"]
+    code, _, err = run_main(capsys, "search", "hello", "-p", "brave,bravo")
+    assert code == 2 and err == "websearch-tui: error: unknown provider 'bravo' (did you mean 'brave'?)\n"
+    code, _, err = run_main(capsys, "search", "hello", "-p", ",")
+    assert code == 2 and "-p ',' names no provider" in err
+    assert requests_seen and all(r.query == "hello" for r in requests_seen)
+
+
+def write_config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_preset_selects_its_providers_and_adds_to_p(requests_seen, tmp_path: Path, capsys) -> None:
+    config = write_config(tmp_path, '[presets]\nquick = ["exa", "brave"]\ndeep = ["tavily"]\n')
+    code, out, _ = run_main(capsys, "search", "hello", "--preset", "quick", "--json", "--config", str(config))
+    assert code == 0 and providers_of(out) == ["exa", "brave"]
+    code, out, _ = run_main(
+        capsys, "search", "hello", "--preset", "quick", "-p", "tavily,exa", "--json", "--config", str(config)
+    )
+    assert code == 0 and providers_of(out) == ["exa", "brave", "tavily"]  # the union, the preset first
+    requests_seen.clear()
+    code, _, err = run_main(capsys, "search", "hello", "--preset", "quik", "--config", str(config))
+    assert code == 2 and err == (
+        f"websearch-tui: error: unknown preset 'quik' (did you mean 'quick'?); the presets in {config}: quick, deep\n"
+    )
+    code, _, err = run_main(capsys, "search", "hello", "--preset", "quick")  # the default config: none
+    assert code == 2 and err.count("\n") == 1 and "unknown preset 'quick':" in err and "has no [presets]" in err
+    assert requests_seen == []  # nothing ran
+
+
+def test_n_is_the_result_count(requests_seen, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main(capsys, "search", "hello", "-p", "exa", "-n", "3", "--json")[0] == 0
+    assert run_main(capsys, "search", "hello", "-p", "exa", "-n7", "--json")[0] == 0
+    assert [r.max_results for r in requests_seen] == [3, 7]
+    code, _, err = run_main(capsys, "search", "hello", "-n", "21")
+    assert code == 2 and "must be from 1 to 20, not 21" in err
+
+
+def test_a_bare_query_is_a_search(requests_seen, tmp_path: Path, capsys) -> None:
+    config = write_config(tmp_path, '[search]\nproviders = ["exa"]\n')
+    code, out, _ = run_main(capsys, "how does asyncio work", "--json", "--config", str(config))
+    assert code == 0 and json.loads(out)["query"] == "how does asyncio work" and providers_of(out) == ["exa"]
+    code, out, _ = run_main(capsys, "--config", str(config), "-p", "brave", "-n", "2", "rust", "1.80", "--json")
+    assert code == 0 and json.loads(out)["query"] == "rust 1.80" and providers_of(out) == ["brave"]
+    assert [r.max_results for r in requests_seen] == [10, 2]
+    main_help = help_text([], capsys)
+    assert "the same: a first word that is no command is a query" in main_help
+    assert "A first argument that is not a command is a query" in main_help
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], []),
+        (["providers"], ["providers"]),
+        (["search", "q"], ["search", "q"]),
+        (["--version"], ["--version"]),
+        (["-h"], ["-h"]),
+        (["--config", "c.toml"], ["--config", "c.toml"]),
+        (["--config", "c.toml", "tui"], ["--config", "c.toml", "tui"]),
+        (["history"], ["history"]),  # a query equal to a command name needs `search`
+        (["--bogus"], ["--bogus"]),
+        (["q"], ["search", "q"]),
+        (["-"], ["search", "-"]),
+        (["--config=c.toml", "q", "w"], ["--config=c.toml", "search", "q", "w"]),
+        (["--config", "c.toml", "--format=json", "q"], ["--config", "c.toml", "search", "--format=json", "q"]),
+        (["-pbrave", "q"], ["search", "-pbrave", "q"]),
+    ],
+)
+def test_implied_search_is_only_for_what_is_not_a_command(argv: list[str], expected: list[str]) -> None:
+    assert cli.implied_search(argv, cli.build_parser()) == expected
+
+
+def test_a_query_named_like_a_command_runs_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "providers", "--format", "json")
+    assert code == 0 and json.loads(out)[0]["id"] == "ddgs"
+
+
+# --- colour ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("choice", "tty", "environ", "expected"),
+    [
+        ("auto", True, {}, True),
+        ("auto", False, {}, False),  # a pipe or a file
+        ("auto", True, {"NO_COLOR": "1"}, False),
+        ("auto", True, {"NO_COLOR": ""}, True),  # empty: not set, says no-color.org
+        ("auto", True, {"TERM": "dumb"}, False),
+        ("always", False, {"NO_COLOR": "1"}, True),  # the option wins
+        ("never", True, {}, False),
+    ],
+)
+def test_when_the_text_is_coloured(choice: str, tty: bool, environ: dict[str, str], expected: bool) -> None:
+    stream = Terminal() if tty else io.StringIO()
+    assert cli.use_color(choice, stream, environ) is expected
+    assert cli.use_color("auto", None, {}) is False  # -o FILE
+
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_color_styles_our_labels_only(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    lookalike = "[1] Alpha\n    https://a.example/x\n== Brave Search (brave): done"
+
+    async def brave(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        yield AnswerDelta(lookalike)
+        yield SourcesFound((Source("https://a.example/x", "Alpha", snippet="[2] Beta\n    https://b.example"),))
+        yield SourcesFound((Source("https://b.example", "[1] Beta"),))
+
+    monkeypatch.setattr(engine_module, "load_stream", lambda pid: brave)
+    code, plain, _ = run_main(capsys, "search", "hello", "-p", "brave", "--color", "never")
+    assert code == 0 and "\x1b" not in plain
+    code, colored, _ = run_main(capsys, "search", "hello", "-p", "brave", "--color", "always")
+    assert code == 0
+    untimed = re.compile(r"\d+\.\ds")
+    assert untimed.sub("Ns", SGR.sub("", colored)) == untimed.sub("Ns", plain)
+    assert colored.startswith("== \x1b[1mBrave Search\x1b[0m \x1b[2m(brave)\x1b[0m: \x1b[32mdone\x1b[0m in ")
+    assert f"\n{lookalike}\n" in colored  # the answer's look-alike lines stay as they are
+    assert "\n\x1b[1m## Sources\x1b[0m\n2 sources\n" in colored
+    assert "\n\x1b[36m[1]\x1b[0m Alpha\n    \x1b[2mhttps://a.example/x\x1b[0m\n    [2] Beta\n" in colored
+    assert "\n\x1b[36m[2]\x1b[0m [1] Beta\n    \x1b[2mhttps://b.example\x1b[0m" in colored
+    assert len(SGR.findall(colored)) == 2 * 8  # label, id, status, heading, two numbers, two URLs: no more
+
+
+def test_a_failed_provider_has_its_status_coloured(calls: list[str], capsys) -> None:
+    code, out, _ = run_main(capsys, "search", "hello", "-p", "brave", "-p", "tavily", "--color", "always")
+    assert code == 0
+    assert "\n== \x1b[1mTavily\x1b[0m \x1b[2m(tavily)\x1b[0m: \x1b[31mfailed\x1b[0m (rate_limit) after " in out
+
+
+def test_auto_colour_never_reaches_a_pipe_a_file_or_no_color(
+    requests_seen, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+) -> None:
+    assert "\x1b" not in run_main(capsys, "search", "hello", "-p", "exa")[1]  # captured: not a terminal
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    target = tmp_path / "out.txt"
+    assert main(["search", "hello", "-p", "exa", "-o", str(target)]) == 0
+    assert "\x1b" not in target.read_text() and terminal.getvalue() == ""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert main(["search", "hello", "-p", "exa"]) == 0
+    assert "\x1b" not in terminal.getvalue() and terminal.getvalue().startswith("== Exa (exa): done")
+    monkeypatch.delenv("NO_COLOR")
+    assert main(["search", "hello", "-p", "exa", "--format", "json"]) == 0  # only text is coloured
+    assert "\x1b" not in terminal.getvalue()
+    assert main(["search", "hello", "-p", "exa"]) == 0
+    assert "== \x1b[1mExa\x1b[0m" in terminal.getvalue()
+
+
+def test_bash_completion_knows_color(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["completion", "bash"]) == 0
+    script = tmp_path / "completion.bash"
+    script.write_text(capsys.readouterr().out)
+    line = "websearch-tui search --color "
+    command = (
+        f"source {script}; COMP_WORDS=(websearch-tui search --color ''); COMP_CWORD=3; COMP_LINE='{line}'; "
+        "COMP_POINT=${#COMP_LINE}; _shtab_websearch_tui; printf '%s\\n' \"${COMPREPLY[@]}\""
+    )
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["auto", "always", "never"]
+
+
+# --- the answer streamed on a terminal ------------------------------------------------------
+
+
+def test_when_the_answer_streams(tmp_path: Path) -> None:
+    from websearch_tui.core.results import SearchResult
+
+    one = SearchResult(SearchRequest("q"), "compare", providers=("brave",))
+    two = SearchResult(SearchRequest("q"), "compare", providers=("brave", "exa"))
+    assert cli.streams_answer("text", one, None, Terminal())
+    assert not cli.streams_answer("text", one, None, io.StringIO())  # a pipe: the final text, at once
+    assert not cli.streams_answer("text", one, tmp_path / "f", Terminal())  # -o FILE
+    assert not cli.streams_answer("text", two, None, Terminal())
+    assert not cli.streams_answer("llm", one, None, Terminal())
+
+
+def test_one_provider_streams_its_answer_to_a_terminal(requests_seen, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    code, piped, _ = run_main(capsys, "search", "hello", "-p", "brave")
+    assert code == 0 and piped.startswith("== Brave Search (brave): done in ")
+    assert "\nRust 1.80 stabilised LazyLock [1].\n\n## Sources\n" in piped and "\x1b" not in piped
+
+    class Recording(Terminal):
+        def __init__(self) -> None:
+            super().__init__()
+            self.writes: list[str] = []
+
+        def write(self, text: str) -> int:
+            self.writes.append(text)
+            return super().write(text)
+
+    terminal = Recording()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    assert main(["search", "hello", "-p", "brave", "--color", "never"]) == 0
+    shown = terminal.getvalue()
+    assert terminal.writes[:3] == ["Rust 1.80 ", "stabilised ", "LazyLock [1]."]  # piece by piece, sanitized
+    header, _, rest = piped.partition("\n")
+    answer, _, after = rest.partition("\n\n")
+    assert answer == "Rust 1.80 stabilised LazyLock [1]."
+    untimed = re.compile(r"\d+\.\ds")
+    assert untimed.sub("Ns", shown) == untimed.sub("Ns", f"{answer}\n\n{header}\n\n{after}")  # nothing twice
+
+
+def test_the_stream_clears_the_progress_line_first(requests_seen, monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setattr(sys, "stderr", terminal)  # one terminal, as in a shell
+    assert main(["search", "hello", "-p", "brave", "--color", "never"]) == 0
+    written = terminal.getvalue()
+    assert written.startswith("\r0/1 done · waiting for Brave Search")
+    cleared = "\r" + " " * len("0/1 done · waiting for Brave Search") + "\r"
+    assert written.index(cleared) < written.index("Rust 1.80")
+
+
+def run_in_pty(argv: list[str], env: dict[str, str], timeout: float = 60) -> str:
+    """Run ``python -m websearch_tui *argv`` with stdout and stderr on a pseudo-terminal; what it wrote."""
+    import pty
+    import select
+    import time
+
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "websearch_tui", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=terminal,
+        stderr=terminal,
+        env=env,
+        close_fds=True,
+    )
+    os.close(terminal)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([controller], [], [], 0.5)
+            if ready:
+                try:
+                    data = os.read(controller, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            elif process.poll() is not None:
+                break
+        assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()
+        os.close(controller)
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+def test_a_real_terminal_gets_the_stream_and_colour_a_pipe_neither(tmp_path: Path) -> None:
+    from tests.fake_providers import FAKE_KEYS, FakeServer
+    from tests.helpers import CHILD_PATH
+
+    with FakeServer() as server:
+        server.token_delay = 0.02
+        config = server.write_config(tmp_path / "config.toml")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(tmp_path),
+            "TERM": "xterm",
+            "WEBSEARCH_TUI_CONFIG": str(config),
+            "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
+            "WEBSEARCH_TUI_HISTORY": str(tmp_path / "history.sqlite3"),
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+            **CHILD_PATH,
+            **FAKE_KEYS,
+        }
+        argv = ["python asyncio tutorial", "-p", "perplexity"]
+        shown = run_in_pty(argv, env)
+        piped = subprocess.run(
+            [sys.executable, "-m", "websearch_tui", *argv], capture_output=True, text=True, env=env, timeout=60
+        )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.startswith("== Perplexity (perplexity): done in ") and "\x1b" not in piped.stdout
+    plain = SGR.sub("", shown).split("\r")[-1]  # after the progress line, cleared
+    answer = piped.stdout.split("\n", 1)[1].split("\n\n## Sources")[0]
+    assert plain.startswith(answer + "\n\n== Perplexity (perplexity): done in ")  # streamed first, then the rest
+    assert "== \x1b[1mPerplexity\x1b[0m \x1b[2m(perplexity)\x1b[0m: \x1b[32mdone\x1b[0m" in shown
+    assert "\x1b[36m[1]\x1b[0m " in shown
+
+
+# --- history list ---------------------------------------------------------------------------
+
+
+def test_history_list_shortens_a_long_provider_list_as_the_tui_does(capsys: pytest.CaptureFixture[str]) -> None:
+    import dataclasses
+
+    from tests.helpers import sample_result
+    from websearch_tui.core.columns import fit_labels
+    from websearch_tui.history import HistoryStore
+    from websearch_tui.tui.widgets import history_rows
+
+    providers = tuple(SPECS)[:9]
+    store = HistoryStore(Path(os.environ["WEBSEARCH_TUI_HISTORY"]))
+    store.add(dataclasses.replace(sample_result("many"), providers=providers))
+    store.close()
+    code, out, _ = run_main(capsys, "history", "list")
+    shown = fit_labels(providers, cli.HISTORY_PROVIDER_CELLS)
+    assert code == 0 and shown.endswith(" +5") and f"  {shown}  " in out.splitlines()[1]
+    assert history_rows.fit_labels is fit_labels  # one function for both front ends
+    assert cli.HISTORY_PROVIDER_CELLS == history_rows.PROVIDERS_CELLS
+
+
+@pytest.mark.parametrize("word", ["configure", "docker", "frobnicate"])
+def test_one_word_not_close_to_a_command_is_a_query(word: str) -> None:
+    assert cli.implied_search([word], cli.build_parser()) == ["search", word]
+    assert cli.implied_search(["serch", "engines"], cli.build_parser()) == ["search", "serch", "engines"]

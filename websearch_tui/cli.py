@@ -10,6 +10,10 @@ on stderr), 130 interrupted.
 Every command that prints data takes ``--format`` (``search``: text, json, markdown, llm;
 ``providers``, ``doctor`` and ``keys list``: text, json; ``config show``: toml, json).
 
+A first argument that is neither an option of the program nor a subcommand is a query:
+``websearch-tui "how does asyncio work"`` is ``websearch-tui search "how does asyncio work"`` (as
+``llm "q"`` answers in the terminal); see :func:`implied_search`.
+
 Only the TUI path imports Textual, only ``mcp`` imports the MCP SDK, only ``completion`` imports
 shtab; ``search -p X`` imports only provider ``X``.
 """
@@ -19,26 +23,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import difflib
 import functools
 import gc
 import json
 import os
+import re
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from websearch_tui import __version__
 from websearch_tui.completion import SHELLS
-from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES
+from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES, AnswerDelta, Source
 from websearch_tui.core.specs import KIND_LABELS, KIND_MEANINGS
+from websearch_tui.core.text import sanitize
 from websearch_tui.providers import SPECS
 
 if TYPE_CHECKING:
     from websearch_tui.config import Config
-    from websearch_tui.core.results import ProviderUpdate, SearchResult
+    from websearch_tui.core.results import OnUpdate, ProviderOutcome, ProviderUpdate, SearchResult
     from websearch_tui.core.specs import CredentialSpec, ProviderSettings, ProviderSpec
     from websearch_tui.credentials import CredentialSource, KeyStore
     from websearch_tui.history import HistoryEntry, HistoryStore
@@ -47,6 +54,8 @@ if TYPE_CHECKING:
 
 PROG = "websearch-tui"
 FORMATS = ("text", "json", "markdown", "llm")
+COLOR_CHOICES = ("auto", "always", "never")
+"""``search --color``: colour the text format's labels on a terminal, always, or never."""
 DATA_FORMATS = ("text", "json")
 """``--format`` of ``providers`` and ``keys list``."""
 
@@ -83,11 +92,19 @@ def _environment_help() -> str:
     return "\n".join(["environment:", *rows, intro, listed])
 
 
+MAIN_DESCRIPTION = f"""\
+Research the web across many search providers at once.
+
+With no argument the terminal UI opens. A first argument that is not a command is a query, searched
+as by `search`: {PROG} "how does asyncio work" prints the answers here. A query that starts
+with a command's name needs `search`: {PROG} search history of rome."""
+
 MAIN_EXAMPLES = f"""\
 examples:
   {PROG}                                          open the terminal UI
   {PROG} search "rust 1.80 release notes"         ask the default providers (see `providers`)
-  {PROG} search -p brave -p tavily --format json "rust 1.80"
+  {PROG} "rust 1.80 release notes"                the same: a first word that is no command is a query
+  {PROG} search -p brave,tavily --json "rust 1.80"
   echo "what is new in python 3.13" | {PROG} search - --format llm -o answer.txt
   {PROG} providers                                which providers are ready, and why not
   {PROG} doctor                                   does each ready provider work today?
@@ -97,8 +114,10 @@ examples:
 SEARCH_EXAMPLES = f"""\
 examples:
   {PROG} search "rust 1.80 release notes"
-  {PROG} search "solar panel prices" --mode auto --recency month --max-results 5 --format llm
-  {PROG} search -p brave -p tavily --format json "rust 1.80" -o rust.json
+  {PROG} "rust 1.80 release notes"       the same (a query that is a command name needs `search`)
+  {PROG} search "solar panel prices" --mode auto --recency month -n 5 --format llm
+  {PROG} search -p brave,tavily --json "rust 1.80" -o rust.json
+  {PROG} search --preset quick -p gemini "rust 1.80"    the preset's providers and gemini
   {PROG} search - --format markdown -o report.md < question.txt
 
 formats:
@@ -109,8 +128,20 @@ formats:
   llm       the compact text agents read: one "# Label (id)" block per provider
             (--merged: the answers, then one de-duplicated source list)
 
-While providers finish, a progress line ("3/6 done · waiting for ...") is shown on stderr when
-stderr is a terminal, and cleared at the end."""
+providers:
+  -p takes one id or several separated by commas, and may be repeated (-p brave,tavily -p exa).
+  --preset NAME selects a named preset of the config's [presets]; with -p the search runs both
+  (the preset's providers first, then the others named with -p). Neither: the config's selection.
+
+terminal:
+  While providers finish, a progress line ("3/6 done · waiting for ...") is shown on stderr when
+  stderr is a terminal, and cleared at the end.
+  With one provider, the text format on a terminal streams its answer as it arrives, then prints
+  the status line, sources and the rest; piped or written with -o, the output is the same as ever
+  (status line first), never streamed.
+  --color auto (the default) colours the text format's own labels (provider names, status, [n]
+  numbers, dim URLs) only when stdout is a terminal and NO_COLOR is not set; always and never
+  override both. Provider text is never coloured, and json, markdown and llm never are."""
 
 
 DOCTOR_EXAMPLES = f"""\
@@ -167,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = _Parser(
         prog=PROG,
-        description="Research the web across many search providers at once.",
+        description=MAIN_DESCRIPTION,
         epilog=f"{MAIN_EXAMPLES}\n\n{_environment_help()}\n\n{EXIT_CODES}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -191,14 +222,27 @@ def build_parser() -> argparse.ArgumentParser:
         dest="providers",
         action="append",
         metavar="PROVIDER",
-        help=f"provider id; repeat for several (default: the config's selection). Ids: {', '.join(SPECS)}",
+        help="provider id, or several separated by commas; repeat for more (default: the config's selection). "
+        f"Ids: {', '.join(SPECS)}",
+    )
+    search.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="the providers of a [presets] entry of config.toml; with -p, those too (the union)",
     )
     search.add_argument("--mode", choices=MODES, help="compare: all at once; auto: first that answers")
     search.add_argument(
-        "--max-results", type=_max_results, metavar="N", help=f"sources per provider, 1-{MAX_RESULTS_LIMIT}"
+        "-n", "--max-results", type=_max_results, metavar="N", help=f"sources per provider, 1-{MAX_RESULTS_LIMIT}"
     )
     search.add_argument("--recency", choices=RECENCIES, help="only recent material")
     search.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    search.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
+    search.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the text format's labels: auto (on a terminal, unless NO_COLOR is set), always, never",
+    )
     search.add_argument(
         "--merged",
         action="store_true",
@@ -377,7 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_output()
     _skip_unused_imports()
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(implied_search(sys.argv[1:] if argv is None else argv, parser))
         _check_decodable(args)
         from websearch_tui.logs import setup_logging
 
@@ -409,6 +454,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except OSError as exc:
         return _fail(f"cannot write the output: {exc.strerror or exc}", 1)
+
+
+def implied_search(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``argv`` with ``search`` put before a bare query, as ``llm "question"`` answers in the terminal.
+
+    When the first argument after the program's own ``--config PATH`` is not a subcommand (nor
+    ``-h``, ``--help`` or ``--version``) but a word, a lone ``-`` (the query on stdin) or an option of
+    ``search`` (``-p brave "q"``), the arguments are ``search``'s. A query whose first word is a
+    subcommand's name runs that subcommand: ask it with ``search``. No argument at all (the TUI), an
+    option of no command and everything else are left as they are.
+
+    Raises:
+        UsageError: the whole command line is one word that looks like a mistyped subcommand
+            (``serch``, ``histroy``): it is not sent anywhere; the message names the command and how
+            to search for the word.
+    """
+    args = list(argv)
+    index = 0
+    while index < len(args) and (args[index] == "--config" or args[index].startswith("--config=")):
+        index += 2 if args[index] == "--config" else 1
+    if index >= len(args):
+        return args
+    first = args[index]
+    commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if first in commands:
+        return args
+    if first == "-" or not first.startswith("-") or _is_option_of(commands["search"], first):
+        close = difflib.get_close_matches(first, list(commands), n=1, cutoff=0.85)
+        if close and len(args) == index + 1 and first.isalpha():
+            raise UsageError(
+                f"unknown command {first!r} (did you mean {close[0]!r}?); to search for it: {PROG} search {first}"
+            )
+        return [*args[:index], "search", *args[index:]]
+    return args
+
+
+def _is_option_of(parser: argparse.ArgumentParser, token: str) -> bool:
+    """True when ``token`` (``--format``, ``--format=json``, ``-n``, ``-n3``) is an option of
+    ``parser`` other than ``-h``/``--help``."""
+    options = set(parser._option_string_actions) - {"-h", "--help"}
+    if token.split("=", 1)[0] in options:
+        return True
+    return not token.startswith("--") and token[:2] in options
 
 
 def _tolerant_output() -> None:
@@ -487,10 +575,12 @@ def _search(args: argparse.Namespace) -> int:
     from websearch_tui.search.engine import Engine
     from websearch_tui.search.requests import build_request
 
-    providers = _check_providers(args.providers or ())
+    providers = _check_providers(_provider_ids(args.providers or ()))
     _check_merged(args)
     output = _output_path(args.output)
     config = _load_config(args)
+    if args.preset is not None:
+        providers = tuple(dict.fromkeys([*_preset_providers(config, args.preset), *providers]))
     try:
         request = build_request(
             config,
@@ -506,17 +596,56 @@ def _search(args: argparse.Namespace) -> int:
     notices: list[str] = []
     engine.history_notice = notices.append
     result = engine.prepare(request)
+    progress = Progress.on_terminal(result, sys.stderr)
+    stream = AnswerStream(result, sys.stdout, progress) if streams_answer(args.format, result, output) else None
+    color = use_color(args.color, sys.stdout if output is None else None)
     try:
-        asyncio.run(_run_search(engine, result, Progress.on_terminal(result, sys.stderr), record=not args.no_history))
+        asyncio.run(_run_search(engine, result, progress, record=not args.no_history, on_update=stream))
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
-        _print_result(result, args.format, merged=args.merged, output=output)
+        _print_result(result, args.format, merged=args.merged, output=output, color=color, stream=stream)
         _warn(notices)
         return 130
-    code = _print_result(result, args.format, merged=args.merged, output=output)
+    code = _print_result(result, args.format, merged=args.merged, output=output, color=color, stream=stream)
     _warn(notices)
     return code
+
+
+def _provider_ids(values: Sequence[str]) -> list[str]:
+    """The provider ids of every ``-p``: each value split at commas (``-p brave,tavily``), blanks
+    around them dropped.
+
+    Raises:
+        UsageError: a ``-p`` value with no id in it (``-p ,``).
+    """
+    ids: list[str] = []
+    for value in values:
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        if not parts:
+            raise UsageError(f"-p {value!r} names no provider; give one or more ids separated by commas")
+        ids += parts
+    return ids
+
+
+def _preset_providers(config: Config, name: str) -> tuple[str, ...]:
+    """The provider ids of the ``[presets]`` entry ``name``.
+
+    Raises:
+        UsageError: no such preset, naming the closest one and listing them all (or saying the
+            config has none).
+    """
+    presets = config.presets
+    if name in presets:
+        return tuple(presets[name])
+    where = config.path or "the config file"
+    if not presets:
+        raise UsageError(
+            f'unknown preset {name!r}: {where} has no [presets] (add one, e.g. quick = ["brave", "tavily"])'
+        )
+    close = difflib.get_close_matches(name, list(presets), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise UsageError(f"unknown preset {name!r}{hint}; the presets in {where}: {', '.join(presets)}")
 
 
 def _query_text(words: Sequence[str]) -> str:
@@ -566,9 +695,13 @@ def _output_path(value: str | None) -> Path | None:
     return path
 
 
-async def _run_search(engine: Engine, result: SearchResult, progress: Progress | None, *, record: bool) -> None:
+async def _run_search(
+    engine: Engine, result: SearchResult, progress: Progress | None, *, record: bool, on_update: OnUpdate | None = None
+) -> None:
+    """Run the prepared search, reporting to ``on_update`` (default: ``progress``); the progress line
+    is cleared and the engine closed at the end, also when cancelled."""
     try:
-        await engine.search(result.request, progress, result=result, record=record)
+        await engine.search(result.request, on_update or progress, result=result, record=record)
     finally:
         if progress is not None:
             progress.clear()
@@ -644,7 +777,15 @@ class Progress:
             self._shown = line
 
 
-def _print_result(result: SearchResult, output_format: str, *, merged: bool = False, output: Path | None = None) -> int:
+def _print_result(
+    result: SearchResult,
+    output_format: str,
+    *,
+    merged: bool = False,
+    output: Path | None = None,
+    color: bool = False,
+    stream: AnswerStream | None = None,
+) -> int:
     """Print ``result`` in ``output_format`` (to ``output`` instead of stdout when given, in one
     atomic write); return 0 when any provider succeeded, else 1.
 
@@ -652,9 +793,15 @@ def _print_result(result: SearchResult, output_format: str, *, merged: bool = Fa
     ``json`` still prints its document (with an ``error`` object) and ``llm`` its blocks, whose
     failures read ``Error: <message>``; ``text`` and ``markdown`` print nothing (an ``output`` file is
     then left as it was). With ``merged``, ``llm`` prints the answers and one merged source list
-    instead of one block per provider.
+    instead of one block per provider. The text format gets its labels coloured with ``color``, and
+    after an answer ``stream`` printed, only what it has not shown (:func:`terminal_text`).
     """
     document = _render(result, output_format, merged=merged)
+    streamed = stream.text if stream is not None else None
+    if document is not None and output_format == "text" and (color or streamed is not None):
+        document = terminal_text(result, document, color=color, streamed=streamed)
+    elif streamed is not None and not streamed.endswith("\n"):
+        document = ""  # end the streamed answer's line
     if document is not None:
         _emit(document + "\n", output)
     if result.ok:
@@ -664,6 +811,189 @@ def _print_result(result: SearchResult, output_format: str, *, merged: bool = Fa
         for provider_id, message in errors:
             print(f"{PROG}: {provider_id}: {message}", file=sys.stderr)
     return _fail(result.summary().error or "no provider returned results", 1)
+
+
+# --- the text format on a terminal: colour and a streamed answer ---------------------------------
+
+_STYLES = {
+    "label": "1",
+    "id": "2",
+    "heading": "1",
+    "number": "36",
+    "url": "2",
+    "done": "32",
+    "empty": "33",
+    "cancelled": "33",
+    "failed": "31",
+}
+"""SGR parameters of what the text format colours: our own labels only, never provider text."""
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def use_color(choice: str, stream: TextIO | None, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the text format is coloured: ``never`` and ``always`` as said (``always`` wins over
+    ``NO_COLOR``, as https://no-color.org asks of an explicit option); ``auto`` only when ``stream``
+    is a terminal, ``NO_COLOR`` is unset or empty and ``TERM`` is not ``dumb`` (a pipe or a file
+    never gets an escape sequence)."""
+    if choice != "auto":
+        return choice == "always"
+    env = os.environ if environ is None else environ
+    if env.get("NO_COLOR", "") or env.get("TERM") == "dumb":
+        return False
+    return stream is not None and stream.isatty()
+
+
+def streams_answer(output_format: str, result: SearchResult, output: Path | None, stdout: TextIO | None = None) -> bool:
+    """Whether the answer is printed as it arrives: the text format, one provider, and stdout (not
+    ``-o``) a terminal. Piped or written to a file, the output is never streamed, so it is the same
+    as ever."""
+    stream = sys.stdout if stdout is None else stdout
+    return (
+        output_format == "text"
+        and len(result.providers) == 1
+        and output is None
+        and stream is not None
+        and stream.isatty()
+    )
+
+
+class AnswerStream:
+    """Writes the answer of a search's only provider to a terminal as it arrives: an ``on_update``
+    callback for :meth:`~websearch_tui.search.engine.Engine.search`. Each piece is sanitized again
+    here (no escape sequence or control character reaches the terminal; the engine already
+    sanitized and redacted it) and leading blank space is skipped. Until the first piece, updates
+    go to ``progress``; the first piece clears its line.
+
+    Args:
+        result: the prepared search.
+        stream: the terminal (stdout).
+        progress: the stderr progress line, if any.
+    """
+
+    def __init__(self, result: SearchResult, stream: TextIO, progress: Progress | None = None) -> None:
+        self._result = result
+        self._stream = stream
+        self._progress = progress
+        self._pieces: list[str] = []
+
+    @property
+    def text(self) -> str | None:
+        """What was written so far, or ``None`` when nothing was."""
+        return "".join(self._pieces) if self._pieces else None
+
+    def __call__(self, update: ProviderUpdate) -> None:
+        """Write the answer piece ``update`` carries, if any; otherwise pass it to the progress line
+        while no piece has been written."""
+        if update.search_id != self._result.search_id:
+            return
+        piece = sanitize(update.event.text) if isinstance(update.event, AnswerDelta) else ""
+        if not self._pieces:
+            piece = piece.lstrip()
+            if not piece:
+                if self._progress is not None:
+                    self._progress(update)
+                return
+            if self._progress is not None:
+                self._progress.clear()
+        if piece:
+            self._pieces.append(piece)
+            self._stream.write(piece)
+            self._stream.flush()
+
+
+def terminal_text(result: SearchResult, plain: str, *, color: bool, streamed: str | None = None) -> str:
+    """The text format ``plain`` of ``result`` for a terminal: with ``color``, the status line's
+    provider label, id and status, the ``## Sources`` heading, the sources' ``[n]`` and their URLs
+    styled (found by the layout of each provider's block, never by reading provider text); after
+    ``streamed`` (the answer already printed), a blank line and the block without that answer (the
+    whole block when the final answer differs). Stripped of its escape sequences the result is
+    ``plain`` (or, after ``streamed``, what follows the answer); when a block is not laid out as
+    expected it is left plain."""
+    from websearch_tui.search import formats
+
+    blocks = [
+        (outcome, formats.to_text(dataclasses.replace(result, outcomes=[outcome]))) for outcome in result.outcomes
+    ]
+    lead = "" if streamed is None else "\n" if streamed.endswith("\n") else "\n\n"
+    if "\n\n".join(block for _, block in blocks) != plain:
+        return lead + plain
+    painted = []
+    for outcome, block in blocks:
+        layout = _block_layout(outcome, block)
+        if layout is None:
+            painted.append(_paint_header(block, result, outcome) if color else block)
+            continue
+        head, answer, tail = layout
+        if color:
+            head, tail = _paint_header(head, result, outcome), _paint_sources(tail, outcome.response.sources)
+        if streamed is not None and len(blocks) == 1 and formats.safe_text(streamed.strip()) == answer:
+            answer, tail = "", tail[1:]  # shown already: the status line, then a blank line and the rest
+        painted.append((head + answer + tail).rstrip("\n"))
+    text = "\n\n".join(painted)
+    if streamed is None and _SGR.sub("", text) != plain:  # styling never changes the text: if it would, none
+        return plain
+    return lead + text
+
+
+def _block_layout(outcome: ProviderOutcome, block: str) -> tuple[str, str, str] | None:
+    """``(head, answer, tail)`` of one provider's text block, ``head + answer + tail == block``:
+    the status line and notes, the answer, then the sources and the rest; ``None`` for a failed
+    provider (its status line holds the error message) or a block laid out otherwise."""
+    from websearch_tui.search import formats
+
+    if outcome.error is not None:
+        return None
+    response = outcome.response
+    head = block.split("\n", 1)[0]
+    if response.dropped_sources:
+        head += f"\nNote: {formats.dropped_sources_text(response.dropped_sources)}"
+    head = formats.safe_text(head + "\n" + "".join(f"Note: {note}\n" for note in response.notes))
+    answer = formats.safe_text((response.answer or "").strip())
+    if not block.startswith(head + answer):
+        return None
+    return head, answer, block[len(head) + len(answer) :]
+
+
+def _paint(text: str, style: str) -> str:
+    code = _STYLES.get(style)
+    return f"\x1b[{code}m{text}\x1b[0m" if code else text
+
+
+def _paint_header(text: str, result: SearchResult, outcome: ProviderOutcome) -> str:
+    """``text``, which opens with a block's status line, with its label, id and status styled."""
+    from websearch_tui.search import formats
+
+    label, provider, status = formats.safe_text(result.label(outcome.provider)), outcome.provider, outcome.status.value
+    lead = f"== {label} ({provider}): {status}"
+    if not text.startswith(lead):
+        return text
+    styled = f"== {_paint(label, 'label')} {_paint(f'({provider})', 'id')}: {_paint(status, status)}"
+    return styled + text[len(lead) :]
+
+
+def _paint_sources(tail: str, sources: Sequence[Source]) -> str:
+    """The part of a block after its answer with the ``## Sources`` heading, each source's ``[n]`` and
+    its URL line styled; a source is styled only where its ``[n] <title>`` line and ``    <url>``
+    line are found in order (the lines between two sources are the first one's indented snippet)."""
+    from websearch_tui.search import formats
+
+    lines = tail.split("\n")
+    index = 0
+    if lines[:3] == ["", "", "## Sources"]:
+        lines[2] = _paint("## Sources", "heading")
+        index = 4  # after the count line
+    for number, source in enumerate(sources, 1):
+        while number > 1 and index < len(lines) and (not lines[index] or lines[index].startswith("    ")):
+            index += 1
+        mark, url = f"[{number}]", formats.safe_text(source.url)
+        if index + 1 >= len(lines) or lines[index + 1] != f"    {url}":
+            break
+        if not lines[index].startswith(f"{mark} {formats.safe_text(source.title)}"):
+            break
+        lines[index] = _paint(mark, "number") + lines[index][len(mark) :]
+        lines[index + 1] = "    " + _paint(url, "url")
+        index += 2
+    return "\n".join(lines)
 
 
 def _render(result: SearchResult, output_format: str, *, merged: bool) -> str | None:
@@ -758,8 +1088,6 @@ def _doctor_providers(ids: Sequence[str]) -> tuple[str, ...]:
 
 def _doctor_engine(config: Config) -> Engine:
     """An engine for ``config`` that records nothing (its ``[history]`` switched off)."""
-    import dataclasses
-
     from websearch_tui.search.engine import Engine
 
     quiet = dataclasses.replace(config, history=dataclasses.replace(config.history, enabled=False))
@@ -1232,9 +1560,15 @@ def _print_entries(entries: Sequence[HistoryEntry], output_format: str, path: Pa
     return 0
 
 
+HISTORY_PROVIDER_CELLS = 34
+"""The width of ``history list``'s PROVIDERS column, as on the TUI's History screen: the ids that
+fit, then ``+N`` for the rest (:func:`~websearch_tui.core.columns.fit_labels`)."""
+
+
 def _entry_row(entry: HistoryEntry) -> list[str]:
-    """A table row: id, local start time, the query on one line (at most 60 characters), provider ids
-    and the non-zero status counts."""
+    """A table row: id, local start time, the query on one line (at most 60 characters), the provider
+    ids that fit :data:`HISTORY_PROVIDER_CELLS` cells (then ``+N``) and the non-zero status counts."""
+    from websearch_tui.core.columns import fit_labels
     from websearch_tui.core.text import truncate
 
     counts = ", ".join(f"{count} {status.value}" for status, count in entry.counts().items() if count)
@@ -1242,7 +1576,7 @@ def _entry_row(entry: HistoryEntry) -> list[str]:
         str(entry.id),
         entry.created_at.astimezone().strftime("%Y-%m-%d %H:%M"),
         truncate(" ".join(entry.query.split()), 60),
-        ", ".join(entry.providers),
+        fit_labels(entry.providers, HISTORY_PROVIDER_CELLS),
         counts,
     ]
 

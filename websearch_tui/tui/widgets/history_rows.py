@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
@@ -19,23 +19,13 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from websearch_tui.core.columns import fit_labels
 from websearch_tui.history import HistoryEntry
 from websearch_tui.tui.safe import clean
 
 WHEN_CELLS = 16
 PROVIDERS_CELLS = 34
 OUTCOMES_CELLS = 26
-
-
-def fit_labels(labels: Sequence[str], cells: int) -> str:
-    """As many of ``labels`` as fit in ``cells`` cells, then ``+N`` for the rest:
-    ``"DuckDuckGo, Exa +4"``."""
-    for shown in range(len(labels), 0, -1):
-        rest = len(labels) - shown
-        text = ", ".join(labels[:shown]) + (f" +{rest}" if rest else "")
-        if cell_len(text) <= cells:
-            return text
-    return f"{len(labels)} providers"
 
 
 def row_texts(entry: HistoryEntry) -> tuple[str, str, str, str]:
