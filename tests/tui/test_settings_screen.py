@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 import re
 import stat
+import threading
 from pathlib import Path
 
 import keyring
 import pytest
 from keyring.backends.fail import Keyring as FailKeyring
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Button, Input, Select, SelectionList, Switch
+from textual.widgets import Button, Input, OptionList, Select, SelectionList, Switch
 
 from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
 from tests.tui.conftest import burst, until, workers_done
@@ -21,7 +22,9 @@ from websearch_tui.providers import SPECS
 from websearch_tui.search.engine import Engine
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.screens.search import SearchScreen
-from websearch_tui.tui.screens.settings import SettingsScreen
+from websearch_tui.tui.screens.settings import SAVED_SECONDS, SettingsScreen
+from websearch_tui.tui.widgets.check_switch import OFF_TEXT, ON_TEXT, CheckSwitch
+from websearch_tui.tui.widgets.general_form import START_RULE
 from websearch_tui.tui.widgets.key_row import KeyRow
 from websearch_tui.tui.widgets.provider_form import ProviderForm
 from websearch_tui.tui.widgets.setting_row import SettingRow
@@ -32,6 +35,7 @@ from websearch_tui.tui.widgets.settings_fields import (
     LIST,
     FieldSpec,
     format_value,
+    general_fields,
     parse_text,
     provider_fields,
 )
@@ -1048,3 +1052,135 @@ async def test_default_providers_differ_in_their_mark_not_only_in_colour(config_
                     rows[label] = text.split(label)[0]
         assert "✓" in rows["DuckDuckGo"] and "X" not in rows["DuckDuckGo"]  # selected by default
         assert "✓" not in rows["Brave Search"] and "X" not in rows["Brave Search"]
+
+
+# --- issue 29: the start rule, focus after Enter, the Enabled switch, the theme, the Saved notice ---
+
+
+def main_controls(app: WebSearchApp) -> tuple[list[str], object, object, object]:
+    """The main screen's selected providers, mode, recency and count."""
+    main = search_screen(app)
+    values = [main.query_one(f"#{name}", Select).value for name in ("mode", "recency", "count")]
+    return ([spec.id for spec in main.selected_specs()], *values)
+
+
+async def test_the_start_uses_what_was_last_used_with_the_same_config_file(config_file, tmp_path):
+    test_config = tmp_path / "test.toml"
+    test_config.write_text('[search]\nproviders = ["tavily"]\nmode = "auto"\n', encoding="utf-8")
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        assert main_controls(app) == (["ddgs", "exa"], "compare", "any", 10)  # nothing remembered: the config's
+        main = search_screen(app)
+        main.selector.deselect("exa")
+        main.selector.select("brave")
+        main.query_one("#recency", Select).value = "week"
+        await settle(pilot)
+        screen = await open_settings(pilot)  # the settings say the same rule
+        assert text_of(screen.query_one("#start-rule")) == START_RULE
+        assert "last used with it" in START_RULE and "nothing is remembered for this config file" in START_RULE
+    app = make_settings_app(test_config)  # a session against another config file: its own defaults
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        assert main_controls(app) == (["tavily"], "auto", "any", 10)
+        search_screen(app).query_one("#count", Select).value = 3
+        await settle(pilot)
+    app = make_settings_app(config_file)  # the first config file is as it was left
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        assert main_controls(app) == (["ddgs", "brave"], "compare", "week", 10)
+    app = make_settings_app(test_config)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        assert main_controls(app) == (["tavily"], "auto", "any", 3)
+
+
+async def test_enter_on_an_env_key_entry_focuses_the_first_field_left_enabled(config_file, monkeypatch):
+    monkeypatch.setenv("BRAVE_API_KEY", "env-brave-key-42")
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_settings(pilot)
+        key_store = app.engine.key_store
+        read_sources = key_store.sources
+        known = threading.Event()
+
+        def late_sources(spec):  # the sources arrive after Enter focused the form's first field
+            known.wait(HANG)
+            return read_sources(spec)
+
+        monkeypatch.setattr(key_store, "sources", late_sources)
+        screen.nav.highlighted = screen.nav.get_option_index("brave")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is key_row(screen, "brave").input  # the key field, until its source is known
+        known.set()
+        await settle(pilot)
+        assert app.focused is screen.query_one("#f-providers-brave-enabled", Switch)
+        assert "BRAVE_API_KEY takes precedence" in text_of(key_row(screen, "brave").query_one(".key-note"))
+        assert (
+            screen.query_one("#f-providers-brave-enabled").region.bottom <= screen.provider_form("brave").region.bottom
+        )
+
+
+async def test_the_enabled_switch_says_on_or_off_in_text(config_file, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        await go_to(pilot, screen, "exa")
+        switch = screen.query_one("#f-providers-exa-enabled", Switch)
+        assert isinstance(switch, CheckSwitch)
+        assert switch.render_line(0).text.strip() == ON_TEXT == "[✓] on"
+        switch.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert switch.render_line(0).text.strip() == OFF_TEXT == "[ ] off"
+        assert not switch.value and screen.unsaved_config
+
+
+async def test_the_theme_field_and_the_palette_name_and_mark_the_theme_in_use(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        theme = screen.query_one("#f-ui-theme", Select)
+        assert app.theme == "textual-dark" and theme.is_blank()
+        assert text_of(theme.query_one("#label")) == "textual-dark in use; the file sets none"  # not "default"
+        theme.focus()
+        await pilot.press("enter")  # open the choices
+        await pilot.pause()
+        overlay = theme.query_one(OptionList)  # the choices
+        prompts = [str(getattr(option.prompt, "plain", option.prompt)) for option in overlay.options]
+        assert "textual-dark (in use)" in prompts and "textual-light" in prompts
+        assert [p for p in prompts if p.endswith("(in use)")] == ["textual-dark (in use)"]
+        await pilot.press("escape")
+        await settle(pilot)
+        app.search_themes()  # Ctrl+P → Theme
+        assert await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"textual-d")
+        assert await until(pilot, lambda: palette_choice(app) == "textual-dark (in use)")
+
+
+def test_a_theme_the_app_lacks_is_named_in_the_theme_field():
+    fields = general_fields(["nord", "textual-dark"], "textual-dark", "solarized-ugly")
+    theme = next(field for field in fields if field.key == "theme")
+    assert theme.placeholder == "textual-dark in use; the file's 'solarized-ugly' is not a theme"
+    odd = next(f for f in general_fields(["nord"], "nord", "[b]x[/") if f.key == "theme")  # shown as markup
+    assert odd.placeholder == "nord in use; the file's theme is unknown"
+    assert theme.choices == (("nord", "nord"), ("textual-dark (in use)", "textual-dark"))
+    assert next(f for f in general_fields(["nord"], "nord", "Nord") if f.key == "theme").placeholder.endswith("none")
+
+
+async def test_saved_stays_readable_and_the_title_says_so_until_the_next_change(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#f-search-timeout", Input).value = "25"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        saved = [n for n in app._notifications if n.message.startswith("Saved ")]
+        assert len(saved) == 1 and saved[0].timeout == SAVED_SECONDS >= 6
+        title = text_of(screen.query_one("#settings-title"))
+        assert re.search(r"Settings · saved at \d\d:\d\d:\d\d · Ctrl\+S saves", title)
+        screen.query_one("#f-search-timeout", Input).value = "26"
+        await pilot.pause()
+        assert "· unsaved changes ·" in text_of(screen.query_one("#settings-title"))

@@ -156,13 +156,13 @@ class WebSearchApp(App[int]):
         self._tune_gc = tune_gc
 
     def get_default_screen(self) -> Screen[None]:
-        """The search screen is the app's base screen (with the controls remembered from last time)."""
+        """The search screen is the app's base screen (with the controls last used with this config file)."""
         return SearchScreen(
             self.config,
             self.engine,
             status_resolver=self.status_resolver,
             clock=self.clock,
-            remembered=load_controls(),
+            remembered=load_controls(config_file=self.config_file),
             open_history=self.history_store if self.config.history.enabled else None,
         )
 
@@ -359,6 +359,14 @@ class WebSearchApp(App[int]):
             if isinstance(screen, SearchScreen):
                 screen.open_history = open_history
                 screen.apply_config(config)
+
+    def search_themes(self) -> None:
+        """The palette's theme list (Ctrl+P → Theme), the theme in use marked "(in use)"."""
+        from textual.command import CommandPalette
+
+        from websearch_tui.tui.themes import MarkedThemeProvider
+
+        self.push_screen(CommandPalette(providers=[MarkedThemeProvider], placeholder="Search for themes…"))
 
     def _apply_theme(self, theme: str | None) -> None:
         """Use ``theme``; unset means the App's default (``textual-dark`` unless $TEXTUAL_THEME says

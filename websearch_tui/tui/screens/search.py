@@ -92,8 +92,9 @@ class SearchScreen(AppScreen[None]):
 
     Args:
         config, engine, status_resolver, clock: as :class:`~websearch_tui.tui.app.WebSearchApp`.
-        remembered: the controls of the last session (selection, mode, recency, count), used instead
-            of the config's defaults; every change is remembered again (in a thread).
+        remembered: the controls last used with this config file (selection, mode, recency, count),
+            used instead of the config's defaults; every change is remembered again for this config
+            file (in a thread).
         open_history: blocking; the history store (called in a thread; ``None``: history is off).
     """
 
@@ -347,7 +348,7 @@ class SearchScreen(AppScreen[None]):
         """Write the newest remembered controls (one write at a time, so the last change is the one kept)."""
         async with self._save_lock:
             if self._remembered is not None:
-                await asyncio.to_thread(save_controls, self._remembered)
+                await asyncio.to_thread(save_controls, self._remembered, config_file=self.config.path)
 
     def _show_ignored_filters(self) -> None:
         """Before sending: name the selected providers that cannot honour the chosen recency."""

@@ -26,6 +26,7 @@ after a form stored or deleted a key; the app applies them to its engine and mai
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,6 +61,8 @@ if TYPE_CHECKING:
     from websearch_tui.credentials import BackendInfo
 
 SAVE_HINT = "Ctrl+S saves · Esc closes"
+SAVED_SECONDS = 6.0
+"""How long the "Saved <file>" notice stays (the title line says "saved at <time>" until the next change)."""
 _MIB = 1024 * 1024
 
 
@@ -128,6 +131,7 @@ class SettingsScreen(AppScreen[bool]):
         self._saved_text = ""
         self._invalid: dict[tuple[str, str], str] = {}
         self._key_note = ""
+        self._saved_at = ""
 
     # --- composition ----------------------------------------------------------------------
 
@@ -196,6 +200,8 @@ class SettingsScreen(AppScreen[bool]):
             state = " · unsaved changes"
         elif self.unsaved_keys:
             state = " · typed key not stored"
+        elif self._saved_at:
+            state = f" · saved at {self._saved_at}"
         self.query_one("#settings-title", Static).update(plain(f"Settings{state} · {SAVE_HINT} · {self.path}"))
 
     # --- navigation -----------------------------------------------------------------------
@@ -220,7 +226,7 @@ class SettingsScreen(AppScreen[bool]):
         """The form of ``entry`` from the document now (``typed``: keys typed earlier, not stored)."""
         editor = self._require_editor()
         if entry == GENERAL:
-            fields = general_fields(sorted(self.app.available_themes))
+            fields = general_fields(sorted(self.app.available_themes), self.app.theme, editor.get("ui", "theme"))
             configured = editor.get("search", "providers")
             selected = configured if isinstance(configured, list) else list(self.config.search.providers)
             values = {(f.table, f.key): editor.get(f.table, f.key) for f in fields}
@@ -412,9 +418,10 @@ class SettingsScreen(AppScreen[bool]):
             return False
         self.config = config
         self._saved_text = editor.text()
+        self._saved_at = time.strftime("%H:%M:%S")
         self._update_title()
         self.post_message(self.Saved(config))
-        self.notify(f"Saved {editor.path}", markup=False, timeout=3)
+        self.notify(f"Saved {editor.path}", markup=False, timeout=SAVED_SECONDS)
         return True
 
     def action_close(self) -> None:

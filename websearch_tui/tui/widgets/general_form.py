@@ -16,6 +16,12 @@ from websearch_tui.tui.widgets.marked_list import MarkedSelectionList
 from websearch_tui.tui.widgets.setting_row import Check, SettingRow, section
 from websearch_tui.tui.widgets.settings_fields import FieldSpec
 
+START_RULE = (
+    "Selected at start while nothing is remembered for this config file: the main screen starts with the "
+    "providers, mode, recency and count last used with it. Saving a change here applies it at once."
+)
+"""What the defaults are for at start (the rule of :mod:`websearch_tui.tui.remembered`)."""
+
 
 class GeneralForm(VerticalScroll, can_focus=False):
     """The ``[search]`` and ``[ui]`` settings: default providers, mode, result count, recency, timeout, theme.
@@ -63,9 +69,7 @@ class GeneralForm(VerticalScroll, can_focus=False):
             id="f-search-providers",
             compact=True,
         )
-        yield Static(
-            plain("Selected on start; the main screen's list (F2) changes it per search."), classes="setting-help"
-        )
+        yield Static(plain(START_RULE), classes="setting-help", id="start-rule")
         yield section("Search")
         for field in self.fields:
             if field.table == "search":

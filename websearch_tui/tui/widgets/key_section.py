@@ -23,6 +23,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
 from websearch_tui.core.specs import BASIC_AUTH, ProviderSpec
@@ -140,16 +141,29 @@ class KeySection(Vertical, ReportsFailedWorkers):
         """Show where each credential comes from, or the state of the login the provider uses.
 
         Save key is disabled while the environment provides every credential: a stored key would
-        not be used (each row's note says why and what to do)."""
+        not be used (each row's note says why and what to do). When that disables the field holding
+        the focus (Enter on the provider's entry focuses its first field before its sources are
+        known), the focus moves on to the form's first field still enabled."""
         if self.spec.key_need == "login":
             state = await asyncio.to_thread(login_state, self.spec)
             text = ("Logged in. " if state.ready else "Not logged in. ") + str(state.reason or "")
             self.query_one(".login-state", Static).update(plain(text))
             return
         sources = {source.name: source for source in await asyncio.to_thread(self.key_store.sources, self.spec)}
+        focused = self.screen.focused
+        had_focus = focused is not None and self in focused.ancestors
         for row in self.rows:
             row.set_source(sources.get(row.credential.name))
         self.query_one(".save-key", Button).disabled = all(row.from_env for row in self.rows)
+        if had_focus and self.screen.focused is not focused:  # the focused field was disabled
+            self._focus_next_field()
+
+    def _focus_next_field(self) -> None:
+        """Focus the first enabled field of the form this section is in (after a field was disabled)."""
+        form = self.parent if isinstance(self.parent, Widget) else self
+        target = next((widget for widget in form.query("*") if widget.focusable), None)
+        if target is not None:
+            target.focus()
 
     # --- Save key ---------------------------------------------------------------------------
 

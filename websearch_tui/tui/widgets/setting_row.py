@@ -1,10 +1,10 @@
 """One config key in a settings form: :class:`SettingRow` (label, control, help or reason line).
 
 A row edits one :class:`~websearch_tui.tui.widgets.settings_fields.FieldSpec` with the right
-control (Input with a validator, Switch or Select), refuses invalid values at the field with the
-reason given by the ``check`` callable (``ConfigEditor.check``), and posts
-:class:`SettingRow.Edited` with the parsed value for the screen to put in the document. All text
-reaches the screen with markup off.
+control (Input with a validator, a :class:`~websearch_tui.tui.widgets.check_switch.CheckSwitch`
+or Select), refuses invalid values at the field with the reason given by the ``check`` callable
+(``ConfigEditor.check``), and posts :class:`SettingRow.Edited` with the parsed value for the screen
+to put in the document. All text reaches the screen with markup off.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Select, Static, Switch
 
 from websearch_tui.tui.safe import plain
+from websearch_tui.tui.widgets.check_switch import CheckSwitch
 from websearch_tui.tui.widgets.safe_input import SafeInput
 from websearch_tui.tui.widgets.settings_fields import BOOL, CHOICE, SWITCH, FieldSpec, format_value, parse_text
 
@@ -110,7 +111,7 @@ class SettingRow(Vertical):
     def _control(self) -> Input | Switch | Select[Any]:
         field = self.field
         if field.kind == SWITCH:
-            return Switch(value=self.initial is not False, id=field.ident)
+            return CheckSwitch(self.initial is not False, id=field.ident)
         if field.kind in (CHOICE, BOOL):
             value = _match_choice(field.choices, self.initial)
             return Select(

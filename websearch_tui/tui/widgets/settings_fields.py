@@ -9,6 +9,7 @@ holds no widgets, so it is cheap to import and test.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -106,11 +107,30 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def general_fields(themes: Sequence[str]) -> list[FieldSpec]:
+THEME_NAME = re.compile(r"[\w.+-]{1,40}")
+"""What a theme name looks like (``textual-dark``); another ``[ui] theme`` is not repeated in the field."""
+IN_USE = " (in use)"
+"""Appended to the theme shown now in the Theme field's choices (and the palette's theme list)."""
+
+
+def theme_choices(themes: Sequence[str], current: str) -> tuple[tuple[str, str], ...]:
+    """The Theme field's ``(label, name)`` choices: ``themes``, the one in use (``current``) marked."""
+    return tuple((name + IN_USE if name == current else name, name) for name in themes)
+
+
+def general_fields(themes: Sequence[str], current: str = "", configured: object = None) -> list[FieldSpec]:
     """The ``[search]`` and ``[ui]`` fields (``search.providers`` is edited as a checklist, not here).
 
-    ``themes`` are the Textual theme names the app offers.
+    ``themes`` are the Textual theme names the app offers; ``current`` is the one in use (Textual's
+    ``App.theme``): marked in the choices, and named in the field when the file's ``[ui] theme``
+    (``configured``) is unset or not one of ``themes``.
     """
+    in_use = f"{current} in use" if current else "Textual's default in use"
+    unset = f"{in_use}; the file sets none"
+    name = configured.strip() if isinstance(configured, str) else ""
+    if name and name.lower() not in {theme.lower() for theme in themes}:
+        named = f"{name!r} is not a theme" if THEME_NAME.fullmatch(name) else "theme is unknown"
+        unset = f"{in_use}; the file's {named}"  # a Select reads its prompt as markup: only a plain name is repeated
     return [
         FieldSpec(
             "search",
@@ -145,7 +165,7 @@ def general_fields(themes: Sequence[str]) -> list[FieldSpec]:
             placeholder="8",
             help="MiB read from one provider before it is stopped, 1 to 1024",
         ),
-        FieldSpec("ui", "theme", "Theme", CHOICE, tuple((name, name) for name in themes), placeholder="default"),
+        FieldSpec("ui", "theme", "Theme", CHOICE, theme_choices(themes, current), placeholder=unset),
     ]
 
 
