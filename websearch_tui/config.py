@@ -114,7 +114,8 @@ class Config:
         return self.settings_for(provider_id).enabled is not False
 
     def default_selection(self) -> list[str]:
-        """The providers a search runs when none are named (and the TUI selects on start): ``[search]
+        """The providers a search runs when none are named (and the TUI selects at start while it
+        remembers nothing for this config file, :mod:`websearch_tui.tui.remembered`): ``[search]
         providers`` in order, minus providers switched off with ``enabled = false``."""
         return [pid for pid in self.search.providers if pid in SPECS and self.is_enabled(pid)]
 

@@ -1184,3 +1184,18 @@ async def test_saved_stays_readable_and_the_title_says_so_until_the_next_change(
         screen.query_one("#f-search-timeout", Input).value = "26"
         await pilot.pause()
         assert "· unsaved changes ·" in text_of(screen.query_one("#settings-title"))
+
+
+async def test_a_theme_chosen_while_the_settings_are_open_is_marked_in_the_theme_field(config_file):
+    app = make_settings_app(config_file)
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await open_settings(pilot)
+        theme = screen.query_one("#f-ui-theme", Select)
+        app.theme = "textual-light"  # the palette's Theme, over the settings
+        await settle(pilot)
+        marked = [
+            str(option.prompt) for option in theme.query_one(OptionList).options if "(in use)" in str(option.prompt)
+        ]
+        assert marked == ["textual-light (in use)"]
+        assert theme.is_blank() and not screen.unsaved_config  # the document keeps its value
+        assert text_of(theme.query_one("#label")) == "textual-light in use; the file sets none"

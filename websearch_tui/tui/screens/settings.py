@@ -36,8 +36,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.message import Message
-from textual.widgets import OptionList, SelectionList, Static
+from textual.theme import Theme
+from textual.widgets import OptionList, Select, SelectionList, Static
 
 from websearch_tui.config import Config, ConfigError, parse_config
 from websearch_tui.core.results import OnUpdate, ProviderOutcome
@@ -146,9 +148,27 @@ class SettingsScreen(AppScreen[bool]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        """Load the config file, the keyring backend and the provider statuses off the event loop."""
+        """Load the config file, the keyring backend and the provider statuses off the event loop;
+        follow the theme in use (the palette's Theme may change it while the screen is open)."""
         self.nav.focus()
         self._load()
+        self.app.theme_changed_signal.subscribe(self, self._on_app_theme)
+
+    def _on_app_theme(self, theme: Theme) -> None:
+        """Mark the theme now in use in the Theme field (its value, the document's, stays)."""
+        if self.editor is None:
+            return
+        try:
+            select = self.query_one("#f-ui-theme", Select)
+        except NoMatches:  # the General form is not built yet: it will be with this theme
+            return
+        themes = sorted(self.app.available_themes)
+        field = next(f for f in general_fields(themes, theme.name, self.editor.get("ui", "theme")) if f.key == "theme")
+        value = select.value
+        with select.prevent(Select.Changed):
+            select.set_options(field.choices)
+            select.value = value
+        select.prompt = field.placeholder
 
     @property
     def nav(self) -> SettingsNav:
