@@ -1157,6 +1157,25 @@ def _check_keymap(config: Config) -> None:
         raise UsageError(str(exc)) from None
 
 
+MCP_PACKAGES = "mcp uvicorn starlette"
+"""What the ``mcp`` extra adds (see pyproject.toml), for the install hints."""
+
+
+def mcp_install_hint(prefix: str | None = None) -> str:
+    """The command that adds the MCP server's packages to *this* installation (``prefix``: the
+    environment's ``sys.prefix``, by default this one's): ``pipx inject websearch-tui ...`` for a
+    pipx install, ``uv tool install --force --with ...`` for a uv tool, else ``<this python> -m pip
+    install 'websearch-tui[mcp]'`` (with the checkout's form beside it)."""
+    where = (prefix or sys.prefix).replace("\\", "/")
+    if "/pipx/venvs/" in where:
+        return f"pipx inject {PROG} {MCP_PACKAGES}"
+    if "/uv/tools/" in where:
+        extras = " ".join(f"--with {name}" for name in MCP_PACKAGES.split())
+        return f"uv tool install --force {extras} {PROG} (from a checkout: the checkout's path instead of {PROG})"
+    python = sys.executable or "python3"
+    return f"{python} -m pip install '{PROG}[mcp]' (in a checkout: {python} -m pip install -e '.[mcp]')"
+
+
 def _mcp(args: argparse.Namespace) -> int:
     """``mcp``: the MCP server over stdio, or Streamable HTTP with ``--http``, until the client closes
     stdin or the process gets SIGINT/SIGTERM."""
@@ -1173,11 +1192,7 @@ def _mcp(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if (exc.name or "").startswith(PROG.replace("-", "_")):
             raise
-        return _fail(
-            f"the MCP server needs the MCP SDK (module {exc.name!r} is missing): "
-            "python3 -m pip install 'websearch-tui[mcp]' (in a checkout: python3 -m pip install -e '.[mcp]')",
-            1,
-        )
+        return _fail(f"the MCP server needs the MCP SDK (module {exc.name!r} is missing): {mcp_install_hint()}", 1)
     mcp_server.log_to_stderr()
     try:
         if not args.http:
