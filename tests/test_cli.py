@@ -72,11 +72,16 @@ def test_all_failed_exit_1_errors_on_stderr(fake_providers: None, capsys: pytest
     assert main(["search", "hello", "-p", "tavily", "-p", "exa"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.count("slow down") == 1  # a single failure is not repeated above the summary
-    assert (
-        "All web search providers failed: tavily: Tavily API error (429): slow down; exa: Exa returned no"
-        in captured.err
-    )
+    assert captured.err.splitlines() == [  # each reason once, then a last line that names without repeating
+        "websearch-tui: tavily: Tavily API error (429): slow down",
+        "websearch-tui: exa: Exa returned no renderable search content.",
+        "websearch-tui: error: All web search providers failed (tavily, exa).",
+    ]
+
+
+def test_one_failure_is_one_line(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "hello", "-p", "tavily"]) == 1
+    assert capsys.readouterr().err == "websearch-tui: error: Tavily API error (429): slow down\n"
 
 
 def test_all_failed_json_is_an_error_object(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,7 +94,7 @@ def test_llm_and_markdown_formats(fake_providers: None, capsys: pytest.CaptureFi
     assert main(["search", "hello", "-p", "brave", "--format", "llm"]) == 0
     assert capsys.readouterr().out == "# Brave Search (brave)\n[1] Alpha [b]x[/b]\n    https://a.example/x\n    snip\n"
     assert main(["search", "hello", "-p", "brave", "--format", "markdown"]) == 0
-    assert "1. [Alpha \\[b\\]x\\[\\/b\\]](<https://a.example/x>) — a\\.example" in capsys.readouterr().out
+    assert "1. [Alpha \\[b\\]x\\[/b\\]](<https://a.example/x>) — a.example" in capsys.readouterr().out
 
 
 def test_llm_merged_prints_one_source_list(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -121,7 +126,7 @@ def test_providers_lists_status_and_key_source_never_the_key(
     rows = {row["id"]: row for row in json.loads(out)}
     assert rows["brave"]["status"] == "ready" and rows["brave"]["key_source"] == "env BRAVE_API_KEY"
     assert rows["tavily"]["status"] == "ready" and rows["tavily"]["key_source"] == "keyring"
-    assert rows["perplexity"]["status"] == "missing key"
+    assert rows["perplexity"]["status"] == "needs key"
     assert rows["ddgs"]["status"] == "keyless" and rows["ddgs"]["default"] is True
     assert (rows["ddgs"]["key"], rows["exa"]["key"], rows["brave"]["key"]) == ("none", "optional", "required")
     assert main(["providers"]) == 0

@@ -216,19 +216,19 @@ def test_missing_keyring_backend_is_not_an_error(monkeypatch: pytest.MonkeyPatch
     keyring.set_keyring(FailKeyring())
     key_store = credentials.KeyStore()
     assert key_store.lookup(get_spec("tavily"))[0] == {}
-    assert key_store.status(get_spec("tavily"), ProviderSettings()) == "missing key"
+    assert key_store.status(get_spec("tavily"), ProviderSettings()) == "needs key"
 
 
 @pytest.mark.parametrize(
     ("provider", "settings", "values", "status"),
     [
-        ("brave", ProviderSettings(), {}, "missing key"),
+        ("brave", ProviderSettings(), {}, "needs key"),
         ("brave", ProviderSettings(), {"api_key": "k"}, "ready"),
         ("brave", ProviderSettings(enabled=False), {"api_key": "k"}, "disabled"),
         ("exa", ProviderSettings(), {}, "keyless"),
         ("exa", ProviderSettings(), {"api_key": "k"}, "ready"),
         ("ddgs", ProviderSettings(), {}, "keyless"),
-        ("searxng", ProviderSettings(), {}, "missing base_url"),
+        ("searxng", ProviderSettings(), {}, "needs URL"),
         ("searxng", ProviderSettings(base_url="http://localhost:8888"), {}, "keyless"),
         ("searxng", ProviderSettings(base_url="http://localhost:8888"), {"token": "t"}, "ready"),
     ],
@@ -250,7 +250,7 @@ def test_min_interval_is_validated(tmp_path: Path) -> None:
 
 def test_codex_readiness_follows_the_existing_login(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = get_spec("codex")
-    assert credentials.provider_status(spec, ProviderSettings(), {}) == "missing login"
+    assert credentials.provider_status(spec, ProviderSettings(), {}) == "no login"
     home = Path(__file__).resolve().parent / "fake_providers" / "data" / "codex_home"
     monkeypatch.setenv("CODEX_HOME", str(home))
     assert credentials.provider_status(spec, ProviderSettings(), {}) == "ready"

@@ -443,7 +443,7 @@ def test_the_engine_and_its_front_ends_share_one_pause(memory_keyring) -> None:
     keyring.set_keyring(locked)
     engine = Engine.from_config(Config())
     assert engine.resolve_credentials(BRAVE).values == {}  # a search looks the key up
-    assert engine.key_store.status(TAVILY, Config().settings_for("tavily")) == "missing key"  # the TUI's readiness
+    assert engine.key_store.status(TAVILY, Config().settings_for("tavily")) == "needs key"  # the TUI's readiness
     assert locked.asked == 1
 
 
@@ -575,3 +575,36 @@ def test_a_plaintext_copy_left_by_a_killed_save_is_removed(key_file: Path) -> No
     files.temp_path(key_file).write_text('[brave]\napi_key = "left-behind-key"\n', encoding="utf-8")
     KeyStore().lookup(SPECS["brave"])
     assert not leftover.exists() and not files.temp_path(key_file).exists()
+
+
+def test_every_front_end_words_readiness_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One vocabulary from one place (core.specs.READINESS): ``providers --json``, the MCP
+    ``list_providers`` readiness and the TUI's provider list show the same word for every provider."""
+    import json
+
+    from websearch_tui.cli import main
+    from websearch_tui.config import load_config
+    from websearch_tui.core.specs import READINESS
+    from websearch_tui.mcp_server import SearchTools
+    from websearch_tui.tui.widgets.provider_selector import status_tag
+
+    path = tmp_path / "config.toml"
+    path.write_text("[providers.perplexity]\nenabled = false\n")
+    monkeypatch.setenv("TAVILY_API_KEY", "tavily-readiness-key-1")
+    assert main(["providers", "--json", "--config", str(path)]) == 0
+    cli = {row["id"]: row["status"] for row in json.loads(capsys.readouterr().out)}
+    config = load_config(path)
+    mcp = SearchTools(config, Engine.from_config(config)).readiness()
+    tui = {pid: status_tag(word)[0] for pid, word in mcp.items()}
+    assert cli == mcp == tui
+    assert set(cli.values()) == set(READINESS)
+    assert (cli["tavily"], cli["ddgs"], cli["brave"], cli["searxng"], cli["codex"], cli["perplexity"]) == (
+        "ready",
+        "keyless",
+        "needs key",
+        "needs URL",
+        "no login",
+        "disabled",
+    )

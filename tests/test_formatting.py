@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 from urllib.parse import quote
@@ -250,9 +251,9 @@ def test_markdown_ends_with_a_merged_sources_table_that_escapes_cells() -> None:
     markdown = to_markdown(_fan_out())
     table = markdown[markdown.index("## Merged sources") :].splitlines()
     assert table[2] == "| # | Source | Found by | Cited by |"
-    assert table[4].startswith("| 1 | [asyncio — Asynchronous I\\/O](<https://docs.python.org/3/library/asyncio.html")
+    assert table[4].startswith("| 1 | [asyncio — Asynchronous I/O](<https://docs.python.org/3/library/asyncio.html")
     assert "| Exa (1), Perplexity (1), Brave Search (2) | Perplexity [1] |" in table[4]
-    assert table[5] == "| 2 | [A \\| pipes \\[here\\]](<https://a.example/x>) — a\\.example | Brave Search (1) | – |"
+    assert table[5] == "| 2 | [A \\| pipes \\[here\\]](<https://a.example/x>) — a.example | Brave Search (1) | – |"
     cells = rendered(markdown).split("<tbody>")[1]
     assert '<td><a href="https://a.example/x">A | pipes [here]</a> — a.example</td>' in cells
     unescaped_pipes = [len(re.findall(r"(?<!\\)\|", row)) for row in table[2:6]]
@@ -451,9 +452,9 @@ def test_citations_that_add_cited_text_or_other_numbering_are_listed() -> None:
     )
     markdown = to_markdown(_outcomes_result(ProviderOutcome("gemini", RunStatus.DONE, response)))
     assert (
-        "1. [B](<https://b.example>) — source 2\n2. [docs\\.example](<https://docs.example/a>) — source 1\n" in markdown
+        "1. [B](<https://b.example>) — source 2\n2. [docs.example](<https://docs.example/a>) — source 1\n" in markdown
     )
-    assert "   \\*\\*A\\*\\* is \\*great\\*\\.\n3. [Elsewhere](<https://elsewhere.example/>)\n" in markdown
+    assert "   A is great.\n3. [Elsewhere](<https://elsewhere.example/>)\n" in markdown  # the quote's plain text
 
 
 def test_json_dates_are_iso_8601_utc_with_the_provider_text_beside() -> None:
@@ -478,3 +479,110 @@ def test_json_dates_are_iso_8601_utc_with_the_provider_text_beside() -> None:
 
     jsonschema.validate(document, JSON_DOCUMENT_SCHEMA)
     assert "[5] T (last Tuesday)" in to_llm_text(response)  # a reader sees the provider's text when there is no age
+
+
+def test_markdown_escapes_only_what_would_change_the_rendering() -> None:
+    response = SearchResponse(
+        "brave",
+        sources=[
+            Source("https://docs.python.org/3/", "snake_case and 2 * 3 in docs.python.org", snippet="## Setup **now**")
+        ],
+        notes=["recency 'week' widened to 'month', 2 sources kept"],
+    )
+    markdown = to_markdown(_outcomes_result(ProviderOutcome("brave", RunStatus.DONE, response, None, 200)))
+    assert "*done in 0.2s, 2 sources*" not in markdown  # one source here:
+    assert "\n*done in 0.2s, 1 source*\n" in markdown
+    assert "[snake_case and 2 * 3 in docs.python.org](<https://docs.python.org/3/>) — docs.python.org\n" in markdown
+    assert "\n   Setup now\n" in markdown  # a snippet's own Markdown reads as its text, not as \#\# ... \*\*
+    assert "> Note: recency 'week' widened to 'month', 2 sources kept\n" in markdown
+    assert "\\." not in markdown and "\\," not in markdown and "\\#" not in markdown
+
+
+HOSTILE_LINES = [
+    "# heading",
+    "###### six",
+    "> quote",
+    "- item",
+    "+ item",
+    "* item",
+    "1. item",
+    "2) item",
+    "---",
+    "===",
+    "***",
+    "___",
+    "| --- | --- |",
+    "~~~ fence",
+    "``` fence",
+    "    four spaces",
+    "<div>html</div>",
+    "<https://auto.example>",
+    "[ref]: https://x.example",
+    "![img](https://x.example/p.gif)",
+    "[link](javascript:alert(1))",
+    "**bold** and *em* and _em_ and __strong__ and ~~gone~~",
+    "a*b*c and x__y__z",
+    "AT&amp;T &#106; &copy;",
+    "C# and C#",
+    "trailing ##",
+    "back\\slash\\",
+    "`code`",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_LINES)
+def test_markdown_text_fields_render_as_exactly_their_text(text: str) -> None:
+    """Each field the report writes as text (a title in a link, a related question at a list item's
+    start, a snippet on its own line, a table cell, the title line) renders as the text itself."""
+    response = SearchResponse(
+        "brave",
+        sources=[Source("https://a.example/", f"T {text}", snippet=f"{text}")],
+        related_questions=[text],
+        search_queries=[f"{text} end"],
+    )
+    result = _outcomes_result(ProviderOutcome("brave", RunStatus.DONE, response))
+    result.request = SearchRequest(query=f"q {text}", providers=("brave",))
+    html_out = rendered(to_markdown(result))
+    literal = html.escape(" ".join(text.split()), quote=False).replace('"', "&quot;")
+    assert f"<h1>q {literal}</h1>" in html_out
+    assert f"<li>{literal}</li>" in html_out
+    assert f'<a href="https://a.example/">T {literal}</a>' in html_out
+    assert f'<td><a href="https://a.example/">T {literal}</a> — a.example</td>' in html_out
+    assert html_out.count("<em>") == 1  # the status line's own; none from the text
+    assert "<strong>" not in html_out and "<code>" not in html_out and "<h2>" in html_out
+    assert html_out.count("<h1>") == 1 and "<h4>" not in html_out and "<hr" not in html_out and "<pre>" not in html_out
+    assert "<img" not in html_out and "<del>" not in html_out and "<blockquote>" not in html_out
+    assert "javascript:" not in re.sub(r"<[^>]*>", "", html_out).replace(literal, "") or "javascript:" in text
+    assert re.findall(r'href="([^"]*)"', html_out) == ["https://a.example/"] * 2
+
+
+def test_reports_and_json_carry_when_the_search_ran_its_mode_recency_and_publication_dates() -> None:
+    from datetime import datetime, timezone
+
+    import jsonschema
+
+    from websearch_tui.search.formats import JSON_DOCUMENT_SCHEMA
+
+    response = seed_response()
+    request = SearchRequest(query="rust 1.80", providers=("perplexity",), recency="week", max_results=5)
+    outcome = ProviderOutcome("perplexity", RunStatus.DONE, response, None, 1200)
+    started = datetime(2026, 12, 2, 15, 25, 4, 120000, tzinfo=timezone.utc)
+    result = SearchResult(request, "compare", labels=LABELS, outcomes=[outcome], created_at=started)
+    markdown = to_markdown(result)
+    assert markdown.startswith(
+        "# rust 1.80\n\nSearched 2026-12-02T15:25:04Z · mode compare · recency week · up to 5 results per provider\n"
+    )
+    assert "— blog.rust-lang.org · 2024-07-25 · 14mo ago\n" in markdown
+    assert "[1] Announcing Rust 1.80.0 (2024-07-25 · 14mo ago)\n" in to_text(result)
+    assert to_llm_text(response) == SEED_EXAMPLE  # the seed format keeps its ages
+    document = to_json_document(result)
+    assert (document["created_at"], document["mode"], document["recency"]) == (
+        "2026-12-02T15:25:04.120Z",
+        "compare",
+        "week",
+    )
+    jsonschema.Draft202012Validator(JSON_DOCUMENT_SCHEMA).validate(document)
+    by_hand = to_json_document(_result())
+    assert by_hand["created_at"] is None and to_markdown(_result()).startswith(
+        "# rust \\[1.80\\]\n\nMode compare · recency any"
+    )

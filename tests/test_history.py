@@ -54,7 +54,7 @@ def records(outcomes) -> list[dict]:
 
 
 def test_a_stored_search_reads_back_exactly_as_it_ended(store: HistoryStore) -> None:
-    result = sample_result()
+    result = dataclasses.replace(sample_result(), created_at=WHEN)  # the engine sets when it started
     entry_id = store.add(result, created_at=WHEN)
     stored = store.get(entry_id)
     assert records(stored.result.outcomes) == records(result.outcomes)  # every response field, error, timing
@@ -76,7 +76,9 @@ def test_a_stored_search_reads_back_exactly_as_it_ended(store: HistoryStore) -> 
 
 
 def test_auto_mode_keeps_the_winner_and_the_skipped_providers(store: HistoryStore) -> None:
-    result = dataclasses.replace(sample_result(), mode="auto", providers=("brave", "ddgs", "exa"), winner="ddgs")
+    result = dataclasses.replace(
+        sample_result(), mode="auto", providers=("brave", "ddgs", "exa"), winner="ddgs", created_at=WHEN
+    )
     result.labels = {**result.labels, "exa": "Exa"}
     stored = store.get(store.add(result))
     assert stored.result.winner == "ddgs" and stored.result.statuses()["exa"] is RunStatus.SKIPPED
@@ -233,7 +235,10 @@ def test_an_older_schema_is_migrated_and_its_searches_indexed(path: Path) -> Non
     assert store.full_text
     assert [entry.query for entry in store.search("rust")] == ["old rust question"]
     assert [entry.query for entry in store.search("realpython")] == ["old rust question", "old asyncio question"]
-    assert to_json_document(store.get(1).result) == to_json_document(sample_result("old asyncio question"))
+    stored = store.get(1).result
+    assert to_json_document(stored) == to_json_document(
+        dataclasses.replace(sample_result("old asyncio question"), created_at=WHEN)
+    )
     store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == schema.LATEST

@@ -909,3 +909,43 @@ async def test_https_verifies_with_httpxs_default_context_built_once_in_a_thread
         assert tls._ssl_context.cert_store_stats()["x509_ca"] > 0
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize("provider", ["brave", "perplexity"])  # a GET through send, a POST event stream
+async def test_a_host_that_does_not_resolve_fails_at_once_in_one_wording(provider: str) -> None:
+    """RFC 6761: ``.invalid`` never resolves, so this is a real DNS failure without any network. It is
+    not retried (no retry reported) and reads as every provider's DNS failure does."""
+    from tests.helpers import _context, collect
+    from websearch_tui.core.models import SearchRequest
+    from websearch_tui.core.specs import ProviderSettings
+    from websearch_tui.providers import get_spec
+
+    log = RetryLog()
+    client = _http.build_client()
+    settings = ProviderSettings(base_url="http://search.websearch-tui.invalid")
+    ctx = log.attach(
+        _context(spec=get_spec(provider), client=client, settings=settings, credentials={"api_key": "k"}, timeout=30)
+    )
+    try:
+        with pytest.raises(ProviderError) as info:
+            await collect(provider, SearchRequest("q"), ctx)
+    finally:
+        await client.aclose()
+    label = get_spec(provider).label
+    assert info.value.kind is ErrorKind.NETWORK
+    assert info.value.message == (
+        f"{label} network error: could not resolve search.websearch-tui.invalid. Check the connection or base URL."
+    )
+    assert log.entries == []  # not one retry
+
+
+def test_dns_failures_are_recognised_by_cause_and_by_their_words() -> None:
+    import socket
+
+    request = httpx.Request("GET", "https://x.example")
+    caused = httpx.ConnectError("boom", request=request)
+    caused.__cause__ = socket.gaierror(-2, "Name or service not known")
+    assert _http.unresolved_host(caused)
+    for text in ("[Errno -3] Temporary failure in name resolution", "[Errno 8] nodename nor servname provided"):
+        assert _http.unresolved_host(httpx.ConnectError(text, request=request))
+    assert not _http.unresolved_host(httpx.ConnectError("[Errno 111] Connection refused", request=request))

@@ -41,7 +41,7 @@ from websearch_tui.config import Config, load_config
 from websearch_tui.core.errors import register_secret
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import RunStatus, SearchResult
-from websearch_tui.mcp_server import SearchTools, build_server, http_options, transport_security
+from websearch_tui.mcp_server import TOOL_LIST_BUDGET, SearchTools, build_server, http_options, transport_security
 from websearch_tui.search.engine import Engine
 from websearch_tui.search.formats import JSON_DOCUMENT_SCHEMA, to_json_document
 
@@ -92,11 +92,12 @@ async def stdio_session(config: Path, errlog: Path, env: dict[str, str] | None =
 
 
 def without_timings(value: Any) -> Any:
-    """``value`` without the keys that differ from run to run: durations (``*_ms``), ages (seconds
-    since a date, computed when the answer is parsed) and the ISO dates of relative ones ("3 days ago"
-    is a moment counted back from the parse; ``published_text`` keeps the provider's words)."""
+    """``value`` without the keys that differ from run to run: durations (``*_ms``), when the search
+    started (``created_at``), ages (seconds since a date, computed when the answer is parsed) and the
+    ISO dates of relative ones ("3 days ago" is a moment counted back from the parse;
+    ``published_text`` keeps the provider's words)."""
     if isinstance(value, dict):
-        varying = ("age_seconds", "published_date")
+        varying = ("age_seconds", "published_date", "created_at")
         return {k: without_timings(v) for k, v in value.items() if not k.endswith("_ms") and k not in varying}
     if isinstance(value, list):
         return [without_timings(v) for v in value]
@@ -168,10 +169,11 @@ async def test_stdio_tools_schemas_and_ready_providers(fake_config: Path, tmp_pa
         "type": "integer",
         "minimum": 1,
         "maximum": 20,
-        "description": "Sources kept per provider, 1-20 (default from the config).",
+        "description": "Sources per provider (default from the config).",
     }
-    assert "Tavily (tavily)" in search.description and "DuckDuckGo (ddgs)" in search.description
-    assert "Brave Search" not in search.description
+    ready = search.description.split("Ready: ")[1].rstrip(".").split(", ")
+    assert "tavily" in ready and "ddgs" in ready and "brave" not in ready
+    assert tools["history_show"].output_schema == {"type": "object", "description": "web_search's document"}
     rows = {row["id"]: row for row in providers.structured_content["providers"]}
     assert list(rows) == list(PROVIDERS)
     assert rows["brave"] == {
@@ -593,6 +595,23 @@ async def test_the_output_schema_fits_every_document(fake_server: FakeServer, fa
     assert documents[1]["winner"] == "tavily" and documents[2]["error"]
 
 
+def test_the_tool_list_stays_within_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A size check, not a timing one: an agent is sent ``tools/list`` on every turn. Worst case:
+    every provider ready (each is named in web_search's description). 6,486 bytes on 2026-12-02
+    (12,839 before: web_search's description named every provider with its label, and history_show
+    repeated the 4 KB document schema)."""
+    tools = SearchTools(Config(), Engine())
+    monkeypatch.setattr(tools, "readiness", lambda: dict.fromkeys(PROVIDERS, "ready"))
+    listing = asyncio.run(tools.listing())
+    size = len(
+        json.dumps(
+            [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listing], separators=(",", ":")
+        )
+    )
+    assert size <= TOOL_LIST_BUDGET, f"tools/list is {size} bytes; the budget is {TOOL_LIST_BUDGET}"
+    assert all(len(tool.description or "") <= 400 for tool in listing)
+
+
 # --- grok_search_mode -----------------------------------------------------------------------------
 
 
@@ -631,7 +650,7 @@ async def test_grok_search_mode_reaches_grok_for_that_call_only(fake_server: Fak
     ]
     schema = listed.input_schema["properties"]["grok_search_mode"]
     assert schema["enum"] == ["web_search", "x_search", "both", "web", "x"]
-    assert "Grok provider (grok)" in schema["description"] and "x_search (X posts)" in schema["description"]
+    assert "grok only" in schema["description"] and "X posts" in schema["description"]
 
 
 async def test_grok_search_mode_leaves_other_providers_and_the_config_alone(

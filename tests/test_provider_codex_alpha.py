@@ -59,8 +59,8 @@ def ctx_for(
 def test_spec_needs_a_base_url_and_has_no_default() -> None:
     spec = get_spec("codex_alpha")
     assert spec.needs_base_url and spec.default_base_url is None
-    assert provider_status(spec, ProviderSettings(), {"api_key": KEY}) == "missing base_url"
-    assert provider_status(spec, ProviderSettings(base_url=BASE), {}) == "missing key"
+    assert provider_status(spec, ProviderSettings(), {"api_key": KEY}) == "needs URL"
+    assert provider_status(spec, ProviderSettings(base_url=BASE), {}) == "needs key"
     assert provider_status(spec, ProviderSettings(base_url=BASE), {"api_key": KEY}) == "ready"
 
 

@@ -789,7 +789,8 @@ def _print_result(
     """Print ``result`` in ``output_format`` (to ``output`` instead of stdout when given, in one
     atomic write); return 0 when any provider succeeded, else 1.
 
-    When every provider failed, the errors go to stderr (the summary's combined error last);
+    When every provider failed, the errors go to stderr, each once: one line per provider and a last
+    line naming them (a single failure: its message alone);
     ``json`` still prints its document (with an ``error`` object) and ``llm`` its blocks, whose
     failures read ``Error: <message>``; ``text`` and ``markdown`` print nothing (an ``output`` file is
     then left as it was). With ``merged``, ``llm`` prints the answers and one merged source list
@@ -806,11 +807,17 @@ def _print_result(
         _emit(document + "\n", output)
     if result.ok:
         return 0
-    errors = [(o.provider, o.error.message) for o in result.outcomes if o.error is not None]
-    if len(errors) > 1:  # one failure is already the summary line below
+    error = result.summary().error or "no provider returned results"
+    joined = error == result.combined_error()  # "All web search providers failed: <id>: <reason>; ..."
+    errors = result.failures() if joined else [(o.provider, o.error.message) for o in result.outcomes if o.error]
+    if len(errors) > 1:  # one failure is the last line alone
         for provider_id, message in errors:
             print(f"{PROG}: {provider_id}: {message}", file=sys.stderr)
-    return _fail(result.summary().error or "no provider returned results", 1)
+        if joined:  # the lines above already say what the joined message would repeat
+            from websearch_tui.core.errors import all_failed_summary
+
+            error = all_failed_summary([provider_id for provider_id, _ in errors])
+    return _fail(error, 1)
 
 
 # --- the text format on a terminal: colour and a streamed answer ---------------------------------

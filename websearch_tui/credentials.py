@@ -34,7 +34,18 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from websearch_tui import files
 from websearch_tui.core.errors import redact, register_secret
-from websearch_tui.core.specs import BASIC_AUTH, CredentialSpec, ProviderSettings, ProviderSpec
+from websearch_tui.core.specs import (
+    BASIC_AUTH,
+    DISABLED,
+    KEYLESS,
+    NEEDS_KEY,
+    NEEDS_URL,
+    NO_LOGIN,
+    READY,
+    CredentialSpec,
+    ProviderSettings,
+    ProviderSpec,
+)
 from websearch_tui.core.text import has_control_chars
 
 if TYPE_CHECKING:
@@ -694,8 +705,9 @@ def login_state(spec: ProviderSpec) -> LoginState:
 
 
 def provider_status(spec: ProviderSpec, settings: ProviderSettings, values: Mapping[str, str]) -> str:
-    """``"disabled"``, ``"missing base_url"``, ``"ready"``, ``"keyless"``, ``"missing key"`` or
-    ``"missing login"`` (a provider that uses an existing login, e.g. Codex).
+    """``"disabled"``, ``"needs URL"``, ``"ready"``, ``"keyless"``, ``"needs key"`` or ``"no login"``
+    (a provider that uses an existing login, e.g. Codex): the words of
+    :data:`~websearch_tui.core.specs.READINESS`, which every front end shows as they are.
 
     ``values`` are its resolved credentials (:meth:`KeyStore.lookup`); :meth:`KeyStore.status`
     looks them up when needed.
@@ -706,16 +718,16 @@ def provider_status(spec: ProviderSpec, settings: ProviderSettings, values: Mapp
 def _status_without_keys(spec: ProviderSpec, settings: ProviderSettings) -> str | None:
     """The status that does not depend on stored keys (disabled, no base URL, a login), else None."""
     if settings.enabled is False:
-        return "disabled"
+        return DISABLED
     if spec.needs_base_url and not settings.base_url:
-        return "missing base_url"
+        return NEEDS_URL
     if spec.key_need == "login":
-        return "ready" if login_state(spec).ready else "missing login"
+        return READY if login_state(spec).ready else NO_LOGIN
     return None
 
 
 def _status_of_keys(spec: ProviderSpec, values: Mapping[str, str]) -> str:
-    """``"ready"`` with any of its credentials, else ``"keyless"`` or ``"missing key"``."""
+    """``"ready"`` with any of its credentials, else ``"keyless"`` or ``"needs key"``."""
     if any(values.get(credential.name) for credential in spec.credentials):
-        return "ready"
-    return "keyless" if spec.keyless else "missing key"
+        return READY
+    return KEYLESS if spec.keyless else NEEDS_KEY

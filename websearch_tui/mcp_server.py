@@ -15,14 +15,16 @@ Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDe
   A progress notification follows each provider that finishes (``"3/6 done: Brave Search failed"``);
   a client cancel cancels the search and its connections. Bad arguments, and a search in which no
   provider returned content, are tool errors (``isError``) whose text names each provider's problem.
-  The description names the providers that are ready.
+  The description names the providers that are ready, by id, and stays short (the tool list goes to
+  the agent on every turn: :data:`TOOL_LIST_BUDGET`).
 - ``list_providers()``: every provider's id, label, kind, readiness (ready, keyless, needs key, needs
   URL, no login, disabled) and whether it is in the default selection.
 - ``history_search(text, limit?)``: full-text search of the searches kept in the history (queries,
   answers, source titles, snippets and URLs), best match first; each entry's id, query, time, mode
   and outcome counts.
 - ``history_show(id)``: one stored search, offline, exactly as ``web_search`` returned it (LLM text
-  and the JSON document). Both are tool errors while the history is off (``[history] enabled``).
+  and the JSON document; its output schema only points at ``web_search``'s, rather than repeat it).
+  Both are tool errors while the history is off (``[history] enabled``).
 
 HTTP security (:func:`http_options`, :func:`http_app`): loopback by default; any other address needs a
 bearer token of at least :data:`MIN_TOKEN_CHARS` characters (``--token-file`` or
@@ -61,7 +63,7 @@ from websearch_tui.config import Config
 from websearch_tui.core.errors import redact, register_secret
 from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES, RequestError
 from websearch_tui.core.results import ProviderUpdate, SearchResult
-from websearch_tui.core.specs import KIND_LABELS
+from websearch_tui.core.specs import KIND_LABELS, READINESS, USABLE_READINESS
 from websearch_tui.history import HistoryError, HistoryStore, history_path
 from websearch_tui.history.index import match_expression
 from websearch_tui.providers import SPECS
@@ -77,10 +79,11 @@ MIN_TOKEN_CHARS = 32
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
-READINESS_WORDS = {"missing key": "needs key", "missing base_url": "needs URL", "missing login": "no login"}
-"""``KeyStore.status`` values in the words the provider list uses (the rest are kept)."""
-READY = ("ready", "keyless")
-"""Readiness values of a provider that can run now."""
+TOOL_LIST_BUDGET = 6656
+"""The most bytes (6.5 KB) the ``tools/list`` tools may take as compact JSON with every provider ready:
+an agent is sent them on every turn. 6,486 bytes on 2026-12-02, down from 12,839 (descriptions cut,
+the document schema's parts shared through ``$defs``, ``history_show`` naming that schema instead of
+repeating it); the tests hold it under this."""
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 """``progress(done, total, message)``: sends one progress notification for the current tool call."""
@@ -133,37 +136,33 @@ SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "maxLength": MAX_QUERY_CHARS,
-            "description": f"The question or keywords, sent verbatim to every provider (1-{MAX_QUERY_CHARS} chars).",
+            "description": "Question or keywords, sent verbatim.",
         },
         "providers": {
             "type": "array",
-            "items": {"type": "string", "enum": list(SPECS)},
-            "description": "Provider ids to run (see list_providers); omit for the configured default selection.",
+            "items": {"type": "string"},
+            "description": "Ids (list_providers); default: the configured selection.",
         },
         "mode": {
             "type": "string",
             "enum": list(MODES),
-            "description": "compare: every provider at once (default); auto: one at a time until one answers.",
+            "description": "compare (default): all at once; auto: one by one until one answers.",
         },
         "recency": {
             "type": "string",
             "enum": list(RECENCIES),
-            "description": "Only material from the past day, week, month or year (omit for no date filter).",
+            "description": "Only material from the past day, week, month or year.",
         },
         "max_results": {
             "type": "integer",
             "minimum": 1,
             "maximum": MAX_RESULTS_LIMIT,
-            "description": f"Sources kept per provider, 1-{MAX_RESULTS_LIMIT} (default from the config).",
+            "description": "Sources per provider (default from the config).",
         },
         "grok_search_mode": {
             "type": "string",
             "enum": list(GROK_SEARCH_MODES),
-            "description": (
-                "Which xAI search tools the Grok provider (grok) uses for this call: web_search (web pages), "
-                "x_search (X posts) or both (both tools in one request, Grok picks); web and x are aliases. "
-                "Omit for the configured [providers.grok] search_mode (default web). Other providers ignore it."
-            ),
+            "description": "grok only: search web pages, X posts or both (default from the config).",
         },
     },
     "required": ["query"],
@@ -181,9 +180,9 @@ HISTORY_SEARCH_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "maxLength": MAX_QUERY_CHARS,
-            "description": "Words to find in earlier searches' queries, answers and sources (every word must match).",
+            "description": "Words that must all match.",
         },
-        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_HISTORY_LIMIT, "description": "At most this many."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_HISTORY_LIMIT},
     },
     "required": ["text"],
     "additionalProperties": False,
@@ -202,13 +201,12 @@ HISTORY_ENTRIES_SCHEMA: dict[str, Any] = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["id", "query", "created_at", "mode", "providers", "counts"],
                 "properties": {
                     "id": {"type": "integer", "minimum": 1},
                     "query": {"type": "string"},
-                    "created_at": {"type": "string", "description": "ISO 8601 UTC"},
+                    "created_at": {"type": "string", "format": "date-time"},
                     "mode": {"enum": list(MODES)},
-                    "recency": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    "recency": {"type": ["string", "null"]},
                     "max_results": {"type": "integer"},
                     "providers": {"type": "array", "items": {"type": "string"}},
                     "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
@@ -217,6 +215,9 @@ HISTORY_ENTRIES_SCHEMA: dict[str, Any] = {
         }
     },
 }
+HISTORY_SHOW_OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "description": "web_search's document"}
+"""``history_show``'s output schema: the document :data:`~websearch_tui.search.formats.JSON_DOCUMENT_SCHEMA`
+describes, named rather than repeated (4 KB an agent would be sent on every turn)."""
 PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["providers"],
@@ -230,7 +231,7 @@ PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
                     "id": {"type": "string"},
                     "label": {"type": "string"},
                     "kind": {"enum": list(KIND_LABELS.values())},
-                    "readiness": {"type": "string"},
+                    "readiness": {"enum": list(READINESS)},
                     "default": {"type": "boolean"},
                 },
             },
@@ -268,7 +269,7 @@ class SearchTools:
             ToolDef(
                 name="list_providers",
                 title="List search providers",
-                describe=lambda readiness: "Every web search provider: id, label, kind, readiness and default.",
+                describe=lambda readiness: "Every search provider: id, label, kind, readiness, default.",
                 input_schema={"type": "object", "properties": {}, "additionalProperties": False},
                 output_schema=PROVIDERS_OUTPUT_SCHEMA,
                 run=self.list_providers,
@@ -277,11 +278,7 @@ class SearchTools:
             ToolDef(
                 name="history_search",
                 title="Search earlier searches",
-                describe=lambda readiness: (
-                    "Full-text search of the searches kept in the local history (queries, "
-                    "answers, source titles, snippets, URLs), best match first: id, query, time, outcome counts. "
-                    "history_show(id) returns one of them."
-                ),
+                describe=lambda readiness: "Full-text search of earlier searches, best match first; see history_show.",
                 input_schema=HISTORY_SEARCH_SCHEMA,
                 output_schema=HISTORY_ENTRIES_SCHEMA,
                 run=self.history_search,
@@ -290,12 +287,9 @@ class SearchTools:
             ToolDef(
                 name="history_show",
                 title="Show an earlier search",
-                describe=lambda readiness: (
-                    "One search from the local history, offline, as web_search returned it "
-                    "(LLM text and the JSON document); nothing is sent to any provider."
-                ),
+                describe=lambda readiness: "An earlier search, offline, as web_search returned it.",
                 input_schema=HISTORY_SHOW_SCHEMA,
-                output_schema=formats.JSON_DOCUMENT_SCHEMA,
+                output_schema=HISTORY_SHOW_OUTPUT_SCHEMA,
                 run=self.history_show,
                 annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
             ),
@@ -328,20 +322,19 @@ class SearchTools:
             return tool_error(redact(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"))
 
     def readiness(self) -> dict[str, str]:
-        """Provider id -> readiness word (:data:`READINESS_WORDS`); blocking (it looks keys up through
-        the engine's key store, so a locked keyring prompts once for the server, not per call)."""
+        """Provider id -> readiness word (:data:`~websearch_tui.core.specs.READINESS`, the key store's
+        own); blocking (it looks keys up through the engine's key store, so a locked keyring prompts
+        once for the server, not per call)."""
         store = self.engine.key_store
-        statuses = {pid: store.status(spec, self.config.settings_for(pid)) for pid, spec in SPECS.items()}
-        return {pid: READINESS_WORDS.get(status, status) for pid, status in statuses.items()}
+        return {pid: store.status(spec, self.config.settings_for(pid)) for pid, spec in SPECS.items()}
 
     def _search_description(self, readiness: Mapping[str, str]) -> str:
-        ready = [f"{SPECS[pid].label} ({pid})" for pid, word in readiness.items() if word in READY]
+        """``web_search``'s description: what it returns and the ids of the providers ready now."""
+        ready = [pid for pid, word in readiness.items() if word in USABLE_READINESS]
         return (
-            "Search the web with several providers at once; every answer, source and citation normalised. "
-            f"Ready now: {', '.join(ready) or 'none'}. "
-            f"Without providers it runs the default selection: {', '.join(self.config.default_selection())}. "
-            "The text result is the LLM text format (one block per provider); the structured result is "
-            "the `websearch-tui search --format json` document. Progress is reported as providers finish."
+            "Search the web with several providers at once: answers, sources, citations. "
+            "Text: LLM format per provider; structured: the search --format json document. "
+            f"Ready: {', '.join(ready) or 'none'}."
         )
 
     async def web_search(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:

@@ -27,8 +27,8 @@ FakeStream = Callable[[SearchRequest, ProviderContext], AsyncIterator[SearchEven
 def fixed_status(spec: ProviderSpec, settings: object) -> str:
     """Deterministic provider readiness for tests."""
     if spec.id == "searxng":
-        return "missing base_url"
-    return "keyless" if spec.keyless else "missing key"
+        return "needs URL"
+    return "keyless" if spec.keyless else "needs key"
 
 
 @pytest.fixture

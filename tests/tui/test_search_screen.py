@@ -464,7 +464,7 @@ async def test_provider_toggle_and_statuses(make_app, fake_streams):
     async with app.run_test(size=(160, 36)) as pilot:
         selector = app.screen.selector
         assert await until(pilot, lambda: len(selector.statuses) == len(SPECS))  # the readiness worker's thread
-        assert selector.statuses["brave"] == "missing key"
+        assert selector.statuses["brave"] == "needs key"
         assert selector.statuses["ddgs"] == "keyless"
         shown = lambda: [p.provider_id for p in app.screen.pane_area.panes]  # noqa: E731
         selector.select("brave")

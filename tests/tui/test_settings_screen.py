@@ -312,7 +312,7 @@ async def test_saving_a_key_stores_it_in_the_keyring_and_the_main_screen_shows_r
     app = make_settings_app(config_file)
     async with app.run_test(size=(150, 45)) as pilot:
         await settle(pilot)
-        assert search_screen(app).selector.statuses["brave"] == "missing key"
+        assert search_screen(app).selector.statuses["brave"] == "needs key"
         screen = await open_settings(pilot)
         await go_to(pilot, screen, "brave")
         row = key_row(screen, "brave")
@@ -335,7 +335,7 @@ async def test_saving_a_key_stores_it_in_the_keyring_and_the_main_screen_shows_r
         await settle(pilot)
         assert BRAVE_ENTRY not in memory_keyring.entries
         assert source_text(row) == "Source: not set"
-        assert search_screen(app).selector.statuses["brave"] == "missing key"
+        assert search_screen(app).selector.statuses["brave"] == "needs key"
 
 
 async def test_save_and_close_stores_the_typed_key(config_file, memory_keyring):

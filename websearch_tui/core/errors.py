@@ -159,6 +159,12 @@ def all_failed_message(errors: list[tuple[str, str]]) -> str:
     return "All web search providers failed: " + "; ".join(f"{pid}: {msg}" for pid, msg in errors)
 
 
+def all_failed_summary(provider_ids: list[str]) -> str:
+    """``"All web search providers failed (brave, exa)."``: the last line under one line per
+    provider's reason (the CLI's stderr), naming them without repeating the reasons."""
+    return f"All web search providers failed ({', '.join(provider_ids)})."
+
+
 def empty_message(label: str) -> str:
     """The seed message for a non-renderable 200 in auto mode."""
     return f"{label} returned no renderable search content."

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 
 from websearch_tui.core.errors import ProviderError, all_failed_message, empty_message
@@ -144,6 +145,8 @@ class SearchResult:
         winner: in auto mode, the provider that answered.
         error: the combined message when no provider returned content (or why the search could not
             start, e.g. no provider selected); ``None`` otherwise.
+        created_at: when the search started (timezone-aware; the engine sets it, the history keeps
+            it), ``None`` for a result made by hand.
     """
 
     request: SearchRequest
@@ -154,6 +157,7 @@ class SearchResult:
     outcomes: list[ProviderOutcome] = field(default_factory=list)
     winner: str | None = None
     error: str | None = None
+    created_at: datetime | None = None
 
     @property
     def ok(self) -> bool:
@@ -187,12 +191,17 @@ class SearchResult:
             cancelled=RunStatus.CANCELLED in counts,
         )
 
+    def failures(self) -> list[tuple[str, str]]:
+        """``(provider id, reason)`` of every outcome, the reason its error's message or the empty
+        answer's (what :meth:`combined_error` joins when nothing returned content)."""
+        return [
+            (o.provider, o.error.message if o.error else empty_message(self.label(o.provider))) for o in self.outcomes
+        ]
+
     def combined_error(self) -> str | None:
         """The seed message for "nothing returned content": one failure's message as it is, several
         as ``"All web search providers failed: <id>: <reason>; ..."``; ``None`` when no provider ended."""
-        failures = [
-            (o.provider, o.error.message if o.error else empty_message(self.label(o.provider))) for o in self.outcomes
-        ]
+        failures = self.failures()
         if not failures:
             return None
         return failures[0][1] if len(failures) == 1 else all_failed_message(failures)

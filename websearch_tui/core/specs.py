@@ -24,6 +24,19 @@ KIND_MEANINGS = {
     "model": "model-native: a model searches and writes a cited answer",
 }
 """What each kind label means, for help texts (``providers --help``)."""
+READY = "ready"
+KEYLESS = "keyless"
+NEEDS_KEY = "needs key"
+NEEDS_URL = "needs URL"
+NO_LOGIN = "no login"
+DISABLED = "disabled"
+READINESS = (READY, KEYLESS, NEEDS_KEY, NEEDS_URL, NO_LOGIN, DISABLED)
+"""The one vocabulary for a provider's readiness, in every front end (``providers`` and its JSON, the
+MCP ``list_providers`` tool, the TUI's provider list and settings, the README): ``ready`` (its key or
+login is there), ``keyless`` (runs without one), ``needs key``, ``needs URL`` (a ``base_url`` to set),
+``no login`` (an existing login it uses, e.g. Codex's, is missing) and ``disabled`` (in the config)."""
+USABLE_READINESS = frozenset({READY, KEYLESS})
+"""The readiness of a provider that can run now."""
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest response body (or event stream) read by default: 8 MiB (config ``[search] max_body_mib``)."""
 

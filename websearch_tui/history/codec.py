@@ -227,6 +227,7 @@ def decode_result(row: Sequence[Any]) -> StoredSearch:
         outcomes=outcomes,
         winner=sanitize(winner) if winner else None,
         error=sanitize(error) if error else None,
+        created_at=entry.created_at,
     )
     return StoredSearch(entry, result)
 

@@ -255,13 +255,14 @@ class HistoryStore:
     # --- writing ------------------------------------------------------------------------
 
     def add(self, result: SearchResult, *, created_at: datetime | None = None) -> int:
-        """Store ``result`` (every string redacted), started at ``created_at`` (default: now); the
+        """Store ``result`` (every string redacted), started at ``created_at`` (default: the result's
+        own ``created_at``, else now); the
         oldest searches beyond ``max_entries`` are deleted in the same transaction. Returns its id.
 
         Raises:
             HistoryError: as :meth:`_run`.
         """
-        encoded = encode(result, created_at or datetime.now(timezone.utc))
+        encoded = encode(result, created_at or result.created_at or datetime.now(timezone.utc))
         names = ", ".join(encoded.columns)
         marks = ", ".join("?" for _ in encoded.columns)
 

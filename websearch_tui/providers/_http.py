@@ -5,7 +5,7 @@ whole, as an :class:`HttpReply` that gives ``reply.json()`` or ``reply.text``), 
 :func:`stream_sse` (a ``text/event-stream`` response as parsed JSON payloads). Both:
 
 - bound every attempt by the provider deadline (``ctx.deadline``, on ``ctx.clock``);
-- retry 408/429/5xx, timeouts and connection errors (at most 3 retries, honouring
+- retry 408/429/5xx, timeouts and connection errors but a failed DNS lookup (at most 3 retries, honouring
   ``retry-after-ms`` / ``Retry-After`` / ``x-ratelimit-reset*`` hints, else exponential backoff with
   jitter from ``ctx.rng``: 0.5-1 s, 1-2 s, 2-4 s), never past the deadline and never after a stream
   has produced an event; each wait (``ctx.sleep``) is announced through ``ctx.report_retry`` and its
@@ -24,6 +24,7 @@ import json
 import math
 import random
 import re
+import socket
 import ssl
 import time
 import zlib
@@ -390,6 +391,7 @@ async def _retry_or_raise(
             wait appended (:func:`_give_up`).
     """
     error = exc if isinstance(exc, ProviderError) else transport_error(ctx, exc)
+    final = final or (not isinstance(exc, ProviderError) and unresolved_host(exc))  # no retry mends a DNS failure
     delay = None if final else retry_delay(ctx, error, attempt, policy.max_retries)
     if delay is None:
         raise _give_up(error) from None
@@ -475,6 +477,8 @@ def transport_error(ctx: ProviderContext, exc: _HttpFailure) -> ProviderError:
         detail = "the connection closed before the response was complete"
     elif isinstance(exc, httpx.ProxyError):
         detail = f"proxy error ({exc})"
+    elif isinstance(exc, httpx.ConnectError) and unresolved_host(exc):
+        return dns_error(ctx, _request_host(exc))
     elif isinstance(exc, httpx.ConnectError):
         detail = f"could not connect ({exc})"
     else:
@@ -486,6 +490,44 @@ def network_error(ctx: ProviderContext, detail: str, hint: str = "Check the conn
     """The ``network`` error every provider gives for a connection that failed, in one wording:
     ``"<Label> network error: <detail>. <hint>"`` (``detail`` such as ``"could not connect (...)"``)."""
     return ProviderError(ctx.spec.id, ErrorKind.NETWORK, f"{ctx.spec.label} network error: {detail}. {hint}")
+
+
+def dns_error(ctx: ProviderContext, host: str | None) -> ProviderError:
+    """The ``network`` error of a host name that did not resolve, in the one wording every provider
+    (and the ddgs library's failures) use: ``"<Label> network error: could not resolve <host>. Check
+    the connection or base URL."``. Never retried (:func:`send` fails at once)."""
+    return network_error(ctx, f"could not resolve {host or 'the host'}")
+
+
+_DNS_FAILURE = re.compile(
+    r"name or service not known|nodename nor servname|getaddrinfo failed|failure in name resolution"
+    r"|no address associated with hostname|name does not resolve|\[errno -[235]\]|\[errno 1100[14]\]",
+    re.IGNORECASE,
+)
+"""What a failed lookup reads like when the ``socket.gaierror`` itself is not in the exception chain
+(Linux, macOS, musl and Windows wordings)."""
+
+
+def unresolved_host(exc: BaseException) -> bool:
+    """True when ``exc`` is (or was caused by) a failed DNS lookup: the host name does not exist, or no
+    resolver answered (offline). Such a failure is not retried: a second lookup a second later fails
+    the same way."""
+    current: BaseException | None = exc
+    for _ in range(8):  # the chain httpx -> httpcore -> socket is three deep
+        if current is None:
+            return False
+        if isinstance(current, socket.gaierror) or _DNS_FAILURE.search(str(current)):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _request_host(exc: httpx.RequestError) -> str | None:
+    """The host ``exc``'s request was for, if it is known."""
+    try:
+        return exc.request.url.host or None
+    except RuntimeError:  # an exception raised without its request
+        return None
 
 
 _CLOSED_EARLY = re.compile(r"closed connection|disconnected", re.IGNORECASE)

@@ -171,12 +171,13 @@ def library_failure(ctx: ProviderContext, message: str) -> ProviderError:
     """A ddgs ``DDGSException`` message (``"DNSError: DNSError('error sending request for url
     (https://html.duckduckgo.com/html/) > error resolving DNS > ...')"``) as our error: a connection
     failure as a ``network`` error in the words every provider uses (:func:`._http.network_error`,
-    naming the host, not the library's text), anything else as ``protocol`` with an excerpt."""
+    naming the host, not the library's text; a failed DNS lookup as :func:`._http.dns_error`:
+    ``could not resolve html.duckduckgo.com``), anything else as ``protocol`` with an excerpt."""
     lowered = message.lower()
     url = _REQUEST_URL.search(message)
     host = (urlsplit(url.group(1)).hostname or "") if url else ""
     if any(word in lowered for word in ("dns", "resolv")):
-        return _http.network_error(ctx, f"could not connect ({host or 'the host'}: name not resolved)", _LIBRARY_HINT)
+        return _http.dns_error(ctx, host)
     if "proxy" in lowered:
         return _http.network_error(ctx, f"proxy error{f' ({host})' if host else ''}", "Check DDGS_PROXY.")
     if any(word in lowered for word in ("connect", "network", "sending request", "refused", "reset")):

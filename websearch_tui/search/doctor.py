@@ -278,7 +278,7 @@ def disabled_check(spec: ProviderSpec) -> Check:
 
 def readiness(engine: Engine, provider_ids: Sequence[str]) -> dict[str, str]:
     """Provider id -> readiness status as ``websearch-tui providers`` shows it (``"ready"``,
-    ``"keyless"``, ``"missing key"``, ``"disabled"``, ...), for ``provider_ids`` (all when empty),
+    ``"keyless"``, ``"needs key"``, ``"disabled"``, ...), for ``provider_ids`` (all when empty),
     through the engine's key store. Blocks on the keyring."""
     ids = list(provider_ids) or list(SPECS)
     return {pid: engine.key_store.status(SPECS[pid], _settings(engine, pid)) for pid in ids}

@@ -371,7 +371,7 @@ class Engine:
             asyncio.CancelledError: when the caller is cancelled.
         """
         result = result or self.prepare(request)
-        started_at = datetime.now(timezone.utc)
+        started_at = result.created_at = datetime.now(timezone.utc)
         notify = _guarded(on_update)
         for pid in result.providers:
             notify(ProviderUpdate(result.search_id, pid, RunStatus.QUEUED, SearchResponse(provider=pid)))

@@ -10,13 +10,15 @@ import html
 import json
 import re
 from dataclasses import dataclass
+from datetime import timezone
 from typing import Any
 
 from websearch_tui.core.errors import empty_message, redact
 from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.models import MODES, Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
-from websearch_tui.core.text import canonical_url, format_age, host_of, markdown_escape, sanitize, truncate
+from websearch_tui.core.text import canonical_url, format_age, host_of, markdown_literal, sanitize, truncate
+from websearch_tui.providers._parse import markdown_quote
 
 
 def _plural(count: int, word: str) -> str:
@@ -67,8 +69,9 @@ def to_llm_text(response: SearchResponse) -> str:
     return safe_text("\n".join(_llm_parts(response, _seed_citation_parts(response))))
 
 
-def _llm_parts(response: SearchResponse, citation_parts: list[str]) -> list[str]:
-    """The parts of :func:`to_llm_text` around ``citation_parts`` (its ``## Citations`` section)."""
+def _llm_parts(response: SearchResponse, citation_parts: list[str], *, dated: bool = False) -> list[str]:
+    """The parts of :func:`to_llm_text` around ``citation_parts`` (its ``## Citations`` section); with
+    ``dated`` a source's date precedes its age (``(2024-07-25 · 14mo ago)``, the reader's report)."""
     parts: list[str] = [f"Note: {note}" for note in response.notes]
     answer = (response.answer or "").strip()
     if answer:
@@ -77,7 +80,10 @@ def _llm_parts(response: SearchResponse, citation_parts: list[str]) -> list[str]
             parts.append("\n## Sources")
             parts.append(_plural(len(response.sources), "source"))
     for index, source in enumerate(response.sources, 1):
-        age = _age_text(source.date_text, source.age_seconds)
+        if dated:
+            age = _when(source.published_date, source.date_text, source.age_seconds)
+        else:
+            age = _age_text(source.date_text, source.age_seconds)
         parts.append(f"[{index}] {source.title}" + (f" ({age})" if age else ""))
         parts.append(f"    {source.url}")
         if source.snippet:
@@ -274,7 +280,7 @@ def to_text(result: SearchResult) -> str:
         dropped = outcome.response.dropped_sources
         if dropped:
             header += f"\nNote: {dropped_sources_text(dropped)}"
-        body = "\n".join(_llm_parts(outcome.response, _reader_citation_parts(outcome.response)))
+        body = "\n".join(_llm_parts(outcome.response, _reader_citation_parts(outcome.response), dated=True))
         blocks.append(f"{header}\n{body}".rstrip())  # partial content of a failure too
     return safe_text("\n\n".join(blocks))
 
@@ -285,11 +291,48 @@ _REFERENCE_DEFINITION = re.compile(r"^( {0,3})(\[[^\]\n]{1,999}\]:[ \t]*<?)(\S{0
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]{0,31}):")
 
 
-def _md_escape(text: str) -> str:
-    """Provider text as literal Markdown text: every ASCII punctuation character backslash-escaped
-    (CommonMark allows it for all of them), so ``__init__.py`` stays a name, a leading ``#`` never
-    makes a heading and ``<``/``[`` never start HTML or a link; line breaks become spaces."""
-    return markdown_escape(" ".join(sanitize(text).split()))
+def _md_escape(text: str, *, line_start: bool = False, table_cell: bool = False) -> str:
+    """Provider text as literal Markdown text on one line (:func:`~websearch_tui.core.text.markdown_literal`:
+    only what would act is escaped, so ``__init__.py`` stays a name, a leading ``#`` never makes a
+    heading and ``<``/``[`` never start HTML or a link, while ``docs.python.org`` keeps its dots).
+    Secrets are redacted before any backslash is added (an escaped key would no longer match)."""
+    flat = " ".join(redact(sanitize(text)).split())
+    return markdown_literal(flat, line_start=line_start, table_cell=table_cell)
+
+
+def _md_quote(text: str, limit: int = 300) -> str:
+    """A snippet or cited text for an indented line of the report: the plain text of any Markdown a
+    provider put in it (``## Setup **now**`` reads ``Setup now``), cut to ``limit`` characters."""
+    plain = markdown_quote(text) or " ".join(text.split())
+    return _md_escape(truncate(plain, limit), line_start=True)
+
+
+def _when(published_date: str | None, date_text: str | None, age: int | None) -> str:
+    """When a source was published, for a reader: its date and age (``2024-07-25 · 14mo ago``), else
+    the provider's own text of it (``last Tuesday``); ``""`` when unknown."""
+    day = published_date[:10] if published_date else ""
+    return " · ".join(part for part in (day, format_age(age)) if part) or (date_text or "")
+
+
+def _created_at(result: SearchResult) -> str | None:
+    """When the search started, ISO 8601 UTC to the millisecond (as the history lists it), else ``None``."""
+    moment = result.created_at
+    if moment is None:
+        return None
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _search_line(result: SearchResult) -> str:
+    """The report's line under its title: when, mode, recency and count (``Searched
+    2026-12-02T15:25:04Z · mode compare · recency week · up to 10 results per provider``)."""
+    request = result.request
+    parts = [f"mode {result.mode}", f"recency {request.recency or 'any'}"]
+    parts.append(f"up to {_plural(request.max_results, 'result')} per provider")
+    if result.created_at is not None:
+        parts.insert(0, "Searched " + result.created_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    else:
+        parts[0] = parts[0].capitalize()
+    return " · ".join(parts)
 
 
 def _md_url(url: str) -> str:
@@ -326,7 +369,7 @@ def _allowed_target(target: str) -> bool:
 
 def to_markdown(result: SearchResult) -> str:
     """A Markdown report: one ``##`` section per provider with answer, sources, citations, ..."""
-    lines: list[str] = [f"# {_md_escape(result.request.query)}", ""]
+    lines: list[str] = [f"# {_md_escape(result.request.query)}", "", _search_line(result), ""]
     for outcome in result.outcomes:
         response = outcome.response
         lines += [f"## {_md_escape(result.label(outcome.provider))}", "", f"*{_md_escape(_status_line(outcome))}*", ""]
@@ -341,19 +384,20 @@ def to_markdown(result: SearchResult) -> str:
         if response.sources:
             lines += ["### Sources", ""]
             for index, source in enumerate(response.sources, 1):
-                meta = " · ".join(
-                    x for x in (host_of(source.url), _age_text(source.date_text, source.age_seconds)) if x
-                )
+                when = _when(source.published_date, source.date_text, source.age_seconds)
+                meta = " · ".join(x for x in (host_of(source.url), when) if x)
                 lines.append(f"{index}. [{_md_escape(source.title)}](<{_md_url(source.url)}>) — {_md_escape(meta)}")
                 if source.snippet:
-                    lines.append(f"   {_md_escape(truncate(' '.join(source.snippet.split()), 300))}")
+                    lines.append(f"   {_md_quote(source.snippet)}")
             lines.append("")
         if response.citations:
             lines += ["### Citations", "", *_markdown_citations(response), ""]
         if response.related_questions:
-            lines += ["### Related", ""] + [f"- {_md_escape(q)}" for q in response.related_questions] + [""]
+            related = [f"- {_md_escape(q, line_start=True)}" for q in response.related_questions]
+            lines += ["### Related", "", *related, ""]
         if response.search_queries:
-            lines += ["### Search queries", ""] + [f"- {_md_escape(q)}" for q in response.search_queries] + [""]
+            queries = [f"- {_md_escape(q, line_start=True)}" for q in response.search_queries]
+            lines += ["### Search queries", "", *queries, ""]
     lines += _markdown_merged(result)
     return safe_text("\n".join(lines).rstrip() + "\n")
 
@@ -372,7 +416,7 @@ def _markdown_citations(response: SearchResponse) -> list[str]:
         link = f"[{title}](<{_md_url(citation.url)}>)" if citation.url else title
         lines.append(f"{index}. {link}" + (f" — source {view.source}" if view.source is not None else ""))
         if view.quote:
-            lines.append(f"   {_md_escape(truncate(' '.join(view.quote.split()), 300))}")
+            lines.append(f"   {_md_quote(view.quote)}")
     return lines
 
 
@@ -384,7 +428,9 @@ def _markdown_merged(result: SearchResult) -> list[str]:
         return []
     lines = ["## Merged sources", "", "| # | Source | Found by | Cited by |", "|---|---|---|---|"]
     for index, row in enumerate(rows, 1):
-        meta = " · ".join(x for x in (host_of(row.link), _age_text(row.date_text, row.age_seconds)) if x)
+        meta = " · ".join(
+            x for x in (host_of(row.link), _when(row.published_date, row.date_text, row.age_seconds)) if x
+        )
         found = ", ".join(f"{_cell(result.label(pid))} ({rank})" for pid, rank in row.ranks.items())
         cited = ", ".join(
             f"{_cell(result.label(pid))} [{', '.join(map(str, numbers))}]" for pid, numbers in row.cited_by.items()
@@ -395,8 +441,8 @@ def _markdown_merged(result: SearchResult) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    """Text for a Markdown table cell: escaped like other text (``|`` included), on one line."""
-    return _md_escape(text)
+    """Text for a Markdown table cell: escaped like other text, ``|`` included, on one line."""
+    return _md_escape(text, table_cell=True)
 
 
 def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
@@ -419,11 +465,13 @@ def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
 
 
 def to_json_document(result: SearchResult) -> dict[str, Any]:
-    """The CLI's JSON document: query, mode, winner (auto), error (all failed), per-provider
-    ``results`` and ``merged``: every source once, ranked (see :meth:`MergedSource.to_dict`)."""
+    """The CLI's JSON document: query, created_at (when the search started, ISO 8601 UTC; ``None``
+    for a result made by hand), mode, max_results, recency, winner (auto), error (all failed),
+    per-provider ``results`` and ``merged``: every source once, ranked (see :meth:`MergedSource.to_dict`)."""
     request = result.request
     document: dict[str, Any] = {
         "query": request.query,
+        "created_at": _created_at(result),
         "mode": result.mode,
         "max_results": request.max_results,
         "recency": request.recency,
@@ -439,97 +487,97 @@ def to_json_document(result: SearchResult) -> dict[str, Any]:
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [schema, {"type": "null"}]}
+    """``schema`` or ``null``, in the short form (``"type": ["string", "null"]``)."""
+    return {**schema, "type": [schema["type"], "null"]}
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/$defs/{name}"}
 
 
 _STRING = {"type": "string"}
 _COUNT = {"type": "integer", "minimum": 0}
-_STRINGS = {"type": "array", "items": _STRING}
-_ISO_DATE = {
-    "type": "string",
-    "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$",
-    "description": "ISO 8601 in UTC to the second (a date alone is midnight UTC); the provider's own text "
-    "of it is published_text",
-}
-_SOURCE_SCHEMA = {
-    "type": "object",
-    "required": ["url", "title"],
-    "properties": {
-        "url": _STRING,
-        "title": _STRING,
-        "snippet": _nullable(_STRING),
-        "published_date": _nullable(_ISO_DATE),
-        "age_seconds": _nullable(_COUNT),
-        "author": _nullable(_STRING),
-        "published_text": _nullable(_STRING),
-    },
-}
-_CITATION_SCHEMA = {
-    "type": "object",
-    "required": ["url", "title"],
-    "properties": {"url": _STRING, "title": _STRING, "cited_text": _nullable(_STRING)},
-}
-_USAGE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        **{name: _nullable(_COUNT) for name in ("input_tokens", "output_tokens", "total_tokens", "search_requests")},
-        "cost_usd": _nullable({"type": "number", "minimum": 0, "description": "the cost the provider reported (USD)"}),
-    },
-}
-_RESPONSE_SCHEMA = {
-    "type": "object",
-    "required": ["provider", "sources", "citations", "related_questions", "search_queries", "notes"],
-    "properties": {
-        "provider": _STRING,
-        "answer": _nullable(_STRING),
-        "sources": {"type": "array", "items": _SOURCE_SCHEMA},
-        "citations": {"type": "array", "items": _CITATION_SCHEMA},
-        "related_questions": _STRINGS,
-        "search_queries": _STRINGS,
-        "usage": _nullable(_USAGE_SCHEMA),
-        "model": _nullable(_STRING),
-        "request_id": _nullable(_STRING),
-        "auth_mode": _nullable(_STRING),
-        "notes": _STRINGS,
-        "elapsed_ms": _nullable(_COUNT),
-        "first_event_ms": _nullable(_COUNT),
-        "dropped_sources": _COUNT,
-    },
-}
-_ERROR_SCHEMA = {
-    "type": "object",
-    "required": ["kind", "message"],
-    "properties": {"kind": _STRING, "message": _STRING, "status": _nullable({"type": "integer"})},
-}
-_OUTCOME_SCHEMA = {
-    "type": "object",
-    "required": ["provider", "status", "elapsed_ms", "response", "error"],
-    "properties": {
-        "provider": _STRING,
-        "status": {"enum": [status.value for status in RunStatus]},
-        "elapsed_ms": _COUNT,
-        "first_event_ms": _nullable(_COUNT),
-        "response": _nullable(_RESPONSE_SCHEMA),
-        "error": _nullable(_ERROR_SCHEMA),
-    },
-}
-_MERGED_SCHEMA = {
-    "type": "object",
-    "required": ["url", "link", "title", "providers", "ranks", "cited_by", "score"],
-    "properties": {
-        "url": _STRING,
-        "link": _STRING,
-        "title": _STRING,
-        "snippet": _nullable(_STRING),
-        "published_date": _nullable(_ISO_DATE),
-        "published_text": _nullable(_STRING),
-        "providers": _STRINGS,
-        "ranks": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
-        "cited_by": {
-            "type": "object",
-            "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+_NULLABLE_STRING = _ref("text")
+_NULLABLE_COUNT = _ref("count")
+_STRINGS = _ref("strings")
+_DEFINITIONS: dict[str, Any] = {
+    "text": _nullable(_STRING),
+    "count": _nullable(_COUNT),
+    "strings": {"type": "array", "items": _STRING},
+    "date": {"type": ["string", "null"], "format": "date-time"},
+    "source": {
+        "type": "object",
+        "properties": {
+            "url": _STRING,
+            "title": _STRING,
+            "snippet": _NULLABLE_STRING,
+            "published_date": _ref("date"),
+            "age_seconds": _NULLABLE_COUNT,
+            "author": _NULLABLE_STRING,
+            "published_text": _NULLABLE_STRING,
         },
-        "score": {"type": "number", "minimum": 0},
+    },
+    "citation": {
+        "type": "object",
+        "properties": {"url": _STRING, "title": _STRING, "cited_text": _NULLABLE_STRING},
+    },
+    "response": {
+        "type": ["object", "null"],
+        "properties": {
+            "provider": _STRING,
+            "answer": _NULLABLE_STRING,
+            "sources": {"type": "array", "items": _ref("source")},
+            "citations": {"type": "array", "items": _ref("citation")},
+            "related_questions": _STRINGS,
+            "search_queries": _STRINGS,
+            "usage": {
+                "type": ["object", "null"],
+                "properties": {
+                    **dict.fromkeys(
+                        ("input_tokens", "output_tokens", "total_tokens", "search_requests"), _NULLABLE_COUNT
+                    ),
+                    "cost_usd": {"type": ["number", "null"], "minimum": 0},
+                },
+            },
+            **dict.fromkeys(("model", "request_id", "auth_mode"), _NULLABLE_STRING),
+            "notes": _STRINGS,
+            "elapsed_ms": _NULLABLE_COUNT,
+            "first_event_ms": _NULLABLE_COUNT,
+            "dropped_sources": _COUNT,
+        },
+    },
+    "outcome": {
+        "type": "object",
+        "required": ["provider", "status", "elapsed_ms", "response", "error"],
+        "properties": {
+            "provider": _STRING,
+            "status": {"enum": [status.value for status in RunStatus]},
+            "elapsed_ms": _COUNT,
+            "first_event_ms": _NULLABLE_COUNT,
+            "response": _ref("response"),
+            "error": {
+                "type": ["object", "null"],
+                "properties": {"kind": _STRING, "message": _STRING, "status": {"type": ["integer", "null"]}},
+            },
+        },
+    },
+    "merged": {
+        "type": "object",
+        "properties": {
+            "url": _STRING,
+            "link": _STRING,
+            "title": _STRING,
+            "snippet": _NULLABLE_STRING,
+            "published_date": _ref("date"),
+            "published_text": _NULLABLE_STRING,
+            "providers": _STRINGS,
+            "ranks": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+            "cited_by": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+            },
+            "score": {"type": "number", "minimum": 0},
+        },
     },
 }
 JSON_DOCUMENT_SCHEMA: dict[str, Any] = {
@@ -537,18 +585,23 @@ JSON_DOCUMENT_SCHEMA: dict[str, Any] = {
     "required": ["query", "mode", "max_results", "results", "merged"],
     "properties": {
         "query": _STRING,
+        "created_at": _ref("date"),
         "mode": {"enum": list(MODES)},
         "max_results": {"type": "integer", "minimum": 1},
-        "recency": _nullable(_STRING),
-        "results": {"type": "array", "items": _OUTCOME_SCHEMA},
-        "merged": {"type": "array", "items": _MERGED_SCHEMA},
-        "winner": _nullable(_STRING),
+        "recency": _NULLABLE_STRING,
+        "results": {"type": "array", "items": _ref("outcome")},
+        "merged": {"type": "array", "items": _ref("merged")},
+        "winner": _NULLABLE_STRING,
         "error": {"type": "object", "required": ["message"], "properties": {"message": _STRING}},
     },
+    "$defs": _DEFINITIONS,
 }
 """JSON Schema (2020-12) of :func:`to_json_document`: what ``search --format json`` prints and the MCP
-``web_search`` tool's structured content. A field added to the document is added here too (the
-tests validate real documents against it); objects stay open to new fields."""
+``web_search`` tool's structured content. Each object is defined once under ``$defs`` and referenced,
+with its fields' types only (no prose, no per-object ``required``): the MCP tool list is sent to an
+agent on every turn, so it stays small. A field added to the document is added here too (the tests
+validate real documents against it); objects stay open to new fields. Dates (``created_at``,
+``published_date``) are ISO 8601 UTC."""
 
 
 def to_json(result: SearchResult) -> str:

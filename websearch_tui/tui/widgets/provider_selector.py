@@ -10,31 +10,29 @@ from textual.content import Content
 from textual.widgets import SelectionList
 from textual.widgets.selection_list import Selection
 
-from websearch_tui.core.specs import KIND_LABELS, ProviderSpec
+from websearch_tui.core.specs import DISABLED, KEYLESS, KIND_LABELS, NEEDS_KEY, NEEDS_URL, NO_LOGIN, READY, ProviderSpec
 from websearch_tui.tui.safe import clean
 from websearch_tui.tui.widgets.marked_list import MarkedSelectionList
 
 LABEL_WIDTH = 18
 """Provider labels are padded to this width so the kinds and statuses line up."""
 
-SHORT_STATUS = {"missing key": "needs key", "missing base_url": "needs URL", "missing login": "no login"}
-"""Compact wording for the narrow list (``websearch-tui providers`` prints the long form)."""
-
 STATUS_STYLES = {
-    "ready": "$text-success",
-    "keyless": "$text-accent",
-    "missing key": "$text-warning",
-    "missing base_url": "$text-warning",
-    "missing login": "$text-warning",
-    "disabled": "dim",
+    READY: "$text-success",
+    KEYLESS: "$text-accent",
+    NEEDS_KEY: "$text-warning",
+    NEEDS_URL: "$text-warning",
+    NO_LOGIN: "$text-warning",
+    DISABLED: "dim",
 }
+"""The style of each readiness word (:data:`~websearch_tui.core.specs.READINESS`, shown as it is)."""
 
 
 def status_tag(status: str | None) -> tuple[str, str]:
     """The short status text and its style (``None``: an ellipsis while readiness loads)."""
     if status is None:
         return "…", "dim"
-    return clean(SHORT_STATUS.get(status, status), one_line=True, limit=12), STATUS_STYLES.get(status, "dim")
+    return clean(status, one_line=True, limit=12), STATUS_STYLES.get(status, "dim")
 
 
 def selector_prompt(spec: ProviderSpec, status: str | None) -> Content:
@@ -110,7 +108,7 @@ class ProviderSelector(MarkedSelectionList):
 
     def action_select_every(self) -> None:
         """Select every provider whose readiness is not ``disabled``."""
-        self.select_only(pid for pid in self.specs if self.statuses.get(pid) != "disabled")
+        self.select_only(pid for pid in self.specs if self.statuses.get(pid) != DISABLED)
 
     def action_select_none(self) -> None:
         """Unselect every provider."""
@@ -144,7 +142,7 @@ class ProviderSelector(MarkedSelectionList):
         self.notify(f"Preset {name}: {labels}.", markup=False, timeout=4)
 
     def set_status(self, provider_id: str, status: str) -> None:
-        """Show ``status`` ("ready", "keyless", "missing key", ...) next to ``provider_id``."""
+        """Show ``status`` ("ready", "keyless", "needs key", ...) next to ``provider_id``."""
         spec = self.specs.get(provider_id)
         if spec is None:
             return

@@ -47,7 +47,7 @@ class SettingsNav(OptionList):
         self.border_title = Content("Settings")
 
     def set_status(self, provider_id: str, status: str) -> None:
-        """Show ``status`` ("ready", "keyless", "missing key", "disabled", ...) next to the provider."""
+        """Show ``status`` ("ready", "keyless", "needs key", "disabled", ...) next to the provider."""
         spec = self.specs.get(provider_id)
         if spec is not None:
             self.replace_option_prompt(provider_id, nav_prompt(spec, status))
