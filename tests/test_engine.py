@@ -706,3 +706,13 @@ def test_a_header_the_http_library_refuses_is_named_without_its_value() -> None:
     exc = httpx.LocalProtocolError("Illegal header value b'Bearer sk-visible-0000\\nX: y'")
     error = _http.transport_error(make_ctx("brave"), exc)
     assert error.kind is ErrorKind.CONFIG and "sk-visible" not in error.message
+
+
+async def test_a_search_knows_when_it_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reports and the JSON document carry it (``created_at``); the history keeps the same moment."""
+    from datetime import datetime, timezone
+
+    install(monkeypatch, {"exa": answering("hi")})
+    before = datetime.now(timezone.utc)
+    result = await Engine().search(request("exa"))
+    assert result.created_at is not None and before <= result.created_at <= datetime.now(timezone.utc)
