@@ -269,7 +269,8 @@ def truncate(text: str, limit: int) -> str:
 
 
 def format_age(seconds: int | None) -> str:
-    """Human age as in the seed LLM format: ``"3mo ago"``, ``"2w ago"``, ... ``"just now"``.
+    """Human age as in the seed LLM format: ``"3mo ago"``, ``"2w ago"``, ... ``"just now"``; from two
+    years on in years (``"11y ago"``, not ``"141mo ago"``).
 
     ``None`` and ``0`` give ``""``.
     """
@@ -277,6 +278,7 @@ def format_age(seconds: int | None) -> str:
         return ""
     days = seconds // 86400
     for amount, unit in (
+        (days // 365 if days >= 2 * 365 else 0, "y"),
         (days // 30, "mo"),
         (days // 7, "w"),
         (days, "d"),
