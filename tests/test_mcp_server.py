@@ -298,9 +298,11 @@ def test_mcp_without_the_sdk_says_what_to_install(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=server_env(), timeout=60)
     assert out.returncode == 1
+    # the command for how this copy was installed (here: this Python's pip; see tests/test_install_hint.py)
     assert out.stderr == (
         "websearch-tui: error: the MCP server needs the MCP SDK (module 'mcp' is missing): "
-        "python3 -m pip install 'websearch-tui[mcp]' (in a checkout: python3 -m pip install -e '.[mcp]')\n"
+        f"{sys.executable} -m pip install 'websearch-tui[mcp]' (in a checkout: {sys.executable} -m pip install -e "
+        "'.[mcp]')\n"
     )
 
 
