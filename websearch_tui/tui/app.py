@@ -206,8 +206,8 @@ class WebSearchApp(App[int]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
-        "History", "Export", "Copy answer", "Back", "Forward", "Private search", "Retry failed providers"
-        and one "Preset: <name>" per ``[presets]`` entry; then :meth:`_commands_by_name`."""
+        "History", "Export", "Copy answer", "Tops / Ends", "Back", "Forward", "Private search", "Retry
+        failed providers" and one "Preset: <name>" per ``[presets]`` entry; then :meth:`_commands_by_name`."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
@@ -253,6 +253,11 @@ class WebSearchApp(App[int]):
         )
         yield SystemCommand("Export results", "Save what is on screen as Markdown or JSON (e)", screen.action_export)
         yield SystemCommand("Copy answer", "Copy the focused pane's answer to the clipboard", screen.action_copy_answer)
+        yield SystemCommand(
+            "Tops / Ends",
+            "Every pane to its top, to compare the answers' openings; again: every pane back to its end (t)",
+            screen.action_tops_ends,
+        )
         yield SystemCommand(
             "Back", "The previous search of this session, as it ended ([ or Alt+Left)", screen.action_back
         )

@@ -115,7 +115,7 @@ class SearchScreen(AppScreen[None]):
         Binding("R", "retry_failed", "Retry failed", id="retry-failed", tooltip="Run the failed providers again"),
     ]
 
-    TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed"})
+    TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed", "tops_ends"})
     """Actions bound to a printable key: in a text field the key is typed instead, so there they are
     neither run nor shown in the footer."""
     FOOTER_FIRST = ("cancel", "quit", "open_settings", "retry_failed")
@@ -132,6 +132,14 @@ class SearchScreen(AppScreen[None]):
     SearchScreen #main { height: 1fr; }
     SearchScreen #providers { width: 42; height: 1fr; }
     SearchScreen #providers.-hidden { display: none; }
+        Binding(
+            "t",
+            "tops_ends",
+            "Tops / Ends",
+            show=False,
+            id="panes-tops-ends",
+            tooltip="Every pane to its top, to compare the answers' openings; again: every pane back to its end",
+        ),
     """
 
     def __init__(
@@ -631,6 +639,17 @@ class SearchScreen(AppScreen[None]):
 
     async def action_back(self) -> None:
         """Show the previous search of this session as it ended, without searching again."""
+    def action_tops_ends(self) -> None:
+        """Every pane to its top at once, to compare how the answers open (``t``); when every pane is
+        at its top already, every pane back to its end (a streaming answer is followed again)."""
+        panes = self.pane_area.panes
+        if any(not pane.at_top for pane in panes):
+            for pane in panes:
+                pane.to_top()
+        else:
+            for pane in panes:
+                pane.to_end()
+
         await self._step(self._trail.back, "This is the first search of this session.")
 
     async def action_forward(self) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -41,10 +42,22 @@ if TYPE_CHECKING:
 
 FLUSH_SECONDS = 0.1
 """How often streamed answer text is parsed and shown (and the spinner ticks)."""
+KEPT_LINES = 3
+"""An ended answer's pane keeps at least this many of the answer's last lines in view (see
+:meth:`ProviderPane.end_target`)."""
 
 
 class PaneBody(VerticalScroll):
-    """The scrolling body of a pane, which can scroll as part of a layout already requested."""
+    """The scrolling body of a pane, which can scroll as part of a layout already requested.
+
+    Home and End jump to the top and the bottom (a place the user asked for is not animated to), and
+    while :attr:`settle` is set it is called after every layout that changes the body's size or the
+    height of what it holds.
+    """
+
+    settle: Callable[[], None] | None = None
+    """Called once the layout is done, after each layout that resizes the body or its content (an
+    ended run's pane keeps its end in view while its last lines and sections are laid out)."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
     """As Textual's, but without a second layout and repaint of the body each time its content
@@ -67,6 +80,28 @@ class PaneBody(VerticalScroll):
         self.set_reactive(VerticalScroll.scroll_target_y, float(y))
         if self.show_vertical_scrollbar:
             self.vertical_scrollbar.position = y
+
+    def watch_virtual_size(self) -> None:
+        """The content's height changed (in a layout): :attr:`settle`, once that layout is done."""
+        if self.settle is not None:
+            self.call_after_refresh(self.settle)
+
+    def on_resize(self) -> None:
+        """The body was resized: :attr:`settle`, once the layout is done."""
+        if self.settle is not None:
+            self.call_after_refresh(self.settle)
+
+    def action_scroll_home(self) -> None:
+        """Home: the top, at once."""
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self.scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        """End: the bottom, at once."""
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self.scroll_end(animate=False)
 
 
 class ProviderPane(Vertical):
@@ -113,6 +148,7 @@ class ProviderPane(Vertical):
         self._retry_until = 0.0
         self._following = False
         self._follow_y: float | None = None
+        self._resting = False
         self._others: Mapping[str, int] = {}
         self._limit: float | None = None
         self._marker = ""
@@ -198,6 +234,72 @@ class ProviderPane(Vertical):
             body.scroll_to(y=target, animate=False, immediate=True)
         self._follow_y = body.scroll_y
 
+    def _user_scrolled(self) -> bool:
+        """True when the body is no longer where following (or resting) left it, and no layout explains
+        the move (a body that got shorter clamps the offset)."""
+        if self._follow_y is None:
+            return False
+        body = self.body
+        y = body.scroll_y
+        if abs(y - self._follow_y) < 0.5:
+            return False
+        return not (y < self._follow_y and y >= body.max_scroll_y - 0.5)
+
+    def end_target(self) -> int:
+        """Where the pane of an ended run rests (the line at the top of its view): the very end of the
+        pane, unless what follows the answer (sources, citations, related questions, the model line)
+        is too tall to fit below the answer's last lines; then the answer's last block (at least
+        :data:`KEPT_LINES` lines, at most half the view) stays at the top, with as much of what
+        follows as fits below it."""
+        body = self.body
+        view = body.scrollable_content_region.height
+        answer = self.answer
+        end = answer.virtual_region.y + answer.text_height
+        kept = min(max(answer.last_block_height, KEPT_LINES), max(1, view // 2))
+        return max(0, min(body.max_scroll_y, end - kept))
+
+    def _rest(self, resting: bool) -> None:
+        """Keep the pane at its end (:meth:`end_target`) through the layouts to come, or stop."""
+        self._resting = resting
+        self.body.settle = self._rest_at_end if resting else None
+
+    def _rest_at_end(self) -> None:
+        """Scroll a resting pane to its end; called after each layout that changes the body (its last
+        text shown whole, its sections filled in, a resize). A pane the user scrolled stops resting."""
+        if not self._resting:
+            return
+        if self._user_scrolled():
+            self._rest(False)
+            return
+        body = self.body
+        target = self.end_target()
+        if target != round(body.scroll_y):
+            body.scroll_to(y=target, animate=False, immediate=True)
+        self._follow_y = body.scroll_y
+
+    @property
+    def at_top(self) -> bool:
+        """True when the pane shows its top."""
+        return round(self.body.scroll_y) == 0
+
+    def to_top(self) -> None:
+        """Show the top of the pane (the answer's opening) at once, and stay there: a streaming answer
+        is not followed any more."""
+        self._following = False
+        self._rest(False)
+        self.body.scroll_home(animate=False, immediate=True)
+
+    def to_end(self) -> None:
+        """Back to the end at once: a streaming answer is followed again; an ended run's pane rests at
+        its end (:meth:`end_target`)."""
+        self._follow_y = self.body.scroll_y
+        if self.is_active:
+            self._following = True
+            self._follow()
+        else:
+            self._rest(True)
+            self._rest_at_end()
+
     @property
     def body(self) -> PaneBody:
         """The scrolling body of the pane."""
@@ -219,6 +321,7 @@ class ProviderPane(Vertical):
         self._status = "queued"
         self._render_sections()
         self._refresh_status()
+        self._rest(False)
         self.body.scroll_home(animate=False, immediate=True)
         self._following = True
         self._follow_y = None
@@ -270,6 +373,7 @@ class ProviderPane(Vertical):
         )
         self._started, self._ended = (None, None) if never_started else (0.0, outcome.elapsed_ms / 1000)
         self._following = False
+        self._rest(False)
         self._render_sections()
         self._refresh_status()
         self.body.scroll_home(animate=False, immediate=True)
@@ -310,6 +414,12 @@ class ProviderPane(Vertical):
             self._retry = None
             self.answer.streaming = False  # first: an ended answer is shown whole (AnswerView._worth_showing)
             self.answer.flush()
+            if self._following and not self._user_scrolled():
+                # Following ran at each tick, and ticks stop with the run: its last text, the layout it
+                # may have waited for (the panes take turns) and the sections filled in at the end are
+                # laid out after this, so the pane rests at its end through those layouts.
+                self._rest(True)
+                self.call_after_refresh(self._rest_at_end)
 
     async def rendered(self) -> None:
         """Make sure the whole answer of an ended run is shown (its last text flushed); does nothing
