@@ -113,6 +113,14 @@ class SearchScreen(AppScreen[None]):
         Binding("alt+right,right_square_bracket", "forward", "Forward", show=False, id="trail-forward"),
         Binding("e", "export", "Export", show=False, id="export", tooltip="Save what is on screen to a file"),
         Binding("R", "retry_failed", "Retry failed", id="retry-failed", tooltip="Run the failed providers again"),
+        Binding(
+            "t",
+            "tops_ends",
+            "Tops / Ends",
+            show=False,
+            id="panes-tops-ends",
+            tooltip="Every pane to its top, to compare the answers' openings; again: every pane back to its end",
+        ),
     ]
 
     TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed", "tops_ends"})
@@ -132,14 +140,6 @@ class SearchScreen(AppScreen[None]):
     SearchScreen #main { height: 1fr; }
     SearchScreen #providers { width: 42; height: 1fr; }
     SearchScreen #providers.-hidden { display: none; }
-        Binding(
-            "t",
-            "tops_ends",
-            "Tops / Ends",
-            show=False,
-            id="panes-tops-ends",
-            tooltip="Every pane to its top, to compare the answers' openings; again: every pane back to its end",
-        ),
     """
 
     def __init__(
@@ -570,6 +570,17 @@ class SearchScreen(AppScreen[None]):
         else:
             target.focus()
 
+    def action_tops_ends(self) -> None:
+        """Every pane to its top at once, to compare how the answers open (``t``); when every pane is
+        at its top already, every pane back to its end (a streaming answer is followed again)."""
+        panes = self.pane_area.panes
+        if any(not pane.at_top for pane in panes):
+            for pane in panes:
+                pane.to_top()
+        else:
+            for pane in panes:
+                pane.to_end()
+
     def action_toggle_providers(self) -> None:
         """Show or hide the provider list (focuses it when shown)."""
         selector = self.selector
@@ -639,17 +650,6 @@ class SearchScreen(AppScreen[None]):
 
     async def action_back(self) -> None:
         """Show the previous search of this session as it ended, without searching again."""
-    def action_tops_ends(self) -> None:
-        """Every pane to its top at once, to compare how the answers open (``t``); when every pane is
-        at its top already, every pane back to its end (a streaming answer is followed again)."""
-        panes = self.pane_area.panes
-        if any(not pane.at_top for pane in panes):
-            for pane in panes:
-                pane.to_top()
-        else:
-            for pane in panes:
-                pane.to_end()
-
         await self._step(self._trail.back, "This is the first search of this session.")
 
     async def action_forward(self) -> None:
