@@ -756,12 +756,7 @@ class Progress:
         """The line as it reads now, cut to the width."""
         from websearch_tui.core.text import truncate
 
-        providers = self._result.providers
-        waiting = [self._result.label(pid) for pid in providers if pid not in self._done]
-        line = f"{len(self._done)}/{len(providers)} done"
-        if waiting:
-            line += f" · waiting for {', '.join(waiting)}"
-        return truncate(line, self._width - 1)
+        return truncate(self._result.progress_text(self._done), self._width - 1)
 
     def clear(self) -> None:
         """Erase the line (the cursor ends at the start of the empty line)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.widgets import Select
 from textual.widgets._footer import FooterKey
 from textual.widgets._select import SelectCurrent
@@ -13,7 +14,13 @@ from tests.tui.conftest import submit, until, wait_for_search
 from tests.tui.test_search_screen import full_result, status_text
 from websearch_tui.core.models import AnswerDelta
 from websearch_tui.providers import SPECS
-from websearch_tui.tui.screens.search import COUNT_OPTIONS, MODE_OPTIONS, RECENCY_OPTIONS
+from websearch_tui.tui.screens.search import (
+    COMPACT_COUNT_OPTIONS,
+    COMPACT_RECENCY_OPTIONS,
+    COUNT_OPTIONS,
+    MODE_OPTIONS,
+    RECENCY_OPTIONS,
+)
 from websearch_tui.tui.widgets.marked_list import SELECTED_MARK, UNSELECTED_MARK
 
 
@@ -165,11 +172,16 @@ async def test_escape_is_offered_while_a_search_runs(make_app, fake_streams):
         assert await until(pilot, lambda: "esc Cancel" not in footer(app)), footer(app)
 
 
-async def test_every_control_option_fits_on_one_line_at_80_columns(make_app, fake_streams):
+@pytest.mark.parametrize(
+    ("size", "compact"), [((80, 24), True), ((120, 36), False)], ids=["80 columns: short labels", "120 columns"]
+)
+async def test_every_control_option_fits_on_one_line(make_app, fake_streams, size, compact):
     app = make_app(("ddgs",))
-    async with app.run_test(size=(80, 24)) as pilot:
+    recency = COMPACT_RECENCY_OPTIONS if compact else RECENCY_OPTIONS
+    count = COMPACT_COUNT_OPTIONS if compact else COUNT_OPTIONS
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        for name, options in {"mode": MODE_OPTIONS, "recency": RECENCY_OPTIONS, "count": COUNT_OPTIONS}.items():
+        for name, options in {"mode": MODE_OPTIONS, "recency": recency, "count": count}.items():
             select = app.screen.query_one(f"#{name}", Select)
             for label, value in options:
                 select.value = value
@@ -177,7 +189,8 @@ async def test_every_control_option_fits_on_one_line_at_80_columns(make_app, fak
                 shown_label = select.query_one(SelectCurrent).query_one("#label")
                 assert (shown_label.size.height, select.outer_size.height) == (1, 3), label
                 assert shown_label.render().plain == label
-        assert app.screen.query_input.outer_size.width >= 34  # the controls take no more than they need
+        if compact:  # the controls take no more than they need: a 41-character question fits
+            assert app.screen.query_input.outer_size.width >= 46
 
 
 async def test_provider_list_steps_aside_when_the_panes_are_cramped(make_app, fake_streams):

@@ -7,7 +7,7 @@ fills these in, front ends and the history store only read them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -167,6 +167,14 @@ class SearchResult:
     def label(self, provider_id: str) -> str:
         """The display label of ``provider_id`` (the id itself when unknown)."""
         return self.labels.get(provider_id, provider_id)
+
+    def progress_text(self, done: Collection[str]) -> str:
+        """How far the search has got, as every front end words it: ``"3/6 done · waiting for
+        Perplexity, Gemini"`` (``done``: the providers whose run has ended; the others are waited for,
+        in ``providers`` order)."""
+        waiting = [self.label(pid) for pid in self.providers if pid not in done]
+        line = f"{sum(1 for pid in self.providers if pid in done)}/{len(self.providers)} done"
+        return f"{line} · waiting for {', '.join(waiting)}" if waiting else line
 
     def outcome(self, provider_id: str) -> ProviderOutcome | None:
         """The outcome of ``provider_id``, if its run has ended."""

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.cells import cell_len
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
@@ -74,10 +74,15 @@ RECENCY_OPTIONS = [
 ]
 MODE_OPTIONS = [("compare", "compare"), ("auto", "auto")]
 COUNT_OPTIONS = [(f"{n} result{'s' if n != 1 else ''}", n) for n in range(1, MAX_RESULTS_LIMIT + 1)]
+COMPACT_RECENCY_OPTIONS = [("any", "any"), ("day", "day"), ("week", "week"), ("month", "month"), ("year", "year")]
+COMPACT_COUNT_OPTIONS = [(str(n), n) for n in range(1, MAX_RESULTS_LIMIT + 1)]
+COMPACT_WIDTH = 100
+"""Below this many columns the recency and count boxes show short labels (``week``, ``10``), so the
+query box keeps room for a question."""
 SELECT_CHROME = 6
 """Columns a search-bar Select takes besides its label: border (2), padding (2) and the arrow (2)."""
 EMPTY_HINT = "Type a question, then press Enter."
-IDLE_HINT = "Enter searches · ↑↓ history · Tab next pane · Esc cancels · F2 providers"
+IDLE_HINT = "Enter searches · ↑↓ history · Tab moves on · Esc cancels · F2 providers"
 PRIVATE_MARK = "private: not recorded"
 
 
@@ -100,8 +105,22 @@ class SearchScreen(AppScreen[None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="search-cancel", tooltip="Cancel every search in flight"),
-        Binding("tab", "cycle(1)", "Next pane", show=False, id="pane-next", tooltip="Move to the next pane"),
-        Binding("shift+tab", "cycle(-1)", "Prev pane", show=False, id="pane-previous", tooltip="Previous pane"),
+        Binding(
+            "tab",
+            "cycle(1)",
+            "Next field or pane",
+            show=False,
+            id="pane-next",
+            tooltip="Query box, mode, recency and count boxes, provider list, then each pane",
+        ),
+        Binding(
+            "shift+tab",
+            "cycle(-1)",
+            "Previous field or pane",
+            show=False,
+            id="pane-previous",
+            tooltip="Back the same way",
+        ),
         Binding("f2", "toggle_providers", "Providers", id="toggle-providers", tooltip="Show or hide providers"),
         Binding("slash", "focus_query", "Query", id="focus-query", tooltip="Focus the query box"),
         Binding(
@@ -126,7 +145,7 @@ class SearchScreen(AppScreen[None]):
     TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed", "tops_ends"})
     """Actions bound to a printable key: in a text field the key is typed instead, so there they are
     neither run nor shown in the footer."""
-    FOOTER_FIRST = ("cancel", "quit", "open_settings", "retry_failed")
+    FOOTER_FIRST = ("cancel", "quit", "help", "open_settings", "open_history", "retry_failed")
     """Actions the footer lists before all others, so a narrow terminal cuts the local keys, not these."""
 
     DEFAULT_CSS = """
@@ -135,7 +154,7 @@ class SearchScreen(AppScreen[None]):
     SearchScreen #query { width: 1fr; }
     SearchScreen #search-bar SelectCurrent { padding: 0 1; }
     SearchScreen #hint-row { height: 1; }
-    SearchScreen #hint { width: 1fr; height: 1; padding: 0 1; }
+    SearchScreen #hint { width: 1fr; height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     SearchScreen #record-state { width: auto; height: 1; padding: 0 1; color: $text-warning; text-style: bold; }
     SearchScreen #main { height: 1fr; }
     SearchScreen #providers { width: 42; height: 1fr; }
@@ -165,6 +184,8 @@ class SearchScreen(AppScreen[None]):
         self._trail = SessionTrail()
         self._search_id = 0
         self._auto = False
+        self._compact: bool | None = None
+        self._progress: tuple[SearchResult, set[str]] | None = None
 
     # --- what the footer offers -----------------------------------------------------------
 
@@ -190,9 +211,11 @@ class SearchScreen(AppScreen[None]):
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        """Textual's active bindings, :data:`FOOTER_FIRST` first (the footer shows them in this order)."""
+        """Textual's active bindings, :data:`FOOTER_FIRST` first, in its order (the footer shows them so)."""
         bindings = super().active_bindings
-        first = {key: b for key, b in bindings.items() if b.binding.action in self.FOOTER_FIRST}
+        order = self.FOOTER_FIRST
+        chosen = [(key, b) for key, b in bindings.items() if b.binding.action in order]
+        first = dict(sorted(chosen, key=lambda item: order.index(item[1].binding.action)))
         return {**first, **{key: b for key, b in bindings.items() if key not in first}}
 
     # --- composition --------------------------------------------------------------------
@@ -214,11 +237,15 @@ class SearchScreen(AppScreen[None]):
         count = min(max(int(controls.max_results), 1), MAX_RESULTS_LIMIT)
         mode = controls.mode if controls.mode in ("compare", "auto") else "compare"
         self._remembered = controls  # the controls on screen; a change is saved
+        self._compact = compact = self.app.size.width < COMPACT_WIDTH
         with Horizontal(id="search-bar"):
             yield QueryInput(placeholder="Ask the web anything…", id="query")
             yield _control(MODE_OPTIONS, mode, id="mode", tooltip="Search mode")
-            yield _control(RECENCY_OPTIONS, recency, id="recency", tooltip="Recency")
-            yield _control(COUNT_OPTIONS, count, id="count", tooltip="Results per provider")
+            recency_options = COMPACT_RECENCY_OPTIONS if compact else RECENCY_OPTIONS
+            yield _control(recency_options, recency, id="recency", tooltip="Recency")
+            yield _control(
+                COMPACT_COUNT_OPTIONS if compact else COUNT_OPTIONS, count, id="count", tooltip="Results per provider"
+            )
         with Horizontal(id="hint-row"):
             yield Static(IDLE_HINT, id="hint", markup=False)
             yield Static(PRIVATE_MARK, id="record-state", markup=False).set_styles("display: none;")
@@ -234,6 +261,20 @@ class SearchScreen(AppScreen[None]):
         await self.pane_area.set_providers(self.selected_specs())
         self.query_input.focus()
         self._load_statuses()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Short or full labels in the search bar's boxes, for the new width (see :data:`COMPACT_WIDTH`)."""
+        self._compact_controls(event.size.width < COMPACT_WIDTH)
+
+    def _compact_controls(self, compact: bool) -> None:
+        """Short labels in the recency and count boxes (``week``, ``10``), or the full ones; the values
+        stay (no change is reported or remembered)."""
+        if compact == self._compact:
+            return
+        self._compact = compact
+        with self.prevent(Select.Changed):
+            _relabel(self.query_one("#recency", Select), COMPACT_RECENCY_OPTIONS if compact else RECENCY_OPTIONS)
+            _relabel(self.query_one("#count", Select), COMPACT_COUNT_OPTIONS if compact else COUNT_OPTIONS)
 
     @property
     def query_input(self) -> QueryInput:
@@ -326,9 +367,26 @@ class SearchScreen(AppScreen[None]):
 
     @on(SelectionList.SelectedChanged, "#providers")
     async def _on_selection(self) -> None:
-        await self.pane_area.set_providers(self.selected_specs())
+        """The selection is for the next search: before the first one the panes show it (idle); once a
+        search is on screen its panes stay as they are until the next search runs."""
+        if self._trail.current is None:
+            await self.pane_area.set_providers(self.selected_specs())
         self._show_ignored_filters()
         self._remember_controls()
+        self.refresh_bindings()
+
+    def _next_search_hint(self) -> str | None:
+        """While a search is on screen and the selection differs from its panes: what the next search
+        will run (the panes keep their results until then)."""
+        if self._trail.current is None:
+            return None
+        specs = self.selected_specs()
+        if [spec.id for spec in specs] == [pane.provider_id for pane in self.pane_area.panes]:
+            return None
+        if not specs:
+            return "No provider selected for the next search (F2 shows the list); the panes keep these results."
+        names = ", ".join(spec.label for spec in specs)
+        return f"Next search: {names} (Enter runs it; the panes keep these results until then)."
 
     @on(Select.Changed, "#recency")
     def _on_recency(self) -> None:
@@ -362,7 +420,7 @@ class SearchScreen(AppScreen[None]):
         """Before sending: name the selected providers that cannot honour the chosen recency."""
         recency = self.query_one("#recency", Select).value
         if not isinstance(recency, str) or recency == "any":
-            self.set_hint(IDLE_HINT)
+            self.set_hint(self._next_search_hint() or IDLE_HINT)
             return
         specs = self.selected_specs()
         ignoring = [spec.label for spec in specs if not spec.capabilities.recency]
@@ -418,6 +476,7 @@ class SearchScreen(AppScreen[None]):
         self._leave_panes()
         self.workers.cancel_group(self, "search")
         self._search_id, self._auto = result.search_id, result.mode == "auto"
+        self._progress = (result, set())
         self._trail.push(Shown(result, datetime.now(timezone.utc)))
         tucked = self._make_room_for(len(specs))
         await self.pane_area.set_providers(specs)
@@ -480,6 +539,7 @@ class SearchScreen(AppScreen[None]):
             if result.search_id == self._search_id and self.is_attached:
                 self.set_hint((into or result).summary().text())
                 self.pane_area.refresh_merged()
+                self.pane_area.refresh_tabs()
                 self.refresh_bindings()
 
     def _failed(self) -> list[str]:
@@ -488,7 +548,11 @@ class SearchScreen(AppScreen[None]):
         if shown is None:
             return []
         area = self.pane_area
-        return [o.provider for o in shown.result.outcomes if o.status is RunStatus.FAILED and area.pane(o.provider)]
+        return [
+            o.provider
+            for o in shown.result.outcomes
+            if o.status is RunStatus.FAILED and (pane := area.pane(o.provider)) is not None and pane.status == "failed"
+        ]
 
     async def action_retry_failed(self) -> None:
         """Run the providers that failed in the search on screen again (``R``): the same query and
@@ -504,6 +568,7 @@ class SearchScreen(AppScreen[None]):
         retry = self.engine.prepare(dataclasses.replace(into.request, providers=tuple(failed)))
         into.outcomes = [o for o in into.outcomes if o.provider not in failed]
         self._search_id, self._auto = retry.search_id, retry.mode == "auto"
+        self._progress = (retry, set())
         for pid in failed:
             pane = self.pane_area.pane(pid)
             if pane is not None:
@@ -527,6 +592,10 @@ class SearchScreen(AppScreen[None]):
         pane.show(update)
         if isinstance(update.event, (SourcesFound, CitationsFound)):
             self.pane_area.note_sources(update.response)
+        if update.final and self._progress is not None and self._progress[0].search_id == update.search_id:
+            result, done = self._progress
+            done.add(update.provider)
+            self.set_hint(result.progress_text(done))  # as the CLI counts: "3/6 done · waiting for ..."
 
     def on_unmount(self) -> None:
         """The screen is going away (the app quits): updates of a search still unwinding are dropped."""
@@ -716,6 +785,7 @@ class SearchScreen(AppScreen[None]):
             for pane in area.panes:
                 pane.mark(marker)
             area.refresh_merged()
+            area.refresh_tabs()
             number, count = self._trail.position
             if shown.from_history:
                 where = f"From the history, {when:%Y-%m-%d %H:%M}"
@@ -805,6 +875,14 @@ def _control(options: list[tuple[str, T]], value: T, *, id: str, tooltip: str) -
     """A search-bar Select just wide enough for its longest option on one line."""
     width = max(cell_len(label) for label, _ in options) + SELECT_CHROME
     return Select(options, value=value, allow_blank=False, id=id, tooltip=tooltip).set_styles(f"width: {width};")
+
+
+def _relabel(select: Select[T], options: list[tuple[str, T]]) -> None:
+    """Give ``select`` other labels for the same values (its value kept) and fit its width to them."""
+    value = select.value
+    select.set_options(options)
+    select.value = value
+    select.styles.width = max(cell_len(label) for label, _ in options) + SELECT_CHROME
 
 
 def enabled_presets(config: Config) -> dict[str, tuple[str, ...]]:

@@ -23,6 +23,7 @@ from websearch_tui.core.merge import SourceMerger
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.widgets.merged_view import MergedView
+from websearch_tui.tui.widgets.pane_tabs import TAB_CHROME, PaneTabs, tab_label
 from websearch_tui.tui.widgets.provider_pane import FLUSH_SECONDS, ProviderPane
 
 MIN_PANE_WIDTH = 40
@@ -60,8 +61,8 @@ class PaneArea(Vertical):
 
     DEFAULT_CSS = """
     PaneArea { height: 1fr; }
-    PaneArea > Tabs { display: none; }
-    PaneArea.-tabs > Tabs { display: block; }
+    PaneArea > PaneTabs { display: none; }
+    PaneArea.-tabs > PaneTabs { display: block; }
     PaneArea > #pane-grid { layout: grid; grid-size: 1 1; height: 1fr; }
     PaneArea.-tabs ProviderPane.-hidden-tab, PaneArea.-tabs MergedView.-hidden-tab { display: none; }
     PaneArea MergedView.-off { display: none; }
@@ -99,6 +100,7 @@ class PaneArea(Vertical):
         """
         active = [pane for pane in self.panes if pane.is_active]
         self._ticks += 1
+        self.refresh_tabs()
         if not active:
             self.refresh_merged()
             self._ticker.pause()
@@ -186,7 +188,7 @@ class PaneArea(Vertical):
 
     def compose(self) -> ComposeResult:
         """Tab bar (tabs mode only), the pane grid and an empty-state hint."""
-        yield Tabs(id="pane-tabs")
+        yield PaneTabs(id="tab-bar")
         with Container(id="pane-grid"):
             yield MergedView(self._label, id="merged-view").set_classes("merged-view -off")
         yield Static("No provider selected. Press F2 to choose providers.", id="no-panes", markup=False)
@@ -237,12 +239,35 @@ class PaneArea(Vertical):
         """One tab per pane, plus "Merged" while the merged view is shown."""
         tabs = self.query_one(Tabs)
         await tabs.clear()
+        labels = self._tab_labels()
         for pane in self.panes:
-            await tabs.add_tab(Tab(Content(pane.spec.label), id=f"tab-{pane.provider_id}"))
+            await tabs.add_tab(Tab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}"))
         if self.merged_shown:
             await tabs.add_tab(Tab(Content("Merged"), id=f"tab-{MERGED}"))
         if self._active:
             tabs.active = f"tab-{self._active}"
+
+    def _tab_labels(self) -> dict[str, Content]:
+        """Tab id -> the label of each pane's tab (see :func:`~websearch_tui.tui.widgets.pane_tabs.tab_label`):
+        with the panes' source counts when every label fits in the area's width with them, else without."""
+        panes = self.panes
+        frame = int(self.clock() / FLUSH_SECONDS / 2)  # the panes' spinner frame
+        labels = {}
+        for count in (True, False):
+            labels = {
+                f"tab-{p.provider_id}": tab_label(p.spec.label, p.status, len(p.response.sources), frame, count=count)
+                for p in panes
+            }
+            width = sum(label.cell_length + TAB_CHROME for label in labels.values())
+            if width + (len("Merged") + TAB_CHROME if self.merged_shown else 0) <= self.size.width:
+                break
+        return labels
+
+    def refresh_tabs(self) -> None:
+        """Show each pane's status (and source count) in its tab, in tabs mode (called every tick while
+        panes run, and when a search ends or is shown from the history)."""
+        if self.mode == "tabs":
+            self.query_one(PaneTabs).show_labels(self._tab_labels())
 
     def on_resize(self) -> None:
         """Re-choose the layout for the new size."""
@@ -263,6 +288,7 @@ class PaneArea(Vertical):
         grid.styles.grid_size_columns = columns
         grid.styles.grid_size_rows = rows
         self.set_class(mode == "tabs", "-tabs")
+        self.refresh_tabs()
         for pane in panes:
             pane.set_class(mode == "tabs" and pane.provider_id != self._active, "-hidden-tab")
         self.merged.set_class(mode == "tabs" and self._active != MERGED, "-hidden-tab")

@@ -18,6 +18,26 @@ ACTIVE = frozenset(status.value for status in ACTIVE_STATUSES)
 FINAL = frozenset(status.value for status in FINAL_STATUSES)
 """Pane statuses of a run that has ended."""
 
+MARKS = {"queued": "…", "done": "✓", "empty": "∅", "failed": "✗", "cancelled": "⊘", "skipped": "–"}
+"""The one-character mark of each pane status that has one (a running run's mark is the spinner)."""
+MARK_STYLES = {
+    "done": "$text-success",
+    "failed": "bold $text-error",
+    "empty": "$text-warning",
+    "cancelled": "$text-warning",
+    "running": "$text-accent",
+    "streaming": "$text-accent",
+}
+"""The style of a status mark (the status line's colour for that status)."""
+
+
+def status_mark(status: str, frame: int = 0) -> str:
+    """The mark the status line starts with for ``status`` ("" for ``idle``): the spinner's frame
+    ``frame`` while the run is in flight, ✓ done, ✗ failed, ∅ empty, ⊘ cancelled, … queued."""
+    if status in ("running", "streaming"):
+        return SPINNER[frame % len(SPINNER)]
+    return MARKS.get(status, "")
+
 
 @dataclass(frozen=True)
 class PaneStatus:

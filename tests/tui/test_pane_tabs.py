@@ -1,0 +1,133 @@
+"""Tabs that say something (issue 29, item 3): each tab shows its pane's status mark and, where every
+label fits, its source count; the bar counts the tabs it cuts off; the hint line counts progress with
+the CLI's own words."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+
+from textual.widgets import Tab
+
+from tests.tui.conftest import submit, until, wait_for_search
+from tests.tui.test_search_screen import auth_failure, full_result, hang
+from websearch_tui import cli
+from websearch_tui.core.models import SearchRequest
+from websearch_tui.core.results import SearchResult
+from websearch_tui.providers import SPECS
+from websearch_tui.tui.widgets.pane_tabs import PaneTabs, overflow_text, tab_label
+
+
+def frozen() -> float:
+    """A clock that never moves: the spinner shows its frame 500 (``⠋``)."""
+    return 100.0
+
+
+def labels(app) -> dict[str, str]:
+    """Tab id (without ``tab-``) -> the tab's label as plain text."""
+    return {tab.id.removeprefix("tab-"): tab.label.plain for tab in app.screen.query(Tab) if tab.id}
+
+
+def overflow(app) -> str:
+    """The tab bar's counter of cut-off tabs ("" while none is)."""
+    return app.screen.query_one(PaneTabs).overflow
+
+
+def hint(app) -> str:
+    """The hint line under the search bar."""
+    return app.screen.query_one("#hint").visual.plain
+
+
+def test_a_tab_label_is_the_status_mark_the_plain_label_and_the_count():
+    assert tab_label("Brave Search", "done", 10).plain == "✓ Brave Search · 10"
+    assert tab_label("Brave Search", "done", 10, count=False).plain == "✓ Brave Search"
+    assert tab_label("Exa", "failed", 0).plain == "✗ Exa"
+    assert tab_label("Exa", "empty").plain == "∅ Exa"
+    assert tab_label("Exa", "cancelled").plain == "⊘ Exa"
+    assert tab_label("Exa", "streaming", 3, frame=1).plain == "⠙ Exa · 3"
+    assert tab_label("Exa", "idle").plain == "Exa"
+    assert tab_label("[b]x[/b] $y", "done", 1).plain == "✓ [b]x[/b] $y · 1"  # never read as markup
+
+
+def test_the_overflow_counter_names_each_side():
+    assert overflow_text(0, 0) == ""
+    assert overflow_text(0, 5) == "+5 ▶"
+    assert overflow_text(3, 0) == "◀ +3"
+    assert overflow_text(3, 5) == "◀ +3 · +5 ▶"
+
+
+async def test_narrow_tabs_show_status_marks_and_counts_when_they_fit(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    fake_streams["brave"] = auth_failure
+    app = make_app(("ddgs", "brave"), clock=frozen)
+    async with app.run_test(size=(70, 20)) as pilot:  # two panes do not fit side by side: tabs
+        await submit(pilot, "tabs")
+        await wait_for_search(app)
+        area = app.screen.pane_area
+        assert area.mode == "tabs"
+        assert await until(pilot, lambda: labels(app) == {"ddgs": "✓ DuckDuckGo · 2", "brave": "✗ Brave Search"})
+        assert overflow(app) == ""
+
+
+async def test_a_running_pane_shows_the_spinner_in_its_tab(make_app, fake_streams):
+    fake_streams["ddgs"] = full_result
+    fake_streams["exa"] = hang
+    app = make_app(("ddgs", "exa"), clock=frozen)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await submit(pilot, "spinning")
+        assert await until(pilot, lambda: labels(app).get("exa", "").startswith("⠋ Exa"))
+        assert await until(pilot, lambda: labels(app).get("ddgs") == "✓ DuckDuckGo · 2")
+        await pilot.press("escape")
+        await wait_for_search(app)
+        assert await until(pilot, lambda: labels(app).get("exa") == "⊘ Exa"), labels(app)
+
+
+async def test_with_every_provider_at_80x24_the_bar_counts_the_tabs_it_cuts_off(make_app, fake_streams):
+    ids = tuple(SPECS)
+    for pid in ids:
+        fake_streams[pid] = full_result
+    fake_streams["brave"] = auth_failure
+    app = make_app(ids, clock=frozen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "every provider")
+        await wait_for_search(app)
+        area = app.screen.pane_area
+        assert area.mode == "tabs"
+        shown = labels(app)
+        assert shown["ddgs"] == "✓ DuckDuckGo"  # 24 labels with counts do not fit: marks only
+        assert shown["brave"] == "✗ Brave Search"
+        assert await until(pilot, lambda: re.fullmatch(r"\+\d+ ▶", overflow(app)) is not None), overflow(app)
+        cut = int(overflow(app)[1:-2])
+        assert 10 < cut < len(ids)
+        area.activate(ids[-1])  # the last tab scrolls into view: now the others are cut off on the left
+        assert await until(pilot, lambda: re.fullmatch(r"◀ \+\d+", overflow(app)) is not None), overflow(app)
+
+
+async def test_the_hint_line_counts_progress_as_the_cli_does(make_app, fake_streams):
+    gate = asyncio.Event()
+
+    async def late(request, ctx):
+        await gate.wait()
+        async for event in full_result(request, ctx):
+            yield event
+
+    fake_streams["ddgs"] = full_result
+    fake_streams["exa"] = late
+    fake_streams["parallel"] = full_result
+    app = make_app(("ddgs", "exa", "parallel"))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await submit(pilot, "progress")
+        assert await until(pilot, lambda: hint(app) == "2/3 done · waiting for Exa"), hint(app)
+        gate.set()
+        await wait_for_search(app)
+        assert await until(pilot, lambda: hint(app) == "Finished — 3 done."), hint(app)
+
+
+def test_the_cli_progress_line_is_the_shared_wording():
+    result = SearchResult(SearchRequest("q"), "compare", 1, ("a", "b", "c"), {"a": "Alpha", "b": "Beta", "c": "Gamma"})
+    assert result.progress_text(set()) == "0/3 done · waiting for Alpha, Beta, Gamma"
+    assert result.progress_text({"b"}) == "1/3 done · waiting for Alpha, Gamma"
+    assert result.progress_text({"a", "b", "c"}) == "3/3 done"
+    progress = cli.Progress(result, io.StringIO(), width=200)
+    assert progress.text() == result.progress_text(set())
