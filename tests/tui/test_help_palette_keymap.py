@@ -3,6 +3,8 @@ config.toml, and a theme chosen in the palette being saved."""
 
 from __future__ import annotations
 
+import re
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -211,3 +213,30 @@ async def test_a_theme_that_cannot_be_saved_is_a_notice_not_a_crash(tmp_path, mo
         assert app.is_running and app.theme == "nord"
     assert said[0].startswith(f"Theme not saved: {path}: the file is read-only")
     assert path.read_text(encoding="utf-8") == COMMENTED_UI
+
+
+async def test_help_keeps_keys_apart_says_how_a_pane_scrolls_and_what_tab_visits(make_app, fake_streams):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        assert await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = help_text(app.screen)
+        lines = text.splitlines()
+        shift_tab = next(line for line in lines if line.startswith("shift+tab"))
+        assert re.match(r"shift\+tab {2,}Previous field or pane", shift_tab), shift_tab  # never "shift+tabPrev"
+        keys = app.screen.query(".help-keys").first(Static).visual
+        assert all(not span_text.startswith(" ") for span_text in _runs(keys))  # no run begins with the gap
+        tab = next(line for line in lines if line.startswith("tab "))
+        assert "Next field or pane" in tab and "provider list" in tab  # Tab visits more than the panes
+        panes = text[text.index("\nPanes\n") : text.index("\nMerged view\n")]
+        for words in ("Scroll a line", "pgup / pgdn", "Scroll a page", "home / end"):
+            assert words in panes, words
+
+
+def _runs(content) -> list[str]:
+    """The text of each styled run of ``content`` and of the unstyled text between them, by line."""
+    runs = []
+    for line in content.split("\n"):
+        edges = sorted({0, len(line.plain), *(p for s in line.spans for p in (s.start, s.end))})
+        runs += [line.plain[a:b] for a, b in pairwise(edges) if line.plain[a:b]]
+    return runs

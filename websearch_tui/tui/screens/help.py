@@ -16,13 +16,23 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from websearch_tui.tui.bindings import HelpSection, help_sections, keys_by_id
+from websearch_tui.tui.bindings import HelpLine, HelpSection, help_sections, keys_by_id
 from websearch_tui.tui.screens.base import AppScreen
 from websearch_tui.tui.widgets.keys_footer import KeysFooter
 
 KEY_STYLE = "bold $text-accent"
 MAX_KEY_CELLS = 20
 """The key column is as wide as the widest keys, up to this many cells."""
+KEY_GAP = "   "
+"""Between the key column and what the key does; part of the key's styled text, so a renderer that drops
+the leading spaces of a text run (some SVG renderers do) cannot join the two."""
+PANE_SCROLLING = (
+    HelpLine("↑ / ↓", "Scroll a line", "in the focused pane's text (on a source or a related question: the next one)"),
+    HelpLine("pgup / pgdn", "Scroll a page", "in the focused pane, from its text or its sources alike"),
+    HelpLine("home / end", "Top / end", "of the focused pane"),
+)
+"""How a focused pane scrolls: Textual's keys of a scrolling container, which no ``BINDINGS`` of ours
+declare, added to the "Panes" section."""
 
 MODES: tuple[tuple[str, str | None, str], ...] = (
     ("compare", None, "every selected provider at once, one pane each, side by side (the mode box)"),
@@ -41,10 +51,9 @@ def section_content(section: HelpSection, width: int) -> Content:
     """A section's lines: keys in a column ``width`` cells wide, what they do, then the longer hint."""
     lines = [
         Content.assemble(
-            (line.keys.ljust(width), KEY_STYLE),
-            "  ",
-            line.description,
-            (f" — {line.tooltip}" if line.tooltip else "", "$text-muted"),
+            (line.keys.ljust(width) + KEY_GAP, KEY_STYLE),
+            line.description + (" " if line.tooltip else ""),
+            (f"— {line.tooltip}" if line.tooltip else "", "$text-muted"),
         )
         for line in section.lines
     ]
@@ -58,6 +67,13 @@ def modes_content(keys: Mapping[str, str]) -> Content:
         key = keys.get(binding_id, "") if binding_id else ""
         lines.append(Content.assemble((name, "bold"), (f" ({key})" if key else "", KEY_STYLE), f": {text}"))
     return Content("\n").join(lines)
+
+
+def _with_scrolling(section: HelpSection) -> HelpSection:
+    """The "Panes" section with :data:`PANE_SCROLLING` added; any other section as it is."""
+    if section.title != "Panes":
+        return section
+    return HelpSection(section.title, section.lines + PANE_SCROLLING)
 
 
 class HelpScreen(AppScreen[None]):
@@ -86,7 +102,7 @@ class HelpScreen(AppScreen[None]):
     def compose(self) -> ComposeResult:
         """Title, the key sections and the modes (scrollable), footer."""
         display = self.app.get_key_display
-        sections = [section for section in help_sections(self.keymap, display) if section.lines]
+        sections = [_with_scrolling(section) for section in help_sections(self.keymap, display) if section.lines]
         width = min(MAX_KEY_CELLS, max(len(line.keys) for section in sections for line in section.lines))
         yield Static(Content("Help · keys by screen · Esc closes"), id="help-title")
         with VerticalScroll(id="help-body"):
