@@ -4,20 +4,33 @@ Provider text is sanitized with :func:`websearch_tui.core.text.sanitize` (escape
 control characters removed) and wrapped in :class:`textual.content.Content`, which is never
 parsed as markup. URLs are only opened or copied after :func:`websearch_tui.core.text.safe_url`
 accepts them (absolute http/https), and the browser and the system clipboard are reached from
-worker threads, never on the event loop.
+worker threads, never on the event loop. A browser that runs in the terminal (``BROWSER=w3m``, see
+:func:`console_browser`) is the exception: the app suspends itself, the browser has the terminal
+until it quits, and the app comes back.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
 
-from textual.app import App
+from textual.app import App, SuspendNotSupported
 from textual.content import Content
 
 from websearch_tui.core.text import safe_url, sanitize, truncate
 
 _WHITESPACE = re.compile(r"\s+")
+CONSOLE_BROWSERS = frozenset({"w3m", "lynx", "links", "links2", "elinks", "browsh", "www-browser", "carbonyl"})
+"""Browsers that run in the terminal they are started from (by the name of their command)."""
+FALLBACK_CONSOLE_BROWSERS = ("www-browser", "links", "elinks", "lynx", "w3m")
+"""Without ``BROWSER`` and without a display, Python's ``webbrowser`` would start the first of these it
+finds (in this order) in the app's own terminal; they are started the console way instead."""
 
 
 def clean(text: object, *, one_line: bool = False, limit: int | None = None) -> str:
@@ -41,16 +54,98 @@ def open_url_safely(app: App[object], url: object) -> bool:
 
     The browser is started in a thread (``webbrowser.open`` can block for seconds while it looks
     for one); the notice says what happened: opened, or, when no browser could be started, the
-    link in a dialog where it can be selected.
+    link in a dialog where it can be selected. A browser that runs in the terminal
+    (:func:`console_browser`) gets the terminal while the app is suspended (:func:`open_in_terminal`).
     """
     checked = safe_url(url)
     if checked is None:
         app.notify("Refused to open a link that is not http(s).", severity="warning", markup=False)
         return False
+    argv = console_browser(checked)
+    if argv is not None:
+        open_in_terminal(app, argv, checked)
+        return True
     app.run_worker(
         functools.partial(_open_in_browser, app, checked), thread=True, group="links", description="open a link"
     )
     return True
+
+
+def has_display(environ: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
+    """True where a graphical browser can open a window: macOS and Windows always, elsewhere when
+    ``DISPLAY`` or ``WAYLAND_DISPLAY`` is set."""
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if platform == "darwin" or platform.startswith(("win", "cygwin")):
+        return True
+    return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+
+
+def console_browser(
+    url: str,
+    environ: Mapping[str, str] | None = None,
+    *,
+    display: bool | None = None,
+    which: Callable[[str], str | None] = shutil.which,
+) -> list[str] | None:
+    """The command line of a browser that runs in this terminal, opening ``url``; ``None`` when a
+    graphical browser (Python's ``webbrowser``) should open it.
+
+    ``BROWSER`` is read as ``webbrowser`` reads it: commands separated by ``os.pathsep``, each split
+    into words as a shell would (but never run by one), ``%s`` standing for the URL (else the URL
+    comes last).
+    The first entry that is installed decides: a console browser (:data:`CONSOLE_BROWSERS`) is
+    used; so is any command when there is no display; a graphical one is left to ``webbrowser``.
+    Without ``BROWSER`` and without a display, the first console browser of
+    :data:`FALLBACK_CONSOLE_BROWSERS` that is installed is used. The URL is always one argument.
+    """
+    environ = os.environ if environ is None else environ
+    display = has_display(environ) if display is None else display
+    for entry in environ.get("BROWSER", "").split(os.pathsep):
+        try:
+            words = shlex.split(entry)
+        except ValueError:  # an unbalanced quote: not a command we can start
+            continue
+        if not words or which(words[0]) is None:
+            continue
+        if os.path.basename(words[0]) not in CONSOLE_BROWSERS and display:
+            return None
+        return _with_url(words, url)
+    if not display and not environ.get("BROWSER", "").strip():
+        for name in FALLBACK_CONSOLE_BROWSERS:
+            if which(name) is not None:
+                return [name, url]
+    return None
+
+
+def _with_url(words: list[str], url: str) -> list[str]:
+    """``words`` with every ``%s`` of its arguments replaced by ``url``, or ``url`` appended when none has one."""
+    if not any("%s" in word for word in words[1:]):
+        return [*words, url]
+    return [words[0], *(word.replace("%s", url) for word in words[1:])]
+
+
+def open_in_terminal(app: App[object], argv: list[str], url: str) -> None:
+    """Suspend the app, run the console browser ``argv`` (no shell) in the terminal until it quits, then
+    come back; where the app cannot suspend (Textual's web driver) or the browser does not start, the
+    link is shown to select instead. The event loop waits while the browser runs."""
+    name = os.path.basename(argv[0])
+    failure: OSError | None = None
+    try:
+        with app.suspend():
+            try:
+                subprocess.run(argv, check=False)  # a list, no shell: the URL is one argument
+            except OSError as exc:  # raised inside: the app must still resume
+                failure = exc
+    except SuspendNotSupported:
+        _report_open(app, url, False)
+        return
+    if failure is not None:
+        reason = clean(failure.strerror or type(failure).__name__, one_line=True)
+        app.notify(f"Could not start {clean(name)}: {reason}.", severity="warning", markup=False)
+        _report_open(app, url, False)
+        return
+    app.notify(f"Back from {clean(name)} ({truncate(url, 60)}).", markup=False, timeout=3)
 
 
 def open_source(app: App[object], url: str | None) -> None:

@@ -1,0 +1,135 @@
+"""``o`` with a browser that runs in the terminal (issue 29, item 8): ``BROWSER=w3m`` (as ddgr users set
+it), or any ``BROWSER`` command without a display, runs with the app suspended, the URL one argument
+and no shell; a graphical browser is still Python's ``webbrowser``'s."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from textual.drivers.headless_driver import HeadlessDriver
+
+from tests.tui.conftest import submit, until, wait_for_search
+from tests.tui.test_search_screen import pane
+from websearch_tui.core.models import Source, SourcesFound
+from websearch_tui.tui.safe import console_browser, has_display
+from websearch_tui.tui.widgets.link_dialog import LinkDialog
+
+URL = "https://example.com/a?q=1&x=$(touch${IFS}pwned);b|c"
+"""A URL with shell metacharacters: it must reach the browser as one argument, never through a shell."""
+
+
+def recorder(folder: Path, name: str) -> tuple[Path, Path]:
+    """A script called ``name`` that writes its argv (as JSON) to a file; returns (script, record file)."""
+    record = folder / f"{name}.json"
+    script = folder / name
+    script.write_text(
+        f"#!{sys.executable}\nimport json, sys\nopen({str(record)!r}, 'w').write(json.dumps(sys.argv[1:]))\n",
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script, record
+
+
+@pytest.fixture
+def suspensions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Let the headless driver suspend (as a terminal's does) and record each suspend and resume."""
+    events: list[str] = []
+    monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True))
+    monkeypatch.setattr(HeadlessDriver, "suspend_application_mode", lambda self: events.append("suspend"))
+    monkeypatch.setattr(HeadlessDriver, "resume_application_mode", lambda self: events.append("resume"))
+    return events
+
+
+async def one_source(request, ctx):
+    yield SourcesFound((Source(URL, "Alpha", "first", None, None),))
+
+
+def fake_which(*installed: str):
+    """``shutil.which`` on a machine where only ``installed`` exist."""
+    return lambda name: f"/usr/bin/{Path(name).name}" if Path(name).name in installed else None
+
+
+def test_console_browsers_are_recognised_by_name_or_by_the_lack_of_a_display():
+    which = fake_which("w3m", "firefox", "lynx", "mybrowser")
+    assert console_browser(URL, {"BROWSER": "w3m"}, display=True, which=which) == ["w3m", URL]
+    assert console_browser(URL, {"BROWSER": "/usr/bin/lynx -accept_all_cookies"}, display=True, which=which) == [
+        "/usr/bin/lynx",
+        "-accept_all_cookies",
+        URL,
+    ]
+    assert console_browser(URL, {"BROWSER": "w3m -o x=%s"}, display=True, which=which) == ["w3m", "-o", f"x={URL}"]
+    assert console_browser(URL, {"BROWSER": "firefox"}, display=True, which=which) is None  # graphical: webbrowser
+    assert console_browser(URL, {"BROWSER": "mybrowser"}, display=False, which=which) == ["mybrowser", URL]
+    assert console_browser(URL, {"BROWSER": "elinks:w3m"}, display=True, which=which) == ["w3m", URL]  # not installed
+    assert console_browser(URL, {}, display=True, which=which) is None
+    assert console_browser(URL, {}, display=False, which=which) == ["lynx", URL]  # what webbrowser would start
+    assert console_browser(URL, {}, display=False, which=fake_which()) is None
+    assert console_browser(URL, {"BROWSER": "w3m 'unclosed"}, display=True, which=which) is None
+
+
+def test_a_display_is_x_or_wayland_outside_macos_and_windows():
+    assert has_display({"DISPLAY": ":0"}, "linux")
+    assert has_display({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
+    assert not has_display({}, "linux")
+    assert has_display({}, "darwin") and has_display({}, "win32")
+
+
+@pytest.mark.parametrize("named_w3m", [True, False])
+async def test_o_runs_a_console_browser_with_the_app_suspended(
+    make_app, fake_streams, suspensions, monkeypatch, tmp_path, named_w3m
+):
+    script, record = recorder(tmp_path, "w3m" if named_w3m else "mybrowser")
+    monkeypatch.setenv("BROWSER", str(script))
+    monkeypatch.chdir(tmp_path)  # where a shell would have run the URL's "touch pwned"
+    if named_w3m:
+        monkeypatch.setenv("DISPLAY", ":0")  # a display, but w3m is a console browser all the same
+    else:
+        monkeypatch.delenv("DISPLAY", raising=False)  # no display: any BROWSER command is a console one
+        monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("webbrowser.open", lambda *a, **kw: pytest.fail("not a graphical browser"))
+    fake_streams["ddgs"] = one_source
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "open it")
+        await wait_for_search(app)
+        pane(app, "ddgs").focus_target()
+        await pilot.press("o")
+        assert await until(pilot, lambda: record.exists())
+        assert json.loads(record.read_text(encoding="utf-8")) == [URL]  # one argument, as it was
+        assert suspensions == ["suspend", "resume"]
+        assert not (tmp_path / "pwned").exists()
+        assert await until(pilot, lambda: any("Back from" in n.message for n in app._notifications))
+
+
+async def test_a_graphical_browser_is_left_to_webbrowser(make_app, fake_streams, suspensions, monkeypatch, tmp_path):
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("BROWSER", raising=False)
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", lambda url, *a, **kw: opened.append(url) or True)
+    fake_streams["ddgs"] = one_source
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "open it")
+        await wait_for_search(app)
+        pane(app, "ddgs").focus_target()
+        await pilot.press("o")
+        assert await until(pilot, lambda: opened == [URL])
+        assert suspensions == []
+
+
+async def test_where_the_app_cannot_suspend_the_link_is_shown_to_select(make_app, fake_streams, monkeypatch, tmp_path):
+    script, record = recorder(tmp_path, "w3m")
+    monkeypatch.setenv("BROWSER", str(script))
+    fake_streams["ddgs"] = one_source
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:  # the headless driver cannot suspend
+        await submit(pilot, "open it")
+        await wait_for_search(app)
+        pane(app, "ddgs").focus_target()
+        await pilot.press("o")
+        assert await until(pilot, lambda: isinstance(app.screen, LinkDialog))
+        assert not record.exists()
