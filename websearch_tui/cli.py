@@ -73,7 +73,7 @@ ENVIRONMENT = (
     ("WEBSEARCH_TUI_KEY_FILE", "the unencrypted key file, used when no OS keyring works"),
     ("WEBSEARCH_TUI_LOG", "the log file"),
     ("WEBSEARCH_TUI_HISTORY", "the history file (wins over [history] path)"),
-    ("WEBSEARCH_TUI_STATE", "the file the TUI remembers its last controls in"),
+    ("WEBSEARCH_TUI_STATE", "the file the TUI remembers its last controls in, per config file"),
     ("WEBSEARCH_TUI_MCP_TOKEN", "the bearer token of `mcp --http`"),
     ("SEARXNG_ENDPOINT", "SearXNG's base_url when the config sets none"),
     ("CODEX_HOME", "where the Codex CLI keeps its login (default ~/.codex)"),
