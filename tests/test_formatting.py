@@ -376,8 +376,17 @@ def test_markdown_text_fields_are_literal_and_urls_cannot_break_out_of_their_lin
 
 @pytest.mark.parametrize(
     "flood",
-    ["<!--" * 40_000, "](" * 80_000, "[" * 160_000, "](javascript:" * 15_000, "![" * 80_000, "\\" * 160_000],
-    ids=["comments", "link-openers", "brackets", "script-links", "images", "backslashes"],
+    [
+        "<!--" * 40_000,
+        "](" * 80_000,
+        "[" * 160_000,
+        "](javascript:" * 15_000,
+        "![" * 80_000,
+        "\\" * 160_000,
+        "|" * 160_000 + "a",
+        " | " * 50_000,
+    ],
+    ids=["comments", "link-openers", "brackets", "script-links", "images", "backslashes", "pipes", "spaced-pipes"],
 )
 def test_every_format_is_linear_on_160_kb_of_hostile_text(flood: str) -> None:
     """Hang guard (not a speed test): each format of a 160 KB hostile field answers well inside it."""
@@ -527,6 +536,7 @@ HOSTILE_LINES = [
     "trailing ##",
     "back\\slash\\",
     "`code`",
+    "see https://evil.example/x, HTTP://X.example, www.evil.example, a@b.example and $x^2$",
 ]
 
 
@@ -586,3 +596,20 @@ def test_reports_and_json_carry_when_the_search_ran_its_mode_recency_and_publica
     assert by_hand["created_at"] is None and to_markdown(_result()).startswith(
         "# rust \\[1.80\\]\n\nMode compare · recency any"
     )
+
+
+def test_markdown_text_cannot_become_an_autolink_or_math_on_github() -> None:
+    """GitHub's extended autolinks (``http://``, ``https://``, ``ftp://``, ``www.``, e-mail) and its
+    ``$...$`` math act on provider text unless a backslash breaks them; CommonMark renders the
+    backslashed text as the same characters (the test above)."""
+    from websearch_tui.core.text import markdown_literal
+
+    assert markdown_literal("see https://x.example/a and HTTP://y.example") == (
+        "see https\\://x.example/a and HTTP\\://y.example"
+    )
+    assert markdown_literal("ftp://f.example www.w.example WWW.v.example") == (
+        "ftp\\://f.example www\\.w.example WWW\\.v.example"
+    )
+    assert markdown_literal("mail a@b.example, not a @ b") == "mail a\\@b.example, not a @ b"
+    assert markdown_literal("costs $5 and $x$") == "costs \\$5 and \\$x\\$"
+    assert markdown_literal("docs.python.org and https is a word") == "docs.python.org and https is a word"

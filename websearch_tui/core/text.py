@@ -56,6 +56,10 @@ _MARKDOWN_INLINE = re.compile(
     r"[\\`<\[\]]"  # escapes, code spans, HTML and autolinks, links and images (no "[": no "![" either)
     r"|&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};)"  # an entity reference
     r"|\*+|_+|~+"  # emphasis and strikethrough delimiter runs (kept when they cannot open or close)
+    r"|(?i:(?<=https)|(?<=http)|(?<=ftp)):(?=//)"  # GFM's extended autolinks: http://, https://, ftp://
+    r"|(?i:(?<=www))\."  # ... www.
+    r"|(?<=\w)@(?=\w)"  # ... and e-mail addresses
+    r"|\$"  # GitHub's math ($...$)
 )
 _MARKDOWN_BLOCK_START = re.compile(
     r"#{1,6}(?=\s|$)"  # an ATX heading
@@ -65,7 +69,9 @@ _MARKDOWN_BLOCK_START = re.compile(
 )
 _MARKDOWN_ORDERED_ITEM = re.compile(r"[0-9]{1,9}(?=[.)](?:\s|$))")
 _MARKDOWN_CLOSING_HASHES = re.compile(r"(?:^|(?<=\s))#+$")
-_MARKDOWN_DELIMITER_ROW = re.compile(r"[\s|:\-]*\|[\s|:\-]*")
+_MARKDOWN_DELIMITER_ROW = re.compile(r"[\s:\-]*\|[\s|:\-]*")
+"""A table delimiter row (``| --- | :-: |``); the first part cannot take a ``|``, so a long run of them
+fails in linear time (``[\\s|:\\-]*\\|`` backtracked quadratically)."""
 
 
 def markdown_literal(text: str, *, line_start: bool = False, table_cell: bool = False) -> str:
@@ -74,7 +80,9 @@ def markdown_literal(text: str, *, line_start: bool = False, table_cell: bool = 
     and ``snake_case`` stay as they are.
 
     Always escaped: ``\\``, backticks, ``<`` (HTML, autolinks), ``[`` and ``]`` (links, images,
-    reference definitions), ``&`` that starts an entity reference, a ``#`` run closing the text
+    reference definitions), ``&`` that starts an entity reference, what would make GitHub's
+    extended autolinks (the ``:`` of ``http://``, ``https://`` and ``ftp://``, the ``.`` of ``www.``,
+    an ``@`` between word characters) or math (``$``), a ``#`` run closing the text
     (an ATX heading's closing sequence), and a run of ``*``, ``_`` or ``~`` that could open or close
     emphasis (one not between two spaces, or an ``_`` run inside a word). With ``line_start`` (the text
     begins a line or a list item) also what would start a block there: a heading, quote, list item,
