@@ -419,6 +419,13 @@ def test_a_preset_selects_its_providers_and_adds_to_p(requests_seen, tmp_path: P
     assert requests_seen == []  # nothing ran
 
 
+def test_a_preset_leaves_out_the_providers_the_config_switches_off(requests_seen, tmp_path: Path, capsys) -> None:
+    text = '[providers.brave]\nenabled = false\n\n[presets]\nquick = ["exa", "brave"]\n'
+    config = write_config(tmp_path, text)
+    code, out, _ = run_main(capsys, "search", "hello", "--preset", "quick", "--json", "--config", str(config))
+    assert code == 0 and providers_of(out) == ["exa"]  # as the TUI's preset selects
+
+
 def test_n_is_the_result_count(requests_seen, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_main(capsys, "search", "hello", "-p", "exa", "-n", "3", "--json")[0] == 0
     assert run_main(capsys, "search", "hello", "-p", "exa", "-n7", "--json")[0] == 0

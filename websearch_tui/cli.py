@@ -629,15 +629,15 @@ def _provider_ids(values: Sequence[str]) -> list[str]:
 
 
 def _preset_providers(config: Config, name: str) -> tuple[str, ...]:
-    """The provider ids of the ``[presets]`` entry ``name``.
+    """The provider ids of the ``[presets]`` entry ``name``, without those the config switches off.
 
     Raises:
         UsageError: no such preset, naming the closest one and listing them all (or saying the
             config has none).
     """
-    presets = config.presets
+    presets = config.enabled_presets()
     if name in presets:
-        return tuple(presets[name])
+        return presets[name]
     where = config.path or "the config file"
     if not presets:
         raise UsageError(

@@ -113,6 +113,11 @@ class Config:
         """False only when the file says ``enabled = false`` for the provider."""
         return self.settings_for(provider_id).enabled is not False
 
+    def enabled_presets(self) -> dict[str, tuple[str, ...]]:
+        """``[presets]`` without the providers the file switches off (``enabled = false``): what a
+        preset selects in the TUI and runs on the CLI (``search --preset``)."""
+        return {name: tuple(pid for pid in ids if self.is_enabled(pid)) for name, ids in self.presets.items()}
+
     def default_selection(self) -> list[str]:
         """The providers a search runs when none are named (and the TUI selects at start while it
         remembers nothing for this config file, :mod:`websearch_tui.tui.remembered`): ``[search]

@@ -251,7 +251,7 @@ class SearchScreen(AppScreen[None]):
             yield Static(PRIVATE_MARK, id="record-state", markup=False).set_styles("display: none;")
         with Horizontal(id="main"):
             yield ProviderSelector(
-                list(SPECS.values()), list(controls.providers), presets=enabled_presets(self.config), id="providers"
+                list(SPECS.values()), list(controls.providers), presets=self.config.enabled_presets(), id="providers"
             )
             yield PaneArea(clock=self.clock, id="panes")
         yield KeysFooter(compact=True)
@@ -324,7 +324,7 @@ class SearchScreen(AppScreen[None]):
         for pid in list(selector.selected):
             if not config.is_enabled(pid):
                 selector.deselect(pid)
-        selector.presets = enabled_presets(config)
+        selector.presets = config.enabled_presets()
         if new.mode != old.mode:
             self.query_one("#mode", Select).value = new.mode
         if new.recency != old.recency:
@@ -883,11 +883,6 @@ def _relabel(select: Select[T], options: list[tuple[str, T]]) -> None:
     select.set_options(options)
     select.value = value
     select.styles.width = max(cell_len(label) for label, _ in options) + SELECT_CHROME
-
-
-def enabled_presets(config: Config) -> dict[str, tuple[str, ...]]:
-    """``config``'s presets without the providers it disables (``enabled = false``)."""
-    return {name: tuple(pid for pid in ids if config.is_enabled(pid)) for name, ids in config.presets.items()}
 
 
 def _merge_outcomes(into: SearchResult, retried: SearchResult) -> None:
