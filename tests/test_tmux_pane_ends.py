@@ -1,5 +1,6 @@
 """In a real terminal: six model answers stream from the loopback fake and finish; every pane then
-shows its answer's last sentence (issue 29: they stopped 2-4 lines short until End was pressed)."""
+rests at its true end, its model line (the last thing in it) on screen (issue 29: they stopped 2-4
+lines short until End was pressed)."""
 
 from __future__ import annotations
 
@@ -16,19 +17,17 @@ from tests.test_tmux_smoke import tmux, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-LAST_WORDS = {
-    "Perplexity": "concurrently[4].",
-    "OpenAI": "(peps.python.org).",
-    "Grok": "(peps.python.org).",
-    "Anthropic": "or a TaskGroup.",
-    "DeepSeek": "or a TaskGroup.",
-    "Gemini": "library/asyncio.html",
-}
-"""Pane title -> the end of its fake answer's last sentence as the pane shows it (short: a pane wraps)."""
+TITLES = ("Perplexity", "OpenAI", "Grok", "Anthropic", "DeepSeek", "Gemini")
+"""The pane titles of :data:`PROVIDERS`."""
 PROVIDERS = ["perplexity", "openai", "grok", "anthropic", "deepseek", "gemini"]
 SIZE = ("200", "32")
 """Six panes in a grid of 3 x 2 beside the provider list, each showing 10 lines: the fakes' answers
 (9 to 14 lines at that width) outgrow them, as real answers outgrow the panes at 200x50."""
+
+
+def model_line_shown(text: str) -> bool:
+    """True when a pane's box shows its model line (``model <id> · tokens ...``), its last line."""
+    return any(line.strip().startswith("model ") for line in text.splitlines())
 
 
 def pane_text(screen: str, title: str) -> str:
@@ -48,7 +47,7 @@ def pane_text(screen: str, title: str) -> str:
     return ""
 
 
-def test_finished_answers_show_their_last_sentence(tmp_path: Path) -> None:
+def test_finished_answers_rest_at_their_true_end(tmp_path: Path) -> None:
     session = f"wst-{uuid.uuid4().hex[:8]}"
     with FakeServer(token_delay=0.02) as server:
         config = server.write_config(tmp_path / "config.toml", providers=PROVIDERS)
@@ -68,13 +67,13 @@ def test_finished_answers_show_their_last_sentence(tmp_path: Path) -> None:
             wait_for(session, lambda s: "Ask the web" in s and "Perplexity" in s)
             tmux("send-keys", "-t", session, "python asyncio tutorial", "Enter")
             wait_for(session, lambda s: "streaming" in s)
-            wait_for(session, lambda s: all("✓ done" in pane_text(s, title) for title in LAST_WORDS))
+            wait_for(session, lambda s: all("✓ done" in pane_text(s, title) for title in TITLES))
 
-            def every_end_shown(screen: str) -> bool:
-                return all(words in pane_text(screen, title) for title, words in LAST_WORDS.items())
+            def every_end_shown(screen: str) -> bool:  # the model line is the last thing in a pane
+                return all(model_line_shown(pane_text(screen, title)) for title in TITLES)
 
             shown = wait_for(session, every_end_shown)
-            for title in LAST_WORDS:
+            for title in TITLES:
                 assert "✓ done" in pane_text(shown, title), shown
         finally:
             tmux("kill-session", "-t", session)

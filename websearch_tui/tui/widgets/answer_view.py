@@ -324,16 +324,6 @@ class AnswerView(LineWidget):
         return self._lines(width).height if width else 0
 
     @property
-    def last_block_height(self) -> int:
-        """Lines the answer's last block takes at the current width, its margins included (0 before
-        the answer is laid out, or when it is empty)."""
-        width = self.size.width
-        if not width:
-            return 0
-        lines = self._lines(width)
-        return lines.height - lines.starts[-1] if lines.starts else 0
-
-    @property
     def follow_line(self) -> int:
         """The line a pane following the answer keeps at the bottom of its view: the end of the
         answer, or while it streams the end of the step the text is in."""

@@ -42,9 +42,6 @@ if TYPE_CHECKING:
 
 FLUSH_SECONDS = 0.1
 """How often streamed answer text is parsed and shown (and the spinner ticks)."""
-KEPT_LINES = 3
-"""An ended answer's pane keeps at least this many of the answer's last lines in view (see
-:meth:`ProviderPane.end_target`)."""
 
 
 class PaneBody(VerticalScroll):
@@ -246,17 +243,10 @@ class ProviderPane(Vertical):
         return not (y < self._follow_y and y >= body.max_scroll_y - 0.5)
 
     def end_target(self) -> int:
-        """Where the pane of an ended run rests (the line at the top of its view): the very end of the
-        pane, unless what follows the answer (sources, citations, related questions, the model line)
-        is too tall to fit below the answer's last lines; then the answer's last block (at least
-        :data:`KEPT_LINES` lines, at most half the view) stays at the top, with as much of what
-        follows as fits below it."""
-        body = self.body
-        view = body.scrollable_content_region.height
-        answer = self.answer
-        end = answer.virtual_region.y + answer.text_height
-        kept = min(max(answer.last_block_height, KEPT_LINES), max(1, view // 2))
-        return max(0, min(body.max_scroll_y, end - kept))
+        """Where the pane of an ended run rests (the line at the top of its view): its true end, the
+        last of what follows the answer (sources, citations, related questions, the model line) in
+        view, as a pane that followed its stream expects; ``t`` (Tops / Ends) shows every opening."""
+        return max(0, self.body.max_scroll_y)
 
     def _rest(self, resting: bool) -> None:
         """Keep the pane at its end (:meth:`end_target`) through the layouts to come, or stop."""
