@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 import pytest
@@ -14,8 +15,8 @@ from websearch_tui.cli import mcp_install_hint
     [
         ("/home/ada/.local/share/pipx/venvs/websearch-tui", "pipx inject websearch-tui mcp uvicorn starlette"),
         ("/home/ada/.local/share/uv/tools/websearch-tui", "uv tool install --force --with mcp --with uvicorn"),
-        ("C:\\Users\\ada\\AppData\\Roaming\\uv\\tools\\websearch-tui", "uv tool install --force"),
-        ("/home/ada/src/websearch-tui/.venv", f"{sys.executable} -m pip install 'websearch-tui[mcp]'"),
+        ("C:\\Users\\ada\\AppData\\Roaming\\uv\\data\\tools\\websearch-tui", "uv tool install --force"),
+        ("/home/ada/src/websearch-tui/.venv", f"{shlex.quote(sys.executable)} -m pip install 'websearch-tui[mcp]'"),
     ],
 )
 def test_the_hint_matches_the_installation(prefix: str, start: str) -> None:

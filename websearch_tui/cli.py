@@ -30,6 +30,7 @@ import gc
 import json
 import os
 import re
+import shlex
 import sys
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -1171,10 +1172,10 @@ def mcp_install_hint(prefix: str | None = None) -> str:
     where = (prefix or sys.prefix).replace("\\", "/")
     if "/pipx/venvs/" in where:
         return f"pipx inject {PROG} {MCP_PACKAGES}"
-    if "/uv/tools/" in where:
+    if "/uv/tools/" in where or "/uv/data/tools/" in where:  # Linux and macOS; Windows: %APPDATA%/uv/data/tools
         extras = " ".join(f"--with {name}" for name in MCP_PACKAGES.split())
         return f"uv tool install --force {extras} {PROG} (from a checkout: the checkout's path instead of {PROG})"
-    python = sys.executable or "python3"
+    python = shlex.quote(sys.executable or "python3")
     return f"{python} -m pip install '{PROG}[mcp]' (in a checkout: {python} -m pip install -e '.[mcp]')"
 
 

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 StatusResolver = Callable[[ProviderSpec, ProviderSettings], str]
-"""Blocking ``(spec, settings) -> "ready" | "keyless" | "missing key" | ...``; run in a thread."""
+"""Blocking ``(spec, settings) -> "ready" | "keyless" | "needs key" | ...``; run in a thread."""
 
 RECENCY_OPTIONS = [
     ("any time", "any"),
