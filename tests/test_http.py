@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from typing import Any
 
+import httpcore
 import httpx
 import pytest
 
@@ -911,18 +912,42 @@ async def test_https_verifies_with_httpxs_default_context_built_once_in_a_thread
         await client.aclose()
 
 
-@pytest.mark.parametrize("provider", ["brave", "perplexity"])  # a GET through send, a POST event stream
-async def test_a_host_that_does_not_resolve_fails_at_once_in_one_wording(provider: str) -> None:
-    """RFC 6761: ``.invalid`` never resolves, so this is a real DNS failure without any network. It is
-    not retried (no retry reported) and reads as every provider's DNS failure does."""
+class FakeResolver:
+    """``socket.getaddrinfo`` (what asyncio's ``loop.getaddrinfo``, under anyio and httpcore, calls
+    in a worker thread) failing with ``socket.gaierror(code)`` for names under ``.invalid``, so no
+    test asks the system resolver; loopback names go to the real function. ``asked`` lists the
+    names looked up."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, code: int) -> None:
+        import socket
+
+        self.code = code
+        self.asked: list[str] = []
+        self._real = socket.getaddrinfo
+        monkeypatch.setattr(socket, "getaddrinfo", self)
+
+    def __call__(self, host: Any, *args: Any, **kwargs: Any) -> Any:
+        """Look ``host`` up: fail for a ``.invalid`` name, else ask the real resolver."""
+        import socket
+
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if not name.endswith(".invalid"):
+            return self._real(host, *args, **kwargs)
+        self.asked.append(name)
+        raise socket.gaierror(self.code, f"fake lookup failure {self.code}")
+
+
+HOST = "search.websearch-tui.invalid"
+
+
+async def search_through(provider: str, client: httpx.AsyncClient, log: RetryLog) -> ProviderError:
+    """Run ``provider`` against ``http://{HOST}`` on ``client``; return the error it fails with."""
     from tests.helpers import _context, collect
     from websearch_tui.core.models import SearchRequest
     from websearch_tui.core.specs import ProviderSettings
     from websearch_tui.providers import get_spec
 
-    log = RetryLog()
-    client = _http.build_client()
-    settings = ProviderSettings(base_url="http://search.websearch-tui.invalid")
+    settings = ProviderSettings(base_url=f"http://{HOST}")
     ctx = log.attach(
         _context(spec=get_spec(provider), client=client, settings=settings, credentials={"api_key": "k"}, timeout=30)
     )
@@ -931,21 +956,128 @@ async def test_a_host_that_does_not_resolve_fails_at_once_in_one_wording(provide
             await collect(provider, SearchRequest("q"), ctx)
     finally:
         await client.aclose()
-    label = get_spec(provider).label
-    assert info.value.kind is ErrorKind.NETWORK
-    assert info.value.message == (
-        f"{label} network error: could not resolve search.websearch-tui.invalid. Check the connection or base URL."
+    return info.value
+
+
+@pytest.mark.parametrize("provider", ["brave", "perplexity"])  # a GET through send, a POST event stream
+@pytest.mark.parametrize("code", ["EAI_NONAME", "EAI_NODATA"])
+async def test_a_host_that_does_not_resolve_fails_at_once_in_one_wording(
+    monkeypatch: pytest.MonkeyPatch, provider: str, code: str
+) -> None:
+    """A name that does not exist (or has no address) is looked up once: no retry reported, and it
+    reads as every provider's DNS failure does. The lookup is faked (:class:`FakeResolver`)."""
+    import socket
+
+    from websearch_tui.providers import get_spec
+
+    if not hasattr(socket, code):
+        pytest.skip(f"no socket.{code} here")
+    resolver = FakeResolver(monkeypatch, getattr(socket, code))
+    log = RetryLog()
+    error = await search_through(provider, _http.build_client(), log)
+    assert error.kind is ErrorKind.NETWORK
+    assert error.message == (
+        f"{get_spec(provider).label} network error: could not resolve {HOST}. Check the connection or base URL."
     )
     assert log.entries == []  # not one retry
+    assert resolver.asked == [HOST]
 
 
-def test_dns_failures_are_recognised_by_cause_and_by_their_words() -> None:
+@pytest.mark.parametrize(("provider", "retries"), [("brave", 3), ("perplexity", 1)])  # perplexity: max_retries=1
+@pytest.mark.parametrize("code", ["EAI_AGAIN", "EAI_SYSTEM", "EAI_FAIL"])
+async def test_other_lookup_failures_are_retried_like_any_failed_connection(
+    monkeypatch: pytest.MonkeyPatch, provider: str, retries: int, code: str
+) -> None:
+    """No resolver answering (``EAI_AGAIN``), a system error such as running out of file descriptors
+    (``EAI_SYSTEM``), a resolver failure (``EAI_FAIL``): not "could not resolve", but a failed
+    connection, retried (a GET and a POST alike: nothing was sent) and worded as one."""
+    import socket
+
+    from websearch_tui.providers import get_spec
+
+    if not hasattr(socket, code):
+        pytest.skip(f"no socket.{code} here")
+    number = getattr(socket, code)
+    resolver = FakeResolver(monkeypatch, number)
+    log = RetryLog()
+    error = await search_through(provider, _http.build_client(), log)
+    assert error.kind is ErrorKind.NETWORK
+    assert error.message == (
+        f"{get_spec(provider).label} network error: could not connect ([Errno {number}] fake lookup failure "
+        f"{number}). Check the connection or base URL."
+    )
+    assert [entry for entry in log.entries if entry[0] == "retry"] == [
+        ("retry", float(2**attempt), "network", attempt + 1) for attempt in range(retries)
+    ]
+    assert resolver.asked == [HOST] * (retries + 1)
+
+
+async def test_behind_a_proxy_the_name_that_did_not_resolve_may_be_the_proxys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through a proxy the failed lookup is the proxy's own name (the proxy resolves the target), so
+    the error says "the proxy or <host>"; it is still not retried."""
+    import socket
+
+    resolver = FakeResolver(monkeypatch, socket.EAI_NONAME)
+    log = RetryLog()
+    client = httpx.AsyncClient(proxy="http://proxy.websearch-tui.invalid:3128", trust_env=False)
+    error = await search_through("brave", client, log)
+    assert error.message == (
+        f"Brave Search network error: could not resolve the proxy or {HOST}. Check the connection, the proxy or base URL."
+    )
+    assert log.entries == []
+    assert resolver.asked == ["proxy.websearch-tui.invalid"]
+
+
+async def test_the_shared_client_ignores_proxy_variables_so_the_name_is_the_hosts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """httpx reads ``HTTP(S)_PROXY`` / ``ALL_PROXY`` only for a client without its own transport;
+    :func:`_http.build_client` has one, so it looks the target up itself and the error names it."""
+    import socket
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.setenv(name, "http://proxy.websearch-tui.invalid:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    resolver = FakeResolver(monkeypatch, socket.EAI_NONAME)
+    error = await search_through("brave", _http.build_client(), RetryLog())
+    assert error.message == f"Brave Search network error: could not resolve {HOST}. Check the connection or base URL."
+    assert resolver.asked == [HOST]
+
+
+def test_only_a_name_that_does_not_exist_counts_as_unresolved() -> None:
+    """By the gaierror's code where the chain keeps it (httpx -> httpcore -> socket), else by the words
+    of ``EAI_NONAME`` / ``EAI_NODATA``; a temporary or system failure of the lookup is not one."""
     import socket
 
     request = httpx.Request("GET", "https://x.example")
-    caused = httpx.ConnectError("boom", request=request)
-    caused.__cause__ = socket.gaierror(-2, "Name or service not known")
-    assert _http.unresolved_host(caused)
-    for text in ("[Errno -3] Temporary failure in name resolution", "[Errno 8] nodename nor servname provided"):
-        assert _http.unresolved_host(httpx.ConnectError(text, request=request))
-    assert not _http.unresolved_host(httpx.ConnectError("[Errno 111] Connection refused", request=request))
+
+    def caused_by(code: int, text: str) -> httpx.ConnectError:
+        inner = httpcore.ConnectError(f"[Errno {code}] {text}")
+        inner.__cause__ = socket.gaierror(code, text)
+        outer = httpx.ConnectError(str(inner), request=request)
+        outer.__cause__ = inner
+        return outer
+
+    assert _http.unresolved_host(caused_by(socket.EAI_NONAME, "Name or service not known"))
+    assert _http.unresolved_host(caused_by(socket.EAI_NODATA, "No address associated with hostname"))
+    assert _http.unresolved_host(socket.gaierror(11001, "getaddrinfo failed"))  # Windows' WSAHOST_NOT_FOUND
+    assert _http.unresolved_host(socket.gaierror(11004, "getaddrinfo failed"))  # Windows' WSANO_DATA
+    assert not _http.unresolved_host(caused_by(socket.EAI_AGAIN, "Temporary failure in name resolution"))
+    assert not _http.unresolved_host(caused_by(socket.EAI_SYSTEM, "System error"))
+    assert not _http.unresolved_host(socket.gaierror(11002, "getaddrinfo failed"))  # Windows' WSATRY_AGAIN
+    for text in (  # the chain lost the gaierror: only its words are left
+        "[Errno -2] Name or service not known",
+        "[Errno -5] No address associated with hostname",
+        "[Errno 8] nodename nor servname provided, or not known",
+        "Name does not resolve",
+        "[Errno 11001] getaddrinfo failed",
+    ):
+        assert _http.unresolved_host(httpx.ConnectError(text, request=request)), text
+    for text in (
+        "[Errno -3] Temporary failure in name resolution",
+        "[Errno -11] System error",
+        "[Errno 11002] getaddrinfo failed",
+        "[Errno 111] Connection refused",
+    ):
+        assert not _http.unresolved_host(httpx.ConnectError(text, request=request)), text

@@ -157,6 +157,33 @@ async def test_another_ddgs_backend_is_named_in_a_note(fake_ddgs: type[FakeDDGS]
             "DuckDuckGo network error: could not resolve html.duckduckgo.com. Check the connection or base URL.",
         ),
         (
+            # reqwest's getaddrinfo resolver: the words of EAI_NONAME
+            DDGSException(
+                "ConnectError: ConnectError('error sending request for url (https://html.duckduckgo.com/html/) > "
+                "client error (Connect) > dns error: failed to lookup address information: Name or service not "
+                "known')"
+            ),
+            ErrorKind.NETWORK,
+            "DuckDuckGo network error: could not resolve html.duckduckgo.com. Check the connection or base URL.",
+        ),
+        (
+            # no resolver answered: a failed connection, not a name that does not exist
+            DDGSException(
+                "DNSError: DNSError('error sending request for url (https://html.duckduckgo.com/html/) > error "
+                "resolving DNS > DNS error: request timed out')"
+            ),
+            ErrorKind.NETWORK,
+            "DuckDuckGo network error: could not connect to html.duckduckgo.com. Check the connection (and DDGS_PROXY",
+        ),
+        (
+            DDGSException(
+                "DNSError: DNSError('error sending request for url (https://html.duckduckgo.com/html/) > "
+                "failed to lookup address information: Temporary failure in name resolution')"
+            ),
+            ErrorKind.NETWORK,
+            "DuckDuckGo network error: could not connect to html.duckduckgo.com. Check the connection (and DDGS_PROXY",
+        ),
+        (
             DDGSException(
                 "ConnectError: ConnectError('error sending request for url (https://html.duckduckgo.com/html/)')"
             ),
@@ -171,14 +198,34 @@ async def test_another_ddgs_backend_is_named_in_a_note(fake_ddgs: type[FakeDDGS]
     ],
 )
 async def test_library_errors_are_mapped(
-    fake_ddgs: type[FakeDDGS], error: Exception, kind: ErrorKind, text: str
+    monkeypatch: pytest.MonkeyPatch, fake_ddgs: type[FakeDDGS], error: Exception, kind: ErrorKind, text: str
 ) -> None:
+    monkeypatch.delenv("DDGS_PROXY", raising=False)
     fake_ddgs.error = error
     with pytest.raises(ProviderError) as info:
         await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))
     assert info.value.kind is kind
     assert text in info.value.message
     assert "Error(" not in info.value.message and "_ylt" not in info.value.message  # no raw exception text
+
+
+async def test_a_name_that_does_not_resolve_behind_ddgs_proxy_may_be_the_proxys(
+    monkeypatch: pytest.MonkeyPatch, fake_ddgs: type[FakeDDGS]
+) -> None:
+    """With ``DDGS_PROXY`` set the library connects to the proxy, so the name it could not resolve
+    may be the proxy's: the error says so and points at ``DDGS_PROXY``."""
+    monkeypatch.setenv("DDGS_PROXY", "socks5://proxy.example:9150")
+    fake_ddgs.error = DDGSException(
+        "DNSError: DNSError('error sending request for url (https://html.duckduckgo.com/html/) > error "
+        'resolving DNS > DNS error: no records found for Query { name: Name("proxy.example.") }\')'
+    )
+    with pytest.raises(ProviderError) as info:
+        await collect("ddgs", SearchRequest("q"), make_ctx("ddgs"))
+    assert info.value.kind is ErrorKind.NETWORK
+    assert info.value.message == (
+        "DuckDuckGo network error: could not resolve the proxy or html.duckduckgo.com. "
+        "Check the connection (and DDGS_PROXY, if you use a proxy)."
+    )
 
 
 async def test_library_no_results_is_empty_not_error(fake_ddgs: type[FakeDDGS]) -> None:

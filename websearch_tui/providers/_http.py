@@ -5,7 +5,7 @@ whole, as an :class:`HttpReply` that gives ``reply.json()`` or ``reply.text``), 
 :func:`stream_sse` (a ``text/event-stream`` response as parsed JSON payloads). Both:
 
 - bound every attempt by the provider deadline (``ctx.deadline``, on ``ctx.clock``);
-- retry 408/429/5xx, timeouts and connection errors but a failed DNS lookup (at most 3 retries, honouring
+- retry 408/429/5xx, timeouts and connection errors but a name that does not resolve (at most 3 retries, honouring
   ``retry-after-ms`` / ``Retry-After`` / ``x-ratelimit-reset*`` hints, else exponential backoff with
   jitter from ``ctx.rng``: 0.5-1 s, 1-2 s, 2-4 s), never past the deadline and never after a stream
   has produced an event; each wait (``ctx.sleep``) is announced through ``ctx.report_retry`` and its
@@ -478,7 +478,7 @@ def transport_error(ctx: ProviderContext, exc: _HttpFailure) -> ProviderError:
     elif isinstance(exc, httpx.ProxyError):
         detail = f"proxy error ({exc})"
     elif isinstance(exc, httpx.ConnectError) and unresolved_host(exc):
-        return dns_error(ctx, _request_host(exc))
+        return dns_error(ctx, _request_host(exc), via_proxy=_through_proxy(ctx.client, exc))
     elif isinstance(exc, httpx.ConnectError):
         detail = f"could not connect ({exc})"
     else:
@@ -492,34 +492,71 @@ def network_error(ctx: ProviderContext, detail: str, hint: str = "Check the conn
     return ProviderError(ctx.spec.id, ErrorKind.NETWORK, f"{ctx.spec.label} network error: {detail}. {hint}")
 
 
-def dns_error(ctx: ProviderContext, host: str | None) -> ProviderError:
-    """The ``network`` error of a host name that did not resolve, in the one wording every provider
-    (and the ddgs library's failures) use: ``"<Label> network error: could not resolve <host>. Check
-    the connection or base URL."``. Never retried (:func:`send` fails at once)."""
-    return network_error(ctx, f"could not resolve {host or 'the host'}")
+def dns_error(ctx: ProviderContext, host: str | None, *, via_proxy: bool = False, hint: str = "") -> ProviderError:
+    """The ``network`` error of a host name that does not exist (or has no address), in the one
+    wording every provider (and the ddgs library's failures) use: ``"<Label> network error: could
+    not resolve <host>. Check the connection or base URL."``. Never retried (:func:`send` fails at
+    once). ``via_proxy``: the request went through a proxy, so the name that failed may be the
+    proxy's: ``"could not resolve the proxy or <host>. Check the connection, the proxy or base
+    URL."``. ``hint`` replaces the last sentence."""
+    name = f"the proxy or {host or 'the host'}" if via_proxy else host or "the host"
+    return network_error(ctx, f"could not resolve {name}", hint or (_PROXY_HINT if via_proxy else _HINT))
 
+
+_HINT = "Check the connection or base URL."
+_PROXY_HINT = "Check the connection, the proxy or base URL."
+
+_NO_SUCH_NAME = frozenset(
+    code for code in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", None), 11001, 11004) if isinstance(code, int)
+)
+"""``socket.gaierror`` codes that mean the name does not exist or has no address: ``EAI_NONAME``,
+``EAI_NODATA`` (where the platform has it) and Windows' ``WSAHOST_NOT_FOUND`` (11001) and
+``WSANO_DATA`` (11004). Others (``EAI_AGAIN``: no resolver answered, for now; ``EAI_SYSTEM``: say,
+out of file descriptors; ``EAI_FAIL``, ``EAI_MEMORY``) are ordinary, retried network errors."""
 
 _DNS_FAILURE = re.compile(
-    r"name or service not known|nodename nor servname|getaddrinfo failed|failure in name resolution"
-    r"|no address associated with hostname|name does not resolve|\[errno -[235]\]|\[errno 1100[14]\]",
+    r"name or service not known|no address associated with host ?name|nodename nor servname provided"
+    r"|no address associated with nodename|name does not resolve|name has no usable address"
+    r"|no such host is known"
+    r"|\[errno (?:" + "|".join(str(code) for code in sorted(_NO_SUCH_NAME) if code < 0 or code > 11000) + r")\]",
     re.IGNORECASE,
 )
-"""What a failed lookup reads like when the ``socket.gaierror`` itself is not in the exception chain
-(Linux, macOS, musl and Windows wordings)."""
+"""What a lookup of a name that does not exist reads like when the ``socket.gaierror`` itself is not
+in the exception chain: glibc, macOS, musl and Windows wordings of ``EAI_NONAME`` / ``EAI_NODATA``,
+and httpcore's ``"[Errno -2] ..."`` form (``str()`` of the gaierror). Not ``"Temporary failure in
+name resolution"`` (``EAI_AGAIN``) nor Windows' bare ``"getaddrinfo failed"`` (every code reads so)."""
 
 
 def unresolved_host(exc: BaseException) -> bool:
-    """True when ``exc`` is (or was caused by) a failed DNS lookup: the host name does not exist, or no
-    resolver answered (offline). Such a failure is not retried: a second lookup a second later fails
-    the same way."""
+    """True when ``exc`` is (or was caused by) a lookup that found no such name: a
+    ``socket.gaierror`` with a code in :data:`_NO_SUCH_NAME` (httpx's ``ConnectError`` is caused by
+    httpcore's, caused by the gaierror), or, where the chain lost it, an exception whose text is one
+    of :data:`_DNS_FAILURE`. Such a failure is not retried: a second lookup a second later gives the
+    same answer. Any other lookup failure (no resolver answered, out of file descriptors) is not one."""
     current: BaseException | None = exc
     for _ in range(8):  # the chain httpx -> httpcore -> socket is three deep
         if current is None:
             return False
-        if isinstance(current, socket.gaierror) or _DNS_FAILURE.search(str(current)):
+        if isinstance(current, socket.gaierror) and current.errno is not None:
+            return current.errno in _NO_SUCH_NAME
+        if _DNS_FAILURE.search(str(current)):
             return True
         current = current.__cause__ or current.__context__
     return False
+
+
+def _through_proxy(client: httpx.AsyncClient, exc: httpx.RequestError) -> bool:
+    """True when ``client`` sends ``exc``'s request through a proxy, so a failed lookup may be the
+    proxy's name: a ``proxy=`` or ``mounts`` proxy transport, or ``HTTP(S)_PROXY`` / ``ALL_PROXY``
+    (which httpx reads with ``trust_env`` only for a client built without its own ``transport``;
+    :func:`build_client`'s has one, so it never goes through a proxy)."""
+    try:
+        transport: httpx.AsyncBaseTransport | None = client._transport_for_url(exc.request.url)
+    except (AttributeError, RuntimeError, TypeError):  # not an httpx client, or no request
+        return False
+    if isinstance(transport, _TlsTransport):
+        transport = transport.built
+    return isinstance(getattr(transport, "_pool", None), (httpcore.AsyncHTTPProxy, httpcore.AsyncSOCKSProxy))
 
 
 def _request_host(exc: httpx.RequestError) -> str | None:

@@ -32,6 +32,7 @@ What the runs share lives in the engine's per-provider state (:class:`DdgsState`
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -171,16 +172,20 @@ def library_failure(ctx: ProviderContext, message: str) -> ProviderError:
     """A ddgs ``DDGSException`` message (``"DNSError: DNSError('error sending request for url
     (https://html.duckduckgo.com/html/) > error resolving DNS > ...')"``) as our error: a connection
     failure as a ``network`` error in the words every provider uses (:func:`._http.network_error`,
-    naming the host, not the library's text; a failed DNS lookup as :func:`._http.dns_error`:
-    ``could not resolve html.duckduckgo.com``), anything else as ``protocol`` with an excerpt."""
+    naming the host, not the library's text; a lookup that found no such name as
+    :func:`._http.dns_error`: ``could not resolve html.duckduckgo.com``, or ``could not resolve the
+    proxy or html.duckduckgo.com`` when ``DDGS_PROXY`` is set), anything else as ``protocol`` with an
+    excerpt. A lookup that failed otherwise (the resolver timed out) reads as ``could not connect``."""
     lowered = message.lower()
     url = _REQUEST_URL.search(message)
     host = (urlsplit(url.group(1)).hostname or "") if url else ""
-    if any(word in lowered for word in ("dns", "resolv")):
+    if _NO_SUCH_NAME.search(message) or _http.unresolved_host(Exception(message)):
+        if os.environ.get("DDGS_PROXY"):
+            return _http.dns_error(ctx, host, via_proxy=True, hint=_LIBRARY_HINT)
         return _http.dns_error(ctx, host)
     if "proxy" in lowered:
         return _http.network_error(ctx, f"proxy error{f' ({host})' if host else ''}", "Check DDGS_PROXY.")
-    if any(word in lowered for word in ("connect", "network", "sending request", "refused", "reset")):
+    if any(word in lowered for word in ("dns", "resolv", "connect", "network", "sending request", "refused", "reset")):
         return _http.network_error(ctx, f"could not connect{f' to {host}' if host else ''}", _LIBRARY_HINT)
     return ProviderError(
         ctx.spec.id,
@@ -190,6 +195,9 @@ def library_failure(ctx: ProviderContext, message: str) -> ProviderError:
 
 
 _LIBRARY_HINT = "Check the connection (and DDGS_PROXY, if you use a proxy)."
+_NO_SUCH_NAME = re.compile(r"no records found|nxdomain", re.IGNORECASE)
+"""primp's (hickory resolver's) words for a name that does not exist or has no address; its
+getaddrinfo wordings are :func:`._http.unresolved_host`'s."""
 
 
 def _library_text(query: str, timeout: int, **kwargs: Any) -> list[dict[str, Any]]:
