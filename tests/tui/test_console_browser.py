@@ -4,8 +4,12 @@ and no shell; a graphical browser is still Python's ``webbrowser``'s."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,8 +18,8 @@ from textual.drivers.headless_driver import HeadlessDriver
 
 from tests.tui.conftest import submit, until, wait_for_search
 from tests.tui.test_search_screen import pane
-from websearch_tui.core.models import Source, SourcesFound
-from websearch_tui.tui.safe import console_browser, has_display
+from websearch_tui.core.models import AnswerDelta, Source, SourcesFound
+from websearch_tui.tui.safe import console_browser, has_display, sigint_left_to_child
 from websearch_tui.tui.widgets.link_dialog import LinkDialog
 
 URL = "https://example.com/a?q=1&x=$(touch${IFS}pwned);b|c"
@@ -133,3 +137,152 @@ async def test_where_the_app_cannot_suspend_the_link_is_shown_to_select(make_app
         await pilot.press("o")
         assert await until(pilot, lambda: isinstance(app.screen, LinkDialog))
         assert not record.exists()
+
+
+def interrupting_browser(folder: Path, name: str = "w3m") -> tuple[Path, Path]:
+    """A console browser that, like Ctrl+C typed in it, sends SIGINT to the process that started it
+    (its parent, in the terminal's foreground process group), then records whether SIGINT was left
+    at its default for it (not inherited as ignored) and quits normally."""
+    record = folder / f"{name}.json"
+    script = folder / name
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, signal, sys, time\n"
+        "os.kill(os.getppid(), signal.SIGINT)\n"
+        "time.sleep(0.2)  # the parent takes the signal while it waits for us\n"
+        "default = signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+        f"open({str(record)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], 'sigint_default': default}}))\n",
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script, record
+
+
+async def test_ctrl_c_in_the_console_browser_does_not_end_the_app(
+    make_app, fake_streams, suspensions, monkeypatch, tmp_path
+):
+    """The SIGINT of a Ctrl+C typed in the browser reaches this process too; the handler in place (as
+    ``asyncio.run``'s, which would cancel the app's task) must not see it, and is put back after.
+
+    The test's own handler stands in for asyncio's, so a regression fails here instead of
+    interrupting the whole test run."""
+    script, record = interrupting_browser(tmp_path)
+    monkeypatch.setenv("BROWSER", str(script))
+    fake_streams["ddgs"] = one_source
+    app = make_app(("ddgs",))
+    interrupts: list[int] = []
+
+    def asyncio_like(signum, frame):
+        interrupts.append(signum)
+
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "open it")
+        await wait_for_search(app)
+        pane(app, "ddgs").focus_target()
+        previous = signal.signal(signal.SIGINT, asyncio_like)
+        try:
+            await pilot.press("o")
+            assert await until(pilot, lambda: record.exists())
+            assert json.loads(record.read_text(encoding="utf-8")) == {"argv": [URL], "sigint_default": True}
+            assert await until(pilot, lambda: any("Back from" in n.message for n in app._notifications))
+            assert interrupts == []  # the app's handler never saw the browser's Ctrl+C
+            assert signal.getsignal(signal.SIGINT) is asyncio_like  # put back as it was
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        assert suspensions == ["suspend", "resume"]
+        assert app.is_running
+        record.unlink()
+        await pilot.press("o")  # still answers keys: the browser once more
+        assert await until(pilot, lambda: record.exists())
+        assert await until(pilot, lambda: suspensions == ["suspend", "resume"] * 2)
+
+
+async def test_whatever_the_browser_run_raises_the_app_resumes_and_says_so(
+    make_app, fake_streams, suspensions, monkeypatch, tmp_path
+):
+    script, record = recorder(tmp_path, "w3m")
+    monkeypatch.setenv("BROWSER", str(script))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("websearch_tui.tui.safe.subprocess.run", interrupted)
+    fake_streams["ddgs"] = one_source
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "open it")
+        await wait_for_search(app)
+        pane(app, "ddgs").focus_target()
+        before = signal.getsignal(signal.SIGINT)
+        await pilot.press("o")
+        assert await until(pilot, lambda: isinstance(app.screen, LinkDialog))
+        assert suspensions == ["suspend", "resume"]
+        assert signal.getsignal(signal.SIGINT) is before
+        assert any("w3m ended abnormally: KeyboardInterrupt" in n.message for n in app._notifications)
+        assert app.is_running
+
+
+def interrupted_by_a_child() -> None:
+    """Run a child that sends SIGINT to this process, with SIGINT left to it."""
+    with sigint_left_to_child():
+        subprocess.run([sys.executable, "-c", "import os, signal; os.kill(os.getppid(), signal.SIGINT)"], check=True)
+
+
+def test_sigint_is_given_back_to_the_loop_that_handles_it():
+    """A loop SIGINT handler (``loop.add_signal_handler``) is not run for a Ctrl+C meant for the browser,
+    and still handles SIGINT after."""
+    import asyncio
+
+    async def scenario() -> list[str]:
+        loop = asyncio.get_running_loop()
+        calls: list[str] = []
+        loop.add_signal_handler(signal.SIGINT, calls.append, "loop")
+        try:
+            interrupted_by_a_child()  # on the loop's thread, blocking it, as the app does
+            await asyncio.sleep(0.05)  # the loop wakes up: nothing pending for its handler
+            assert calls == []
+            os.kill(os.getpid(), signal.SIGINT)  # after: the loop's handler has SIGINT again
+            for _ in range(100):
+                if calls:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+        return calls
+
+    before = signal.getsignal(signal.SIGINT)
+    assert asyncio.run(scenario()) == ["loop"]
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+async def test_no_console_browser_while_a_search_is_running(make_app, fake_streams, suspensions, monkeypatch, tmp_path):
+    """The browser would hold the event loop and stall the search: the link is shown instead, and the
+    browser opens once the search has ended."""
+    script, record = recorder(tmp_path, "w3m")
+    monkeypatch.setenv("BROWSER", str(script))
+    release = asyncio.Event()
+
+    async def held(request, ctx):
+        yield SourcesFound((Source(URL, "Alpha", "first", None, None),))
+        await release.wait()  # held in flight until the test lets it go
+        yield AnswerDelta("done")
+
+    fake_streams["ddgs"] = held
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "open it")
+        assert await until(pilot, lambda: pane(app, "ddgs")._selected_url() == URL)
+        pane(app, "ddgs").focus_target()
+        await pilot.press("o")
+        assert await until(pilot, lambda: isinstance(app.screen, LinkDialog))
+        assert "only when no search is running" in app.screen.reason
+        assert app.screen.url == URL
+        assert suspensions == [] and not record.exists()
+        await pilot.press("escape")
+        release.set()
+        await wait_for_search(app)
+        assert pane(app, "ddgs").status == "done"  # not timed out or cancelled
+        pane(app, "ddgs").focus_target()
+        await pilot.press("o")
+        assert await until(pilot, lambda: record.exists())
+        assert suspensions == ["suspend", "resume"]

@@ -6,19 +6,25 @@ parsed as markup. URLs are only opened or copied after :func:`websearch_tui.core
 accepts them (absolute http/https), and the browser and the system clipboard are reached from
 worker threads, never on the event loop. A browser that runs in the terminal (``BROWSER=w3m``, see
 :func:`console_browser`) is the exception: the app suspends itself, the browser has the terminal
-until it quits, and the app comes back.
+until it quits, and the app comes back; Ctrl+C meanwhile is the browser's (see :func:`sigint_left_to_child`),
+and while a search is running the link is shown instead (the browser would stall the search).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from types import FrameType
 
 from textual.app import App, SuspendNotSupported
 from textual.content import Content
@@ -31,6 +37,8 @@ CONSOLE_BROWSERS = frozenset({"w3m", "lynx", "links", "links2", "elinks", "brows
 FALLBACK_CONSOLE_BROWSERS = ("www-browser", "links", "elinks", "lynx", "w3m")
 """Without ``BROWSER`` and without a display, Python's ``webbrowser`` would start the first of these it
 finds (in this order) in the app's own terminal; they are started the console way instead."""
+SEARCH_GROUP = "search"
+"""The worker group of a running search (:class:`~websearch_tui.tui.screens.search.SearchScreen`)."""
 
 
 def clean(text: object, *, one_line: bool = False, limit: int | None = None) -> str:
@@ -127,25 +135,91 @@ def _with_url(words: list[str], url: str) -> list[str]:
 
 def open_in_terminal(app: App[object], argv: list[str], url: str) -> None:
     """Suspend the app, run the console browser ``argv`` (no shell) in the terminal until it quits, then
-    come back; where the app cannot suspend (Textual's web driver) or the browser does not start, the
-    link is shown to select instead. The event loop waits while the browser runs."""
-    name = os.path.basename(argv[0])
-    failure: OSError | None = None
+    come back; where the app cannot suspend (Textual's web driver), the browser does not start, or a
+    search is running, the link is shown to select instead.
+
+    The event loop waits while the browser runs, so a search in flight would stall (its providers
+    would come back timed out): while one runs the browser is not started. Ctrl+C in the browser is
+    the browser's (:func:`sigint_left_to_child`), and whatever the browser run raises, the app resumes
+    and says so."""
+    name = clean(os.path.basename(argv[0]))
+    if search_running(app):
+        _show_link(
+            app,
+            f"A search is running: {name} would take the terminal and stall it, so the console browser opens "
+            "only when no search is running (press o again when it has ended). Select the link to copy it:",
+            url,
+        )
+        return
+    failure: BaseException | None = None
     try:
         with app.suspend():
             try:
-                subprocess.run(argv, check=False)  # a list, no shell: the URL is one argument
-            except OSError as exc:  # raised inside: the app must still resume
+                with sigint_left_to_child():
+                    subprocess.run(argv, check=False)  # a list, no shell: the URL is one argument
+            except BaseException as exc:  # raised inside: the app must still resume (Textual's suspend has no finally)
                 failure = exc
     except SuspendNotSupported:
         _report_open(app, url, False)
         return
-    if failure is not None:
+    if isinstance(failure, OSError):
         reason = clean(failure.strerror or type(failure).__name__, one_line=True)
-        app.notify(f"Could not start {clean(name)}: {reason}.", severity="warning", markup=False)
+        app.notify(f"Could not start {name}: {reason}.", severity="warning", markup=False)
         _report_open(app, url, False)
         return
-    app.notify(f"Back from {clean(name)} ({truncate(url, 60)}).", markup=False, timeout=3)
+    if failure is not None:
+        reason = clean(str(failure) or type(failure).__name__, one_line=True, limit=80)
+        app.notify(f"{name} ended abnormally: {reason}.", severity="warning", markup=False)
+        _report_open(app, url, False)
+        return
+    app.notify(f"Back from {name} ({truncate(url, 60)}).", markup=False, timeout=3)
+
+
+def search_running(app: App[object]) -> bool:
+    """True while a search worker (:data:`SEARCH_GROUP`) of ``app`` is pending or running."""
+    return any(worker.group == SEARCH_GROUP and not worker.is_finished for worker in app.workers)
+
+
+def _ignore_sigint(signum: int, frame: FrameType | None) -> None:
+    """A SIGINT handler that does nothing (a Python handler, not ``SIG_IGN``: a child started meanwhile
+    gets the default disposition back at ``exec``, so Ctrl+C still works in it)."""
+
+
+@contextlib.contextmanager
+def sigint_left_to_child() -> Iterator[None]:
+    """While a console browser has the terminal, Ctrl+C (SIGINT to the whole foreground process group,
+    this process included) is the browser's: here it does nothing, and the handlers are put back after.
+
+    Both ways asyncio takes SIGINT are covered: ``asyncio.run``'s handler (3.11+, installed with
+    ``signal.signal``, it cancels the main task and so ends the app) is replaced by one that does
+    nothing; a handler of the running loop (``loop.add_signal_handler``) is reached through the
+    signal wakeup fd, which is turned off meanwhile so the loop does not run it when it wakes up.
+    Signals can only be handled on the main thread: anywhere else this does nothing."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield  # not the main thread, or a handler not set from Python (that could not be put back)
+        return
+    wakeup = -1
+    loop_handles_sigint = _loop_handles_sigint()
+    signal.signal(signal.SIGINT, _ignore_sigint)
+    try:
+        if loop_handles_sigint:
+            wakeup = signal.set_wakeup_fd(-1)
+        yield
+    finally:
+        if wakeup != -1:
+            signal.set_wakeup_fd(wakeup)
+        signal.signal(signal.SIGINT, previous)
+
+
+def _loop_handles_sigint() -> bool:
+    """True when the running event loop has a SIGINT handler of its own (``loop.add_signal_handler``)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    handlers = getattr(loop, "_signal_handlers", None)  # the Unix loop's table; no public way to ask
+    return isinstance(handlers, dict) and signal.SIGINT in handlers
 
 
 def open_source(app: App[object], url: str | None) -> None:
@@ -200,9 +274,14 @@ def _report_open(app: App[object], url: str, opened: bool) -> None:
     if opened:
         app.notify(f"Opened {truncate(url, 80)} in the browser.", markup=False, timeout=3)
         return
+    _show_link(app, "No browser could be started here. Select the link to copy it:", url)
+
+
+def _show_link(app: App[object], reason: str, url: str) -> None:
+    """Show ``url`` in a dialog, below ``reason``, where it can be selected."""
     from websearch_tui.tui.widgets.link_dialog import LinkDialog
 
-    app.push_screen(LinkDialog("No browser could be started here. Select the link to copy it:", url))
+    app.push_screen(LinkDialog(reason, url))
 
 
 def _copy_to_system(app: App[object], text: str, what: str) -> None:
