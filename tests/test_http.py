@@ -1012,22 +1012,6 @@ async def test_other_lookup_failures_are_retried_like_any_failed_connection(
     assert resolver.asked == [HOST] * (retries + 1)
 
 
-async def test_behind_a_proxy_the_name_that_did_not_resolve_may_be_the_proxys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through a proxy the failed lookup is the proxy's own name (the proxy resolves the target), so
-    the error says "the proxy or <host>"; it is still not retried."""
-    import socket
-
-    resolver = FakeResolver(monkeypatch, socket.EAI_NONAME)
-    log = RetryLog()
-    client = httpx.AsyncClient(proxy="http://proxy.websearch-tui.invalid:3128", trust_env=False)
-    error = await search_through("brave", client, log)
-    assert error.message == (
-        f"Brave Search network error: could not resolve the proxy or {HOST}. Check the connection, the proxy or base URL."
-    )
-    assert log.entries == []
-    assert resolver.asked == ["proxy.websearch-tui.invalid"]
-
-
 async def test_the_shared_client_ignores_proxy_variables_so_the_name_is_the_hosts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

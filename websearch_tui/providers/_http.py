@@ -478,7 +478,7 @@ def transport_error(ctx: ProviderContext, exc: _HttpFailure) -> ProviderError:
     elif isinstance(exc, httpx.ProxyError):
         detail = f"proxy error ({exc})"
     elif isinstance(exc, httpx.ConnectError) and unresolved_host(exc):
-        return dns_error(ctx, _request_host(exc), via_proxy=_through_proxy(ctx.client, exc))
+        return dns_error(ctx, _request_host(exc))  # the shared client never goes through a proxy
     elif isinstance(exc, httpx.ConnectError):
         detail = f"could not connect ({exc})"
     else:
@@ -543,20 +543,6 @@ def unresolved_host(exc: BaseException) -> bool:
             return True
         current = current.__cause__ or current.__context__
     return False
-
-
-def _through_proxy(client: httpx.AsyncClient, exc: httpx.RequestError) -> bool:
-    """True when ``client`` sends ``exc``'s request through a proxy, so a failed lookup may be the
-    proxy's name: a ``proxy=`` or ``mounts`` proxy transport, or ``HTTP(S)_PROXY`` / ``ALL_PROXY``
-    (which httpx reads with ``trust_env`` only for a client built without its own ``transport``;
-    :func:`build_client`'s has one, so it never goes through a proxy)."""
-    try:
-        transport: httpx.AsyncBaseTransport | None = client._transport_for_url(exc.request.url)
-    except (AttributeError, RuntimeError, TypeError):  # not an httpx client, or no request
-        return False
-    if isinstance(transport, _TlsTransport):
-        transport = transport.built
-    return isinstance(getattr(transport, "_pool", None), (httpcore.AsyncHTTPProxy, httpcore.AsyncSOCKSProxy))
 
 
 def _request_host(exc: httpx.RequestError) -> str | None:
