@@ -5,13 +5,15 @@ that return at once, a recording MockTransport handler, event collection, expect
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import os
 import random
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -322,3 +324,16 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def module_log(caplog: pytest.LogCaptureFixture, name: str, level: int = logging.WARNING) -> Iterator[None]:
+    """Capture the ``name`` logger's records at ``level`` into ``caplog``, also when the app's logger
+    no longer propagates to the root (``logs.setup_logging``, run by an earlier test, turns that off)."""
+    logger = logging.getLogger(name)
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(level, logger=name):
+            yield
+    finally:
+        logger.removeHandler(caplog.handler)

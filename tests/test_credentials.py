@@ -5,7 +5,6 @@ keyring's real ``fail`` backend; nothing touches the developer's keyring or file
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 import time
@@ -21,6 +20,7 @@ import tomlkit
 from keyring.backend import KeyringBackend
 from keyring.errors import InitError, KeyringLocked, PasswordSetError
 
+from tests.helpers import module_log
 from websearch_tui import credentials
 from websearch_tui.config import Config
 from websearch_tui.core.errors import redact
@@ -87,11 +87,8 @@ class RaisingKeyring(KeyringBackend):
 @pytest.fixture
 def credential_log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
     """Warnings of the credentials module, also when the app's logger no longer propagates to root."""
-    logger = logging.getLogger("websearch_tui.credentials")
-    logger.addHandler(caplog.handler)
-    with caplog.at_level(logging.WARNING, logger="websearch_tui.credentials"):
+    with module_log(caplog, "websearch_tui.credentials"):
         yield caplog
-    logger.removeHandler(caplog.handler)
 
 
 def entry(memory_keyring, provider: str = "brave", name: str = "api_key") -> str | None:

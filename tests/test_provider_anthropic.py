@@ -1030,3 +1030,20 @@ async def test_replay_dynamic_filtering_recording() -> None:
     assert response.model == whole["model"] and response.request_id == whole["id"]
     searched = bool(searches or results)
     assert response.notes == ([] if searched else ["Anthropic answered without searching the web."])
+
+
+async def test_a_block_started_with_a_text_that_is_not_a_string_still_streams() -> None:
+    """Found by the parser fuzz: a content_block_start whose text is a number, then text deltas."""
+    from websearch_tui.providers._messages import MessageParser
+
+    parser = MessageParser(provider="anthropic", label="Anthropic", max_results=5, requested_model="m")
+    parser.start_turn()
+    parser.feed(
+        "content_block_start",
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": -0.5}},
+    )
+    events = parser.feed(
+        "content_block_delta",
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Let "}},
+    )
+    assert [getattr(e, "text", None) for e in events] == ["Let "]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import module_log
 from websearch_tui.config import config_path
 from websearch_tui.tui import remembered
 from websearch_tui.tui.remembered import Controls, config_key, load_controls, save_controls
@@ -102,5 +103,6 @@ def test_the_oldest_configs_are_forgotten(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_failed_save_is_logged_not_raised(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x", encoding="utf-8")
-    save_controls(REAL, blocker / "state.json", config_file=tmp_path / "c.toml")
+    with module_log(caplog, "websearch_tui.tui.remembered"):
+        save_controls(REAL, blocker / "state.json", config_file=tmp_path / "c.toml")
     assert "could not remember the search controls" in caplog.text

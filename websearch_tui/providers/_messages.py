@@ -606,7 +606,8 @@ class MessageParser:
         if kind == "text_delta":
             text = delta["text"] if isinstance(delta.get("text"), str) else ""
             if block is not None:
-                block["text"] = (block.get("text") or "") + text
+                prior = block.get("text")  # a block's start may carry anything in "text"
+                block["text"] = (prior if isinstance(prior, str) else "") + text
             return self._text(text)
         if kind == "citations_delta":
             if block is not None:
