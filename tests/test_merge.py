@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from websearch_tui.core.merge import CITATION_WEIGHT, RRF_K, SourceMerger, merge_responses
+from websearch_tui.core.merge import CITATION_WEIGHT, DAY, RRF_K, SourceMerger, merge_responses
 from websearch_tui.core.models import Citation, SearchResponse, Source
 from websearch_tui.core.text import canonical_url
 
@@ -130,16 +130,28 @@ def test_ties_go_to_more_providers_then_the_better_rank_then_the_url() -> None:
 
 def test_the_best_title_snippet_and_the_earliest_date_are_kept() -> None:
     merger = SourceMerger()
-    merger.update(SearchResponse("brave", sources=[Source(ASYNCIO, ASYNCIO, None, "2024-05-01", age_seconds=100)]))
+    merger.update(
+        SearchResponse("brave", sources=[Source(ASYNCIO, ASYNCIO, None, "2024-05-01", age_seconds=100 * DAY)])
+    )
     merger.update(
         SearchResponse(
-            "exa", sources=[Source(ASYNCIO, "asyncio — Asynchronous I/O", "Event loops…", "2023-01-01", 900)]
+            "exa", sources=[Source(ASYNCIO, "asyncio — Asynchronous I/O", "Event loops…", "2023-01-01", 600 * DAY)]
         )
     )
     row = merger.rows[0]
     assert row.title == "asyncio — Asynchronous I/O"  # a title that is not just the URL
     assert row.snippet == "Event loops…"
-    assert (row.published_date, row.age_seconds) == ("2023-01-01", 900)
+    assert (row.published_date, row.age_seconds) == ("2023-01-01", 600 * DAY)
+
+
+def test_two_readings_of_one_date_keep_the_best_ranked_whichever_was_parsed_later() -> None:
+    """Ages are counted when each answer is parsed: "3 days ago" and the same date as text differ by
+    seconds, in either direction from run to run; the merged row must not flip between them."""
+    for brave_age, exa_age in ((3 * DAY, 3 * DAY + 5), (3 * DAY + 5, 3 * DAY)):
+        merger = SourceMerger()
+        merger.update(SearchResponse("brave", sources=[Source(ASYNCIO, "A", None, "3 days ago", brave_age)]))
+        merger.update(SearchResponse("exa", sources=[Source(ASYNCIO, "A", None, "2026-11-29", exa_age)]))
+        assert merger.rows[0].published_date == "3 days ago"  # brave ranked it first (it reported first)
 
 
 def test_an_update_replaces_what_that_provider_said_before() -> None:

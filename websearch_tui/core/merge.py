@@ -20,6 +20,8 @@ from websearch_tui.core.text import canonical_url
 
 RRF_K = 60
 """The constant of reciprocal rank fusion: a finding at rank ``r`` scores ``1 / (RRF_K + r)``."""
+DAY = 86_400
+"""Seconds in a day: merged dates are compared by whole days."""
 CITATION_WEIGHT = 1 / (RRF_K + 1)
 """What one answer citing a page adds to its score: as much as a first-rank finding."""
 
@@ -33,8 +35,9 @@ class MergedSource:
         link: a URL as a provider gave it (the best-ranked finding's), to open or copy.
         title: the best-ranked finding's title that is not just its URL.
         snippet: the best-ranked finding's snippet, if any has one.
-        published_date / age_seconds / published_text: the earliest known date (the largest age):
-            ISO 8601 UTC, its age, and the provider's text of it (see :class:`Source`).
+        published_date / age_seconds / published_text: the earliest known date (the largest age, in
+            whole days; the best-ranked finding's on a tie): ISO 8601 UTC, its age, and the
+            provider's text of it (see :class:`Source`).
         ranks: provider id -> the 1-based rank at which it found the page, in finding order.
         cited_by: provider id -> the answer's citation numbers (1-based) that point at the page.
         score: RRF over ``ranks`` plus :data:`CITATION_WEIGHT` per citing answer.
@@ -215,7 +218,11 @@ def _row(key: str, findings: Mapping[str, _Finding]) -> MergedSource:
     titles = [s.title for s in sources if s.title and s.title != s.url]
     if citation is not None and citation.title and citation.title != citation.url:
         titles.append(citation.title)
-    dated = max((s for s in sources if s.age_seconds is not None), key=lambda s: s.age_seconds or 0, default=None)
+    # by whole days, the best-ranked finding first on a tie: ages counted at parse time ("3 days ago",
+    # or a date's age a few seconds later) must not decide between two readings of one date
+    dated = max(
+        (s for s in sources if s.age_seconds is not None), key=lambda s: (s.age_seconds or 0) // DAY, default=None
+    )
     dated = dated or next((s for s in sources if s.published_text or s.published_date), None)
     ranks = {pid: rank for rank, pid, _ in ranked}
     cited_by = {pid: list(f.citations) for pid, f in sorted(findings.items()) if f.citations}
