@@ -850,3 +850,37 @@ async def test_a_tick_that_lays_out_an_answer_draws_that_pane_alone_and_panes_ta
             assert [pid for n, pid, _ in ticks if n == number] in (["ddgs"], ["exa"]), ticks
         assert any(sum(1 for n, _, _ in ticks if n == number) == 2 for number, _, _ in ticks)  # the others: all at once
         assert pane(app, "ddgs").status == "streaming" and pane(app, "exa").status == "streaming"
+
+
+async def test_hiding_the_focused_provider_list_does_not_leave_the_query_selected(make_app, fake_streams):
+    """F2 on the focused list, then ``/`` and Enter: the query must stay, not become a search for "/"."""
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await submit(pilot, "first question")
+        await wait_for_search(app)
+        app.screen.selector.focus()
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.screen.selector.has_class("-hidden")
+        assert app.focused is not app.screen.query_input  # the panes, not the query with its text selected
+        await pilot.press("slash")
+        await pilot.pause()
+        assert app.focused is app.screen.query_input
+        assert app.screen.query_input.value == "first question"
+
+
+async def test_a_pasted_question_of_several_lines_is_one_line(make_app, fake_streams):
+    """Textual's Input keeps only a paste's first line; the query box keeps all of it, line breaks as
+    spaces and escapes removed."""
+    from textual import events
+
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 30)) as pilot:
+        box = app.screen.query_input
+        box.focus()
+        await pilot.pause()
+        box.post_message(events.Paste("\x1b]0;pwned\x07\x1b[31mred\r\nsecond line\nthird"))
+        await pilot.pause()
+        assert box.value == "red second line third"
+        assert box.cursor_position == len(box.value)

@@ -651,12 +651,14 @@ class SearchScreen(AppScreen[None]):
                 pane.to_end()
 
     def action_toggle_providers(self) -> None:
-        """Show or hide the provider list (focuses it when shown)."""
+        """Show or hide the provider list (focuses it when shown). Hiding the focused list moves the
+        focus to the panes (the query box when there are none): a key typed next is a key, not text
+        that replaces the selected query (``/`` then searched for "/")."""
         selector = self.selector
         selector.toggle_class("-hidden")
         if selector.has_class("-hidden"):
             if selector.has_focus:
-                self.query_input.focus()
+                self._focus_panes()
         else:
             selector.focus()
 

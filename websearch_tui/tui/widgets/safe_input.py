@@ -7,6 +7,8 @@ field of the app is a :class:`SafeInput` (which also applies keys typed in one b
 
 from __future__ import annotations
 
+from textual import events
+
 from websearch_tui.core.text import sanitize
 from websearch_tui.tui.widgets.ordered_input import OrderedInput
 
@@ -25,3 +27,13 @@ class SafeInput(OrderedInput):
     def replace(self, text: str, start: int, end: int) -> None:
         """Replace ``start:end`` with ``text`` made :func:`single_line` (Textual routes every edit here)."""
         super().replace(single_line(text), start, end)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste of several lines is one line, its line breaks turned into spaces (Textual's
+        ``Input`` keeps only the first line, so a pasted question lost the rest of it)."""
+        event.prevent_default()  # not the base class's first-line-only paste as well
+        event.stop()
+        if event.text:
+            start, end = sorted(self.selection)
+            self.replace(event.text, start, end)
+            self.cursor_position = start + len(single_line(event.text))
