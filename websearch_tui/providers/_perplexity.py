@@ -6,16 +6,25 @@ completions, and the Search API).
 - :func:`describe_answer_error` / :func:`model_check`: the same, pointing at the ``model`` setting
   when the error is about the model, and :func:`._models.model_not_found` when the model does not
   exist (the answer engine only);
-- :func:`domain_filter`: the ``search_domain_filter`` option, checked (the answer engine only).
+- :func:`domain_filter`: the ``search_domain_filter`` option, checked (the answer engine only);
+- :func:`stream_answer`: one answer-engine request (Agent API or chat completions) through the
+  shared SSE loop.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from typing import Any
 
+from websearch_tui.core.models import SearchEvent
+from websearch_tui.providers import _http
 from websearch_tui.providers._models import ModelCheck, perplexity_gone
 from websearch_tui.providers._parse import api_error_describer, as_dict, find_message
+from websearch_tui.providers._shape import Shape
+from websearch_tui.providers._stream import StreamParser, feed_stream
+from websearch_tui.providers.base import ProviderContext
 
 ERROR_KEYS = ("error", "message", "detail", "type", "code")
 """Where a Perplexity error body keeps its message, in order (searched in nested objects too)."""
@@ -95,3 +104,35 @@ def domain_filter(value: object) -> tuple[list[str], list[str]]:
         )
         hosts = hosts[:MAX_DOMAINS]
     return hosts, notes
+
+
+async def stream_answer(
+    ctx: ProviderContext, path: str, body: Mapping[str, Any], parser: StreamParser, *, model: str, expect: Shape
+) -> AsyncGenerator[SearchEvent, None]:
+    """POST ``body`` to ``path`` under the configured base URL (the key as ``Authorization: Bearer``)
+    and yield ``parser``'s events as the event stream arrives, then its closing events. Any HTTP
+    answer is final and only a failure before any answer is retried once (a paid call is never sent
+    twice); errors are worded by :func:`describe_answer_error` and :func:`model_check` (``model``:
+    what the request asked for); ``expect`` is the answer's :class:`._shape.Shape`. The HTTP stream
+    closes when this generator does.
+
+    Raises:
+        ProviderError: ``config`` without a key; as :func:`._stream.feed_stream` otherwise.
+    """
+    key = ctx.require_api_key()
+    errors = model_check(ctx.spec.id, model)
+    events = feed_stream(
+        ctx,
+        _http.join_url(ctx.base_url(), path),
+        headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
+        body=dict(body),
+        describe_error=errors.describer(describe_answer_error),
+        parser=parser,
+        on_error=errors.requalify,
+        retry_http_errors=False,
+        max_retries=1,
+        expect=expect,
+    )
+    async with aclosing(events) as running:
+        async for event in running:
+            yield event

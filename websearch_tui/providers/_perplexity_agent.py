@@ -88,18 +88,12 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import plain_text, truncate
-from websearch_tui.providers import _http, _parse
+from websearch_tui.providers import _parse
 from websearch_tui.providers._models import says_model_missing
-from websearch_tui.providers._perplexity import (
-    describe_answer_error,
-    domain_filter,
-    is_model_error,
-    model_check,
-    with_model_hint,
-)
+from websearch_tui.providers._perplexity import domain_filter, is_model_error, stream_answer, with_model_hint
 from websearch_tui.providers._prompt import SYSTEM_PROMPT
 from websearch_tui.providers._shape import Shape
-from websearch_tui.providers._stream import MetadataTracker, feed_stream
+from websearch_tui.providers._stream import MetadataTracker
 from websearch_tui.providers._text_parts import Part, PartKey, add_delta, message_key, part_key, reconcile
 from websearch_tui.providers.base import ProviderContext
 
@@ -500,26 +494,14 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
             answer is final (a paid call is never sent twice); a failure after the first event ends
             the stream, the events already yielded stand.
     """
-    key = ctx.require_api_key()
+    ctx.require_api_key()  # before any note: a missing key is the only thing to say
     body, notes = build_body(request, ctx)
     for note in notes:
         yield Note(note)
     parser = AgentParser(
         requested_model=body.get("preset") or body["model"], max_results=request.max_results, provider_id=ctx.spec.id
     )
-    errors = model_check(ctx.spec.id, body.get("preset") or body["model"])
-    events = feed_stream(
-        ctx,
-        _http.join_url(ctx.base_url(), PATH),
-        headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
-        body=body,
-        describe_error=errors.describer(describe_answer_error),
-        parser=parser,
-        on_error=errors.requalify,
-        retry_http_errors=False,
-        max_retries=1,
-        expect=SHAPE,
-    )
+    events = stream_answer(ctx, PATH, body, parser, model=body.get("preset") or body["model"], expect=SHAPE)
     async with aclosing(events) as running:
         async for event in running:
             yield event

@@ -51,11 +51,11 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url
-from websearch_tui.providers import _http, _parse, _perplexity_agent
-from websearch_tui.providers._perplexity import ERROR_KEYS, describe_answer_error, domain_filter, model_check
+from websearch_tui.providers import _parse, _perplexity_agent
+from websearch_tui.providers._perplexity import ERROR_KEYS, domain_filter, stream_answer
 from websearch_tui.providers._prompt import SYSTEM_PROMPT
 from websearch_tui.providers._shape import Shape
-from websearch_tui.providers._stream import MetadataTracker, feed_stream
+from websearch_tui.providers._stream import MetadataTracker
 from websearch_tui.providers.base import ProviderContext
 
 APIS = ("agent", "chat")
@@ -358,26 +358,12 @@ async def stream_chat(request: SearchRequest, ctx: ProviderContext) -> AsyncGene
             :data:`CHAT_SHAPE` (an Agent API answer, say). A failure after the first event ends the
             stream; the events already yielded stand.
     """
-    key = ctx.require_api_key()
+    ctx.require_api_key()  # before any note: a missing key is the only thing to say
     body, notes = build_body(request, ctx)
     for note in notes:
         yield Note(note)
-    url = _http.join_url(ctx.base_url(), PATH)
-    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
     parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
-    errors = model_check(ctx.spec.id, body["model"])
-    events = feed_stream(
-        ctx,
-        url,
-        headers=headers,
-        body=body,
-        describe_error=errors.describer(describe_answer_error),
-        parser=parser,
-        on_error=errors.requalify,
-        retry_http_errors=False,
-        max_retries=1,
-        expect=CHAT_SHAPE,
-    )
+    events = stream_answer(ctx, PATH, body, parser, model=body["model"], expect=CHAT_SHAPE)
     async with aclosing(events) as running:
         async for event in running:
             yield event
