@@ -20,6 +20,7 @@ import inspect
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,7 +61,8 @@ def expected_answer(tokens: int) -> int:
 
 
 def make_engine(base_url: str, panes: tuple[str, ...]) -> Engine:
-    settings = {pid: ProviderSettings(base_url=f"{base_url}/perplexity") for pid in panes}
+    # Sonar-style streams: the Perplexity adapter's chat-completions path (api = "chat")
+    settings = {pid: ProviderSettings(base_url=f"{base_url}/perplexity", options={"api": "chat"}) for pid in panes}
     return Engine(
         settings=settings,
         default_providers=panes,
@@ -120,6 +122,10 @@ def main() -> None:
         serve(args.serve, args.tokens, args.token_delay)
         return
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    # never the user's remembered controls (they would pick other panes) nor their history
+    scratch = tempfile.mkdtemp(prefix="websearch-bench-")
+    os.environ["WEBSEARCH_TUI_STATE"] = os.path.join(scratch, "state.json")
+    os.environ["WEBSEARCH_TUI_HISTORY"] = os.path.join(scratch, "history.sqlite3")
     panes = PANES[: args.panes]
     perplexity = load_stream("perplexity")
     engine_module.load_stream = lambda provider_id: perplexity  # every pane speaks Sonar to the fake

@@ -79,7 +79,8 @@ def run_app(base_url: str, panes: int, stats: Path) -> None:
 
     engine_module.load_stream = lambda provider_id: as_sonar
     engine = Engine(
-        settings={pid: ProviderSettings(base_url=f"{base_url}/perplexity") for pid in ids},
+        # Sonar-style streams: the Perplexity adapter's chat-completions path (api = "chat")
+        settings={pid: ProviderSettings(base_url=f"{base_url}/perplexity", options={"api": "chat"}) for pid in ids},
         default_providers=ids,
         timeout=600,
     )
@@ -298,6 +299,8 @@ def drive(args: argparse.Namespace) -> None:
         "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
         "WEBSEARCH_TUI_LOG": str(folder / "log.txt"),
+        "WEBSEARCH_TUI_STATE": str(folder / "state.json"),  # never the user's remembered controls
+        "WEBSEARCH_TUI_HISTORY": str(folder / "history.sqlite3"),  # nor their history
         "TERM": "xterm-256color",
     }
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
