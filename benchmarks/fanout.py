@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer  # noqa: E402
 from tests.fake_providers.routes import search_route  # noqa: E402
-from websearch_tui.config import load_config  # noqa: E402
 from websearch_tui.core.models import SearchRequest  # noqa: E402
-from websearch_tui.search.engine import Engine  # noqa: E402
+from websearch_tui.engine.engine import Engine  # noqa: E402
+from websearch_tui.settings.config import load_config  # noqa: E402
 
 
 def delay_search_calls(server: FakeServer, delay: float) -> None:

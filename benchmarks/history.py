@@ -41,11 +41,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from websearch_tui.config import Config, SearchSettings  # noqa: E402
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage  # noqa: E402
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult  # noqa: E402
+from websearch_tui.engine.engine import Engine  # noqa: E402
 from websearch_tui.history import HistoryStore  # noqa: E402
-from websearch_tui.search.engine import Engine  # noqa: E402
+from websearch_tui.settings.config import Config, SearchSettings  # noqa: E402
 
 WEB = ("ddgs", "brave", "exa")
 MODELS = ("perplexity", "anthropic", "openai")
@@ -201,10 +201,10 @@ async def tui_figures(path: Path, runs: int) -> None:
     """F4, typing, Enter and [ through the real app, headless: from the key press until the screen that
     shows the result has been painted (wall), and this process's CPU time for the same span."""
     from websearch_tui.tui.app import WebSearchApp
-    from websearch_tui.tui.screens.history import HistoryScreen
-    from websearch_tui.tui.screens.search import SearchScreen
-    from websearch_tui.tui.widgets.history_rows import HistoryRows
-    from websearch_tui.tui.widgets.provider_pane import ProviderPane
+    from websearch_tui.tui.history.rows import HistoryRows
+    from websearch_tui.tui.history.screen import HistoryScreen
+    from websearch_tui.tui.search.provider_pane import ProviderPane
+    from websearch_tui.tui.search.screen import SearchScreen
 
     painted = Painted()
     painted.watch(HistoryRows, "set_entries")

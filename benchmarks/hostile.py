@@ -38,7 +38,7 @@ def comments_title() -> float:
 
 
 def retry_hint() -> float:
-    from websearch_tui.providers._http import retry_hint as hint
+    from websearch_tui.providers.transport.http import retry_hint as hint
 
     started = time.perf_counter()
     hint({}, None, "retry" + " " * 30_000)
@@ -71,8 +71,8 @@ def deflate_bomb() -> float:
     import httpx
 
     from websearch_tui.core.errors import ProviderError
-    from websearch_tui.providers import _http
     from websearch_tui.providers.base import ProviderContext
+    from websearch_tui.providers.transport import http
 
     try:
         from websearch_tui.core.specs import ProviderSpec
@@ -96,7 +96,7 @@ def deflate_bomb() -> float:
         ctx = ProviderContext(spec=spec, client=client)
         try:
             async with client.stream("GET", "https://bomb.example/") as response:
-                await _http.read_capped(ctx, response)
+                await http.read_capped(ctx, response)
         except (ProviderError, httpx.DecodingError):
             pass
         finally:

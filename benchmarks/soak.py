@@ -32,11 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._child import start_server  # noqa: E402
 from tests.fake_providers import FAKE_KEYS, FakeServer, config_toml  # noqa: E402
-from websearch_tui.config import load_config  # noqa: E402
 from websearch_tui.core.models import SearchRequest  # noqa: E402
 from websearch_tui.core.specs import ProviderSpec  # noqa: E402
+from websearch_tui.engine.engine import Engine  # noqa: E402
 from websearch_tui.providers import SPECS  # noqa: E402
-from websearch_tui.search.engine import Engine  # noqa: E402
+from websearch_tui.settings.config import load_config  # noqa: E402
 
 PROVIDERS = ("brave", "tavily", "exa", "perplexity", "anthropic", "gemini")
 QUERY = "python asyncio tutorial"
@@ -122,7 +122,7 @@ async def soak(base_url: str, args: argparse.Namespace) -> None:
 
 async def report_leftovers(engine: Engine) -> None:
     """Close the engine, then print the asyncio tasks, threads and pooled connections still there."""
-    from websearch_tui.providers._http import client_pools
+    from websearch_tui.providers.transport.http import client_pools
 
     pools = client_pools(engine.client)
     print(f"pools before aclose(): {pools}")

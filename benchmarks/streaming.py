@@ -28,12 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._child import start_server  # noqa: E402
 from tests.fake_providers import FakeRequest, FakeServer, sse_response  # noqa: E402
-from websearch_tui.config import Config, SearchSettings  # noqa: E402
 from websearch_tui.core.models import SearchRequest  # noqa: E402
 from websearch_tui.core.specs import ProviderSettings  # noqa: E402
+from websearch_tui.engine import engine as engine_module  # noqa: E402
+from websearch_tui.engine.engine import Engine  # noqa: E402
 from websearch_tui.providers import load_stream  # noqa: E402
-from websearch_tui.search import engine as engine_module  # noqa: E402
-from websearch_tui.search.engine import Engine  # noqa: E402
+from websearch_tui.settings.config import Config, SearchSettings  # noqa: E402
 
 SIZE = (240, 60)
 PANES = ("perplexity", "anthropic", "openai", "gemini", "grok", "zhipu_chat_search")

@@ -61,11 +61,12 @@ def run_app(base_url: str, panes: int, stats: Path) -> None:
 
     from textual.screen import Screen
 
-    from websearch_tui.config import Config, SearchSettings
+    from websearch_tui.core.catalogue import SPECS
     from websearch_tui.core.specs import ProviderSettings
-    from websearch_tui.providers import SPECS, load_stream
-    from websearch_tui.search import engine as engine_module
-    from websearch_tui.search.engine import Engine
+    from websearch_tui.engine import engine as engine_module
+    from websearch_tui.engine.engine import Engine
+    from websearch_tui.providers import load_stream
+    from websearch_tui.settings.config import Config, SearchSettings
     from websearch_tui.tui.app import WebSearchApp
 
     ids = tuple(SPECS)[:panes]

@@ -10,7 +10,7 @@ import pytest
 from keyring.backend import KeyringBackend
 
 from websearch_tui.core import errors
-from websearch_tui.providers import SPECS
+from websearch_tui.core.catalogue import SPECS
 
 
 class MemoryKeyring(KeyringBackend):

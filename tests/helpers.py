@@ -20,9 +20,10 @@ from typing import Any
 import httpx
 import pytest
 
+from websearch_tui.core.catalogue import get_spec
 from websearch_tui.core.models import ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.providers import get_spec, load_stream
+from websearch_tui.providers import load_stream
 from websearch_tui.providers.base import Clock, ProviderContext, ProviderState, Sleep
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -221,16 +222,16 @@ def count_canonical_urls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the calls of the source selection's ``canonical_url`` (in ``providers._parse``) from
     now on: the returned one-item list holds the count. A measure of work that does not depend on
     the machine's load."""
-    from websearch_tui.providers import _parse
+    from websearch_tui.providers.helpers import parse
 
     calls = [0]
-    real = _parse.canonical_url
+    real = parse.canonical_url
 
     def counting(url: str) -> str:
         calls[0] += 1
         return real(url)
 
-    monkeypatch.setattr(_parse, "canonical_url", counting)
+    monkeypatch.setattr(parse, "canonical_url", counting)
     return calls
 
 
@@ -297,7 +298,7 @@ def three_cli_providers(monkeypatch: pytest.MonkeyPatch, brave_source: Any) -> l
 
     from websearch_tui.core.errors import ErrorKind, ProviderError
     from websearch_tui.core.models import AnswerDelta, SourcesFound
-    from websearch_tui.search import engine as engine_module
+    from websearch_tui.engine import engine as engine_module
 
     received: list[str] = []
 

@@ -1,5 +1,5 @@
-"""The Python API: :func:`search`, :func:`asearch` and :func:`providers`, reached as
-``websearch_tui.search(...)``, ``websearch_tui.asearch(...)`` and ``websearch_tui.providers()``.
+"""The Python API: :func:`search`, :func:`asearch` and :func:`list_providers`, also reached as
+``websearch_tui.search(...)``, ``websearch_tui.asearch(...)`` and ``websearch_tui.list_providers()``.
 
 The same engine, providers and normalised result as the TUI and the CLI. Each search builds its own
 engine and closes its connections when it ends; keys come from the environment, the OS keyring or the
@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from websearch_tui.config import Config
     from websearch_tui.core.results import SearchResult
     from websearch_tui.core.specs import ProviderSpec
+    from websearch_tui.settings.config import Config
 
 
 def search(
@@ -33,7 +33,7 @@ def search(
 
     Raises:
         RuntimeError: when called from a running event loop (``await asearch(...)`` there).
-        websearch_tui.core.models.RequestError, websearch_tui.config.ConfigError: as :func:`asearch`.
+        websearch_tui.core.models.RequestError, websearch_tui.settings.config.ConfigError: as :func:`asearch`.
     """
     try:
         asyncio.get_running_loop()
@@ -60,7 +60,7 @@ async def asearch(
 
     ``max_results`` (sources per provider, 1-20) and ``recency`` (``"day"``, ``"week"``, ``"month"``,
     ``"year"``) default to the config's. ``config`` is a path to a ``config.toml``, a loaded
-    :class:`~websearch_tui.config.Config`, or ``None`` for the file the CLI would use.
+    :class:`~websearch_tui.settings.config.Config`, or ``None`` for the file the CLI would use.
 
     ``result.outcomes`` holds one :class:`~websearch_tui.core.results.ProviderOutcome` per provider:
     ``.provider``, ``.status`` (``RunStatus.DONE``, ``EMPTY``, ``FAILED``, ...), ``.response``
@@ -71,12 +71,12 @@ async def asearch(
     Raises:
         websearch_tui.core.models.RequestError: an unknown provider (with a did-you-mean), an empty or
             too long query (1-4000 characters), a mode, recency or max_results out of range.
-        websearch_tui.config.ConfigError: the config file cannot be used.
+        websearch_tui.settings.config.ConfigError: the config file cannot be used.
         asyncio.CancelledError: when the calling task is cancelled (every provider run is cancelled
             and its connections closed first).
     """
-    from websearch_tui.search.engine import Engine
-    from websearch_tui.search.requests import build_request
+    from websearch_tui.engine.engine import Engine
+    from websearch_tui.engine.requests import build_request
 
     loaded = _config(config)
     request = build_request(loaded, query, providers=providers, mode=mode, max_results=max_results, recency=recency)
@@ -87,16 +87,16 @@ async def asearch(
         await engine.aclose()
 
 
-def providers() -> list[ProviderSpec]:
+def list_providers() -> list[ProviderSpec]:
     """Every registered provider's :class:`~websearch_tui.core.specs.ProviderSpec` (``.id``, ``.label``,
     ``.kind``, ``.capabilities``, ``.key_env_vars``, ...), in registry order. Imports no provider code."""
-    from websearch_tui.providers import SPECS
+    from websearch_tui.core.catalogue import SPECS
 
     return list(SPECS.values())
 
 
 def _config(config: str | os.PathLike[str] | Config | None) -> Config:
     """``config`` itself when loaded, else the file at that path (or the CLI's default file)."""
-    from websearch_tui.config import Config, load_config
+    from websearch_tui.settings.config import Config, load_config
 
     return config if isinstance(config, Config) else load_config(config)

@@ -12,14 +12,14 @@ from textual.app import App
 from textual.widgets import Input
 from textual.worker import WorkerCancelled, WorkerState
 
-import websearch_tui.search.engine as engine_module
-from websearch_tui.config import Config, SearchSettings
+import websearch_tui.engine.engine as engine_module
 from websearch_tui.core.models import SearchEvent, SearchRequest
 from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.engine.engine import Engine
 from websearch_tui.providers.base import ProviderContext
-from websearch_tui.search.engine import Engine
+from websearch_tui.settings.config import Config, SearchSettings
 from websearch_tui.tui.app import WebSearchApp
-from websearch_tui.tui.widgets.provider_pane import ProviderPane
+from websearch_tui.tui.search.provider_pane import ProviderPane
 
 FakeStream = Callable[[SearchRequest, ProviderContext], AsyncIterator[SearchEvent]]
 

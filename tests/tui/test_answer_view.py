@@ -11,7 +11,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from benchmarks._answers import answer_markdown, tokens
-from websearch_tui.tui.widgets.answer_view import AnswerView
+from websearch_tui.tui.common.answer_view import AnswerView
 
 WIDTH = 60
 
@@ -174,7 +174,7 @@ async def test_selection_gives_the_text_as_shown() -> None:
 def test_only_known_languages_are_highlighted_and_only_short_blocks() -> None:
     """A fence's language comes from the answer; Pygments' chapel lexer (among others) backtracks
     exponentially on a quote and a run of backslashes (44 of them took longer than a minute)."""
-    from websearch_tui.tui.markdown_lines import MAX_HIGHLIGHT_CHARS, _highlighted_language
+    from websearch_tui.tui.common.markdown_lines import MAX_HIGHLIGHT_CHARS, _highlighted_language
 
     hostile = "'" + "\\" * 44
     assert _highlighted_language("chapel", hostile) == "text"
@@ -217,7 +217,7 @@ async def test_character_references_to_bidi_controls_never_reach_the_screen(mark
 async def test_a_huge_last_block_is_parsed_in_linear_total_work_and_shown_whole_at_the_end(monkeypatch) -> None:
     """A 100 KB paragraph streamed in 500-character pieces: every flush used to parse and draw the
     whole paragraph again (quadratic: 200 parses of 50 KB on average)."""
-    from websearch_tui.tui.markdown_lines import MarkdownDocument
+    from websearch_tui.tui.common.markdown_lines import MarkdownDocument
 
     parsed: list[int] = []
     append = MarkdownDocument.append
@@ -268,8 +268,8 @@ def test_appending_to_an_answer_leaves_no_reference_cycles_behind() -> None:
     for the cyclic garbage collector (whose pauses are frames in which nothing answers)."""
     import gc
 
-    from websearch_tui.tui.markdown_lines import MarkdownDocument
-    from websearch_tui.tui.widgets.answer_view import markdown_parser
+    from websearch_tui.tui.common.answer_view import markdown_parser
+    from websearch_tui.tui.common.markdown_lines import MarkdownDocument
 
     text = answer_markdown(600)
     document = MarkdownDocument(markdown_parser)
@@ -300,7 +300,7 @@ class Restyled(App[None]):
 
 
 async def test_a_class_change_around_the_answer_draws_it_again_without_rendering_it_again(monkeypatch) -> None:
-    from websearch_tui.tui.markdown_lines import BlockRenderer
+    from websearch_tui.tui.common.markdown_lines import BlockRenderer
 
     renders: list[int] = []
     original = BlockRenderer.render

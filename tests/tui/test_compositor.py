@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from websearch_tui.tui.compositor import SpanCompositor, touched_widgets
+from websearch_tui.tui.patches.compositor import SpanCompositor, touched_widgets
 
 SIZE = (120, 40)
 TEXT = "\n".join(f"line {n} of a column, with some words to wrap around the edge" for n in range(60))

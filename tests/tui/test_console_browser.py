@@ -19,8 +19,8 @@ from textual.drivers.headless_driver import HeadlessDriver
 from tests.tui.conftest import submit, until, wait_for_search
 from tests.tui.test_search_screen import pane
 from websearch_tui.core.models import AnswerDelta, Source, SourcesFound
-from websearch_tui.tui.safe import console_browser, has_display, sigint_left_to_child
-from websearch_tui.tui.widgets.link_dialog import LinkDialog
+from websearch_tui.tui.common.link_dialog import LinkDialog
+from websearch_tui.tui.common.links import console_browser, has_display, sigint_left_to_child
 
 URL = "https://example.com/a?q=1&x=$(touch${IFS}pwned);b|c"
 """A URL with shell metacharacters: it must reach the browser as one argument, never through a shell."""
@@ -206,7 +206,7 @@ async def test_whatever_the_browser_run_raises_the_app_resumes_and_says_so(
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("websearch_tui.tui.safe.subprocess.run", interrupted)
+    monkeypatch.setattr("websearch_tui.tui.common.links.subprocess.run", interrupted)
     fake_streams["ddgs"] = one_source
     app = make_app(("ddgs",))
     async with app.run_test(size=(120, 36)) as pilot:

@@ -13,12 +13,12 @@ from textual.widgets import Static
 
 from tests.tui.conftest import until
 from tests.tui.test_settings_screen import make_settings_app, palette_choice, settle
-from websearch_tui.config import ConfigError, load_config
-from websearch_tui.tui.app import check_keymap
-from websearch_tui.tui.bindings import binding_ids, binding_table
-from websearch_tui.tui.screens.help import HelpScreen
-from websearch_tui.tui.screens.search import SearchScreen
-from websearch_tui.tui.screens.settings import SettingsScreen
+from websearch_tui.settings.config import ConfigError, load_config
+from websearch_tui.tui.app import binding_table, check_keymap
+from websearch_tui.tui.bindings import binding_ids
+from websearch_tui.tui.help.screen import HelpScreen
+from websearch_tui.tui.search.screen import SearchScreen
+from websearch_tui.tui.settings.screen import SettingsScreen
 
 SIZE = (150, 45)
 
@@ -87,7 +87,7 @@ def test_binding_ids_are_unique():
 def test_the_readme_keys_table_names_every_binding_id():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("### Help, palette and keymap", 1)[1].split("\n## ", 1)[0]
-    missing = [binding_id for binding_id in binding_ids() if f"`{binding_id}`" not in section]
+    missing = [binding_id for binding_id in binding_ids(binding_table()) if f"`{binding_id}`" not in section]
     assert missing == []
 
 
@@ -120,7 +120,7 @@ def test_an_unknown_keymap_id_names_the_file_the_id_and_the_known_ids(tmp_path):
         check_keymap(load_config(path))
     message = str(caught.value)
     assert message.startswith(f"{path}: [keymap] 'setings' is not a binding id (did you mean 'settings'?)")
-    assert all(binding_id in message for binding_id in binding_ids())
+    assert all(binding_id in message for binding_id in binding_ids(binding_table()))
 
 
 def test_an_empty_keymap_needs_no_check(tmp_path):

@@ -12,16 +12,16 @@ from textual.widgets import Select
 
 from tests.tui.conftest import fixed_status, submit, wait_for_search, workers_done
 from tests.tui.test_search_screen import auth_failure, full_result
-from websearch_tui.config import Config, HistorySettings, SearchSettings
+from websearch_tui.engine.engine import Engine
+from websearch_tui.formats import to_json_document, to_markdown
 from websearch_tui.history import HistoryRecorder, HistoryStore
-from websearch_tui.search.engine import Engine
-from websearch_tui.search.formats import to_json_document, to_markdown
+from websearch_tui.settings.config import Config, HistorySettings, SearchSettings
 from websearch_tui.tui.app import WebSearchApp
-from websearch_tui.tui.screens.export import ExportDialog
-from websearch_tui.tui.screens.history import HistoryScreen, HistoryTable
-from websearch_tui.tui.widgets.line_list import LineList
-from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.related_list import RelatedList
+from websearch_tui.tui.common.line_list import LineList
+from websearch_tui.tui.history.screen import HistoryScreen, HistoryTable
+from websearch_tui.tui.search.export import ExportDialog
+from websearch_tui.tui.search.provider_pane import ProviderPane
+from websearch_tui.tui.search.related_list import RelatedList
 
 PROVIDERS = ("ddgs", "exa", "brave")
 

@@ -18,10 +18,10 @@ from tests.tui.conftest import submit, wait_for_search, workers_done
 from tests.tui.test_merged_view import engine_stream
 from tests.tui.test_search_screen import pane
 from websearch_tui.core.models import AnswerDelta, RelatedQuestions, Source, SourcesFound
-from websearch_tui.tui.widgets.line_list import LineList, wrapped_height
-from websearch_tui.tui.widgets.merged_view import MergedView
-from websearch_tui.tui.widgets.related_list import RelatedList
-from websearch_tui.tui.widgets.source_list import SourceList, render_source
+from websearch_tui.tui.common.line_list import LineList, wrapped_height
+from websearch_tui.tui.search.merged_view import MergedView
+from websearch_tui.tui.search.related_list import RelatedList
+from websearch_tui.tui.search.source_list import SourceList, render_source
 
 WORDS = ["a", "bb", "ccc", "word " * 3, "x" * 47, "y" * 61, "中文字符", "emoji😀", "", "  ", "tab\there"]
 

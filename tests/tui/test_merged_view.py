@@ -8,10 +8,10 @@ from textual.widgets import Input, OptionList
 
 from tests.tui.conftest import submit, until, wait_for_search, workers_done
 from websearch_tui.core.models import AnswerDelta, Citation, CitationsFound, Source, SourcesFound
-from websearch_tui.tui.widgets.merged_view import MergedView
-from websearch_tui.tui.widgets.pane_area import PaneArea
-from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.source_list import SourceList
+from websearch_tui.tui.search.merged_view import MergedView
+from websearch_tui.tui.search.pane_area import PaneArea
+from websearch_tui.tui.search.provider_pane import ProviderPane
+from websearch_tui.tui.search.source_list import SourceList
 
 ASYNCIO = "https://docs.python.org/3/library/asyncio.html"
 

@@ -12,16 +12,16 @@ from textual.widgets._select import SelectCurrent
 
 from tests.tui.conftest import submit, until, wait_for_search
 from tests.tui.test_search_screen import full_result, status_text
+from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import AnswerDelta
-from websearch_tui.providers import SPECS
-from websearch_tui.tui.screens.search import (
+from websearch_tui.tui.common.marked_list import SELECTED_MARK, UNSELECTED_MARK
+from websearch_tui.tui.search.screen import (
     COMPACT_COUNT_OPTIONS,
     COMPACT_RECENCY_OPTIONS,
     COUNT_OPTIONS,
     MODE_OPTIONS,
     RECENCY_OPTIONS,
 )
-from websearch_tui.tui.widgets.marked_list import SELECTED_MARK, UNSELECTED_MARK
 
 
 def shown(app) -> list[str]:

@@ -16,8 +16,9 @@ from textual.widget import Widget
 from tests.fake_providers import FAKE_KEYS
 from tests.tui.conftest import submit, until, wait_for_search
 from websearch_tui.core.models import AnswerDelta, Citation, CitationsFound, Metadata, Source, SourcesFound, Usage
+from websearch_tui.tui.app import binding_table
 from websearch_tui.tui.bindings import binding_ids
-from websearch_tui.tui.widgets.provider_pane import ProviderPane
+from websearch_tui.tui.search.provider_pane import ProviderPane
 
 MODELS = ("perplexity", "openai", "anthropic", "gemini", "grok", "deepseek")
 """Six model panes, as in the issue (200x50 with the provider list shown: a grid of 3 x 2)."""
@@ -172,7 +173,7 @@ async def test_t_puts_every_pane_at_its_top_and_back_at_its_end(make_app, fake_s
         assert all(p.body.scroll_y == 0 for p in panes)  # they stay there
         await pilot.press("t")
         assert all(at_true_end(p) and sentence_in_view(p) for p in panes)
-        assert "panes-tops-ends" in binding_ids()
+        assert "panes-tops-ends" in binding_ids(binding_table())
 
 
 async def test_t_stops_and_resumes_following_a_streaming_answer(make_app, fake_streams):

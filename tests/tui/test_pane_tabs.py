@@ -12,11 +12,11 @@ from textual.widgets import Tab
 
 from tests.tui.conftest import submit, until, wait_for_search
 from tests.tui.test_search_screen import auth_failure, full_result, hang
-from websearch_tui import cli
+from websearch_tui.cli import main as cli
+from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import SearchResult
-from websearch_tui.providers import SPECS
-from websearch_tui.tui.widgets.pane_tabs import PaneTabs, overflow_text, tab_label
+from websearch_tui.tui.search.pane_tabs import PaneTabs, overflow_text, tab_label
 
 
 def frozen() -> float:

@@ -6,11 +6,11 @@ import pytest
 
 from tests.fake_providers import FAKE_KEYS, FakeServer
 from tests.tui.conftest import fixed_status, submit, until, wait_for_search
-from websearch_tui.config import load_config
-from websearch_tui.search.engine import Engine
+from websearch_tui.engine.engine import Engine
+from websearch_tui.settings.config import load_config
 from websearch_tui.tui.app import WebSearchApp
-from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.source_list import CitationList
+from websearch_tui.tui.search.provider_pane import ProviderPane
+from websearch_tui.tui.search.source_list import CitationList
 
 STREAMING = ("anthropic", "openai", "gemini")
 

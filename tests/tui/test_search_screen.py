@@ -9,6 +9,7 @@ import re
 from textual.widgets import Input
 
 from tests.tui.conftest import burst, submit, until, wait_for_search, workers_done
+from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import (
     AnswerDelta,
@@ -24,13 +25,12 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.results import ProviderUpdate, RunStatus
-from websearch_tui.providers import SPECS
-from websearch_tui.search.engine import Engine
-from websearch_tui.tui.widgets.answer_view import AnswerView
-from websearch_tui.tui.widgets.provider_pane import ProviderPane
-from websearch_tui.tui.widgets.related_list import RelatedList
-from websearch_tui.tui.widgets.source_list import CitationList, SourceList
-from websearch_tui.tui.widgets.status_line import StatusLine
+from websearch_tui.engine.engine import Engine
+from websearch_tui.tui.common.answer_view import AnswerView
+from websearch_tui.tui.search.provider_pane import ProviderPane
+from websearch_tui.tui.search.related_list import RelatedList
+from websearch_tui.tui.search.source_list import CitationList, SourceList
+from websearch_tui.tui.search.status_line import StatusLine
 
 
 def pane(app, provider_id: str) -> ProviderPane:
@@ -391,7 +391,7 @@ async def test_without_a_browser_the_link_is_shown_to_select_and_copy_says_what_
         await pilot.pause()
         from textual.widgets import TextArea
 
-        from websearch_tui.tui.widgets.link_dialog import LinkDialog
+        from websearch_tui.tui.common.link_dialog import LinkDialog
 
         assert isinstance(app.screen, LinkDialog)
         assert app.screen.query_one(TextArea).selected_text == "https://www.example.com/a"
@@ -614,7 +614,7 @@ async def test_hint_names_providers_that_ignore_recency_before_sending(make_app,
 
 
 async def test_selector_lists_every_registered_provider_with_kind(make_app, fake_streams):
-    from websearch_tui.providers import SPECS
+    from websearch_tui.core.catalogue import SPECS
 
     app = make_app(("ddgs",))
     async with app.run_test(size=(160, 40)) as pilot:
@@ -668,7 +668,7 @@ async def test_retry_wait_is_shown_until_the_retry_is_sent(tmp_path, monkeypatch
     the pane says so, and once the retry goes out the run finishes normally."""
     from tests.fake_providers import FAKE_KEYS, FakeServer
     from tests.tui.conftest import fixed_status
-    from websearch_tui.config import load_config
+    from websearch_tui.settings.config import load_config
     from websearch_tui.tui.app import WebSearchApp
 
     gate = asyncio.Event()
@@ -757,7 +757,7 @@ async def test_keys_typed_in_one_burst_while_panes_stream_are_applied_in_order(m
 async def test_a_start_chooses_the_layout_once_the_pane_area_has_a_size(make_app, monkeypatch):
     """Choosing for a zero-size area picks tabs, then columns on the first resize: every pane is
     restyled twice before the first paint."""
-    from websearch_tui.tui.widgets import pane_area
+    from websearch_tui.tui.search import pane_area
 
     chosen: list[tuple[int, int, int]] = []
     real = pane_area.choose_layout

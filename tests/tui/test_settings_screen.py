@@ -17,19 +17,14 @@ from textual.widgets import Button, Input, OptionList, Select, SelectionList, Sw
 
 from tests.fake_providers import FAKE_KEYS, FakeRequest, FakeServer, error_response
 from tests.tui.conftest import burst, until, workers_done
-from websearch_tui.config import load_config
-from websearch_tui.providers import SPECS
-from websearch_tui.search.engine import Engine
+from websearch_tui.core.catalogue import SPECS
+from websearch_tui.engine.engine import Engine
+from websearch_tui.settings.config import load_config
 from websearch_tui.tui.app import WebSearchApp
-from websearch_tui.tui.screens.search import SearchScreen
-from websearch_tui.tui.screens.settings import SAVED_SECONDS, SettingsScreen
-from websearch_tui.tui.widgets.check_switch import OFF_TEXT, ON_TEXT, CheckSwitch
-from websearch_tui.tui.widgets.general_form import START_RULE
-from websearch_tui.tui.widgets.key_row import KeyRow
-from websearch_tui.tui.widgets.provider_form import ProviderForm
-from websearch_tui.tui.widgets.setting_row import SettingRow
-from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
-from websearch_tui.tui.widgets.settings_fields import (
+from websearch_tui.tui.common.dialogs import ChoiceDialog
+from websearch_tui.tui.search.screen import SearchScreen
+from websearch_tui.tui.settings.check_switch import OFF_TEXT, ON_TEXT, CheckSwitch
+from websearch_tui.tui.settings.fields import (
     FLOAT,
     INT,
     LIST,
@@ -39,6 +34,11 @@ from websearch_tui.tui.widgets.settings_fields import (
     parse_text,
     provider_fields,
 )
+from websearch_tui.tui.settings.general_form import START_RULE
+from websearch_tui.tui.settings.key_row import KeyRow
+from websearch_tui.tui.settings.provider_form import ProviderForm
+from websearch_tui.tui.settings.screen import SAVED_SECONDS, SettingsScreen
+from websearch_tui.tui.settings.setting_row import SettingRow
 
 BRAVE_ENTRY = ("websearch-tui", "brave:api_key")
 BRAVE_SEARCH = ("GET", "/brave/res/v1/web/search")

@@ -312,3 +312,10 @@ def _secret_pattern() -> re.Pattern[str]:
             _prefixes = frozenset(form[:k] for form in ordered for k in range(1, len(form)))
             pattern = _pattern = re.compile("|".join(re.escape(s) for s in ordered))
     return pattern
+
+
+def safe_text(text: str) -> str:
+    """The last step of every text format: no terminal escape or control character (but newline and
+    tab) and no configured secret, whatever a parser let through (the reducer already cleans each
+    field; this is the boundary's own guard). Linear."""
+    return redact(sanitize(text))

@@ -99,7 +99,7 @@ class Source:
 
     ``url`` is an absolute http(s) URL; ``title`` is never empty (falls back to the URL);
     ``snippet`` is plain text. The date comes three ways, all from the provider's one date at parse
-    time (:func:`~websearch_tui.providers._parse.make_source`): ``published_text`` is its text as
+    time (:func:`~websearch_tui.providers.helpers.parse.make_source`): ``published_text`` is its text as
     sent (``"Thu, 25 Jul 2024 00:00:00 GMT"``, ``"3 days ago"``, ``"last Tuesday"``), what a reader
     is shown when there is no age; ``published_date`` is that moment in ISO 8601 UTC
     (``"2024-07-25T00:00:00Z"``; a date alone is midnight UTC; ``None`` when the text cannot be
@@ -159,7 +159,7 @@ class SourcesFound:
     ``dropped`` counts the provider's result rows left out for lack of a usable URL; it is added to
     the response's count, or replaces it when ``replace``. When not given it is read from
     ``sources`` itself if that carries a ``dropped`` count (as the lists and tuples of the shared
-    parsers ``_parse.sources_from`` / ``_parse.limit_sources`` do), so a provider that passes its
+    parsers ``helpers.parse.sources_from`` / ``helpers.parse.limit_sources`` do), so a provider that passes its
     parsed sources along reports its drops with no code of its own. ``sources`` is kept as a tuple.
     """
 

@@ -1,7 +1,7 @@
 """How a search went: each provider's status and outcome, the live updates the engine sends while it
 runs, and the end-of-search summary every front end prints.
 
-Pure data over :mod:`websearch_tui.core.models`; the engine (:mod:`websearch_tui.search.engine`)
+Pure data over :mod:`websearch_tui.core.models`; the engine (:mod:`websearch_tui.engine.engine`)
 fills these in, front ends and the history store only read them.
 """
 

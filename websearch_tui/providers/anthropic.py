@@ -15,7 +15,7 @@ web search tool docs' supported models (``claude-haiku-4-5-20251001`` is listed;
 announced; it takes ``web_search_20250305`` only). ``claude-haiku-5-5`` is newer but rejects
 ``temperature``.
 
-All logic is shared with ``deepseek`` in :mod:`websearch_tui.providers._messages`: text deltas
+All logic is shared with ``deepseek`` in :mod:`websearch_tui.providers.families.messages`: text deltas
 become ``AnswerDelta`` events as they arrive, ``citations_delta`` become citations, each
 ``web_search_tool_result`` (also those nested in dynamic filtering's code execution) becomes
 sources (or a warning note for its in-200 error object), each ``server_tool_use`` query a search
@@ -30,19 +30,19 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers import _messages
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import messages
 
-FLAVOR = _messages.Flavor(stream=True, system=True, gateway_bearer=True, reject_oauth=True, newest_tool=True)
+FLAVOR = messages.Flavor(stream=True, system=True, gateway_bearer=True, reject_oauth=True, newest_tool=True)
 
 
 def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
-    """Run one Anthropic web search; see :func:`websearch_tui.providers._messages.run`.
+    """Run one Anthropic web search; see :func:`websearch_tui.providers.families.messages.run`.
 
     Raises:
-        ProviderError: as :func:`websearch_tui.providers._messages.run` (an unknown model gives
+        ProviderError: as :func:`websearch_tui.providers.families.messages.run` (an unknown model gives
             ``Anthropic: model '<id>' is not available (404). Set [providers.anthropic] model, or run
             websearch-tui doctor anthropic``; another 404 the seed message ``Anthropic web search
             returned 404 (model or endpoint not found).``).
     """
-    return _messages.run(request, ctx, FLAVOR)
+    return messages.run(request, ctx, FLAVOR)

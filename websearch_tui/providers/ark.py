@@ -29,8 +29,10 @@ from typing import Any
 
 from websearch_tui.core.errors import ProviderError, register_secret
 from websearch_tui.core.models import AnswerDelta, Note, SearchEvent, SearchRequest
-from websearch_tui.providers import _http, _models, _parse, _responses
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import responses
+from websearch_tui.providers.helpers import models, parse
+from websearch_tui.providers.transport import http
 
 PATH = "/api/v3/responses"
 DEFAULT_LIMIT = 4
@@ -43,7 +45,7 @@ CONTINUATION_PROMPT = (
     "Based on the web searches you just made, write the complete answer to the question now, citing the pages you used."
 )
 
-describe_error = _responses.http_error_describer("Volcengine ARK API error")
+describe_error = responses.http_error_describer("Volcengine ARK API error")
 """``"Volcengine ARK API error (<status>): <error.message>"``; 401/403 get the seed auth message."""
 
 
@@ -66,16 +68,14 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> dict[str, Any]:
     model = ctx.model() or ""
     body: dict[str, Any] = {
         "model": model,
-        "input": [_responses.system_input(), _responses.user_input(request)],
-        "tools": [
-            {"type": "web_search", "limit": _parse.clamp_count(request.upstream_count, DEFAULT_LIMIT, MAX_LIMIT)}
-        ],
+        "input": [responses.system_input(), responses.user_input(request)],
+        "tools": [{"type": "web_search", "limit": parse.clamp_count(request.upstream_count, DEFAULT_LIMIT, MAX_LIMIT)}],
         "max_tool_calls": MAX_TOOL_CALLS,
         "stream": False,
         "thinking": {"type": "enabled"},
         "reasoning": {"effort": "low"},
     }
-    sampling, _ = _responses.sampling_fields(request, model, ctx.spec.label, temperature_ok=True)
+    sampling, _ = responses.sampling_fields(request, model, ctx.spec.label, temperature_ok=True)
     body.update(sampling)
     return body
 
@@ -110,7 +110,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     """
     key = pick_key(ctx.require_api_key())
     body = build_body(request, ctx)
-    parser = _responses.ResponsesParser(
+    parser = responses.ResponsesParser(
         provider_id=ctx.spec.id,
         label=ctx.spec.label,
         requested_model=body["model"],
@@ -118,9 +118,9 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         join_messages=False,
     )
     headers = {"Authorization": f"Bearer {key}"}
-    url = _http.join_url(ctx.base_url(), PATH)
-    events, _payload = await _responses.run_whole(
-        ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error, model_gone=_models.ark_gone
+    url = http.join_url(ctx.base_url(), PATH)
+    events, _payload = await responses.run_whole(
+        ctx, url, headers=headers, body=body, parser=parser, describe_error=describe_error, model_gone=models.ark_gone
     )
     short = parser.searched and len(parser.answer.strip()) < SHORT_ANSWER_CHARS and parser.request_id
     if short and ctx.option("continuation", False) is True and ctx.remaining() >= MIN_CONTINUATION_SECONDS:
@@ -130,16 +130,16 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         )
         second = continuation_body(request, parser.model or body["model"], str(parser.request_id))
         try:
-            continuation = _http.HttpRequest(
+            continuation = http.HttpRequest(
                 "POST",
                 url,
                 headers=headers,
                 json_body=second,
                 describe_error=describe_error,
                 read_timeout=ctx.remaining(),
-                expect=_responses.SHAPE,
+                expect=responses.SHAPE,
             )
-            payload = (await _http.send(ctx, continuation)).json()
+            payload = (await http.send(ctx, continuation)).json()
         except ProviderError as error:  # keep the first answer, which is already paid for
             events.append(Note(f"ARK's continuation failed ({error.message}); showing the first answer."))
         else:

@@ -3,7 +3,7 @@
 Upstream endpoint: ``POST {base_url}/codex/responses`` (default ``https://chatgpt.com/backend-api``),
 ``Authorization: Bearer <ChatGPT access token>``, ``chatgpt-account-id``, ``OpenAI-Beta:
 responses=experimental``, SSE only. Login: ``$CODEX_HOME/auth.json`` of the Codex CLI
-(https://github.com/openai/codex, read by :mod:`websearch_tui.providers._codex_auth`, never written).
+(https://github.com/openai/codex, read by :mod:`websearch_tui.providers.helpers.codex_auth`, never written).
 Wire reference: PROVIDERS.md §2.21 (event shapes as §2.20). Checked 2026-12-02.
 
 Default model ``gpt-6-luna`` (the registry's ``default_model``) checked 2026-12-02: the backend's
@@ -26,11 +26,13 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
-from websearch_tui import __version__
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers import _codex_auth, _http, _models, _prompt, _responses
+from websearch_tui.core.version import __version__
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import responses as _responses
+from websearch_tui.providers.helpers import codex_auth, models, prompt
+from websearch_tui.providers.transport import http
 
 PATH = "/codex/responses"
 ORIGINATOR = "websearch_tui"
@@ -56,7 +58,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
         "model": ctx.model() or "",
         "stream": True,
         "store": False,
-        "instructions": _prompt.SYSTEM_PROMPT,
+        "instructions": prompt.SYSTEM_PROMPT,
         "input": [_responses.user_input(request, item_type=True)],
         "tools": [{"type": "web_search", "search_context_size": size}],
         "tool_choice": {"type": "web_search"},
@@ -70,7 +72,7 @@ def _os() -> str:
     return platform.system().lower() or "unknown"
 
 
-def build_headers(login: _codex_auth.CodexLogin) -> dict[str, str]:
+def build_headers(login: codex_auth.CodexLogin) -> dict[str, str]:
     """Request headers: bearer token, account id (when known), beta flag, originator, UA, SSE accept."""
     headers = {
         "Authorization": f"Bearer {login.access_token}",
@@ -99,10 +101,10 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
             without running web search"; ``protocol`` when the stream ends early;
             ``model_not_found`` for a model the backend does not serve to this login.
     """
-    url = _http.join_url(ctx.base_url(), PATH)
-    if not _codex_auth.endpoint_allowed(url, ctx.spec.default_base_url, ctx.option(_codex_auth.TRUST_OPTION) is True):
-        raise _codex_auth.refuse_endpoint(url)
-    login = _codex_auth.read_login()
+    url = http.join_url(ctx.base_url(), PATH)
+    if not codex_auth.endpoint_allowed(url, ctx.spec.default_base_url, ctx.option(codex_auth.TRUST_OPTION) is True):
+        raise codex_auth.refuse_endpoint(url)
+    login = codex_auth.read_login()
     body, notes = build_body(request, ctx)
     events = _responses.stream_search(
         request,
@@ -112,7 +114,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         body=body,
         notes=notes,
         describe_error=describe_error,
-        model_gone=_models.codex_gone,
+        model_gone=models.codex_gone,
         auth_mode=AUTH_MODE,
         require_search=True,
     )

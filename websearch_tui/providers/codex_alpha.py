@@ -32,9 +32,9 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import USER_AGENT, HttpRequest, join_url, send
-from websearch_tui.providers._models import ModelCheck, codex_gone
-from websearch_tui.providers._parse import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.models import ModelCheck, codex_gone
+from websearch_tui.providers.helpers.parse import (
     SourceList,
     answer_text,
     api_error_describer,
@@ -44,8 +44,8 @@ from websearch_tui.providers._parse import (
     sources_from,
     usage_from,
 )
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.http import USER_AGENT, HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH = "/v1/alpha/search"
 DEFAULT_CONTEXT_SIZE = "low"

@@ -44,10 +44,10 @@ from urllib.parse import parse_qs, urlsplit
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound
 from websearch_tui.core.text import safe_url
-from websearch_tui.providers import _http
-from websearch_tui.providers._parse import limit_sources, make_source, sources_from
-from websearch_tui.providers._shape import unrecognised
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.parse import limit_sources, make_source, sources_from
+from websearch_tui.providers.transport import http
+from websearch_tui.providers.transport.shape import unrecognised
 
 MAX_RESULTS = 20
 AUTH_MODE = "keyless"
@@ -61,7 +61,7 @@ BROWSER_HEADERS = {
     "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
     "Accept-Language": "en-US,en;q=0.5",
 }
-HTML_RETRY = _http.RetryPolicy(retry_http_errors=False)
+HTML_RETRY = http.RetryPolicy(retry_http_errors=False)
 """An error answer (a 429 above all) is final: never hammer DuckDuckGo; a failed connection is retried."""
 _LIBRARY_ENDPOINT = "ddgs-library"
 DEFAULT_BACKEND = "duckduckgo"
@@ -171,22 +171,22 @@ def backend_note(backend: str) -> str:
 def library_failure(ctx: ProviderContext, message: str) -> ProviderError:
     """A ddgs ``DDGSException`` message (``"DNSError: DNSError('error sending request for url
     (https://html.duckduckgo.com/html/) > error resolving DNS > ...')"``) as our error: a connection
-    failure as a ``network`` error in the words every provider uses (:func:`._http.network_error`,
+    failure as a ``network`` error in the words every provider uses (:func:`.transport.http.network_error`,
     naming the host, not the library's text; a lookup that found no such name as
-    :func:`._http.dns_error`: ``could not resolve html.duckduckgo.com``, or ``could not resolve the
+    :func:`.transport.http.dns_error`: ``could not resolve html.duckduckgo.com``, or ``could not resolve the
     proxy or html.duckduckgo.com`` when ``DDGS_PROXY`` is set), anything else as ``protocol`` with an
     excerpt. A lookup that failed otherwise (the resolver timed out) reads as ``could not connect``."""
     lowered = message.lower()
     url = _REQUEST_URL.search(message)
     host = (urlsplit(url.group(1)).hostname or "") if url else ""
-    if _NO_SUCH_NAME.search(message) or _http.unresolved_host(Exception(message)):
+    if _NO_SUCH_NAME.search(message) or http.unresolved_host(Exception(message)):
         if os.environ.get("DDGS_PROXY"):
-            return _http.dns_error(ctx, host, via_proxy=True, hint=_LIBRARY_HINT)
-        return _http.dns_error(ctx, host)
+            return http.dns_error(ctx, host, via_proxy=True, hint=_LIBRARY_HINT)
+        return http.dns_error(ctx, host)
     if "proxy" in lowered:
-        return _http.network_error(ctx, f"proxy error{f' ({host})' if host else ''}", "Check DDGS_PROXY.")
+        return http.network_error(ctx, f"proxy error{f' ({host})' if host else ''}", "Check DDGS_PROXY.")
     if any(word in lowered for word in ("dns", "resolv", "connect", "network", "sending request", "refused", "reset")):
-        return _http.network_error(ctx, f"could not connect{f' to {host}' if host else ''}", _LIBRARY_HINT)
+        return http.network_error(ctx, f"could not connect{f' to {host}' if host else ''}", _LIBRARY_HINT)
     return ProviderError(
         ctx.spec.id,
         ErrorKind.PROTOCOL,
@@ -197,7 +197,7 @@ def library_failure(ctx: ProviderContext, message: str) -> ProviderError:
 _LIBRARY_HINT = "Check the connection (and DDGS_PROXY, if you use a proxy)."
 _NO_SUCH_NAME = re.compile(r"no records found|nxdomain", re.IGNORECASE)
 """primp's (hickory resolver's) words for a name that does not exist or has no address; its
-getaddrinfo wordings are :func:`._http.unresolved_host`'s."""
+getaddrinfo wordings are :func:`.transport.http.unresolved_host`'s."""
 
 
 def _library_text(query: str, timeout: int, **kwargs: Any) -> list[dict[str, Any]]:
@@ -283,7 +283,7 @@ async def _search_library(request: SearchRequest, ctx: ProviderContext) -> list[
 
 def html_url(base_url: str) -> str:
     """``{base_url}/html/``; a base that already ends in ``/html`` gets only the trailing slash."""
-    return _http.join_url(base_url, "/html/")
+    return http.join_url(base_url, "/html/")
 
 
 def build_form(request: SearchRequest, ctx: ProviderContext) -> dict[str, str]:
@@ -299,11 +299,11 @@ def build_form(request: SearchRequest, ctx: ProviderContext) -> dict[str, str]:
 
 
 async def _search_html(request: SearchRequest, ctx: ProviderContext, base_url: str, endpoint: str) -> list[Source]:
-    page = _http.HttpRequest(
+    page = http.HttpRequest(
         "POST", html_url(base_url), headers=BROWSER_HEADERS, form=build_form(request, ctx), retry=HTML_RETRY
     )
     try:
-        reply = await _http.send(ctx, page)
+        reply = await http.send(ctx, page)
     except ProviderError as exc:
         if exc.status == 403 or exc.kind is ErrorKind.RATE_LIMIT:
             raise _rate_limited(ctx, endpoint, status=exc.status) from None

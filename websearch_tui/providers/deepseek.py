@@ -24,7 +24,7 @@ an answer in an unknown shape would lose its sources. The newer Anthropic tool v
 
 Streaming together with the search tool is not confirmed for DeepSeek, so the request is not
 streamed and the whole answer arrives as one ``AnswerDelta``. The reply is parsed by exactly the
-Anthropic code (:mod:`websearch_tui.providers._messages`): every text block (not only the last),
+Anthropic code (:mod:`websearch_tui.providers.families.messages`): every text block (not only the last),
 citations, ``web_search_tool_result`` lists or error objects, top-level ``web_search_result``
 blocks with ``description``/``snippet``, ``server_tool_use`` queries, ``page_age``. No system
 prompt is sent (PROVIDERS.md §2.18). Errors keep an Anthropic-style envelope's ``request_id``.
@@ -35,20 +35,21 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers import _messages, _models
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import messages
+from websearch_tui.providers.helpers import models
 
-FLAVOR = _messages.Flavor(stream=False, system=False, model_gone=_models.deepseek_gone)
+FLAVOR = messages.Flavor(stream=False, system=False, model_gone=models.deepseek_gone)
 
 
 def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
-    """Run one DeepSeek web search; see :func:`websearch_tui.providers._messages.run`.
+    """Run one DeepSeek web search; see :func:`websearch_tui.providers.families.messages.run`.
 
     Raises:
-        ProviderError: as :func:`websearch_tui.providers._messages.run` (non-2xx as
+        ProviderError: as :func:`websearch_tui.providers.families.messages.run` (non-2xx as
             ``DeepSeek API error (<status>): <message>``; an unknown model as ``DeepSeek: model
             '<id>' is not available (400). Set [providers.deepseek] model, or run websearch-tui
             doctor deepseek``; another 404 as ``DeepSeek web search returned 404 (model or endpoint
             not found).``).
     """
-    return _messages.run(request, ctx, FLAVOR)
+    return messages.run(request, ctx, FLAVOR)

@@ -22,9 +22,9 @@ from typing import Any
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._mcp import call_tool, mcp_error_describer
-from websearch_tui.providers._parse import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families.mcp import call_tool, mcp_error_describer
+from websearch_tui.providers.helpers.parse import (
     SourceList,
     api_error_describer,
     as_dict,
@@ -39,8 +39,8 @@ from websearch_tui.providers._parse import (
     sources_from,
     start_date,
 )
-from websearch_tui.providers._shape import Shape, unrecognised
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.http import HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape, unrecognised
 
 PATH = "/search"
 TOOL = "web_search_exa"
@@ -75,7 +75,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     Raises:
         ProviderError: ``config`` for keyless use in auto mode; ``auth``, ``rate_limit`` (MCP free
             tier: the message suggests a key), ``bad_request``, ``server``, ``timeout``, ``network``;
-            ``protocol`` for an unexpected body or MCP reply; MCP ``isError`` and JSON-RPC errors as ``_mcp`` maps them.
+            ``protocol`` for an unexpected body or MCP reply; MCP ``isError`` and JSON-RPC errors as
+            ``families.mcp`` maps them.
     """
     key = ctx.api_key
     if not key and request.mode == "auto":

@@ -27,7 +27,7 @@ closes the stream after the chunk that carries ``finishReason``. Early chunks ca
 ``groundingMetadata``; the last one carries ``webSearchQueries``, ``groundingChunks`` and
 ``groundingSupports``. The chunk ``uri``s are mostly ``vertexaisearch.cloud.google.com/grounding-api-redirect/...``
 links: once the answer has streamed they are resolved (``HEAD``, redirects not followed, see
-:mod:`._grounding`) and the sources and citations are sent again with the real URLs.
+:mod:`.families.grounding`) and the sources and citations are sent again with the real URLs.
 
 Count and recency have no native parameter: both go into the §1.5 prompt and the sources are sliced
 locally, keeping every cited one. ``google_search.timeRangeFilter`` (Gemini API only, not Vertex)
@@ -65,11 +65,13 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import plain_text, safe_url, sanitize
-from websearch_tui.providers import _grounding, _http, _models, _parse
-from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import grounding
+from websearch_tui.providers.helpers import models, parse
+from websearch_tui.providers.helpers.prompt import SYSTEM_PROMPT, user_prompt
+from websearch_tui.providers.transport import http
+from websearch_tui.providers.transport.shape import Shape
+from websearch_tui.providers.transport.streaming import MetadataTracker, feed_stream
 
 PATH = "/v1beta/models/{model}:streamGenerateContent"
 AUTH_MODE = "api_key"
@@ -112,15 +114,15 @@ def stream_url(base_url: str, model: str) -> str:
     """``{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`` (a ``models/`` prefix on the
     configured model name is tolerated)."""
     name = model.removeprefix("models/")
-    return _http.join_url(base_url, PATH.format(model=quote(name, safe="-._~"))) + "?alt=sse"
+    return http.join_url(base_url, PATH.format(model=quote(name, safe="-._~"))) + "?alt=sse"
 
 
 def _google_error(parsed: Any) -> tuple[int | None, str, str]:
     """``(code, STATUS, message)`` of Google's ``{"error": {"code", "status", "message"}}`` envelope."""
-    error = _parse.as_dict(_parse.as_dict(parsed).get("error"))
-    number = _parse.int_field(error, "code")
+    error = parse.as_dict(parse.as_dict(parsed).get("error"))
+    number = parse.int_field(error, "code")
     status = plain_text(error.get("status"), collapse=True) or ""
-    message = _parse.find_message(error, ("message",)) or ""
+    message = parse.find_message(error, ("message",)) or ""
     return number, status, message
 
 
@@ -151,7 +153,7 @@ class _ChunkRef:
 class ChunkParser:
     """Turns ``GenerateContentResponse`` payloads into events, remembering the grounding seen so far.
 
-    The :class:`._stream.StreamParser` contract: ``feed(name, payload)`` returns the events one
+    The :class:`.transport.streaming.StreamParser` contract: ``feed(name, payload)`` returns the events one
     payload adds (the name is not used; a ``"json"`` body may be a list of responses): an
     ``AnswerDelta`` per text part (``thought`` parts skipped), ``Metadata`` when the model or
     response id first appears or changes, and, when a chunk carries grounding,
@@ -160,7 +162,7 @@ class ChunkParser:
     stream is read until Gemini closes it). :meth:`closing` gives the closing ``Metadata`` (last
     usage) and notes; :meth:`resolved` re-sends sources and citations with resolved redirect links.
 
-    Sources: the grounding chunks' pages, selected by :class:`._parse.SourceSelection` (cut to
+    Sources: the grounding chunks' pages, selected by :class:`.helpers.parse.SourceSelection` (cut to
     ``max_results`` but keeping every cited one).
 
     Raises (from ``feed``):
@@ -180,12 +182,12 @@ class ChunkParser:
     citations: list[Citation] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
     _citation_keys: set[tuple[str, str | None]] = field(default_factory=set)
-    _sources: _parse.SourceSelection = field(init=False)
+    _sources: parse.SourceSelection = field(init=False)
     _meta: MetadataTracker = field(init=False)
 
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
-        self._sources = _parse.SourceSelection(self.max_results)
+        self._sources = parse.SourceSelection(self.max_results)
 
     @property
     def sources(self) -> list[Source]:
@@ -201,8 +203,8 @@ class ChunkParser:
             return []
         self._raise_stream_error(payload)
         events: list[SearchEvent] = [*self._meta.update(payload.get("modelVersion"), payload.get("responseId"))]
-        candidates = _parse.as_list(payload.get("candidates"))
-        candidate = _parse.as_dict(candidates[0]) if candidates else {}
+        candidates = parse.as_list(payload.get("candidates"))
+        candidate = parse.as_dict(candidates[0]) if candidates else {}
         if not candidate:
             self._raise_blocked(payload)
         events.extend(self._tool_call_queries(candidate))
@@ -211,7 +213,7 @@ class ChunkParser:
             # here only until the first part that is not empty then
             self.has_text = self.has_text or bool(sanitize(text))
             events.append(AnswerDelta(text))
-        events.extend(self._grounding(_parse.as_dict(candidate.get("groundingMetadata"))))
+        events.extend(self._grounding(parse.as_dict(candidate.get("groundingMetadata"))))
         usage = _usage(payload.get("usageMetadata"))
         if usage is not None:
             self.usage = usage
@@ -236,11 +238,11 @@ class ChunkParser:
             events.append(Note(NO_SEARCH_NOTE))
         return events
 
-    def redirect_links(self, trusted: Iterable[_grounding.Origin] = ()) -> dict[str, str]:
+    def redirect_links(self, trusted: Iterable[grounding.Origin] = ()) -> dict[str, str]:
         """Every source and citation URL that is a grounding redirect link we may resolve, in order,
-        mapped to the URL to request (see :func:`_grounding.redirect_link`)."""
+        mapped to the URL to request (see :func:`grounding.redirect_link`)."""
         urls = [s.url for s in self.sources] + [c.url for c in self.citations]
-        targets = {url: _grounding.redirect_link(url, trusted) for url in dict.fromkeys(urls)}
+        targets = {url: grounding.redirect_link(url, trusted) for url in dict.fromkeys(urls)}
         return {url: target for url, target in targets.items() if target is not None}
 
     def resolved(self, mapping: dict[str, str]) -> list[SearchEvent]:
@@ -253,7 +255,7 @@ class ChunkParser:
             target = mapping.get(url, url)
             return target, (target if title == url else title)
 
-        selection = _parse.SourceSelection(self.max_results)
+        selection = parse.SourceSelection(self.max_results)
         for source in self.sources:
             url, title = swap(source.url, source.title)
             selection.add([replace(source, url=url, title=title)])
@@ -275,7 +277,7 @@ class ChunkParser:
         raise ProviderError(self.provider_id, kind, f"{PREFIX} ({head}): {text}", status=code)
 
     def _raise_blocked(self, payload: dict[str, Any]) -> None:
-        feedback = _parse.as_dict(payload.get("promptFeedback"))
+        feedback = parse.as_dict(payload.get("promptFeedback"))
         reason = plain_text(feedback.get("blockReason"), collapse=True)
         if reason:
             detail = plain_text(feedback.get("blockReasonMessage"), collapse=True)
@@ -287,12 +289,12 @@ class ChunkParser:
         ``includeServerSideToolInvocations``): ``{"toolCall": {"toolType": "GOOGLE_SEARCH_WEB",
         "args": {"queries": [...]}}}``. ``toolResponse`` parts are never read."""
         found: list[str] = []
-        for part in _parse.as_list(_parse.as_dict(candidate.get("content")).get("parts")):
-            call = _parse.as_dict(_parse.as_dict(part).get("toolCall"))
+        for part in parse.as_list(parse.as_dict(candidate.get("content")).get("parts")):
+            call = parse.as_dict(parse.as_dict(part).get("toolCall"))
             tool_type = call.get("toolType")
             if not (isinstance(tool_type, str) and tool_type.startswith("GOOGLE_SEARCH")):
                 continue
-            for query in _parse.text_list(_parse.as_dict(call.get("args")).get("queries")):
+            for query in parse.text_list(parse.as_dict(call.get("args")).get("queries")):
                 if query not in self.queries and query not in found:
                     found.append(query)
         if not found:
@@ -305,14 +307,14 @@ class ChunkParser:
         """Events for one response's ``groundingMetadata`` (supports index into its own chunks)."""
         if not metadata:
             return []
-        refs = [_chunk_ref(chunk) for chunk in _parse.as_list(metadata.get("groundingChunks"))]
-        queries = [q for q in _parse.text_list(metadata.get("webSearchQueries")) if q not in self.queries]
+        refs = [_chunk_ref(chunk) for chunk in parse.as_list(metadata.get("groundingChunks"))]
+        queries = [q for q in parse.text_list(metadata.get("webSearchQueries")) if q not in self.queries]
         if refs or queries:
             self.grounded = True
         self._sources.add(Source(url=ref.url, title=ref.title or ref.url) for ref in refs if ref.url)
         new_citations: list[Citation] = []
-        for support in _parse.as_list(metadata.get("groundingSupports")):
-            for citation in _support_citations(_parse.as_dict(support), refs):
+        for support in parse.as_list(metadata.get("groundingSupports")):
+            for citation in _support_citations(parse.as_dict(support), refs):
                 key = (citation.url, citation.cited_text)
                 if key not in self._citation_keys:
                     self._citation_keys.add(key)
@@ -330,7 +332,7 @@ class ChunkParser:
 
 def _unwrap(payload: Any) -> dict[str, Any]:
     """The response dict, unwrapping the Cloud Code ``{"response": {...}}`` shape defensively."""
-    response = _parse.as_dict(payload)
+    response = parse.as_dict(payload)
     inner = response.get("response")
     if isinstance(inner, dict) and "candidates" not in response and "error" not in response:
         return inner
@@ -341,7 +343,7 @@ def _part_texts(candidate: dict[str, Any]) -> list[str]:
     """The non-empty ``text`` of each answer part (as sent), skipping ``thought`` parts."""
     return [
         part["text"]
-        for part in _parse.as_list(_parse.as_dict(candidate.get("content")).get("parts"))
+        for part in parse.as_list(parse.as_dict(candidate.get("content")).get("parts"))
         if isinstance(part, dict)
         and part.get("thought") is not True
         and isinstance(part.get("text"), str)
@@ -352,8 +354,8 @@ def _part_texts(candidate: dict[str, Any]) -> list[str]:
 def _chunk_ref(chunk: Any) -> _ChunkRef:
     """A grounding chunk of kind ``web`` or ``retrievedContext``: its http(s) URL (else ``None``) and
     title (``title``, else ``domain``, else the URL)."""
-    chunk = _parse.as_dict(chunk)
-    body = _parse.as_dict(chunk.get("web") or chunk.get("retrievedContext"))
+    chunk = parse.as_dict(chunk)
+    body = parse.as_dict(chunk.get("web") or chunk.get("retrievedContext"))
     url = safe_url(body.get("uri"))
     title = plain_text(body.get("title"), collapse=True) or plain_text(body.get("domain"), collapse=True)
     return _ChunkRef(url=url, title=title or url or "")
@@ -361,12 +363,12 @@ def _chunk_ref(chunk: Any) -> _ChunkRef:
 
 def _support_citations(support: dict[str, Any], refs: list[_ChunkRef]) -> list[Citation]:
     """One citation per usable chunk index of a ``groundingSupports`` entry, ``cited_text`` = the
-    segment text (a span of the Markdown answer) as plain text (:func:`._parse.markdown_quote`).
+    segment text (a span of the Markdown answer) as plain text (:func:`.helpers.parse.markdown_quote`).
     Indices out of range and chunks without an http(s) URL give nothing."""
-    segment = _parse.as_dict(support.get("segment"))
-    cited = _parse.markdown_quote(segment.get("text"))
+    segment = parse.as_dict(support.get("segment"))
+    cited = parse.markdown_quote(segment.get("text"))
     citations = []
-    for index in _parse.as_list(support.get("groundingChunkIndices")):
+    for index in parse.as_list(support.get("groundingChunkIndices")):
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(refs):
             continue
         ref = refs[index]
@@ -377,7 +379,7 @@ def _support_citations(support: dict[str, Any], refs: list[_ChunkRef]) -> list[C
 
 def _usage(raw: Any) -> Usage | None:
     """``usageMetadata``: prompt -> input, candidates -> output, total -> total tokens."""
-    return _parse.usage_from(raw, input="promptTokenCount", output="candidatesTokenCount", total="totalTokenCount")
+    return parse.usage_from(raw, input="promptTokenCount", output="candidatesTokenCount", total="totalTokenCount")
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
@@ -404,7 +406,7 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     url = stream_url(ctx.base_url(), model)
     headers = {"x-goog-api-key": key, "Accept": "text/event-stream"}
     parser = ChunkParser(requested_model=model, max_results=request.max_results, provider_id=ctx.spec.id)
-    check = _models.ModelCheck(ctx.spec.id, ctx.spec.label, model.removeprefix("models/"), _models.gemini_gone)
+    check = models.ModelCheck(ctx.spec.id, ctx.spec.label, model.removeprefix("models/"), models.gemini_gone)
     events = feed_stream(
         ctx,
         url,
@@ -421,8 +423,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
     if not parser.has_text and not parser.sources:
         raise ProviderError(ctx.spec.id, ErrorKind.EMPTY, EMPTY_MESSAGE, status=502)
     deadline = ctx.deadline - RESOLVE_MARGIN
-    endpoint = _grounding.origin_of(ctx.base_url())
+    endpoint = grounding.origin_of(ctx.base_url())
     links = parser.redirect_links(trusted=[endpoint] if endpoint else [])
-    mapping = await _grounding.resolve_redirects(ctx.client, links, deadline=deadline, clock=ctx.clock)
+    mapping = await grounding.resolve_redirects(ctx.client, links, deadline=deadline, clock=ctx.clock)
     for event in parser.resolved(mapping):
         yield event

@@ -26,8 +26,9 @@ from typing import Any
 
 from websearch_tui.core.errors import excerpt
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers import _models, _parse, _prompt, _responses
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import responses
+from websearch_tui.providers.helpers import models, parse, prompt
 
 PATH = "/v1/responses"
 SEARCH_MODES = ("web", "x", "both")
@@ -36,21 +37,21 @@ LIVE_SEARCH_RETIRED = (
     "Upstream said: {message}"
 )
 
-_describe = _responses.http_error_describer("Grok API error")
+_describe = responses.http_error_describer("Grok API error")
 
 
 def describe_error(status: int, text: str, parsed: Any) -> str:
     """``"Grok API error (<status>): <message>"`` (OpenAI-style or string ``error``); 410 (Live Search
     retired) gets :data:`LIVE_SEARCH_RETIRED`."""
     if status == 410:
-        message = _parse.find_message(parsed, ("error", "message")) if parsed is not None else None
+        message = parse.find_message(parsed, ("error", "message")) if parsed is not None else None
         return LIVE_SEARCH_RETIRED.format(message=excerpt(message or text, 300) or "no details")
     return _describe(status, text, parsed)
 
 
 def search_mode(ctx: ProviderContext) -> tuple[str, list[str]]:
     """The configured ``search_mode`` (``web`` when unset) and a note when it was invalid."""
-    return _parse.choice_option(ctx.option("search_mode", "web"), SEARCH_MODES, "web", "Grok search_mode")
+    return parse.choice_option(ctx.option("search_mode", "web"), SEARCH_MODES, "web", "Grok search_mode")
 
 
 def build_tools(request: SearchRequest, mode: str) -> list[dict[str, Any]]:
@@ -61,7 +62,7 @@ def build_tools(request: SearchRequest, mode: str) -> list[dict[str, Any]]:
     if mode in ("x", "both"):
         x_search: dict[str, Any] = {"type": "x_search"}
         if request.recency:
-            start, end = _prompt.date_window(request.recency)
+            start, end = prompt.date_window(request.recency)
             x_search.update(from_date=start.isoformat(), to_date=end.isoformat())
         tools.append(x_search)
     return tools
@@ -78,11 +79,11 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     model = ctx.model() or ""
     body: dict[str, Any] = {
         "model": model,
-        "input": [_responses.system_input(typed=False), _responses.user_input(request, typed=False, scope=mode)],
+        "input": [responses.system_input(typed=False), responses.user_input(request, typed=False, scope=mode)],
         "tools": build_tools(request, mode),
         "stream": True,
     }
-    sampling, sampling_notes = _responses.sampling_fields(request, model, ctx.spec.label, temperature_ok=True)
+    sampling, sampling_notes = responses.sampling_fields(request, model, ctx.spec.label, temperature_ok=True)
     body.update(sampling)
     return body, notes + sampling_notes
 
@@ -102,4 +103,4 @@ def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[Searc
             ``model_not_found`` (``Grok: model '<id>' is not available (404). Set
             [providers.grok] model, or run websearch-tui doctor grok``).
     """
-    return _responses.api_key_stream(request, ctx, PATH, build_body, describe_error, _models.grok_gone)
+    return responses.api_key_stream(request, ctx, PATH, build_body, describe_error, models.grok_gone)

@@ -29,8 +29,8 @@ from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
-from websearch_tui.providers._http import HttpRequest, RetryPolicy, join_url, send
-from websearch_tui.providers._parse import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.parse import (
     SourceList,
     api_error_describer,
     as_dict,
@@ -42,8 +42,8 @@ from websearch_tui.providers._parse import (
     limit_sources,
     sources_from,
 )
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.http import HttpRequest, RetryPolicy, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH = "/"
 DEFAULT_COUNT = 5

@@ -53,8 +53,8 @@ from websearch_tui.core.models import (
     SourcesFound,
 )
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._parse import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.parse import (
     SourceList,
     as_dict,
     as_list,
@@ -67,8 +67,8 @@ from websearch_tui.providers._parse import (
     start_date,
     text_list,
 )
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.http import HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH_V1 = "/api/v1/search"
 PATH_V0 = "/api/v0/search"
@@ -185,7 +185,7 @@ def build_body(request: SearchRequest) -> dict[str, Any]:
 
 
 class EnvelopeDescriber:
-    """``_http`` error describer for Kagi bodies that also remembers the envelope codes it saw.
+    """``transport.http`` error describer for Kagi bodies that also remembers the envelope codes it saw.
 
     Messages read ``Kagi API error (<code or status>): <msg>``. :meth:`refine` then fixes the kind
     of the raised error from those codes (code 100 "no billing" has no quota wording) and adds the

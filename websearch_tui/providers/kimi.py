@@ -15,8 +15,8 @@ from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
-from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._parse import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.parse import (
     SourceList,
     api_error_describer,
     as_dict,
@@ -26,8 +26,8 @@ from websearch_tui.providers._parse import (
     limit_sources,
     sources_from,
 )
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.http import HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH = "/v1/search"
 DEFAULT_COUNT = 10

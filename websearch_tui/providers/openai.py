@@ -12,13 +12,13 @@ Default model ``gpt-6.1-terra`` (the registry's ``default_model``) checked 2026-
 https://developers.openai.com/api/docs/deprecations: ``gpt-5-mini`` (PROVIDERS.md's default) is
 deprecated and shuts down on 2026-12-11 with ``gpt-6.1-terra`` as its named replacement (web search
 supported, ``reasoning.effort`` none-max, so no ``temperature`` is sent: see
-:func:`._responses.accepts_temperature`). The docs win over PROVIDERS.md. An unknown or retired
+:func:`.families.responses.accepts_temperature`). The docs win over PROVIDERS.md. An unknown or retired
 model (``error.code`` ``model_not_found``, HTTP 400 on this endpoint) fails as ``model_not_found``
 naming ``[providers.openai] model``.
 
 The tool is forced (``tool_choice: {"type": "web_search"}``) and ``include`` asks for the pages each
 search returned; an answer that still comes without any ``web_search_call`` gets a Note. Parsing
-is shared with Codex, Grok and ARK in :mod:`websearch_tui.providers._responses`.
+is shared with Codex, Grok and ARK in :mod:`websearch_tui.providers.families.responses`.
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from websearch_tui.core.models import SearchEvent, SearchRequest
-from websearch_tui.providers import _models, _prompt, _responses
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import responses
+from websearch_tui.providers.helpers import models, prompt
 
 PATH = "/v1/responses"
 
-describe_error = _responses.http_error_describer("OpenAI API error")
+describe_error = responses.http_error_describer("OpenAI API error")
 """``"OpenAI API error (<status>): <error.message>"``; 401/403 get the seed auth message."""
 
 
@@ -46,19 +47,19 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     ``max_tokens`` and ``temperature`` when it sets one and the model accepts it.
     """
     model = ctx.model() or ""
-    size, notes = _responses.search_context_size(ctx, "OpenAI", "medium")
+    size, notes = responses.search_context_size(ctx, "OpenAI", "medium")
     body: dict[str, Any] = {
         "model": model,
         "stream": True,
         "store": False,
-        "instructions": _prompt.SYSTEM_PROMPT,
-        "input": [_responses.user_input(request)],
+        "instructions": prompt.SYSTEM_PROMPT,
+        "input": [responses.user_input(request)],
         "tools": [{"type": "web_search", "search_context_size": size}],
         "tool_choice": {"type": "web_search"},
         "include": ["web_search_call.action.sources"],
     }
-    sampling, sampling_notes = _responses.sampling_fields(
-        request, model, ctx.spec.label, temperature_ok=_responses.accepts_temperature(model)
+    sampling, sampling_notes = responses.sampling_fields(
+        request, model, ctx.spec.label, temperature_ok=responses.accepts_temperature(model)
     )
     body.update(sampling)
     return body, notes + sampling_notes
@@ -81,4 +82,4 @@ def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[Searc
             (``OpenAI: model '<id>' is not available (400). Set [providers.openai] model, or run
             websearch-tui doctor openai``).
     """
-    return _responses.api_key_stream(request, ctx, PATH, build_body, describe_error, _models.openai_gone)
+    return responses.api_key_stream(request, ctx, PATH, build_body, describe_error, models.openai_gone)

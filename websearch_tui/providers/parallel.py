@@ -27,9 +27,9 @@ from typing import Any
 
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound, Usage
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._mcp import call_tool, mcp_error_describer
-from websearch_tui.providers._parse import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families.mcp import call_tool, mcp_error_describer
+from websearch_tui.providers.helpers.parse import (
     SourceList,
     api_error_describer,
     as_dict,
@@ -42,8 +42,8 @@ from websearch_tui.providers._parse import (
     sources_from,
     start_date,
 )
-from websearch_tui.providers._shape import Shape, ShapeSeen, unrecognised
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.http import HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape, ShapeSeen, unrecognised
 
 PATH = "/v1/search"
 TOOL = "web_search"

@@ -6,7 +6,7 @@ Two APIs, chosen by the ``api`` option of ``[providers.perplexity]``:
   preset (``model = "low"``, the default) or a ``provider/model`` id and a forced ``web_search``
   tool; checked 2026-12-02 against the docs.perplexity.ai agent-api docs and the Sept 2026 wire
   captures. Everything about it (request, events, citations by result id, errors) is in
-  :mod:`._perplexity_agent`.
+  :mod:`.families.perplexity_agent`.
 - ``api = "chat"``: Sonar chat completions, this module, for gateways that still serve them
   (OpenRouter and similar). Perplexity itself retired them on 2026-09-27.
 
@@ -51,12 +51,13 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import canonical_url, plain_text, safe_url
-from websearch_tui.providers import _parse, _perplexity_agent
-from websearch_tui.providers._perplexity import ERROR_KEYS, domain_filter, stream_answer
-from websearch_tui.providers._prompt import SYSTEM_PROMPT
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers._stream import MetadataTracker
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import perplexity_agent
+from websearch_tui.providers.families.perplexity_common import ERROR_KEYS, domain_filter, stream_answer
+from websearch_tui.providers.helpers import parse
+from websearch_tui.providers.helpers.prompt import SYSTEM_PROMPT
+from websearch_tui.providers.transport.shape import Shape
+from websearch_tui.providers.transport.streaming import MetadataTracker
 
 APIS = ("agent", "chat")
 """Values of the ``api`` option: the Agent API (default) or Sonar chat completions."""
@@ -80,11 +81,11 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     when the option has hosts. The model is the configured one, else ``sonar-pro`` (the spec's
     default, a preset, is for the Agent API).
     """
-    size, notes = _parse.choice_option(
+    size, notes = parse.choice_option(
         ctx.option("search_context_size", "medium"), CONTEXT_SIZES, "medium", "Perplexity search_context_size"
     )
     body: dict[str, Any] = {
-        "model": _perplexity_agent.configured_model(ctx) or DEFAULT_MODEL,
+        "model": perplexity_agent.configured_model(ctx) or DEFAULT_MODEL,
         "messages": [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": request.query},
@@ -112,7 +113,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
 class ChunkParser:
     """Turns Perplexity chunks (or one whole response) into events, remembering what was sent.
 
-    The :class:`._stream.StreamParser` contract: ``feed(name, payload)`` returns the events one
+    The :class:`.transport.streaming.StreamParser` contract: ``feed(name, payload)`` returns the events one
     payload adds (the name is not used): an ``AnswerDelta`` for its text,
     ``CitationsFound``/``SourcesFound`` (``replace=True``) when ``citations`` or ``search_results``
     first appear or change, ``RelatedQuestions`` and ``SearchQueries`` when they change, and
@@ -122,7 +123,7 @@ class ChunkParser:
     ``chat.completion.done`` chunk.
 
     Sources: ``search_results`` (else the cited URLs), both repeated whole on every chunk, cut by
-    :func:`._parse.limit_sources` (the :class:`._parse.SourceSelection` rule) when they change.
+    :func:`.helpers.parse.limit_sources` (the :class:`.helpers.parse.SourceSelection` rule) when they change.
 
     Raises (from ``feed``):
         ProviderError: ``server``/``bad_request`` when a streamed payload is an error object.
@@ -170,7 +171,7 @@ class ChunkParser:
         related = payload.get("related_questions")
         if related is not None and related != self._raw_related:
             self._raw_related = related
-            questions = tuple(q for q in (plain_text(item, collapse=True) for item in _parse.as_list(related)) if q)
+            questions = tuple(q for q in (plain_text(item, collapse=True) for item in parse.as_list(related)) if q)
             if questions != self._related:
                 self._related = questions
                 events.append(RelatedQuestions(questions))
@@ -201,8 +202,8 @@ class ChunkParser:
     def _raise_stream_error(self, payload: dict[str, Any]) -> None:
         error = payload.get("error")
         if error and not payload.get("choices"):
-            message = _parse.find_message(payload, ERROR_KEYS) or "unknown error"
-            status = _parse.int_field(error, "code")
+            message = parse.find_message(payload, ERROR_KEYS) or "unknown error"
+            status = parse.int_field(error, "code")
             kind = ErrorKind.BAD_REQUEST if status is not None and 400 <= status < 500 else ErrorKind.SERVER
             shown = f"({status})" if status is not None else "in stream"
             raise ProviderError(
@@ -223,7 +224,7 @@ class ChunkParser:
         self._raw_citations, self._raw_results = raw_citations, raw_results
         results = _results(raw_results)
         citations = _citations(raw_citations, results)
-        sources = _parse.limit_sources(
+        sources = parse.limit_sources(
             results or _citation_sources(citations), self.max_results, [c.url for c in citations]
         )
         events: list[SearchEvent] = []
@@ -254,7 +255,7 @@ def _content_text(choice: Any) -> str:
     if isinstance(content, str):
         return content
     parts: list[str] = []
-    for part in _parse.as_list(content):
+    for part in parse.as_list(content):
         if isinstance(part, str):
             parts.append(part)
         elif isinstance(part, dict) and isinstance(part.get("text"), str) and part.get("type", "text") == "text":
@@ -265,11 +266,11 @@ def _content_text(choice: Any) -> str:
 def _results(raw: Any) -> tuple[Source, ...]:
     """``search_results`` entries as sources, provider order, de-duplicated by canonical URL; the
     result carries how many entries had no usable URL (``dropped``)."""
-    rows = [_parse.as_dict(item) for item in _parse.as_list(raw)]
-    sources = _parse.collect_sources(
-        _parse.make_source(r.get("url"), r.get("title"), r.get("snippet"), r.get("date")) for r in rows
+    rows = [parse.as_dict(item) for item in parse.as_list(raw)]
+    sources = parse.collect_sources(
+        parse.make_source(r.get("url"), r.get("title"), r.get("snippet"), r.get("date")) for r in rows
     )
-    return _parse.limit_sources(sources, len(sources))
+    return parse.limit_sources(sources, len(sources))
 
 
 def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
@@ -281,7 +282,7 @@ def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
     """
     by_url = {canonical_url(s.url): s for s in results}
     citations: list[Citation] = []
-    for item in _parse.as_list(raw):
+    for item in parse.as_list(raw):
         if isinstance(item, dict):  # tolerate {"url": ..., "title": ...} objects
             url = safe_url(item.get("url"))
             fallback_title = plain_text(item.get("title"), collapse=True)
@@ -303,15 +304,15 @@ def _citations(raw: Any, results: tuple[Source, ...]) -> tuple[Citation, ...]:
 
 def _citation_sources(citations: tuple[Citation, ...]) -> list[Source]:
     """One source per usable citation URL (the fallback when there are no ``search_results``;
-    :func:`_parse.limit_sources` removes repeats)."""
+    :func:`parse.limit_sources` removes repeats)."""
     return [Source(url=c.url, title=c.title) for c in citations if c.url]
 
 
 def _search_keywords(steps: Any) -> Iterable[str]:
-    for step in _parse.as_list(steps):
+    for step in parse.as_list(steps):
         web_search = step.get("web_search") if isinstance(step, dict) else None
         keywords = web_search.get("search_keywords") if isinstance(web_search, dict) else None
-        for keyword in _parse.as_list(keywords):
+        for keyword in parse.as_list(keywords):
             text = plain_text(keyword, collapse=True)
             if text:
                 yield text
@@ -319,7 +320,7 @@ def _search_keywords(steps: Any) -> Iterable[str]:
 
 def _usage(raw: Any) -> Usage | None:
     """``usage``: prompt -> input, completion -> output, total tokens, ``num_search_queries``."""
-    return _parse.usage_from(
+    return parse.usage_from(
         raw, input="prompt_tokens", output="completion_tokens", total="total_tokens", searches="num_search_queries"
     )
 
@@ -332,9 +333,9 @@ def api_choice(ctx: ProviderContext) -> str:
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
     """Run one Perplexity search and yield its events as they arrive: through the Agent API
-    (:func:`._perplexity_agent.stream`, the default) or, with ``api = "chat"``, Sonar chat
+    (:func:`.families.perplexity_agent.stream`, the default) or, with ``api = "chat"``, Sonar chat
     completions (:func:`stream_chat`)."""
-    events = stream_chat(request, ctx) if api_choice(ctx) == "chat" else _perplexity_agent.stream(request, ctx)
+    events = stream_chat(request, ctx) if api_choice(ctx) == "chat" else perplexity_agent.stream(request, ctx)
     async with aclosing(events) as running:
         async for event in running:
             yield event

@@ -15,11 +15,11 @@ from typing import Any
 
 from websearch_tui.core.models import Metadata, SearchEvent, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import HttpRequest, RetryPolicy, join_url, send
-from websearch_tui.providers._parse import SourceList, as_dict, clamp_count, header, limit_sources, sources_from
-from websearch_tui.providers._perplexity import describe_error
-from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families.perplexity_common import describe_error
+from websearch_tui.providers.helpers.parse import SourceList, as_dict, clamp_count, header, limit_sources, sources_from
+from websearch_tui.providers.transport.http import HttpRequest, RetryPolicy, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH = "/search"
 DEFAULT_COUNT = 10

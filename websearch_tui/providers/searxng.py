@@ -25,8 +25,8 @@ from websearch_tui.core.models import (
     SourcesFound,
 )
 from websearch_tui.core.text import has_control_chars, plain_text, sanitize
-from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._parse import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.parse import (
     SourceList,
     answer_text,
     api_error_describer,
@@ -36,8 +36,8 @@ from websearch_tui.providers._parse import (
     sources_from,
     text_list,
 )
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.http import HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH = "/search"
 TIME_RANGE = {"day": "day", "week": "month", "month": "month", "year": "year"}

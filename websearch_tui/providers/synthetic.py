@@ -15,10 +15,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
-from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._parse import SourceList, api_error_describer, as_dict, limit_sources, sources_from
-from websearch_tui.providers._shape import Shape
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.parse import SourceList, api_error_describer, as_dict, limit_sources, sources_from
+from websearch_tui.providers.transport.http import HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH = "/v2/search"
 

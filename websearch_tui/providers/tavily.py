@@ -29,8 +29,8 @@ from websearch_tui.core.models import (
     SourcesFound,
 )
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._parse import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.parse import (
     SourceList,
     answer_text,
     api_error_describer,
@@ -43,8 +43,8 @@ from websearch_tui.providers._parse import (
     sources_from,
     text_list,
 )
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.http import HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH = "/search"
 DEFAULT_COUNT = 5

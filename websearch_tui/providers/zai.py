@@ -28,7 +28,7 @@ one (``search_result``, ``results``, ...). When that object also carries ``searc
 REST API's answer does), its keywords are the searches the server ran and are reported as
 ``SearchQueries``. Dates go through the shared date parser (ISO, and CJK forms like ``2024年12月5日``).
 
-:class:`ZaiSession` wraps a generic ``_mcp`` session (:func:`open_session` with ``cache=False``)
+:class:`ZaiSession` wraps a generic ``families.mcp`` session (:func:`open_session` with ``cache=False``)
 with what is Z.AI's, given to it as :class:`McpHooks`: the ``Z.AI`` name in messages, Z.AI's own
 wording of HTTP errors (401/403 included), and its non-JSON-RPC ``{"success": false, "code",
 "msg"}`` reply body as ``Z.AI API error (<code>): <msg>``; plus tool discovery, argument shapes and
@@ -47,11 +47,17 @@ import httpx
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text, sanitize, truncate
-from websearch_tui.providers._mcp import McpHooks, McpSession, open_session
-from websearch_tui.providers._parse import as_dict, as_list, clamp_count, code_text, find_message, limit_sources
-from websearch_tui.providers._shape import ShapeSeen, unrecognised
-from websearch_tui.providers._zhipu import RECENCY_FILTERS, code_kind, error_envelope, intent_queries, parse_results
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families.mcp import McpHooks, McpSession, open_session
+from websearch_tui.providers.families.zhipu import (
+    RECENCY_FILTERS,
+    code_kind,
+    error_envelope,
+    intent_queries,
+    parse_results,
+)
+from websearch_tui.providers.helpers.parse import as_dict, as_list, clamp_count, code_text, find_message, limit_sources
+from websearch_tui.providers.transport.shape import ShapeSeen, unrecognised
 
 DEFAULT_TOOL = "webSearchPrime"
 """The tool's name in BigModel's (CN) docs."""
@@ -187,7 +193,7 @@ class ZaiSession:
 
     def tool_payload(self, result: Any) -> Any:
         """The payload of a ``tools/call`` result: ``structuredContent``, then ``data`` / ``result``,
-        then the ``content[]`` texts (decoded twice when double-encoded), as ``_mcp.extract_payload``.
+        then the ``content[]`` texts (decoded twice when double-encoded), as ``families.mcp.extract_payload``.
 
         Raises:
             ProviderError: ``Z.AI MCP error: <text>`` for ``isError: true`` (``bad_request`` when the
@@ -355,7 +361,7 @@ def failure_body(message: Any) -> tuple[str, str] | None:
 
 
 def reply_failure(ctx: ProviderContext, message: Any) -> ProviderError | None:
-    """The ``_mcp`` reply check: :func:`api_error` for a ``{"success": false}`` reply message."""
+    """The ``families.mcp`` reply check: :func:`api_error` for a ``{"success": false}`` reply message."""
     failure = failure_body(message)
     return api_error(ctx, *failure) if failure is not None else None
 

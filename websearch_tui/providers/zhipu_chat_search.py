@@ -26,7 +26,7 @@ bracketed markers are rewritten as the app's ``[n]`` (:class:`MarkerRewriter`), 
 citation's number, like every other provider's answer.
 
 Errors can come as ``{"error": {"code", "message"}}`` with HTTP 200 (as the whole body or as a
-stream event); the business code decides the kind (:mod:`._zhipu`).
+stream event); the business code decides the kind (:mod:`.families.zhipu`).
 """
 
 from __future__ import annotations
@@ -51,11 +51,13 @@ from websearch_tui.core.models import (
     Usage,
 )
 from websearch_tui.core.text import plain_text, sanitize
-from websearch_tui.providers import _http, _models, _parse, _zhipu
-from websearch_tui.providers._prompt import SYSTEM_PROMPT, user_prompt
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers._stream import MetadataTracker, feed_stream
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families import zhipu
+from websearch_tui.providers.helpers import models, parse
+from websearch_tui.providers.helpers.prompt import SYSTEM_PROMPT, user_prompt
+from websearch_tui.providers.transport import http
+from websearch_tui.providers.transport.shape import Shape
+from websearch_tui.providers.transport.streaming import MetadataTracker, feed_stream
 
 PATH = "/api/paas/v4/chat/completions"
 DEFAULT_ENGINE = "search_pro"
@@ -103,11 +105,11 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
         "search_result": True,
         "require_search": True,
         "result_sequence": "after",
-        "count": _parse.clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT),
+        "count": parse.clamp_count(request.upstream_count, DEFAULT_COUNT, MAX_COUNT),
         "content_size": DEFAULT_CONTENT_SIZE,
     }
     if request.recency:
-        tool["search_recency_filter"] = _zhipu.RECENCY_FILTERS[request.recency]
+        tool["search_recency_filter"] = zhipu.RECENCY_FILTERS[request.recency]
     body: dict[str, Any] = {
         "model": ctx.model() or "",
         "messages": [
@@ -228,10 +230,10 @@ class MarkerRewriter:
 class ChunkParser:
     """Turns chat-completion chunks (or one whole completion) into events.
 
-    The :class:`._stream.StreamParser` contract: ``feed(name, payload)`` returns what one payload
+    The :class:`.transport.streaming.StreamParser` contract: ``feed(name, payload)`` returns what one payload
     adds (the name is not used): ``Metadata`` when the model or id first appears or changes, an
     ``AnswerDelta`` for its text, ``SourcesFound`` (replace: results selected by
-    :class:`._parse.SourceSelection`, sliced to ``max_results`` plus every cited one) and
+    :class:`.helpers.parse.SourceSelection`, sliced to ``max_results`` plus every cited one) and
     ``CitationsFound`` (replace) when they change, ``SearchQueries`` for new search intents and
     ``RelatedQuestions`` for recommendations. ``finished`` turns true on a choice with a
     ``finish_reason``; ``done`` never does (usage may follow). :meth:`closing` gives the answer text
@@ -256,27 +258,27 @@ class ChunkParser:
     _related: tuple[str, ...] = ()
     _sent_citations: tuple[Citation, ...] = ()
     _searched: bool = False
-    _sources: _parse.SourceSelection = field(init=False)
+    _sources: parse.SourceSelection = field(init=False)
     _meta: MetadataTracker = field(init=False)
     _refs: RefScanner = field(default_factory=RefScanner)
     _markers: MarkerRewriter = field(default_factory=MarkerRewriter)
 
     def __post_init__(self) -> None:
         self._meta = MetadataTracker(self.requested_model, AUTH_MODE)
-        self._sources = _parse.SourceSelection(self.max_results)
+        self._sources = parse.SourceSelection(self.max_results)
 
     def feed(self, name: str, payload: Any) -> list[SearchEvent]:
         """Events for one payload (a dict); anything else gives no events."""
         if not isinstance(payload, dict):
             return []
-        envelope = _zhipu.error_envelope(payload) if not payload.get("choices") else None
+        envelope = zhipu.error_envelope(payload) if not payload.get("choices") else None
         if envelope is not None:
-            raise _zhipu.envelope_error(self.provider_id, PREFIX, *envelope)
+            raise zhipu.envelope_error(self.provider_id, PREFIX, *envelope)
         request_id = plain_text(payload.get("request_id"), collapse=True) or payload.get("id")
         events: list[SearchEvent] = [*self._meta.update(payload.get("model"), request_id)]
-        choices = _parse.as_list(payload.get("choices"))
-        choice = _parse.as_dict(choices[0]) if choices else {}
-        body = _parse.as_dict(choice.get("delta")) or _parse.as_dict(choice.get("message"))
+        choices = parse.as_list(payload.get("choices"))
+        choice = parse.as_dict(choices[0]) if choices else {}
+        body = parse.as_dict(choice.get("delta")) or parse.as_dict(choice.get("message"))
         content = body.get("content")
         # Sanitized here, not only by the reducer: the ref_N markers are read from the answer as it
         # is shown (an escape sequence before "ref_1" would otherwise hide the marker).
@@ -324,8 +326,8 @@ class ChunkParser:
         events: list[SearchEvent] = []
         self._add_rows(payload.get("web_search"))
         new_queries: list[str] = []
-        for call in _parse.as_list(body.get("tool_calls")):
-            search = _parse.as_dict(_parse.as_dict(call).get("web_search"))
+        for call in parse.as_list(body.get("tool_calls")):
+            search = parse.as_dict(parse.as_dict(call).get("web_search"))
             if not search:
                 continue
             self._add_rows(search.get("search_result"))
@@ -349,10 +351,10 @@ class ChunkParser:
 
     def _add_rows(self, rows: Any) -> None:
         """Remember each usable result row as a source (de-duplicated) and by its ``refer`` id."""
-        for row in _parse.as_list(rows):
+        for row in parse.as_list(rows):
             if not isinstance(row, dict):
                 continue
-            parsed = _zhipu.parse_results([row])
+            parsed = zhipu.parse_results([row])
             if not parsed:
                 continue
             source = parsed[0]
@@ -386,7 +388,7 @@ def _items(value: Any) -> list[Any]:
 def _intent_queries(value: Any) -> Iterable[str]:
     """``search_intent`` entries ``{query, intent, keywords}`` -> their keywords (else query)."""
     for item in _items(value):
-        entry = _parse.as_dict(item)
+        entry = parse.as_dict(item)
         text = plain_text(entry.get("keywords"), collapse=True) or plain_text(entry.get("query"), collapse=True)
         if text:
             yield text
@@ -404,7 +406,7 @@ def _recommendations(value: Any) -> Iterable[str]:
 
 def _usage(raw: Any) -> Usage | None:
     """``usage``: prompt -> input, completion -> output, total tokens."""
-    return _parse.usage_from(raw, input="prompt_tokens", output="completion_tokens", total="total_tokens")
+    return parse.usage_from(raw, input="prompt_tokens", output="completion_tokens", total="total_tokens")
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator[SearchEvent, None]:
@@ -430,15 +432,15 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncGenerator
         yield Note(note)
     codes: list[str] = []
     parser = ChunkParser(requested_model=body["model"], max_results=request.max_results, provider_id=ctx.spec.id)
-    check = _models.ModelCheck(ctx.spec.id, ctx.spec.label, body["model"], _models.zhipu_gone)
+    check = models.ModelCheck(ctx.spec.id, ctx.spec.label, body["model"], models.zhipu_gone)
     events = feed_stream(
         ctx,
-        _http.join_url(ctx.base_url(), PATH),
+        http.join_url(ctx.base_url(), PATH),
         headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
         body=body,
-        describe_error=check.describer(_zhipu.error_describer(PREFIX, codes)),
+        describe_error=check.describer(zhipu.error_describer(PREFIX, codes)),
         parser=parser,
-        on_error=lambda exc: check.requalify(_zhipu.with_code_kind(exc, codes)),
+        on_error=lambda exc: check.requalify(zhipu.with_code_kind(exc, codes)),
         expect=SHAPE,
     )
     async with aclosing(events) as running:

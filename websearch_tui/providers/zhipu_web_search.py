@@ -23,7 +23,7 @@ as ``2024年12月5日``).
 
 Errors can arrive as ``{"error": {"code", "message"}}`` **with HTTP 200**; the business code decides
 the kind (:data:`CODE_KINDS`). The row mapping, the intent keywords and the code table are shared
-with the Z.AI MCP provider through :mod:`websearch_tui.providers._zhipu`.
+with the Z.AI MCP provider through :mod:`websearch_tui.providers.families.zhipu`.
 """
 
 from __future__ import annotations
@@ -34,10 +34,8 @@ from typing import Any
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, SourcesFound
 from websearch_tui.core.text import plain_text
-from websearch_tui.providers._http import HttpRequest, join_url, send
-from websearch_tui.providers._parse import as_dict, clamp_count, header, limit_sources
-from websearch_tui.providers._shape import Shape
-from websearch_tui.providers._zhipu import (
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.families.zhipu import (
     CODE_KINDS,
     RECENCY_FILTERS,
     envelope_error,
@@ -47,7 +45,9 @@ from websearch_tui.providers._zhipu import (
     parse_results,
     with_code_kind,
 )
-from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.helpers.parse import as_dict, clamp_count, header, limit_sources
+from websearch_tui.providers.transport.http import HttpRequest, join_url, send
+from websearch_tui.providers.transport.shape import Shape
 
 PATH = "/api/paas/v4/web_search"
 DEFAULT_COUNT = 10

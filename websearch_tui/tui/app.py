@@ -18,23 +18,25 @@ from typing import TYPE_CHECKING
 from textual import constants, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.markup import escape
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widget import Widget
 
-from websearch_tui.search.engine import Engine
-from websearch_tui.tui.remembered import load_controls
-from websearch_tui.tui.screens.search import SearchScreen, StatusResolver
-from websearch_tui.tui.widgets.merged_view import MergedView
-from websearch_tui.tui.widgets.provider_pane import ProviderPane
+from websearch_tui.engine.engine import Engine
+from websearch_tui.tui.bindings import BindingTable, binding_ids, help_sections, keys_by_id, own_bindings
+from websearch_tui.tui.common.remembered import load_controls
+from websearch_tui.tui.search.merged_view import MergedView
+from websearch_tui.tui.search.provider_pane import ProviderPane
+from websearch_tui.tui.search.screen import SearchScreen, StatusResolver
 
 if TYPE_CHECKING:
-    from websearch_tui.config import Config
     from websearch_tui.history import HistoryStore
-    from websearch_tui.tui.screens.settings import SettingsScreen
+    from websearch_tui.settings.config import Config
+    from websearch_tui.tui.settings.screen import SettingsScreen
 
-SETTINGS_MODULE = "websearch_tui.tui.screens.settings"
+SETTINGS_MODULE = "websearch_tui.tui.settings.screen"
 """Imported when first needed (the settings screen, the Help screen or the palette's key list), not
 for the first paint (about 0.1 s of imports)."""
 
@@ -84,14 +86,53 @@ def check_keymap(config: Config) -> None:
     app). Only a keymap that is not empty costs anything: the check imports every screen.
 
     Raises:
-        ConfigError: naming the file, the id and the known ids (:func:`~websearch_tui.config.check_keymap_ids`).
+        ConfigError: naming the file, the id and the known ids
+            (:func:`~websearch_tui.settings.config.check_keymap_ids`).
     """
     if not config.keymap:
         return
-    from websearch_tui.config import check_keymap_ids
-    from websearch_tui.tui.bindings import binding_ids
+    from websearch_tui.settings.config import check_keymap_ids
 
-    check_keymap_ids(config, binding_ids())
+    check_keymap_ids(config, binding_ids(binding_table()))
+
+
+def binding_table() -> BindingTable:
+    """Every binding of the app, grouped by where it acts (a subclass before the class it extends), read
+    from the classes' own ``BINDINGS``: the Help screen's sections and the ids a ``[keymap]`` may name.
+    The screens are imported when first asked for (the Help screen and the palette ask; the first paint
+    does not)."""
+    from websearch_tui.tui.common.dialogs import ChoiceDialog
+    from websearch_tui.tui.common.link_dialog import LinkDialog
+    from websearch_tui.tui.common.provider_selector import ProviderSelector
+    from websearch_tui.tui.help.screen import HelpScreen
+    from websearch_tui.tui.history.rows import HistoryRows
+    from websearch_tui.tui.history.screen import HistoryScreen, HistoryTable
+    from websearch_tui.tui.search.export import ExportDialog
+    from websearch_tui.tui.search.query_input import QueryInput
+    from websearch_tui.tui.search.related_list import RelatedList
+    from websearch_tui.tui.search.source_list import SourceList
+    from websearch_tui.tui.settings.screen import SettingsScreen
+
+    groups: list[tuple[str, tuple[type[DOMNode], ...]]] = [
+        ("Everywhere", (WebSearchApp, App)),
+        ("Search screen", (SearchScreen, QueryInput)),
+        ("Provider list", (ProviderSelector,)),
+        ("Panes", (ProviderPane, SourceList, RelatedList)),
+        ("Merged view", (MergedView,)),
+        ("History screen", (HistoryScreen, HistoryTable, HistoryRows)),
+        ("Settings", (SettingsScreen,)),
+        ("Help and dialogs", (HelpScreen, ExportDialog, ChoiceDialog, LinkDialog)),
+    ]
+    table = [(title, [binding for owner in owners for binding in own_bindings(owner)]) for title, owners in groups]
+    table[0][1].append(
+        Binding(
+            WebSearchApp.COMMAND_PALETTE_BINDING,
+            "command_palette",
+            "Command palette",
+            tooltip="Find any command by name: provider, export, copy, history, settings, cancel, zoom, theme, help",
+        )
+    )
+    return table
 
 
 def save_theme(path: Path, theme: str) -> bool:
@@ -101,7 +142,7 @@ def save_theme(path: Path, theme: str) -> bool:
     Raises:
         ConfigError: the file cannot be read, parsed, validated or written.
     """
-    from websearch_tui.config_edit import ConfigEditor
+    from websearch_tui.settings.edit import ConfigEditor
 
     editor = ConfigEditor.load(path)
     editor.set("ui", "theme", theme)
@@ -225,9 +266,7 @@ class WebSearchApp(App[int]):
     def _commands_by_name(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """What newcomers type in the palette: "help", "zoom", and on the search screen "cancel" and
         each provider's name (toggling it in the selection)."""
-        from websearch_tui.tui.bindings import keys_by_id
-
-        keys = keys_by_id(self.config.keymap, self.get_key_display)
+        keys = keys_by_id(binding_table(), self.config.keymap, self.get_key_display)
         yield SystemCommand(
             "Help: keys and modes", f"Every key by screen, with your keymap ({keys['help']})", self.action_help
         )
@@ -309,7 +348,7 @@ class WebSearchApp(App[int]):
     @property
     def config_file(self) -> Path:
         """The config file the settings screen and a chosen theme are saved to (it may not exist yet)."""
-        from websearch_tui.config import config_path
+        from websearch_tui.settings.config import config_path
 
         return self.config.path or config_path()
 
@@ -317,18 +356,20 @@ class WebSearchApp(App[int]):
         """Open the settings screen (once; pressing F3 on it does nothing)."""
         if not self.check_action("open_settings", ()):
             return
-        from websearch_tui.tui.screens.settings import SettingsScreen
+        from websearch_tui.tui.settings.screen import SettingsScreen
 
         self.push_screen(SettingsScreen(self.config, self.config_file, self.engine), self._after_settings)
 
     def action_help(self) -> None:
         """Open the Help screen (F1); the same key closes it again."""
-        from websearch_tui.tui.screens.help import HelpScreen
+        from websearch_tui.tui.help.screen import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
         else:
-            self.push_screen(HelpScreen(self.config.keymap))
+            table = binding_table()
+            sections = help_sections(table, self.config.keymap, self.get_key_display)
+            self.push_screen(HelpScreen(sections, keys_by_id(table, self.config.keymap, self.get_key_display)))
 
     def _after_settings(self, quit_app: bool | None) -> None:
         """The settings screen closed; it answers True when the user chose to quit (Ctrl+C)."""
@@ -369,7 +410,7 @@ class WebSearchApp(App[int]):
         """The palette's theme list (Ctrl+P → Theme), the theme in use marked "(in use)"."""
         from textual.command import CommandPalette
 
-        from websearch_tui.tui.themes import MarkedThemeProvider
+        from websearch_tui.tui.settings.themes import MarkedThemeProvider
 
         self.push_screen(CommandPalette(providers=[MarkedThemeProvider], placeholder="Search for themes…"))
 
@@ -382,7 +423,7 @@ class WebSearchApp(App[int]):
 
     def _apply_keymap(self, config: Config) -> None:
         """Use the keymap of a config saved while the app runs (an unknown id is named in a warning)."""
-        from websearch_tui.config import ConfigError
+        from websearch_tui.settings.config import ConfigError
 
         try:
             check_keymap(config)
@@ -400,7 +441,7 @@ class WebSearchApp(App[int]):
     async def _save_theme(self, theme: str) -> None:
         """Write ``[ui] theme`` to the config file in a thread (one save at a time, in the order
         chosen); a file that cannot be written is named in an error notice."""
-        from websearch_tui.config import ConfigError
+        from websearch_tui.settings.config import ConfigError
 
         path = self.config_file
         async with self._theme_lock:
@@ -456,9 +497,9 @@ def run_tui(config_path: str | os.PathLike[str] | Config | None = None) -> int:
     """Run the app; returns the process exit status.
 
     ``config_path`` is a config file path (``None``: the default location), or an already loaded
-    :class:`~websearch_tui.config.Config`. Raises ``ConfigError`` for a bad file.
+    :class:`~websearch_tui.settings.config.Config`. Raises ``ConfigError`` for a bad file.
     """
-    from websearch_tui.config import Config, load_config
+    from websearch_tui.settings.config import Config, load_config
 
     config = config_path if isinstance(config_path, Config) else load_config(config_path)
     engine = Engine.from_config(config)

@@ -3,8 +3,8 @@ a ``[keymap]`` table may name.
 
 Both are read from the classes' own ``BINDINGS`` (never written out a second time), so the Help
 screen, the keymap check and the code cannot disagree. Keys are shown as Textual shows them in the
-footer (``App.get_key_display``), with the user's keymap applied. The classes are imported when
-first asked for (the Help screen and the palette ask; the first paint does not).
+footer (``App.get_key_display``), with the user's keymap applied. Which classes there are is the
+app's to say (:func:`websearch_tui.tui.app.binding_table`); this module knows no screen.
 """
 
 from __future__ import annotations
@@ -42,56 +42,14 @@ def own_bindings(owner: type[DOMNode]) -> list[Binding]:
     return [item if isinstance(item, Binding) else Binding(*item) for item in declared]
 
 
-def palette_binding() -> Binding:
-    """The command palette's key: Textual adds this binding to every app, outside any ``BINDINGS``."""
-    from websearch_tui.tui.app import WebSearchApp
-
-    return Binding(
-        WebSearchApp.COMMAND_PALETTE_BINDING,
-        "command_palette",
-        "Command palette",
-        tooltip="Find any command by name: provider, export, copy, history, settings, cancel, zoom, theme, help",
-    )
+BindingTable = list[tuple[str, list[Binding]]]
+"""Every binding of the app, grouped by where it acts (``(title, bindings)``), as
+:func:`websearch_tui.tui.app.binding_table` lists them."""
 
 
-def binding_table() -> list[tuple[str, list[Binding]]]:
-    """Every binding, grouped by where it acts (a subclass before the class it extends)."""
-    from textual.app import App
-
-    from websearch_tui.tui.app import WebSearchApp
-    from websearch_tui.tui.screens.export import ExportDialog
-    from websearch_tui.tui.screens.help import HelpScreen
-    from websearch_tui.tui.screens.history import HistoryScreen, HistoryTable
-    from websearch_tui.tui.screens.search import SearchScreen
-    from websearch_tui.tui.screens.settings import SettingsScreen
-    from websearch_tui.tui.widgets.history_rows import HistoryRows
-    from websearch_tui.tui.widgets.link_dialog import LinkDialog
-    from websearch_tui.tui.widgets.merged_view import MergedView
-    from websearch_tui.tui.widgets.provider_pane import ProviderPane
-    from websearch_tui.tui.widgets.provider_selector import ProviderSelector
-    from websearch_tui.tui.widgets.query_input import QueryInput
-    from websearch_tui.tui.widgets.related_list import RelatedList
-    from websearch_tui.tui.widgets.settings_dialogs import ChoiceDialog
-    from websearch_tui.tui.widgets.source_list import SourceList
-
-    groups: list[tuple[str, tuple[type[DOMNode], ...]]] = [
-        ("Everywhere", (WebSearchApp, App)),
-        ("Search screen", (SearchScreen, QueryInput)),
-        ("Provider list", (ProviderSelector,)),
-        ("Panes", (ProviderPane, SourceList, RelatedList)),
-        ("Merged view", (MergedView,)),
-        ("History screen", (HistoryScreen, HistoryTable, HistoryRows)),
-        ("Settings", (SettingsScreen,)),
-        ("Help and dialogs", (HelpScreen, ExportDialog, ChoiceDialog, LinkDialog)),
-    ]
-    table = [(title, [binding for owner in owners for binding in own_bindings(owner)]) for title, owners in groups]
-    table[0][1].append(palette_binding())
-    return table
-
-
-def binding_ids() -> list[str]:
-    """Every binding id, sorted: the names a ``[keymap]`` table may use."""
-    return sorted({binding.id for _, bindings in binding_table() for binding in bindings if binding.id})
+def binding_ids(table: BindingTable) -> list[str]:
+    """Every binding id of ``table``, sorted: the names a ``[keymap]`` table may use."""
+    return sorted({binding.id for _, bindings in table for binding in bindings if binding.id})
 
 
 def bound_keys(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
@@ -107,11 +65,11 @@ def keys_text(binding: Binding, keymap: Mapping[str, str], display: KeyDisplay) 
     return " / ".join(display(binding.with_key(key, key_display)) for key in bound_keys(binding, keymap))
 
 
-def help_sections(keymap: Mapping[str, str], display: KeyDisplay) -> list[HelpSection]:
+def help_sections(table: BindingTable, keymap: Mapping[str, str], display: KeyDisplay) -> list[HelpSection]:
     """The Help screen's key lists: every binding with a description, by section; the same keys
     doing the same thing (a screen and its list both moving the cursor) are listed once."""
     sections = []
-    for title, bindings in binding_table():
+    for title, bindings in table:
         lines: dict[tuple[str, str], HelpLine] = {}
         for binding in bindings:
             keys = keys_text(binding, keymap, display)
@@ -122,11 +80,8 @@ def help_sections(keymap: Mapping[str, str], display: KeyDisplay) -> list[HelpSe
     return sections
 
 
-def keys_by_id(keymap: Mapping[str, str], display: KeyDisplay) -> dict[str, str]:
+def keys_by_id(table: BindingTable, keymap: Mapping[str, str], display: KeyDisplay) -> dict[str, str]:
     """Binding id -> its keys as displayed (for text that names a key, such as the Help screen's modes)."""
     return {
-        binding.id: keys_text(binding, keymap, display)
-        for _, bindings in binding_table()
-        for binding in bindings
-        if binding.id
+        binding.id: keys_text(binding, keymap, display) for _, bindings in table for binding in bindings if binding.id
     }

@@ -1,0 +1,1 @@
+"""Unit tests: one module of the package at a time, no Textual app, no child process."""

@@ -1,0 +1,1 @@
+"""The MCP front end: the tools agents call, over stdio or Streamable HTTP."""

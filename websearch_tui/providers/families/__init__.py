@@ -1,0 +1,1 @@
+"""API families several adapters speak: Messages, Responses, MCP, grounding, ..."""

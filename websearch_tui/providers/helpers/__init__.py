@@ -1,0 +1,1 @@
+"""Helpers any adapter may use: parsing, prompts, model checks, logins."""

@@ -1,0 +1,1 @@
+"""Shared HTTP plumbing for every adapter: the client, streams, pacing, answer shapes."""

@@ -1,0 +1,1 @@
+"""The user's settings: ``config.toml`` read, validated and edited in place."""

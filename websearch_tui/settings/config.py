@@ -1,0 +1,379 @@
+"""Settings from ``config.toml``: location, defaults, validation with clear errors.
+
+Location, first match wins: ``--config PATH``, ``$WEBSEARCH_TUI_CONFIG``, then
+``config.toml`` in the platformdirs user config dir (``~/.config/websearch-tui/`` on Linux).
+A missing file means defaults. A file that cannot be used raises :class:`ConfigError` whose
+message names the file, the key and what is wrong; keys are never stored in this file.
+Reading uses the standard library's ``tomllib``; edits keep the file's comments and layout through
+tomlkit, in :mod:`websearch_tui.settings.edit`.
+
+Schema (see ``config.example.toml``)::
+
+    [search]  providers, mode, max_results, recency, timeout, max_body_mib
+    [ui]  theme
+    [history]  enabled, max_entries, path
+    [presets]  <name> = [provider ids]  (named selections, chosen in the TUI)
+    [keymap]  <binding id> = "<keys>" (the TUI's keys; ids are checked by the TUI, see check_keymap_ids)
+    [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+import tomllib
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from websearch_tui.core.catalogue import DEFAULT_PROVIDERS, SPECS
+from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
+from websearch_tui.core.specs import ProviderSettings
+
+APP_NAME = "websearch-tui"
+CONFIG_ENV = "WEBSEARCH_TUI_CONFIG"
+_COMMON_PROVIDER_KEYS = {
+    "enabled": bool,
+    "base_url": str,
+    "mcp_url": str,
+    "model": str,
+    "models": list,
+    "min_interval": float,
+}
+_SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_body_mib")
+_HISTORY_KEYS = ("enabled", "max_entries", "path")
+MAX_HISTORY_ENTRIES = 1_000_000
+_ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
+_KEY_NAME = re.compile(r"[a-z0-9_]+(\+[a-z0-9_]+)*|[^\s,]")
+"""One key as Textual names it: ``f2``, ``ctrl+q``, ``question_mark``, or one printable character."""
+
+
+class ConfigError(Exception):
+    """The config file cannot be used; ``str(error)`` is one line naming file, key and problem."""
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The ``[search]`` table: default selection, mode, result count, recency, per-provider timeout (s),
+    and ``max_body_mib``: the largest response body or event stream read from a provider (MiB, 1-1024)."""
+
+    providers: tuple[str, ...] = DEFAULT_PROVIDERS
+    mode: str = "compare"
+    max_results: int = 10
+    recency: str | None = None
+    timeout: float = 60.0
+    max_body_mib: float = 8.0
+
+
+@dataclass(frozen=True)
+class UiSettings:
+    """The ``[ui]`` table: ``theme`` is a Textual theme name (``None``: Textual's default)."""
+
+    theme: str | None = None
+
+
+@dataclass(frozen=True)
+class HistorySettings:
+    """The ``[history]`` table: whether searches are recorded, how many are kept (1-1,000,000; the
+    oldest are deleted), and ``path``: the history file (absolute or ``~/...``; ``None``: the default
+    in the user data dir; ``$WEBSEARCH_TUI_HISTORY`` wins over both)."""
+
+    enabled: bool = True
+    max_entries: int = 10_000
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    """Validated settings; ``path`` is the file they came from (which may not exist)."""
+
+    path: Path | None = None
+    search: SearchSettings = SearchSettings()
+    ui: UiSettings = UiSettings()
+    history: HistorySettings = HistorySettings()
+    providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
+    presets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """``[presets]``: name -> provider ids in order (``quick = ["brave", "tavily", "exa"]``), in file order."""
+    keymap: Mapping[str, str] = field(default_factory=dict)
+    """The ``[keymap]`` table: binding id -> keys (``"f2"``, ``"ctrl+q,f10"``), for ``App.set_keymap``."""
+
+    def settings_for(self, provider_id: str) -> ProviderSettings:
+        """The provider's table, with endpoint env vars (``SEARXNG_ENDPOINT``) as defaults."""
+        settings = self.providers.get(provider_id, ProviderSettings())
+        env = _ENDPOINT_ENV.get(provider_id)
+        if env and not settings.base_url and os.environ.get(env, "").strip():
+            settings = dataclasses.replace(settings, base_url=os.environ[env].strip())
+        return settings
+
+    def is_enabled(self, provider_id: str) -> bool:
+        """False only when the file says ``enabled = false`` for the provider."""
+        return self.settings_for(provider_id).enabled is not False
+
+    def enabled_presets(self) -> dict[str, tuple[str, ...]]:
+        """``[presets]`` without the providers the file switches off (``enabled = false``): what a
+        preset selects in the TUI and runs on the CLI (``search --preset``)."""
+        return {name: tuple(pid for pid in ids if self.is_enabled(pid)) for name, ids in self.presets.items()}
+
+    def default_selection(self) -> list[str]:
+        """The providers a search runs when none are named (and the TUI selects at start while it
+        remembers nothing for this config file, :mod:`websearch_tui.tui.common.remembered`): ``[search]
+        providers`` in order, minus providers switched off with ``enabled = false``."""
+        return [pid for pid in self.search.providers if pid in SPECS and self.is_enabled(pid)]
+
+
+def default_config_path() -> Path:
+    """``config.toml`` in the platformdirs user config directory."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+
+
+def config_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """Resolve the config location: ``explicit``, else ``$WEBSEARCH_TUI_CONFIG``, else the default."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get(CONFIG_ENV, "").strip()
+    return Path(env).expanduser() if env else default_config_path()
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """Read and validate the config file (defaults when it does not exist).
+
+    Raises:
+        ConfigError: unreadable file, TOML syntax error, unknown key or provider, wrong type or range.
+    """
+    file = config_path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if path:
+            raise ConfigError(f"{file}: file not found") from None
+        return Config(path=file)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read the file ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    return parse_config(data, file)
+
+
+def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
+    """Validate an already-parsed TOML document into a :class:`Config`.
+
+    Raises:
+        ConfigError: as :func:`load_config`.
+    """
+    where = str(file) if file else "config"
+    _reject_unknown(where, "", data, ("search", "ui", "history", "keymap", "providers", "presets"))
+    search_table = _table(where, "search", data.get("search", {}))
+    providers_table = _table(where, "providers", data.get("providers", {}))
+    search = _parse_search(where, search_table)
+    ui = _parse_ui(where, _table(where, "ui", data.get("ui", {})))
+    history = _parse_history(where, _table(where, "history", data.get("history", {})))
+    presets = _parse_presets(where, _table(where, "presets", data.get("presets", {})))
+    keymap = _parse_keymap(where, _table(where, "keymap", data.get("keymap", {})))
+    providers: dict[str, ProviderSettings] = {}
+    for provider_id, table in providers_table.items():
+        if provider_id not in SPECS:
+            raise ConfigError(
+                f"{where}: [providers.{provider_id}] is not a known provider{_suggest(provider_id, SPECS)}"
+            )
+        providers[provider_id] = _parse_provider(where, provider_id, _table(where, f"providers.{provider_id}", table))
+    return Config(path=file, search=search, ui=ui, history=history, providers=providers, presets=presets, keymap=keymap)
+
+
+def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
+    _reject_unknown(where, "search", table, _SEARCH_KEYS)
+    defaults = SearchSettings()
+    providers = table.get("providers", list(defaults.providers))
+    if not isinstance(providers, list) or not all(isinstance(p, str) for p in providers):
+        raise ConfigError(f"{where}: [search] providers must be a list of provider ids, got {providers!r}")
+    for provider_id in providers:
+        if provider_id not in SPECS:
+            raise ConfigError(
+                f"{where}: [search] providers: unknown provider {provider_id!r}{_suggest(provider_id, SPECS)}"
+            )
+    mode = table.get("mode", defaults.mode)
+    if mode not in MODES:
+        raise ConfigError(f"{where}: [search] mode must be one of {', '.join(MODES)}, got {mode!r}")
+    max_results = table.get("max_results", defaults.max_results)
+    if isinstance(max_results, bool) or not isinstance(max_results, int) or not 1 <= max_results <= MAX_RESULTS_LIMIT:
+        raise ConfigError(
+            f"{where}: [search] max_results must be a whole number from 1 to {MAX_RESULTS_LIMIT}, got {max_results!r}"
+        )
+    recency = table.get("recency", "")
+    if recency not in ("", *RECENCIES):
+        raise ConfigError(f'{where}: [search] recency must be "" or one of {", ".join(RECENCIES)}, got {recency!r}')
+    timeout = table.get("timeout", defaults.timeout)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 1 <= timeout <= 600:
+        raise ConfigError(f"{where}: [search] timeout must be a number of seconds from 1 to 600, got {timeout!r}")
+    max_body = table.get("max_body_mib", defaults.max_body_mib)
+    if isinstance(max_body, bool) or not isinstance(max_body, (int, float)) or not 1 <= max_body <= 1024:
+        raise ConfigError(f"{where}: [search] max_body_mib must be a number of MiB from 1 to 1024, got {max_body!r}")
+    return SearchSettings(
+        tuple(dict.fromkeys(providers)), mode, max_results, recency or None, float(timeout), float(max_body)
+    )
+
+
+def _parse_presets(where: str, table: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``[presets]``: every value a non-empty list of known provider ids (duplicates kept once)."""
+    presets = {}
+    for name, ids in table.items():
+        if not name.strip():
+            raise ConfigError(f"{where}: [presets] a preset needs a name, got {name!r}")
+        if not isinstance(ids, list) or not ids or not all(isinstance(pid, str) for pid in ids):
+            raise ConfigError(f"{where}: [presets] {name} must be a non-empty list of provider ids, got {ids!r}")
+        for provider_id in ids:
+            if provider_id not in SPECS:
+                raise ConfigError(
+                    f"{where}: [presets] {name}: unknown provider {provider_id!r}{_suggest(provider_id, SPECS)}"
+                )
+        presets[name] = tuple(dict.fromkeys(ids))
+    return presets
+
+
+def _parse_ui(where: str, table: Mapping[str, Any]) -> UiSettings:
+    _reject_unknown(where, "ui", table, ("theme",))
+    theme = table.get("theme", "")
+    if not isinstance(theme, str):
+        raise ConfigError(f"{where}: [ui] theme must be a theme name (a string), got {theme!r}")
+    return UiSettings(theme=theme.strip() or None)
+
+
+def _parse_history(where: str, table: Mapping[str, Any]) -> HistorySettings:
+    _reject_unknown(where, "history", table, _HISTORY_KEYS)
+    defaults = HistorySettings()
+    enabled = table.get("enabled", defaults.enabled)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: [history] enabled must be true or false, got {enabled!r}")
+    max_entries = table.get("max_entries", defaults.max_entries)
+    if isinstance(max_entries, bool) or not isinstance(max_entries, int) or not 1 <= max_entries <= MAX_HISTORY_ENTRIES:
+        raise ConfigError(
+            f"{where}: [history] max_entries must be a whole number from 1 to {MAX_HISTORY_ENTRIES:,}, "
+            f"got {max_entries!r}"
+        )
+    path = table.get("path", "")
+    if not isinstance(path, str):
+        raise ConfigError(f"{where}: [history] path must be a file path (a string), got {path!r}")
+    path = path.strip()
+    if path and not Path(path).expanduser().is_absolute():
+        raise ConfigError(
+            f'{where}: [history] path must be absolute or start with ~ (e.g. "~/research/history.sqlite3"), '
+            f"got {path!r}"
+        )
+    return HistorySettings(enabled, max_entries, path or None)
+
+
+def _parse_keymap(where: str, table: Mapping[str, Any]) -> dict[str, str]:
+    """Binding id -> keys, each value one or more key names separated by commas (ids: see
+    :func:`check_keymap_ids`)."""
+    keymap = {}
+    for binding_id, keys in table.items():
+        names = keys.split(",") if isinstance(keys, str) else []
+        if not names or not all(_KEY_NAME.fullmatch(name.strip()) for name in names):
+            raise ConfigError(
+                f'{where}: [keymap] {binding_id} must be a string of key names such as "f2" or "ctrl+q" '
+                f'(several separated by commas: "ctrl+q,f10"), got {keys!r}'
+            )
+        keymap[binding_id] = ",".join(name.strip() for name in names)
+    return keymap
+
+
+def check_keymap_ids(config: Config, known_ids: Collection[str]) -> None:
+    """Refuse a ``[keymap]`` binding id that is not one of ``known_ids`` (the TUI's, which this module
+    does not import: the TUI passes them in when it starts).
+
+    Raises:
+        ConfigError: naming the file, the id, the closest known id and every known one.
+    """
+    where = str(config.path) if config.path else "config"
+    for binding_id in config.keymap:
+        if binding_id not in known_ids:
+            raise ConfigError(
+                f"{where}: [keymap] {binding_id!r} is not a binding id{_suggest(binding_id, known_ids)}; "
+                f"the ids are: {', '.join(sorted(known_ids))}"
+            )
+
+
+def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> ProviderSettings:
+    spec = SPECS[provider_id]
+    allowed: dict[str, type] = {**_COMMON_PROVIDER_KEYS, **spec.options}
+    section = f"[providers.{provider_id}]"
+    for credential in spec.credentials:
+        if credential.name in table:
+            env = f" or export {credential.env_vars[0]}" if credential.env_vars else ""
+            raise ConfigError(
+                f"{where}: {section} {credential.name}: keys never go in config.toml; store it with "
+                f"`websearch-tui keys set {provider_id}` or the settings screen (F3){env}"
+            )
+    _reject_unknown(where, f"providers.{provider_id}", table, tuple(allowed))
+    for key, value in table.items():
+        expected = allowed[key]
+        accepted = (int, float) if expected is float else expected
+        ok = isinstance(value, accepted) and not (expected in (int, float) and isinstance(value, bool))
+        if not ok:
+            raise ConfigError(f"{where}: {section} {key} must be {_type_name(expected)}, got {value!r}")
+        if expected is list and key in spec.options and not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{where}: {section} {key} must be a list of strings, got {value!r}")
+    for key, choices in spec.option_choices.items():
+        value = table.get(key)
+        if isinstance(value, str) and value.strip().lower() not in choices:
+            raise ConfigError(f"{where}: {section} {key} must be one of {', '.join(choices)}, got {value!r}")
+    for key in ("base_url", "mcp_url"):
+        if key in table and not _is_http_url(table[key]):
+            raise ConfigError(
+                f"{where}: {section} {key} must be an http(s) URL such as https://host, got {table[key]!r}"
+            )
+    min_interval = table.get("min_interval")
+    if min_interval is not None and not 0 <= min_interval <= 3600:
+        raise ConfigError(f"{where}: {section} min_interval must be from 0 to 3600 seconds, got {min_interval!r}")
+    models = table.get("models", [])
+    if not all(isinstance(m, str) and m.strip() for m in models):
+        raise ConfigError(f"{where}: {section} models must be a list of model names, got {models!r}")
+    return ProviderSettings(
+        enabled=table.get("enabled"),
+        base_url=table.get("base_url") or None,
+        mcp_url=table.get("mcp_url") or None,
+        model=table.get("model") or None,
+        models=tuple(models),
+        options={k: v for k, v in table.items() if k in spec.options},
+        min_interval=float(min_interval) if min_interval is not None else None,
+    )
+
+
+def _table(where: str, name: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: [{name}] must be a table, got {value!r}")
+    return value
+
+
+def _reject_unknown(where: str, section: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for key in table:
+        if key not in allowed:
+            place = f"in [{section}]" if section else "at the top level"
+            raise ConfigError(f"{where}: unknown key {key!r} {place}{_suggest(key, allowed)}")
+
+
+def _suggest(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _type_name(expected: type) -> str:
+    names = {bool: "true or false", str: "a string", int: "a whole number", float: "a number", list: "a list"}
+    return names.get(expected, expected.__name__)
+
+
+def _is_http_url(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        parts = urlsplit(value.strip())
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)

@@ -1,0 +1,1 @@
+"""Widgets, screens and helpers more than one TUI feature uses."""

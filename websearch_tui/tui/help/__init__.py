@@ -1,0 +1,1 @@
+"""The help screen: keys and what they do."""

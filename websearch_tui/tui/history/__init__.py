@@ -1,0 +1,1 @@
+"""The history screen: past searches, full-text search, reopen."""

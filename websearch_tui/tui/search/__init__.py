@@ -1,0 +1,1 @@
+"""The search screen: query, provider panes, merged view, export."""

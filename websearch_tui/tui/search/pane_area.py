@@ -1,0 +1,314 @@
+"""Lays provider panes out side by side, in a two-row grid, or behind tabs when space runs out.
+
+Panes are never re-parented when the layout changes (that would restart their Markdown streams):
+the tab bar only decides which pane is visible. The merged view (every source once, ranked) takes
+one more place beside the panes, or one more tab, while it is shown (:meth:`PaneArea.toggle_merged`);
+it and the panes' "+N" badges are refreshed from the area's :class:`~websearch_tui.core.merge.SourceMerger`
+at most every :data:`MERGED_REFRESH_TICKS` ticks while the search streams.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Container, Vertical
+from textual.content import Content
+from textual.widgets import Static, Tab, Tabs
+
+from websearch_tui.core.merge import SourceMerger
+from websearch_tui.core.models import SearchResponse
+from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.tui.search.merged_view import MergedView
+from websearch_tui.tui.search.pane_tabs import TAB_CHROME, PaneTabs, tab_label
+from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS, ProviderPane
+
+MIN_PANE_WIDTH = 40
+"""Narrowest column a pane gets before the layout switches to a grid or tabs."""
+COMFORTABLE_PANE_WIDTH = 50
+"""Panes narrower than this are cramped: the screen moves the provider list aside when that widens them."""
+MIN_PANE_HEIGHT = 12
+"""Lowest row a pane gets in the two-row grid."""
+MERGED_REFRESH_TICKS = 4
+"""The merged view and the badges are refreshed at most every 4 ticks (of ``FLUSH_SECONDS``) while panes stream."""
+MERGED = "merged"
+"""The tab id suffix and ``activate`` name of the merged view."""
+
+
+def choose_layout(count: int, width: int, height: int) -> tuple[str, int, int]:
+    """``(mode, columns, rows)`` for ``count`` panes in a ``width`` x ``height`` area.
+
+    ``mode`` is ``"columns"`` (one row), ``"grid"`` (two rows) or ``"tabs"`` (one visible pane).
+    """
+    if count <= 1 or count * MIN_PANE_WIDTH <= width:
+        return "columns", max(count, 1), 1
+    columns = math.ceil(count / 2)
+    if columns * MIN_PANE_WIDTH <= width and height >= 2 * MIN_PANE_HEIGHT:
+        return "grid", columns, 2
+    return "tabs", 1, 1
+
+
+def pane_width(count: int, width: int, height: int) -> int:
+    """The columns one of ``count`` panes gets in a ``width`` x ``height`` area (see :func:`choose_layout`)."""
+    return width // choose_layout(count, width, height)[1]
+
+
+class PaneArea(Vertical):
+    """Holds one :class:`ProviderPane` per selected provider and adapts the layout on resize."""
+
+    DEFAULT_CSS = """
+    PaneArea { height: 1fr; }
+    PaneArea > PaneTabs { display: none; }
+    PaneArea.-tabs > PaneTabs { display: block; }
+    PaneArea > #pane-grid { layout: grid; grid-size: 1 1; height: 1fr; }
+    PaneArea.-tabs ProviderPane.-hidden-tab, PaneArea.-tabs MergedView.-hidden-tab { display: none; }
+    PaneArea MergedView.-off { display: none; }
+    PaneArea > #no-panes { height: 1fr; content-align: center middle; }
+    """
+
+    def __init__(self, *, clock: Callable[[], float] | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock = clock or time.monotonic
+        self.mode = "columns"
+        self._active: str | None = None
+        self._by_id: dict[str, ProviderPane] = {}
+        self.merger = SourceMerger()
+        self._merged_dirty = False
+        self._ticks = 0
+        self._next_layout = 0
+
+    def on_mount(self) -> None:
+        """Create the shared flush/spinner timer (paused until a run starts)."""
+        self._ticker = self.set_interval(FLUSH_SECONDS, self._tick, pause=True)
+
+    def wake(self) -> None:
+        """Start ticking (call when a search starts); the timer pauses itself when all are idle."""
+        self._ticker.resume()
+
+    def _tick(self) -> None:
+        """Show every streaming pane's new text in one screen update; a tick in which an answer
+        outgrew its laid-out lines lays out that pane alone (the panes take turns), and the others
+        show their text at the next tick.
+
+        Textual draws one frame's changes as the rectangle around all of them, so a layout (which
+        redraws the pane that grew and scrolls it) drawn with the other panes' new lines and status
+        lines covered every pane, and was a long frame several times a second; alone, it covers
+        one pane.
+        """
+        active = [pane for pane in self.panes if pane.is_active]
+        self._ticks += 1
+        self.refresh_tabs()
+        if not active:
+            self.refresh_merged()
+            self._ticker.pause()
+            return
+        waiting = self._waiting_for_layout(active)
+        with self.app.batch_update():
+            if waiting is not None:
+                waiting.tick(relayout=True)
+                return
+            for pane in active:
+                pane.tick(relayout=False)
+            if self._ticks % MERGED_REFRESH_TICKS == 0:
+                self.refresh_merged()
+
+    def _waiting_for_layout(self, active: list[ProviderPane]) -> ProviderPane | None:
+        """The pane whose answer gets its layout this tick, taking turns (see :meth:`_tick`)."""
+        count = len(active)
+        for offset in range(count):
+            pane = active[(self._next_layout + offset) % count]
+            if pane.needs_layout:
+                self._next_layout = (self._next_layout + offset + 1) % count
+                return pane
+        return None
+
+    # --- the merged view ------------------------------------------------------------------
+
+    @property
+    def merged(self) -> MergedView:
+        """The merged view (present even while hidden)."""
+        return self.query_one(MergedView)
+
+    @property
+    def merged_shown(self) -> bool:
+        """True while the merged view takes a place beside the panes (or a tab)."""
+        return not self.merged.has_class("-off")
+
+    def reset_merged(self) -> None:
+        """Forget the previous search's sources (a new search starts); the view and badges follow at
+        the next :meth:`refresh_merged`."""
+        self.merger = SourceMerger()
+        self._merged_dirty = True
+
+    def note_sources(self, response: SearchResponse) -> None:
+        """``response`` (one provider's, so far) has new sources or citations: fold it into the merger;
+        the view and badges follow at the next refresh."""
+        self.merger.update(response)
+        self._merged_dirty = True
+
+    def refresh_merged(self) -> None:
+        """Show the merger's rows in the merged view (when shown) and the "+N" badges in every pane,
+        if anything changed since the last refresh."""
+        if not self._merged_dirty:
+            return
+        self._merged_dirty = False
+        if self.merged_shown:
+            self.merged.show_rows(self.merger.rows)
+        agreements = self.agreements()
+        for pane in self.panes:
+            pane.set_agreement(agreements.get(pane.provider_id, {}))
+
+    def agreements(self) -> dict[str, dict[str, int]]:
+        """Provider id -> the "+N" badges of its pane as the merger has them now: canonical URL -> how
+        many other providers found that page (only pages another provider found too)."""
+        badges: dict[str, dict[str, int]] = {}
+        for row in self.merger.rows:
+            if len(row.ranks) > 1:
+                for pid in row.ranks:
+                    badges.setdefault(pid, {})[row.url] = len(row.ranks) - 1
+        return badges
+
+    async def toggle_merged(self) -> bool:
+        """Show or hide the merged view; returns True when it is shown now."""
+        merged = self.merged
+        merged.toggle_class("-off")
+        shown = self.merged_shown
+        if shown:
+            self._merged_dirty = True
+            self.refresh_merged()
+            merged.show_rows(self.merger.rows)
+        elif self._active == MERGED:
+            self._active = self.panes[0].provider_id if self.panes else None
+        await self._sync_tabs()
+        self.relayout()
+        return shown
+
+    def compose(self) -> ComposeResult:
+        """Tab bar (tabs mode only), the pane grid and an empty-state hint."""
+        yield PaneTabs(id="tab-bar")
+        with Container(id="pane-grid"):
+            yield MergedView(self._label, id="merged-view").set_classes("merged-view -off")
+        yield Static("No provider selected. Press F2 to choose providers.", id="no-panes", markup=False)
+
+    def _label(self, provider_id: str) -> str:
+        pane = self._by_id.get(provider_id)
+        return pane.spec.label if pane is not None else provider_id
+
+    @property
+    def panes(self) -> list[ProviderPane]:
+        """The panes, in display order."""
+        return [child for child in self.query_one("#pane-grid").children if isinstance(child, ProviderPane)]
+
+    @property
+    def searching(self) -> bool:
+        """True while a pane's run is queued or in flight."""
+        return any(pane.is_active for pane in self._by_id.values())
+
+    def pane(self, provider_id: str) -> ProviderPane | None:
+        """The pane of ``provider_id``, if shown (a dictionary lookup: called for every streamed token)."""
+        return self._by_id.get(provider_id)
+
+    async def set_providers(self, specs: Sequence[ProviderSpec]) -> None:
+        """Show exactly one pane per spec, in order (before the merged view), keeping panes that already exist."""
+        grid = self.query_one("#pane-grid", Container)
+        wanted = [spec.id for spec in specs]
+        existing = {pane.provider_id: pane for pane in self.panes}
+        for pid, pane in existing.items():
+            if pid not in wanted:
+                await pane.remove()
+        for index, spec in enumerate(specs):
+            kept = existing.get(spec.id)
+            current = self.panes
+            place = current[index] if index < len(current) else self.merged
+            if kept is None:
+                await grid.mount(ProviderPane(spec, clock=self.clock), before=place)
+            elif current.index(kept) != index:
+                grid.move_child(kept, before=place)
+        self._by_id = {pane.provider_id: pane for pane in self.panes}
+        if self._active not in wanted and self._active != MERGED:
+            self._active = wanted[0] if wanted else None
+        await self._sync_tabs()
+        self.query_one("#no-panes").display = not wanted
+        grid.display = bool(wanted)
+        self.relayout()
+
+    async def _sync_tabs(self) -> None:
+        """One tab per pane, plus "Merged" while the merged view is shown."""
+        tabs = self.query_one(Tabs)
+        await tabs.clear()
+        labels = self._tab_labels()
+        for pane in self.panes:
+            await tabs.add_tab(Tab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}"))
+        if self.merged_shown:
+            await tabs.add_tab(Tab(Content("Merged"), id=f"tab-{MERGED}"))
+        if self._active:
+            tabs.active = f"tab-{self._active}"
+
+    def _tab_labels(self) -> dict[str, Content]:
+        """Tab id -> the label of each pane's tab (see :func:`~websearch_tui.tui.search.pane_tabs.tab_label`):
+        with the panes' source counts when every label fits in the area's width with them, else without."""
+        panes = self.panes
+        frame = int(self.clock() / FLUSH_SECONDS / 2)  # the panes' spinner frame
+        labels = {}
+        for count in (True, False):
+            labels = {
+                f"tab-{p.provider_id}": tab_label(p.spec.label, p.status, len(p.response.sources), frame, count=count)
+                for p in panes
+            }
+            width = sum(label.cell_length + TAB_CHROME for label in labels.values())
+            if width + (len("Merged") + TAB_CHROME if self.merged_shown else 0) <= self.size.width:
+                break
+        return labels
+
+    def refresh_tabs(self) -> None:
+        """Show each pane's status (and source count) in its tab, in tabs mode (called every tick while
+        panes run, and when a search ends or is shown from the history)."""
+        if self.mode == "tabs":
+            self.query_one(PaneTabs).show_labels(self._tab_labels())
+
+    def on_resize(self) -> None:
+        """Re-choose the layout for the new size."""
+        self.relayout()
+
+    def relayout(self) -> None:
+        """Apply :func:`choose_layout` to the current size and pane count (the merged view counts
+        as a pane while shown). Before the area has a size there is nothing to choose: its first
+        :meth:`on_resize` lays it out (so a start does not restyle every pane for tabs, then again
+        for columns)."""
+        if not self.size.width:
+            return
+        panes = self.panes
+        count = len(panes) + (1 if self.merged_shown else 0)
+        mode, columns, rows = choose_layout(count, self.size.width, self.size.height)
+        self.mode = mode
+        grid = self.query_one("#pane-grid")
+        grid.styles.grid_size_columns = columns
+        grid.styles.grid_size_rows = rows
+        self.set_class(mode == "tabs", "-tabs")
+        self.refresh_tabs()
+        for pane in panes:
+            pane.set_class(mode == "tabs" and pane.provider_id != self._active, "-hidden-tab")
+        self.merged.set_class(mode == "tabs" and self._active != MERGED, "-hidden-tab")
+
+    @property
+    def active(self) -> str | None:
+        """The provider id (or :data:`MERGED`) shown in tabs mode (remembered in other modes)."""
+        return self._active
+
+    def activate(self, provider_id: str) -> None:
+        """Make ``provider_id`` (or :data:`MERGED`) the visible pane in tabs mode (remembered in other modes)."""
+        self._active = provider_id
+        tabs = self.query_one(Tabs)
+        if tabs.active != f"tab-{provider_id}":
+            tabs.active = f"tab-{provider_id}"
+        self.relayout()
+
+    @on(Tabs.TabActivated)
+    def _on_tab(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        if event.tab is not None and event.tab.id and event.tab.id.startswith("tab-"):
+            self._active = event.tab.id[4:]
+            self.relayout()

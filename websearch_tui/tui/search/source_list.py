@@ -1,0 +1,119 @@
+"""Numbered sources and citations of one provider pane.
+
+Every string comes from a provider, so it is sanitized and shown as :class:`Content` (never
+parsed as markup). The sources are one :class:`~websearch_tui.tui.common.line_list.LineList` with a
+cursor, so ``o`` / ``c`` on the pane act on the source under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from textual.binding import Binding
+from textual.content import Content
+
+from websearch_tui.core.models import Citation, Source
+from websearch_tui.core.text import canonical_url, format_age, host_of, sanitize
+from websearch_tui.tui.common.line_list import LineList
+from websearch_tui.tui.common.safe import clean, plain
+
+SNIPPET_CHARS = 300
+TITLE_CHARS = 200
+
+
+def age_text(published_date: str | None, age_seconds: int | None) -> str:
+    """``format_age(age_seconds)`` or, failing that, the provider's raw date text (one line)."""
+    return format_age(age_seconds) or clean(published_date, one_line=True, limit=40)
+
+
+def source_age(source: Source) -> str:
+    """The age of ``source`` as :func:`age_text` gives it."""
+    return age_text(source.date_text, source.age_seconds)
+
+
+def render_source(index: int, source: Source, others: int = 0) -> Content:
+    """The three-line :class:`Content` of source number ``index`` (1-based); ``others`` (> 0) is how
+    many other providers found the same page, shown as ``+2`` after the title."""
+    title = plain(source.title or source.url, "bold", one_line=True, limit=TITLE_CHARS)
+    details = [part for part in (host_of(sanitize(source.url)), source_age(source)) if part]
+    parts: list[Content | str] = [Content.styled(f"[{index}] ", "bold $accent"), title]
+    if others:
+        parts.append(Content.styled(f" +{others}", "bold $text-success"))
+    if details:
+        parts += ["\n    ", Content.styled(" · ".join(details), "dim")]
+    snippet = clean(source.snippet, one_line=True, limit=SNIPPET_CHARS)
+    if snippet:
+        parts += ["\n    ", Content(snippet)]
+    return Content.assemble(*parts)
+
+
+class SourceList(LineList):
+    """The numbered sources of one pane (each as :func:`render_source` gives it), drawn by one widget;
+    Up / Down move the cursor, and ``o`` / ``c`` on the pane act on the source under it.
+    :meth:`set_sources` shows the sources as they arrive."""
+
+    BINDINGS = [
+        Binding("down", "step(1)", "Next source", show=False, id="source-next"),
+        Binding("up", "step(-1)", "Previous source", show=False, id="source-previous"),
+    ]
+
+    GAP = 1
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._sources: tuple[Source, ...] = ()
+        self._counts: tuple[int, ...] = ()
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        """The sources shown, in order."""
+        return self._sources
+
+    @property
+    def selected(self) -> Source | None:
+        """The source under the cursor (None when there is none)."""
+        return self._sources[self.cursor] if self._sources else None
+
+    def set_sources(self, sources: Sequence[Source], others: Mapping[str, int] | None = None) -> None:
+        """Show ``sources`` numbered from 1 (nothing is drawn again when they and their counts are
+        unchanged); ``others`` maps a canonical URL (:func:`~websearch_tui.core.text.canonical_url`) to
+        how many other providers found that page."""
+        counts = tuple(others.get(canonical_url(s.url), 0) for s in sources) if others else (0,) * len(sources)
+        if (tuple(sources), counts) == (self._sources, self._counts):
+            return
+        self._sources, self._counts = tuple(sources), counts
+        self.set_rows([render_source(i, s, n) for i, (s, n) in enumerate(zip(sources, counts, strict=True), start=1)])
+
+    def index_of(self, url: str) -> int | None:
+        """The index of the source that is the page ``url`` (compared canonically), if it is listed."""
+        key = canonical_url(url)
+        return next((i for i, source in enumerate(self._sources) if canonical_url(source.url) == key), None)
+
+
+def render_citation(index: int, citation: Citation) -> Content:
+    """Citation number ``index`` (1-based): ``[i] title — host``, then the cited text on an indented line."""
+    title = plain(citation.title or citation.url, one_line=True, limit=TITLE_CHARS)
+    host = host_of(sanitize(citation.url))
+    parts: list[Content | str] = [Content.styled(f"[{index}] ", "bold $accent"), title]
+    if host:
+        parts += [" ", Content.styled(f"— {host}", "dim")]
+    cited = clean(citation.cited_text, one_line=True, limit=240)
+    if cited:
+        parts += ["\n    ", Content.styled(f"“{cited}”", "italic dim")]
+    return Content.assemble(*parts)
+
+
+class CitationList(LineList, can_focus=False):
+    """Citations linking the answer to sources, one row each (see :func:`render_citation`), drawn by
+    one widget (not focusable)."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._citations: tuple[Citation, ...] = ()
+
+    def set_citations(self, citations: Sequence[Citation]) -> None:
+        """Show ``citations`` (hidden when there are none; nothing is drawn again when unchanged)."""
+        if tuple(citations) != self._citations:
+            self._citations = tuple(citations)
+            self.set_rows([render_citation(i, citation) for i, citation in enumerate(citations, start=1)])
+        self.display = bool(citations)

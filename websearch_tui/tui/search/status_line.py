@@ -1,0 +1,138 @@
+"""The one-line (wrapping) status of a provider pane: spinner, elapsed time and time limit, sources, a retry
+wait or error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.widgets import Static
+
+from websearch_tui.core.errors import ProviderError
+from websearch_tui.core.results import ACTIVE_STATUSES, FINAL_STATUSES
+from websearch_tui.tui.common.safe import clean
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ACTIVE = frozenset(status.value for status in ACTIVE_STATUSES)
+"""Pane statuses of a run in flight (as :class:`~websearch_tui.core.results.RunStatus` values)."""
+FINAL = frozenset(status.value for status in FINAL_STATUSES)
+"""Pane statuses of a run that has ended."""
+
+MARKS = {"queued": "…", "done": "✓", "empty": "∅", "failed": "✗", "cancelled": "⊘", "skipped": "–"}
+"""The one-character mark of each pane status that has one (a running run's mark is the spinner)."""
+MARK_STYLES = {
+    "done": "$text-success",
+    "failed": "bold $text-error",
+    "empty": "$text-warning",
+    "cancelled": "$text-warning",
+    "running": "$text-accent",
+    "streaming": "$text-accent",
+}
+"""The style of a status mark (the status line's colour for that status)."""
+
+
+def status_mark(status: str, frame: int = 0) -> str:
+    """The mark the status line starts with for ``status`` ("" for ``idle``): the spinner's frame
+    ``frame`` while the run is in flight, ✓ done, ✗ failed, ∅ empty, ⊘ cancelled, … queued."""
+    if status in ("running", "streaming"):
+        return SPINNER[frame % len(SPINNER)]
+    return MARKS.get(status, "")
+
+
+@dataclass(frozen=True)
+class PaneStatus:
+    """What the status line shows.
+
+    ``status`` is a :class:`~websearch_tui.engine.engine.RunStatus` value or ``"idle"`` /
+    ``"skipped"`` (auto mode: the chain stopped before this provider); ``elapsed`` is seconds and
+    ``limit`` the run's time limit in seconds (shown beside the elapsed time while it runs).
+    ``retry_in`` (whole seconds left) and ``retry_reason`` (``"429"``, ``"timeout"``, ...) are set
+    while a running provider waits to resend a request.
+    """
+
+    status: str = "idle"
+    elapsed: float | None = None
+    sources: int = 0
+    error: ProviderError | None = None
+    frame: int = 0
+    retry_in: int | None = None
+    retry_reason: str = ""
+    limit: float | None = None
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def render_status(state: PaneStatus) -> Content:
+    """The status as plain :class:`Content` (error messages are provider text: sanitized)."""
+    elapsed = f"{state.elapsed:.1f}s" if state.elapsed is not None else ""
+    spin = SPINNER[state.frame % len(SPINNER)]
+    status = state.status
+    if status == "idle":
+        return Content.styled("idle — waiting for a query", "dim")
+    if status == "queued":
+        return Content.styled("… queued", "dim")
+    if status in ("running", "streaming"):
+        word = "searching" if status == "running" else "streaming"
+        waiting = state.retry_in is not None
+        if waiting:
+            word = f"retrying in {state.retry_in}s ({clean(state.retry_reason, one_line=True, limit=20)})"
+        limit = f" / {state.limit:g}s" if elapsed and state.limit else ""
+        parts = [f"{spin} {word}", elapsed + limit]
+        if state.sources:
+            parts.append(_count(state.sources, "source"))
+        return Content.styled(" · ".join(p for p in parts if p), "$text-warning" if waiting else "$text-accent")
+    if status == "done":
+        parts = ["✓ done", elapsed, _count(state.sources, "source")]
+        return Content.styled(" · ".join(p for p in parts if p), "$text-success")
+    if status == "empty":
+        return Content.styled(
+            " · ".join(p for p in ("∅ empty", elapsed, "no renderable content") if p), "$text-warning"
+        )
+    if status == "cancelled":
+        return Content.styled(" · ".join(p for p in ("⊘ cancelled", elapsed) if p), "$text-warning")
+    if status == "skipped":
+        return Content.styled("– not needed (auto mode stopped earlier)", "dim")
+    if status == "failed":
+        kind = state.error.kind.value if state.error else "error"
+        message = clean(state.error.message) if state.error else "unknown error"
+        head = Content.styled(f"✗ failed ({kind}): ", "bold $text-error")
+        return Content.assemble(head, Content(message))
+    return Content(clean(status))
+
+
+class StatusLine(Static):
+    """Shows a :class:`PaneStatus`; never parses markup.
+
+    While a run is in flight only the spinner and the numbers change, so those ticks repaint
+    the line without a layout pass (a layout pass per tick per pane is what makes a busy
+    screen lag).
+    """
+
+    DEFAULT_CSS = """
+    StatusLine { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        self.state = PaneStatus()
+        self._content = render_status(self.state)
+        super().__init__(self._content, markup=False, id=id, classes=classes)
+
+    @property
+    def text(self) -> str:
+        """The plain text currently shown."""
+        return self._content.plain
+
+    def show(self, state: PaneStatus) -> None:
+        """Display ``state`` (skips the refresh when nothing visible changed)."""
+        if state == self.state:
+            return
+        previous, self.state = self.state, state
+        content = render_status(state)
+        if content == self._content:
+            return
+        ticking = previous.status == state.status and state.status in ACTIVE
+        self._content = content
+        same_height = bool(self.size.width) and content.cell_length <= self.content_region.width
+        self.update(content, layout=not (ticking and same_height))

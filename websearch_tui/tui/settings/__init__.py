@@ -1,0 +1,1 @@
+"""The settings screen: keys, provider forms, general settings."""

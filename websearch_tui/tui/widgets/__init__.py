@@ -1,1 +1,0 @@
-"""Widgets of the websearch-tui application, one concern per module."""
