@@ -41,7 +41,7 @@ from websearch_tui.core.errors import register_secret
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import RunStatus, SearchResult
 from websearch_tui.engine.engine import Engine
-from websearch_tui.formats import JSON_DOCUMENT_SCHEMA, to_json_document
+from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA, to_json_document
 from websearch_tui.mcp.server import TOOL_LIST_BUDGET, SearchTools, build_server, http_options, transport_security
 from websearch_tui.settings.config import Config, load_config
 

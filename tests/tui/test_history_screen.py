@@ -13,7 +13,8 @@ from textual.widgets import Select
 from tests.tui.conftest import fixed_status, submit, wait_for_search, workers_done
 from tests.tui.test_search_screen import auth_failure, full_result
 from websearch_tui.engine.engine import Engine
-from websearch_tui.formats import to_json_document, to_markdown
+from websearch_tui.formats.json_document import to_json_document
+from websearch_tui.formats.markdown import to_markdown
 from websearch_tui.history import HistoryRecorder, HistoryStore
 from websearch_tui.settings.config import Config, HistorySettings, SearchSettings
 from websearch_tui.tui.app import WebSearchApp

@@ -8,7 +8,9 @@ from websearch_tui.core.merge import merge_responses
 from websearch_tui.core.models import SearchRequest, SearchResponse, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import format_age
-from websearch_tui.formats import to_llm_document, to_llm_merged, to_markdown, to_text
+from websearch_tui.formats.llm import to_llm_document, to_llm_merged
+from websearch_tui.formats.markdown import to_markdown
+from websearch_tui.formats.text import to_text
 from websearch_tui.tui.search.merged_view import row_content
 from websearch_tui.tui.search.source_list import render_source
 

@@ -36,12 +36,15 @@ from tests.fake_providers.fake_codex import login as codex_login
 from tests.fake_providers.routes import is_search_call, search_route
 from tests.helpers import closed_port_url, no_wait
 from tests.tui.conftest import fixed_status, submit, until, wait_for_search
-from websearch_tui import formats as formatting
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import ErrorKind
 from websearch_tui.core.models import SearchRequest, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.engine.engine import Engine
+from websearch_tui.formats.json_document import to_json_document
+from websearch_tui.formats.llm import to_llm_document
+from websearch_tui.formats.markdown import to_markdown
+from websearch_tui.formats.text import to_text
 from websearch_tui.providers import ddgs
 from websearch_tui.providers.transport import http
 from websearch_tui.settings.config import Config, parse_config
@@ -391,8 +394,8 @@ def secrets() -> list[str]:
 
 def outputs(result: SearchResult) -> str:
     """Everything a search can show or export: the result's repr and every CLI output format."""
-    document = json.dumps(formatting.to_json_document(result), ensure_ascii=False)
-    shown = [formatting.to_llm_document(result), formatting.to_markdown(result), formatting.to_text(result)]
+    document = json.dumps(to_json_document(result), ensure_ascii=False)
+    shown = [to_llm_document(result), to_markdown(result), to_text(result)]
     return "\n".join([repr(result), *shown, document])
 
 
@@ -434,7 +437,7 @@ def check_markup(provider: str, cell: Cell, normal: Baseline) -> None:
     texts = [response.answer or ""] + [s.title + (s.snippet or "") for s in response.sources]
     texts += [c.title + (c.cited_text or "") for c in response.citations]
     assert not any(CONTROL.search(text) for text in texts)
-    assert payload.MARKUP_TITLE_SANITIZED in formatting.to_llm_document(cell.result)
+    assert payload.MARKUP_TITLE_SANITIZED in to_llm_document(cell.result)
 
 
 def check_partner(provider: str, cell: Cell, partner: Baseline) -> None:

@@ -15,15 +15,10 @@ from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
-from websearch_tui.formats import (
-    outcome_llm_text,
-    to_json_document,
-    to_llm_document,
-    to_llm_merged,
-    to_llm_text,
-    to_markdown,
-    to_text,
-)
+from websearch_tui.formats.json_document import to_json_document
+from websearch_tui.formats.llm import outcome_llm_text, to_llm_document, to_llm_merged, to_llm_text
+from websearch_tui.formats.markdown import to_markdown
+from websearch_tui.formats.text import to_text
 
 LABELS = {pid: spec.label for pid, spec in SPECS.items()}
 
@@ -484,7 +479,7 @@ def test_json_dates_are_iso_8601_utc_with_the_provider_text_beside() -> None:
     assert [(s["published_date"], s["published_text"]) for s in listed] == [(iso, raw) for raw, iso in rows]
     import jsonschema
 
-    from websearch_tui.formats import JSON_DOCUMENT_SCHEMA
+    from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA
 
     jsonschema.validate(document, JSON_DOCUMENT_SCHEMA)
     assert "[5] T (last Tuesday)" in to_llm_text(response)  # a reader sees the provider's text when there is no age
@@ -571,7 +566,7 @@ def test_reports_and_json_carry_when_the_search_ran_its_mode_recency_and_publica
 
     import jsonschema
 
-    from websearch_tui.formats import JSON_DOCUMENT_SCHEMA
+    from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA
 
     response = seed_response()
     request = SearchRequest(query="rust 1.80", providers=("perplexity",), recency="week", max_results=5)

@@ -25,7 +25,9 @@ from websearch_tui.core.models import AnswerDelta, Note, SearchRequest, Source, 
 from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.engine import engine as engine_module
 from websearch_tui.engine.engine import Engine
-from websearch_tui.formats import to_json_document, to_markdown, to_text
+from websearch_tui.formats.json_document import to_json_document
+from websearch_tui.formats.markdown import to_markdown
+from websearch_tui.formats.text import to_text
 from websearch_tui.history import HistoryError, HistoryRecorder, HistoryStore, UnknownEntry, schema
 from websearch_tui.history.codec import encode, outcome_record
 

@@ -913,11 +913,9 @@ def terminal_text(result: SearchResult, plain: str, *, color: bool, streamed: st
     whole block when the final answer differs). Stripped of its escape sequences the result is
     ``plain`` (or, after ``streamed``, what follows the answer); when a block is not laid out as
     expected it is left plain."""
-    from websearch_tui import formats
+    from websearch_tui.formats.text import to_text
 
-    blocks = [
-        (outcome, formats.to_text(dataclasses.replace(result, outcomes=[outcome]))) for outcome in result.outcomes
-    ]
+    blocks = [(outcome, to_text(dataclasses.replace(result, outcomes=[outcome]))) for outcome in result.outcomes]
     lead = "" if streamed is None else "\n" if streamed.endswith("\n") else "\n\n"
     if "\n\n".join(block for _, block in blocks) != plain:
         return lead + plain
@@ -943,14 +941,14 @@ def _block_layout(outcome: ProviderOutcome, block: str) -> tuple[str, str, str] 
     """``(head, answer, tail)`` of one provider's text block, ``head + answer + tail == block``:
     the status line and notes, the answer, then the sources and the rest; ``None`` for a failed
     provider (its status line holds the error message) or a block laid out otherwise."""
-    from websearch_tui import formats
+    from websearch_tui.formats.common import dropped_sources_text
 
     if outcome.error is not None:
         return None
     response = outcome.response
     head = block.split("\n", 1)[0]
     if response.dropped_sources:
-        head += f"\nNote: {formats.dropped_sources_text(response.dropped_sources)}"
+        head += f"\nNote: {dropped_sources_text(response.dropped_sources)}"
     head = safe_text(head + "\n" + "".join(f"Note: {note}\n" for note in response.notes))
     answer = safe_text((response.answer or "").strip())
     if not block.startswith(head + answer):
@@ -1024,14 +1022,14 @@ def _emit(text: str, output: Path | None) -> None:
 
 def _document(result: SearchResult, output_format: str, *, merged: bool = False) -> str:
     """What ``search --format output_format`` prints on stdout for ``result`` (``history show`` too)."""
-    from websearch_tui import formats
+    from websearch_tui.formats import json_document, llm, markdown, text
 
     if output_format == "json":
-        return formats.to_json(result)
+        return json_document.to_json(result)
     if output_format == "llm":
-        document = formats.to_llm_merged(result) if merged else formats.to_llm_document(result)
+        document = llm.to_llm_merged(result) if merged else llm.to_llm_document(result)
         return document or f"Error: {result.summary().error}"
-    render = {"text": formats.to_text, "markdown": formats.to_markdown}
+    render = {"text": text.to_text, "markdown": markdown.to_markdown}
     return render[output_format](result)
 
 

@@ -11,7 +11,7 @@ Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDe
   ``both``, aliases ``web`` and ``x``, sets the Grok provider's ``search_mode`` for this call only,
   through the engine's per-search provider options). The text content
   is the LLM text format and the structured content the ``search --format json`` document (output
-  schema :data:`~websearch_tui.formats.JSON_DOCUMENT_SCHEMA`), exactly as the CLI prints them.
+  schema :data:`~websearch_tui.formats.json_document.JSON_DOCUMENT_SCHEMA`), exactly as the CLI prints them.
   A progress notification follows each provider that finishes (``"3/6 done: Brave Search failed"``);
   a client cancel cancels the search and its connections. Bad arguments, and a search in which no
   provider returned content, are tool errors (``isError``) whose text names each provider's problem.
@@ -58,7 +58,6 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from websearch_tui import formats
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import redact, register_secret
 from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES, RequestError
@@ -67,6 +66,8 @@ from websearch_tui.core.specs import KIND_LABELS, READINESS, USABLE_READINESS
 from websearch_tui.core.version import __version__
 from websearch_tui.engine.engine import Engine
 from websearch_tui.engine.requests import build_request
+from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA, to_json_document
+from websearch_tui.formats.llm import to_llm_document
 from websearch_tui.history import HistoryError, HistoryStore, history_path
 from websearch_tui.history.index import match_expression
 from websearch_tui.settings.config import Config
@@ -216,7 +217,7 @@ HISTORY_ENTRIES_SCHEMA: dict[str, Any] = {
     },
 }
 HISTORY_SHOW_OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "description": "web_search's document"}
-"""``history_show``'s output schema: the document :data:`~websearch_tui.formats.JSON_DOCUMENT_SCHEMA`
+"""``history_show``'s output schema: the document :data:`~websearch_tui.formats.json_document.JSON_DOCUMENT_SCHEMA`
 describes, named rather than repeated (4 KB an agent would be sent on every turn)."""
 PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -262,7 +263,7 @@ class SearchTools:
                 title="Web search (many providers)",
                 describe=self._search_description,
                 input_schema=SEARCH_ARGUMENTS_SCHEMA,
-                output_schema=formats.JSON_DOCUMENT_SCHEMA,
+                output_schema=JSON_DOCUMENT_SCHEMA,
                 run=self.web_search,
                 annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True),
             ),
@@ -355,11 +356,11 @@ class SearchTools:
         except asyncio.CancelledError:
             log.info("web_search cancelled by the client: %s", result.summary().text())
             raise
-        document = formats.to_json_document(result)
+        document = to_json_document(result)
         if not result.ok:
             error = result.summary().error or "No provider returned results."
             return tool_error(f"Error: {error}", structured=document)
-        text = types.TextContent(type="text", text=formats.to_llm_document(result))
+        text = types.TextContent(type="text", text=to_llm_document(result))
         return types.CallToolResult(content=[text], structured_content=document)
 
     async def _search_with_progress(
@@ -442,8 +443,8 @@ class SearchTools:
             stored = await asyncio.to_thread(store.get, entry_id)
         except HistoryError as exc:
             return tool_error(str(exc))
-        document = formats.to_json_document(stored.result)
-        text = types.TextContent(type="text", text=formats.to_llm_document(stored.result) or "(no results)")
+        document = to_json_document(stored.result)
+        text = types.TextContent(type="text", text=to_llm_document(stored.result) or "(no results)")
         return types.CallToolResult(content=[text], structured_content=document)
 
     def _history_store(self) -> HistoryStore | None:

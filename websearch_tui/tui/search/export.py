@@ -20,9 +20,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Select, Static
 
-from websearch_tui import formats
 from websearch_tui.core.files import write_atomically
 from websearch_tui.core.results import SearchResult
+from websearch_tui.formats.json_document import to_json
+from websearch_tui.formats.markdown import to_markdown
 from websearch_tui.tui.common.safe_input import SafeInput
 from websearch_tui.tui.common.screen import AppModalScreen
 
@@ -32,9 +33,9 @@ _UNSAFE = re.compile(r"[^\w]+")
 
 
 def export_text(result: SearchResult, export_format: str) -> str:
-    """The file's text: :func:`~websearch_tui.formats.to_markdown` or the JSON document exactly as
+    """The file's text: :func:`~websearch_tui.formats.markdown.to_markdown` or the JSON document exactly as
     ``search --format json`` prints it (with its final newline)."""
-    return formats.to_markdown(result) if export_format == "markdown" else formats.to_json(result) + "\n"
+    return to_markdown(result) if export_format == "markdown" else to_json(result) + "\n"
 
 
 def default_export_path(query: str, started_at: datetime, export_format: str, folder: Path | None = None) -> Path:

@@ -30,7 +30,7 @@ from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RetryWait, RunStatus
 from websearch_tui.core.specs import ProviderSpec
-from websearch_tui.formats import dropped_sources_text
+from websearch_tui.formats.common import dropped_sources_text
 from websearch_tui.tui.common.answer_view import AnswerView
 from websearch_tui.tui.common.links import copy_source, open_source, open_url_safely
 from websearch_tui.tui.common.safe import clean, plain

@@ -1,0 +1,184 @@
+"""The JSON document of a search (``search --format json``, the MCP tools' structured content), its
+JSON Schema and one outcome as a dict: pure, ``SearchResult`` in, ``dict`` or ``str`` out."""
+
+from __future__ import annotations
+
+import json
+from datetime import timezone
+from typing import Any
+
+from websearch_tui.core.models import MODES
+from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.formats.common import merged_sources, safe_tree
+
+
+def _created_at(result: SearchResult) -> str | None:
+    """When the search started, ISO 8601 UTC to the millisecond (as the history lists it), else ``None``."""
+    moment = result.created_at
+    if moment is None:
+        return None
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
+    """``{"provider", "status", "elapsed_ms", "first_event_ms", "response", "error"}``.
+
+    ``response`` is the normalised response (also partial content of a failed stream, or ``None``
+    when nothing arrived), with ``dropped_sources`` counting results left out for lack of a URL;
+    ``error`` is ``{"kind", "message", "status"}`` or ``None``.
+    """
+    response = outcome.response
+    has_content = outcome.status is not RunStatus.FAILED or response.is_renderable()
+    return {
+        "provider": outcome.provider,
+        "status": outcome.status.value,
+        "elapsed_ms": outcome.elapsed_ms,
+        "first_event_ms": outcome.first_event_ms,
+        "response": response.to_dict() if has_content else None,
+        "error": outcome.error.to_dict() if outcome.error else None,
+    }
+
+
+def to_json_document(result: SearchResult) -> dict[str, Any]:
+    """The CLI's JSON document: query, created_at (when the search started, ISO 8601 UTC; ``None``
+    for a result made by hand), mode, max_results, recency, winner (auto), error (all failed),
+    per-provider ``results`` and ``merged``: every source once, ranked (see :meth:`MergedSource.to_dict`)."""
+    request = result.request
+    document: dict[str, Any] = {
+        "query": request.query,
+        "created_at": _created_at(result),
+        "mode": result.mode,
+        "max_results": request.max_results,
+        "recency": request.recency,
+        "results": [outcome_to_dict(o) for o in result.outcomes],
+        "merged": [row.to_dict() for row in merged_sources(result)],
+    }
+    if result.mode == "auto":
+        document["winner"] = result.winner
+    if not result.ok:
+        document["error"] = {"message": result.summary().error or "No provider returned results."}
+    cleaned: dict[str, Any] = safe_tree(document)
+    return cleaned
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` or ``null``, in the short form (``"type": ["string", "null"]``)."""
+    return {**schema, "type": [schema["type"], "null"]}
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+_STRING = {"type": "string"}
+_COUNT = {"type": "integer", "minimum": 0}
+_NULLABLE_STRING = _ref("text")
+_NULLABLE_COUNT = _ref("count")
+_STRINGS = _ref("strings")
+_DEFINITIONS: dict[str, Any] = {
+    "text": _nullable(_STRING),
+    "count": _nullable(_COUNT),
+    "strings": {"type": "array", "items": _STRING},
+    "date": {"type": ["string", "null"], "format": "date-time"},
+    "source": {
+        "type": "object",
+        "properties": {
+            "url": _STRING,
+            "title": _STRING,
+            "snippet": _NULLABLE_STRING,
+            "published_date": _ref("date"),
+            "age_seconds": _NULLABLE_COUNT,
+            "author": _NULLABLE_STRING,
+            "published_text": _NULLABLE_STRING,
+        },
+    },
+    "citation": {
+        "type": "object",
+        "properties": {"url": _STRING, "title": _STRING, "cited_text": _NULLABLE_STRING},
+    },
+    "response": {
+        "type": ["object", "null"],
+        "properties": {
+            "provider": _STRING,
+            "answer": _NULLABLE_STRING,
+            "sources": {"type": "array", "items": _ref("source")},
+            "citations": {"type": "array", "items": _ref("citation")},
+            "related_questions": _STRINGS,
+            "search_queries": _STRINGS,
+            "usage": {
+                "type": ["object", "null"],
+                "properties": {
+                    **dict.fromkeys(
+                        ("input_tokens", "output_tokens", "total_tokens", "search_requests"), _NULLABLE_COUNT
+                    ),
+                    "cost_usd": {"type": ["number", "null"], "minimum": 0},
+                },
+            },
+            **dict.fromkeys(("model", "request_id", "auth_mode"), _NULLABLE_STRING),
+            "notes": _STRINGS,
+            "elapsed_ms": _NULLABLE_COUNT,
+            "first_event_ms": _NULLABLE_COUNT,
+            "dropped_sources": _COUNT,
+        },
+    },
+    "outcome": {
+        "type": "object",
+        "required": ["provider", "status", "elapsed_ms", "response", "error"],
+        "properties": {
+            "provider": _STRING,
+            "status": {"enum": [status.value for status in RunStatus]},
+            "elapsed_ms": _COUNT,
+            "first_event_ms": _NULLABLE_COUNT,
+            "response": _ref("response"),
+            "error": {
+                "type": ["object", "null"],
+                "properties": {"kind": _STRING, "message": _STRING, "status": {"type": ["integer", "null"]}},
+            },
+        },
+    },
+    "merged": {
+        "type": "object",
+        "properties": {
+            "url": _STRING,
+            "link": _STRING,
+            "title": _STRING,
+            "snippet": _NULLABLE_STRING,
+            "published_date": _ref("date"),
+            "published_text": _NULLABLE_STRING,
+            "providers": _STRINGS,
+            "ranks": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+            "cited_by": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+            },
+            "score": {"type": "number", "minimum": 0},
+        },
+    },
+}
+JSON_DOCUMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["query", "mode", "max_results", "results", "merged"],
+    "properties": {
+        "query": _STRING,
+        "created_at": _ref("date"),
+        "mode": {"enum": list(MODES)},
+        "max_results": {"type": "integer", "minimum": 1},
+        "recency": _NULLABLE_STRING,
+        "results": {"type": "array", "items": _ref("outcome")},
+        "merged": {"type": "array", "items": _ref("merged")},
+        "winner": _NULLABLE_STRING,
+        "error": {"type": "object", "required": ["message"], "properties": {"message": _STRING}},
+    },
+    "$defs": _DEFINITIONS,
+}
+"""JSON Schema (2020-12) of :func:`to_json_document`: what ``search --format json`` prints and the MCP
+``web_search`` tool's structured content. Each object is defined once under ``$defs`` and referenced,
+with its fields' types only (no prose, no per-object ``required``): the MCP tool list is sent to an
+agent on every turn, so it stays small. A field added to the document is added here too (the tests
+validate real documents against it); objects stay open to new fields. Dates (``created_at``,
+``published_date``) are ISO 8601 UTC."""
+
+
+def to_json(result: SearchResult) -> str:
+    """:func:`to_json_document` as the CLI prints it: indented, non-ASCII text as it is."""
+    return json.dumps(to_json_document(result), ensure_ascii=False, indent=2)

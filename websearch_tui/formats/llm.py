@@ -1,0 +1,185 @@
+"""The LLM text format (the seed format) of a response, an outcome and a search, the merged view an
+agent reads, and the citation views the reader formats (text, Markdown) share.
+
+``to_llm_text`` follows PROVIDERS.md §1.13 exactly (oh-my-pi's ``formatForLLM``). All functions are
+pure: ``SearchResponse``, ``ProviderOutcome`` or ``SearchResult`` in, ``str`` out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from websearch_tui.core.errors import empty_message, safe_text
+from websearch_tui.core.merge import MergedSource
+from websearch_tui.core.models import Citation, SearchResponse
+from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.core.text import canonical_url, truncate
+from websearch_tui.formats.common import age_text, indented, merged_sources, plural, visible_outcomes, when_published
+
+
+def to_llm_text(response: SearchResponse) -> str:
+    """One provider's response in the seed LLM text format (notes, answer, sources, citations, ...).
+
+    PROVIDERS.md §1.13 byte for byte, with one deliberate difference: the continuation lines of a
+    multi-line snippet or cited text are indented like its first line (the seed leaves them at the
+    left margin, where they read as a new entry)."""
+    return safe_text("\n".join(llm_parts(response, _seed_citation_parts(response))))
+
+
+def llm_parts(response: SearchResponse, citation_parts: list[str], *, dated: bool = False) -> list[str]:
+    """The parts (lines or blocks of lines) of :func:`to_llm_text` around ``citation_parts`` (its
+    ``## Citations`` section); with ``dated`` a source's date precedes its age (``(2024-07-25 · 14mo
+    ago)``, the reader's report)."""
+    parts: list[str] = [f"Note: {note}" for note in response.notes]
+    answer = (response.answer or "").strip()
+    if answer:
+        parts.append(answer)
+        if response.sources:
+            parts.append("\n## Sources")
+            parts.append(plural(len(response.sources), "source"))
+    for index, source in enumerate(response.sources, 1):
+        if dated:
+            age = when_published(source.published_date, source.date_text, source.age_seconds)
+        else:
+            age = age_text(source.date_text, source.age_seconds)
+        parts.append(f"[{index}] {source.title}" + (f" ({age})" if age else ""))
+        parts.append(f"    {source.url}")
+        if source.snippet:
+            parts.append(indented(truncate(source.snippet, 240)))
+    parts += citation_parts
+    if response.related_questions:
+        parts.append("\n## Related")
+        parts.append(plural(len(response.related_questions), "question"))
+        parts.extend(f"- {question}" for question in response.related_questions)
+    if response.search_queries:
+        parts.append(f"Search queries: {len(response.search_queries)}")
+        parts.extend(f"- {truncate(query, 120)}" for query in response.search_queries[:3])
+    return parts
+
+
+def _seed_citation_parts(response: SearchResponse) -> list[str]:
+    """The seed's ``## Citations`` section: every citation with its URL and cited text."""
+    if not response.citations:
+        return []
+    parts = ["\n## Citations", plural(len(response.citations), "citation")]
+    for index, citation in enumerate(response.citations, 1):
+        parts.append(f"[{index}] {citation.title or citation.url}")
+        parts.append(f"    {citation.url}")
+        if citation.cited_text:
+            parts.append(indented(truncate(citation.cited_text, 240)))
+    return parts
+
+
+@dataclass(frozen=True)
+class CitationView:
+    """A citation as the reader formats (text, Markdown) show it: ``source`` is the 1-based number
+    of the listed source at the same URL (``None`` when it is not listed); ``quote`` is its cited
+    text unless that only repeats the source's snippet."""
+
+    citation: Citation
+    source: int | None
+    quote: str | None
+
+
+def citation_views(response: SearchResponse) -> list[CitationView]:
+    """Every citation of ``response`` (order and numbering kept) as :class:`CitationView`."""
+    numbers: dict[str, int] = {}
+    for index, source in enumerate(response.sources, 1):
+        numbers.setdefault(canonical_url(source.url), index)
+    views = []
+    for citation in response.citations:
+        number = numbers.get(canonical_url(citation.url)) if citation.url else None
+        snippet = response.sources[number - 1].snippet if number is not None else None
+        quote = citation.cited_text if citation.cited_text and citation.cited_text != snippet else None
+        views.append(CitationView(citation, number, quote))
+    return views
+
+
+def citations_repeat_sources(response: SearchResponse) -> bool:
+    """True when the citations add nothing to the sources: citation ``i`` is source ``i`` for every
+    ``i`` and no cited text says more than that source's snippet (Perplexity's lists, for one).
+    The reader formats then print one line for them instead of a second copy."""
+    return views_repeat_sources(citation_views(response))
+
+
+def views_repeat_sources(views: list[CitationView]) -> bool:
+    """:func:`citations_repeat_sources` of these views."""
+    return bool(views) and all(view.source == index and view.quote is None for index, view in enumerate(views, 1))
+
+
+def same_as_sources(count: int, *, brackets: bool = True) -> str:
+    """``"4 citations: sources [1]-[4], in the same order"`` (one: ``"1 citation: source [1]"``);
+    without ``brackets`` (Markdown, where they are link syntax) ``sources 1-4``."""
+    first, last = ("[1]", f"[{count}]") if brackets else ("1", str(count))
+    numbers = f"source {first}" if count == 1 else f"sources {first}-{last}, in the same order"
+    return f"{plural(count, 'citation')}: {numbers}"
+
+
+def outcome_llm_text(outcome: ProviderOutcome, label: str | None = None) -> str:
+    """The LLM text of an outcome: ``Error: <message>`` when it failed; else its response, opened
+    by a ``Note:`` when the run was cancelled or came back empty, so a block is never blank.
+    ``label`` names the provider in that note (default: its id)."""
+    if outcome.error is not None:
+        return safe_text(f"Error: {outcome.error.message}")
+    note = _outcome_note(outcome, label or outcome.provider)
+    text = to_llm_text(outcome.response)
+    return safe_text(f"Note: {note}\n{text}".rstrip("\n")) if note else text
+
+
+def _outcome_note(outcome: ProviderOutcome, label: str) -> str | None:
+    """What the status of an outcome without an error says when the response alone would not:
+    a cancel (partial or not), or an empty answer; ``None`` otherwise."""
+    if outcome.status is RunStatus.CANCELLED:
+        partial = outcome.response.is_renderable()
+        return "Cancelled before it finished; what follows is partial." if partial else "Cancelled before it finished."
+    if outcome.status is RunStatus.EMPTY:
+        return empty_message(label)
+    return None
+
+
+def to_llm_document(result: SearchResult) -> str:
+    """Every shown provider as ``# <Label> (<id>)`` followed by its LLM text block."""
+    blocks = [
+        f"# {result.label(o.provider)} ({o.provider})\n{outcome_llm_text(o, result.label(o.provider))}"
+        for o in visible_outcomes(result)
+    ]
+    return safe_text("\n\n".join(blocks))
+
+
+def to_llm_merged(result: SearchResult) -> str:
+    """What an agent wants from a fan-out: each shown provider's answer (or ``Error: <message>``)
+    under ``# <Label> (<id>)``, then one de-duplicated, ranked source list in the seed's source shape
+    plus one ``found by ... · cited by ...`` line per source. A cancelled provider's block says so
+    (``Note: Cancelled before it finished.``, before any partial answer); providers with neither an
+    answer, an error nor a cancel (search engines) appear only through their sources."""
+    blocks = []
+    for outcome in visible_outcomes(result):
+        answer = (outcome.response.answer or "").strip()
+        text = f"Error: {outcome.error.message}" if outcome.error is not None else answer
+        if outcome.status is RunStatus.CANCELLED:
+            text = f"Note: {_outcome_note(outcome, result.label(outcome.provider))}\n{text}".rstrip("\n")
+        if text:
+            blocks.append(f"# {result.label(outcome.provider)} ({outcome.provider})\n{text}")
+    rows = merged_sources(result)
+    providers = {pid for row in rows for pid in row.ranks}
+    lines = [f"# Merged sources\n{plural(len(rows), 'source')} from {plural(len(providers), 'provider')}"]
+    for index, row in enumerate(rows, 1):
+        age = age_text(row.date_text, row.age_seconds)
+        lines.append(f"[{index}] {row.title}" + (f" ({age})" if age else ""))
+        lines.append(f"    {row.link}")
+        if row.snippet:
+            lines.append(indented(truncate(row.snippet, 240)))
+        lines.append(f"    {_provenance(row)}")
+    blocks.append("\n".join(lines))
+    return safe_text("\n\n".join(blocks))
+
+
+def _provenance(row: MergedSource) -> str:
+    """``"found by brave #1, exa #3 · cited by perplexity [2]"`` (ids, for agents)."""
+    parts = []
+    if row.ranks:
+        parts.append("found by " + ", ".join(f"{pid} #{rank}" for pid, rank in row.ranks.items()))
+    if row.cited_by:
+        cited = ", ".join(f"{pid} [{', '.join(map(str, numbers))}]" for pid, numbers in row.cited_by.items())
+        parts.append(f"cited by {cited}")
+    return " · ".join(parts)
