@@ -773,10 +773,10 @@ async def test_a_start_chooses_the_layout_once_the_pane_area_has_a_size(make_app
 def test_settle_gc_collects_freezes_and_turns_a_paused_collector_back_on() -> None:
     import gc
 
-    from websearch_tui.tui.app import GC_THRESHOLDS, settle_gc
+    from websearch_tui.tui.gc_tuning import GC_THRESHOLDS, pause_gc, settle_gc
 
     thresholds = gc.get_threshold()
-    gc.disable()  # as the CLI does while the app starts
+    pause_gc()  # as the launcher does while the app starts
     try:
         settle_gc()
         assert gc.isenabled()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import gc
 import os
 import sys
 import threading
@@ -27,6 +26,7 @@ from textual.widget import Widget
 from websearch_tui.engine.engine import Engine
 from websearch_tui.tui.bindings import BindingTable, binding_ids, help_sections, keys_by_id, own_bindings
 from websearch_tui.tui.common.remembered import load_controls
+from websearch_tui.tui.gc_tuning import settle_gc
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.screen import SearchScreen, StatusResolver
@@ -39,32 +39,6 @@ if TYPE_CHECKING:
 SETTINGS_MODULE = "websearch_tui.tui.settings.screen"
 """Imported when first needed (the settings screen, the Help screen or the palette's key list), not
 for the first paint (about 0.1 s of imports)."""
-
-GC_THRESHOLDS = (10_000, 2, 50)
-"""Young objects are collected every 10,000 allocations (Python's default is 700), the middle
-generation at every second young collection (default: tenth) and the oldest at every fiftieth
-middle one (default: tenth). Textual leaves every strip that went through its compositor in a
-reference cycle with its own caches, so a redrawn line leaves garbage only the collector frees:
-over six streaming panes about 9,000 objects a second. Collected every 4 s (the default ratio at
-these counts) they made 40-90 ms pauses and a full collection 300 ms; every 1.5 s they take
-10-25 ms, and the full collection waits until 1,000,000 allocations have passed."""
-
-
-def settle_gc() -> None:
-    """Keep Python's cyclic garbage collector out of the frames of a long-running UI.
-
-    A streaming frame allocates tens of thousands of short-lived objects (Textual's strips and
-    their caches), so with the default thresholds full collections, each walking every object
-    alive (Textual, Rich, httpx and the mounted widgets: 200,000 or more), ran several times a
-    minute and took up to half a second each. Everything alive once the app is up is frozen (never
-    collected, never walked again) and young collections run less often. Call once, after the
-    first screen is shown; it also turns the collector on if it was off (the CLI turns it off
-    while the app starts, so the first paint is not delayed by collections).
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-    gc.enable()
 
 
 HISTORY_FLUSH_SECONDS = 2.0
