@@ -42,7 +42,8 @@ from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import RunStatus, SearchResult
 from websearch_tui.engine.engine import Engine
 from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA, to_json_document
-from websearch_tui.mcp.server import TOOL_LIST_BUDGET, SearchTools, build_server, http_options, transport_security
+from websearch_tui.mcp.server import build_server, http_options, transport_security
+from websearch_tui.mcp.tools import TOOL_LIST_BUDGET, SearchTools
 from websearch_tui.settings.config import Config, load_config
 
 if sys.version_info < (3, 11):
@@ -310,7 +311,7 @@ def test_search_never_imports_the_sdk(tmp_path: Path) -> None:
         "from websearch_tui.cli.main import main\n"
         "main(['search', 'q', '-p', 'brave'])\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'starlette', 'uvicorn') "
-        "or m == 'websearch_tui.mcp.server'))\n"
+        "or m.startswith('websearch_tui.mcp.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=server_env(), timeout=60)
     assert out.stdout.strip() == "[]", out.stderr

@@ -583,7 +583,7 @@ def test_every_front_end_words_readiness_the_same(
 
     from websearch_tui.cli.main import main
     from websearch_tui.core.specs import READINESS
-    from websearch_tui.mcp.server import SearchTools
+    from websearch_tui.mcp.tools import SearchTools
     from websearch_tui.settings.config import load_config
     from websearch_tui.tui.common.provider_selector import status_tag
 

@@ -1,78 +1,46 @@
-"""The MCP server: the search engine as MCP tools, over stdio or Streamable HTTP (the official MCP SDK).
+"""The MCP server: the tools of :mod:`websearch_tui.mcp.tools` served over stdio or Streamable HTTP (the
+official MCP SDK), and its lifecycle.
 
 ``websearch-tui mcp`` serves stdio; ``websearch-tui mcp --http`` serves Streamable HTTP at ``/mcp``.
 One process keeps one :class:`~websearch_tui.engine.engine.Engine` for every session and call, so
-connections, MCP sessions with providers and pacing are shared; each call has its own search.
-
-Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDef` there):
-
-- ``web_search(query, providers?, mode?, recency?, max_results?, grok_search_mode?)``: runs the engine
-  (``grok_search_mode``, as the seed agent-web-search takes it: ``web_search``, ``x_search`` or
-  ``both``, aliases ``web`` and ``x``, sets the Grok provider's ``search_mode`` for this call only,
-  through the engine's per-search provider options). The text content
-  is the LLM text format and the structured content the ``search --format json`` document (output
-  schema :data:`~websearch_tui.formats.json_document.JSON_DOCUMENT_SCHEMA`), exactly as the CLI prints them.
-  A progress notification follows each provider that finishes (``"3/6 done: Brave Search failed"``);
-  a client cancel cancels the search and its connections. Bad arguments, and a search in which no
-  provider returned content, are tool errors (``isError``) whose text names each provider's problem.
-  The description names the providers that are ready, by id, and stays short (the tool list goes to
-  the agent on every turn: :data:`TOOL_LIST_BUDGET`).
-- ``list_providers()``: every provider's id, label, kind, readiness (ready, keyless, needs key, needs
-  URL, no login, disabled) and whether it is in the default selection.
-- ``history_search(text, limit?)``: full-text search of the searches kept in the history (queries,
-  answers, source titles, snippets and URLs), best match first; each entry's id, query, time, mode
-  and outcome counts.
-- ``history_show(id)``: one stored search, offline, exactly as ``web_search`` returned it (LLM text
-  and the JSON document; its output schema only points at ``web_search``'s, rather than repeat it).
-  Both are tool errors while the history is off (``[history] enabled``).
+connections, MCP sessions with providers and pacing are shared; each call has its own search. The
+engine is closed when serving ends.
 
 HTTP security (:func:`http_options`, :func:`http_app`): loopback by default; any other address needs a
 bearer token of at least :data:`MIN_TOKEN_CHARS` characters (``--token-file`` or
-``$WEBSEARCH_TUI_MCP_TOKEN``), compared in constant time; a request without it gets 401 and is
-logged without it. The SDK's Host and Origin checks refuse names outside the allowed hosts (DNS
-rebinding). Nothing here writes to stdout: on stdio it belongs to the protocol (the SDK points
-file descriptor 1 at stderr while serving); logs go to the log file and stderr.
+``$WEBSEARCH_TUI_MCP_TOKEN``), compared in constant time (:class:`~websearch_tui.mcp.gate.BearerGate`);
+a request without it gets 401 and is logged without it. The SDK's Host and Origin checks refuse names
+outside the allowed hosts (DNS rebinding). Nothing here writes to stdout: on stdio it belongs to the
+protocol (the SDK points file descriptor 1 at stderr while serving); logs go to the log file and
+stderr.
 
 This module imports the SDK; only the ``mcp`` command imports this module.
 """
 
 from __future__ import annotations
 
-import asyncio
-import difflib
-import hmac
 import ipaddress
 import logging
 import os
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import anyio
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
-from websearch_tui.core.catalogue import SPECS
-from websearch_tui.core.errors import redact, register_secret
-from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES, RequestError
-from websearch_tui.core.results import ProviderUpdate, SearchResult
-from websearch_tui.core.specs import KIND_LABELS, READINESS, USABLE_READINESS
+from websearch_tui.core.errors import register_secret
 from websearch_tui.core.version import __version__
 from websearch_tui.engine.engine import Engine
-from websearch_tui.engine.requests import build_request
-from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA, to_json_document
-from websearch_tui.formats.llm import to_llm_document
-from websearch_tui.history import HistoryError, HistoryStore, history_path
-from websearch_tui.history.index import match_expression
+from websearch_tui.mcp.gate import BearerGate
+from websearch_tui.mcp.tools import SearchTools
 from websearch_tui.settings.config import Config
-
-log = logging.getLogger(__name__)
 
 SERVER_NAME = "websearch-tui"
 TOKEN_ENV = "WEBSEARCH_TUI_MCP_TOKEN"
@@ -80,493 +48,10 @@ MIN_TOKEN_CHARS = 32
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
-TOOL_LIST_BUDGET = 6656
-"""The most bytes (6.5 KB) the ``tools/list`` tools may take as compact JSON with every provider ready:
-an agent is sent them on every turn. 6,486 bytes on 2026-12-02, down from 12,839 (descriptions cut,
-the document schema's parts shared through ``$defs``, ``history_show`` naming that schema instead of
-repeating it); the tests hold it under this."""
-
-Progress = Callable[[float, float | None, str | None], Awaitable[None]]
-"""``progress(done, total, message)``: sends one progress notification for the current tool call."""
-ToolRun = Callable[[Mapping[str, Any], Progress], Awaitable[types.CallToolResult]]
-"""A tool's handler: ``(arguments, progress) -> result``; never raises for bad input (a tool error)."""
 
 
 class ServeError(Exception):
     """The server cannot start with these options; ``str()`` is one line naming the problem (no secret)."""
-
-
-# --- tools ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ToolDef:
-    """One MCP tool: its name, title, description (computed from the providers' readiness, id ->
-    word, each time tools are listed), JSON Schemas (2020-12) and handler."""
-
-    name: str
-    title: str
-    describe: Callable[[Mapping[str, str]], str]
-    input_schema: Mapping[str, Any]
-    run: ToolRun
-    output_schema: Mapping[str, Any] | None = None
-    annotations: types.ToolAnnotations | None = None
-
-    def listing(self, readiness: Mapping[str, str]) -> types.Tool:
-        """The ``tools/list`` entry."""
-        return types.Tool(
-            name=self.name,
-            title=self.title,
-            description=self.describe(readiness),
-            input_schema=dict(self.input_schema),
-            output_schema=dict(self.output_schema) if self.output_schema is not None else None,
-            annotations=self.annotations,
-        )
-
-
-GROK_SEARCH_MODES: dict[str, str] = {"web_search": "web", "x_search": "x", "both": "both", "web": "web", "x": "x"}
-"""``web_search``'s ``grok_search_mode`` values (the seed's three, then two aliases) -> the Grok
-provider's ``search_mode`` option."""
-REQUEST_ARGUMENTS = ("query", "providers", "mode", "recency", "max_results")
-"""The ``web_search`` arguments that make the :class:`SearchRequest` (the rest are provider options)."""
-
-SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": MAX_QUERY_CHARS,
-            "description": "Question or keywords, sent verbatim.",
-        },
-        "providers": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Ids (list_providers); default: the configured selection.",
-        },
-        "mode": {
-            "type": "string",
-            "enum": list(MODES),
-            "description": "compare (default): all at once; auto: one by one until one answers.",
-        },
-        "recency": {
-            "type": "string",
-            "enum": list(RECENCIES),
-            "description": "Only material from the past day, week, month or year.",
-        },
-        "max_results": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_RESULTS_LIMIT,
-            "description": "Sources per provider (default from the config).",
-        },
-        "grok_search_mode": {
-            "type": "string",
-            "enum": list(GROK_SEARCH_MODES),
-            "description": "grok only: search web pages, X posts or both (default from the config).",
-        },
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
-HISTORY_LIMIT = 10
-"""Entries ``history_search`` returns when no ``limit`` is given (at most :data:`MAX_HISTORY_LIMIT`)."""
-MAX_HISTORY_LIMIT = 100
-HISTORY_FLUSH_SECONDS = 2.0
-"""How long a history tool waits for searches still being written before it reads the file."""
-HISTORY_SEARCH_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "text": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": MAX_QUERY_CHARS,
-            "description": "Words that must all match.",
-        },
-        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_HISTORY_LIMIT},
-    },
-    "required": ["text"],
-    "additionalProperties": False,
-}
-HISTORY_SHOW_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"id": {"type": "integer", "minimum": 1, "description": "The id from history_search."}},
-    "required": ["id"],
-    "additionalProperties": False,
-}
-HISTORY_ENTRIES_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["entries"],
-    "properties": {
-        "entries": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "integer", "minimum": 1},
-                    "query": {"type": "string"},
-                    "created_at": {"type": "string", "format": "date-time"},
-                    "mode": {"enum": list(MODES)},
-                    "recency": {"type": ["string", "null"]},
-                    "max_results": {"type": "integer"},
-                    "providers": {"type": "array", "items": {"type": "string"}},
-                    "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
-                },
-            },
-        }
-    },
-}
-HISTORY_SHOW_OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "description": "web_search's document"}
-"""``history_show``'s output schema: the document :data:`~websearch_tui.formats.json_document.JSON_DOCUMENT_SCHEMA`
-describes, named rather than repeated (4 KB an agent would be sent on every turn)."""
-PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["providers"],
-    "properties": {
-        "providers": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["id", "label", "kind", "readiness", "default"],
-                "properties": {
-                    "id": {"type": "string"},
-                    "label": {"type": "string"},
-                    "kind": {"enum": list(KIND_LABELS.values())},
-                    "readiness": {"enum": list(READINESS)},
-                    "default": {"type": "boolean"},
-                },
-            },
-        }
-    },
-}
-
-
-class SearchTools:
-    """The tools of one server process over one engine: listing them and running a call.
-
-    Args:
-        config: the settings (default selection, providers' tables) used for readiness and requests.
-        engine: the engine every call runs on (:meth:`aclose` closes it).
-    """
-
-    def __init__(self, config: Config, engine: Engine) -> None:
-        self.config = config
-        self.engine = engine
-        self.tools = {tool.name: tool for tool in self.registry()}
-        self._history: HistoryStore | None = None
-
-    def registry(self) -> tuple[ToolDef, ...]:
-        """Every tool this server offers, in listing order (a new tool is one more entry)."""
-        return (
-            ToolDef(
-                name="web_search",
-                title="Web search (many providers)",
-                describe=self._search_description,
-                input_schema=SEARCH_ARGUMENTS_SCHEMA,
-                output_schema=JSON_DOCUMENT_SCHEMA,
-                run=self.web_search,
-                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True),
-            ),
-            ToolDef(
-                name="list_providers",
-                title="List search providers",
-                describe=lambda readiness: "Every search provider: id, label, kind, readiness, default.",
-                input_schema={"type": "object", "properties": {}, "additionalProperties": False},
-                output_schema=PROVIDERS_OUTPUT_SCHEMA,
-                run=self.list_providers,
-                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
-            ),
-            ToolDef(
-                name="history_search",
-                title="Search earlier searches",
-                describe=lambda readiness: "Full-text search of earlier searches, best match first; see history_show.",
-                input_schema=HISTORY_SEARCH_SCHEMA,
-                output_schema=HISTORY_ENTRIES_SCHEMA,
-                run=self.history_search,
-                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
-            ),
-            ToolDef(
-                name="history_show",
-                title="Show an earlier search",
-                describe=lambda readiness: "An earlier search, offline, as web_search returned it.",
-                input_schema=HISTORY_SHOW_SCHEMA,
-                output_schema=HISTORY_SHOW_OUTPUT_SCHEMA,
-                run=self.history_show,
-                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
-            ),
-        )
-
-    async def listing(self) -> list[types.Tool]:
-        """The ``tools/list`` entries, described with the providers' readiness as it is now."""
-        readiness = await asyncio.to_thread(self.readiness)
-        return [tool.listing(readiness) for tool in self.tools.values()]
-
-    def input_schema(self, name: str) -> Mapping[str, Any] | None:
-        """The input schema of tool ``name`` (``None`` for an unknown tool)."""
-        tool = self.tools.get(name)
-        return tool.input_schema if tool is not None else None
-
-    async def call(self, name: str, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
-        """Run tool ``name``. Unknown tools and unexpected failures are tool errors, never exceptions
-        (the message names the exception class, redacted); a cancel propagates.
-
-        Raises:
-            asyncio.CancelledError: the client cancelled the call.
-        """
-        tool = self.tools.get(name)
-        if tool is None:
-            return tool_error(f"unknown tool {name!r}; tools: {', '.join(self.tools)}")
-        try:
-            return await tool.run(arguments, progress)
-        except Exception as exc:  # a bug in a tool must never take the server down
-            log.exception("tool %s failed", name)
-            return tool_error(redact(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"))
-
-    def readiness(self) -> dict[str, str]:
-        """Provider id -> readiness word (:data:`~websearch_tui.core.specs.READINESS`, the key store's
-        own); blocking (it looks keys up through the engine's key store, so a locked keyring prompts
-        once for the server, not per call)."""
-        store = self.engine.key_store
-        return {pid: store.status(spec, self.config.settings_for(pid)) for pid, spec in SPECS.items()}
-
-    def _search_description(self, readiness: Mapping[str, str]) -> str:
-        """``web_search``'s description: what it returns and the ids of the providers ready now."""
-        ready = [pid for pid, word in readiness.items() if word in USABLE_READINESS]
-        return (
-            "Search the web with several providers at once: answers, sources, citations. "
-            "Text: LLM format per provider; structured: the search --format json document. "
-            f"Ready: {', '.join(ready) or 'none'}."
-        )
-
-    async def web_search(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
-        """The ``web_search`` tool: a tool error for bad arguments or when no provider returned content,
-        else the LLM text and the JSON document.
-
-        Raises:
-            asyncio.CancelledError: the client cancelled (every provider run was cancelled first).
-        """
-        try:
-            request = build_request(self.config, **search_arguments(arguments))
-            options = provider_options(arguments)
-        except RequestError as exc:
-            return tool_error(str(exc))
-        result = self.engine.prepare(request)
-        try:
-            await _finish_cancelled(self._search_with_progress(result, progress, options))
-        except asyncio.CancelledError:
-            log.info("web_search cancelled by the client: %s", result.summary().text())
-            raise
-        document = to_json_document(result)
-        if not result.ok:
-            error = result.summary().error or "No provider returned results."
-            return tool_error(f"Error: {error}", structured=document)
-        text = types.TextContent(type="text", text=to_llm_document(result))
-        return types.CallToolResult(content=[text], structured_content=document)
-
-    async def _search_with_progress(
-        self, result: SearchResult, progress: Progress, options: Mapping[str, Mapping[str, Any]] | None = None
-    ) -> None:
-        """Run the prepared search (with the call's provider ``options``), reporting each provider
-        that finishes through ``progress`` (in order, from one task, so a slow client never holds a
-        provider up)."""
-        queue: asyncio.Queue[tuple[int, int, str] | None] = asyncio.Queue()
-        reporter = asyncio.ensure_future(_report_progress(queue, progress))
-        try:
-            counter = FinishCounter(result, queue.put_nowait)
-            await self.engine.search(result.request, counter, result=result, options=options or None)
-        except BaseException:  # cancelled: the client is not waiting for progress any more
-            reporter.cancel()
-            raise
-        finally:
-            queue.put_nowait(None)
-            await asyncio.wait({reporter})
-
-    async def list_providers(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
-        """The ``list_providers`` tool: a table as text, the rows as structured content."""
-        if arguments:
-            return tool_error(f"list_providers takes no arguments (got {', '.join(map(repr, arguments))})")
-        readiness = await asyncio.to_thread(self.readiness)
-        default = set(self.config.default_selection())
-        rows = [
-            {
-                "id": pid,
-                "label": spec.label,
-                "kind": KIND_LABELS[spec.kind],
-                "readiness": readiness[pid],
-                "default": pid in default,
-            }
-            for pid, spec in SPECS.items()
-        ]
-        lines = [
-            f"{row['id']}: {row['label']} ({row['kind']}) {row['readiness']}{', default' if row['default'] else ''}"
-            for row in rows
-        ]
-        text = types.TextContent(type="text", text="\n".join(lines))
-        return types.CallToolResult(content=[text], structured_content={"providers": rows})
-
-    async def history_search(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
-        """The ``history_search`` tool: the matching entries as lines of text and as structured rows."""
-        unknown = sorted(set(arguments) - {"text", "limit"})
-        text, limit = arguments.get("text"), arguments.get("limit", HISTORY_LIMIT)
-        if unknown:
-            return tool_error(f"history_search takes text and limit (got {', '.join(map(repr, unknown))})")
-        if isinstance(text, str) and len(text) > MAX_QUERY_CHARS:
-            return tool_error(f"text is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
-        if not isinstance(text, str) or match_expression(text) is None:
-            return tool_error("history_search needs text with at least one word or number")
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_LIMIT:
-            return tool_error(f"limit must be a whole number from 1 to {MAX_HISTORY_LIMIT}")
-        try:
-            store = await asyncio.to_thread(self._history_store)
-            entries = await asyncio.to_thread(store.search, text, limit=limit) if store else []
-        except HistoryError as exc:
-            return tool_error(str(exc))
-        rows = [entry.to_dict() for entry in entries]
-        lines = [
-            f"{row['id']}: {row['query']} ({row['created_at']}, {row['mode']}; "
-            + ", ".join(f"{count} {status}" for status, count in row["counts"].items() if count)
-            + ")"
-            for row in rows
-        ]
-        content = types.TextContent(type="text", text="\n".join(lines) or "No earlier search matches.")
-        return types.CallToolResult(content=[content], structured_content={"entries": rows})
-
-    async def history_show(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
-        """The ``history_show`` tool: the stored search as ``web_search`` returned it."""
-        entry_id = arguments.get("id")
-        if set(arguments) != {"id"} or isinstance(entry_id, bool) or not isinstance(entry_id, int) or entry_id < 1:
-            return tool_error("history_show takes one argument, id: a whole number from history_search")
-        try:
-            store = await asyncio.to_thread(self._history_store)
-            if store is None:
-                return tool_error(f"no search with id {entry_id}: the history is empty")
-            stored = await asyncio.to_thread(store.get, entry_id)
-        except HistoryError as exc:
-            return tool_error(str(exc))
-        document = to_json_document(stored.result)
-        text = types.TextContent(type="text", text=to_llm_document(stored.result) or "(no results)")
-        return types.CallToolResult(content=[text], structured_content=document)
-
-    def _history_store(self) -> HistoryStore | None:
-        """The history file once the searches still being written are (blocking); ``None`` when it does
-        not exist yet (reading never creates it).
-
-        Raises:
-            HistoryError: the history is off, or the file cannot be opened.
-        """
-        if not self.config.history.enabled:
-            raise HistoryError("the history is off ([history] enabled = false in the config file)")
-        if self.engine.recorder is not None:
-            self.engine.recorder.flush(HISTORY_FLUSH_SECONDS)
-        if self._history is None:
-            path = history_path(self.config.history.path)
-            if not path.exists():
-                return None
-            self._history = HistoryStore(path)
-        return self._history
-
-    async def aclose(self) -> None:
-        """Close the engine's connections (writing what the history still holds) and the history file."""
-        await self.engine.aclose()
-        if self._history is not None:
-            await asyncio.to_thread(self._history.close)
-            self._history = None
-
-
-def search_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """``web_search`` arguments as :func:`~websearch_tui.engine.requests.build_request` keywords
-    (:data:`REQUEST_ARGUMENTS`: ``query``, ``providers``, ``mode``, ``recency``, ``max_results``);
-    ``null`` means "not given". Ranges and choices are left to ``build_request``; provider options
-    (``grok_search_mode``) to :func:`provider_options`.
-
-    Raises:
-        RequestError: an unknown argument (with a did-you-mean), a missing or non-string query, or
-            providers that are not a list of strings.
-    """
-    known = SEARCH_ARGUMENTS_SCHEMA["properties"]
-    for name in arguments:
-        if name not in known:
-            close = difflib.get_close_matches(name, list(known), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else f"; arguments: {', '.join(known)}"
-            raise RequestError(f"unknown argument {name!r}{hint}")
-    query = arguments.get("query")
-    if not isinstance(query, str):
-        raise RequestError("query is required and must be a string" if query is None else "query must be a string")
-    providers = arguments.get("providers")
-    if providers is not None and not (isinstance(providers, list) and all(isinstance(p, str) for p in providers)):
-        raise RequestError('providers must be a list of provider ids, e.g. ["ddgs", "brave"]')
-    return {name: arguments.get(name) for name in REQUEST_ARGUMENTS}
-
-
-def provider_options(arguments: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The provider options a ``web_search`` call sets for itself, as the engine's per-search
-    ``options`` (provider id -> ``{option: value}``): ``grok_search_mode`` -> ``{"grok":
-    {"search_mode": "web" | "x" | "both"}}`` (:data:`GROK_SEARCH_MODES`, case and spaces ignored);
-    ``{}`` when none is given (``null`` means "not given").
-
-    Raises:
-        RequestError: a ``grok_search_mode`` that is not one of the values, naming them.
-    """
-    mode = arguments.get("grok_search_mode")
-    if mode is None:
-        return {}
-    search_mode = GROK_SEARCH_MODES.get(mode.strip().lower()) if isinstance(mode, str) else None
-    if search_mode is None:
-        raise RequestError(f"grok_search_mode must be one of web_search, x_search, both (or web, x), not {mode!r}")
-    return {"grok": {"search_mode": search_mode}}
-
-
-class FinishCounter:
-    """An ``on_update`` callback that counts the providers of ``result`` whose run ended and passes
-    ``(done, total, "3/6 done: Brave Search failed")`` to ``report`` once per provider."""
-
-    def __init__(self, result: SearchResult, report: Callable[[tuple[int, int, str]], None]) -> None:
-        self._result = result
-        self._report = report
-        self._ended: set[str] = set()
-
-    def __call__(self, update: ProviderUpdate) -> None:
-        if not update.final or update.provider in self._ended:
-            return
-        self._ended.add(update.provider)
-        done, total = len(self._ended), len(self._result.providers)
-        label = self._result.label(update.provider)
-        self._report((done, total, f"{done}/{total} done: {label} {update.status.value}"))
-
-
-async def _report_progress(queue: asyncio.Queue[tuple[int, int, str] | None], progress: Progress) -> None:
-    """Send each queued ``(done, total, message)`` until ``None``; a failed send is logged and the
-    rest still drain (the client may be gone)."""
-    while (item := await queue.get()) is not None:
-        done, total, message = item
-        try:
-            await progress(done, total, message)
-        except Exception:
-            log.debug("progress notification not sent", exc_info=True)
-
-
-async def _finish_cancelled(work: Awaitable[None]) -> None:
-    """Await ``work`` in its own task; when the caller is cancelled, cancel it and wait until it has
-    ended (every provider run cancelled, its connections closed) before the cancel propagates.
-
-    Raises:
-        asyncio.CancelledError: the caller was cancelled.
-    """
-    task = asyncio.ensure_future(work)
-    try:
-        await asyncio.shield(task)
-    except asyncio.CancelledError:
-        task.cancel()
-        with anyio.CancelScope(shield=True):  # the SDK's cancel scope would interrupt this wait
-            await asyncio.wait({task})
-        raise
-
-
-def tool_error(message: str, *, structured: dict[str, Any] | None = None) -> types.CallToolResult:
-    """A tool error result (``isError``) whose text is ``message``."""
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], structured_content=structured, is_error=True
-    )
 
 
 # --- the server -------------------------------------------------------------------------------
@@ -722,38 +207,6 @@ def transport_security(options: HttpOptions) -> TransportSecuritySettings:
     )
 
 
-class BearerGate:
-    """ASGI middleware: an HTTP request passes only with ``Authorization: Bearer <token>`` (compared in
-    constant time); any other gets 401 with ``WWW-Authenticate: Bearer`` and a log line naming the
-    method, path and client, never a header value."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self._app = app
-        self._token = token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        problem = self._problem(scope) if scope["type"] == "http" else None
-        if problem is None:
-            await self._app(scope, receive, send)
-            return
-        client = scope.get("client") or ("?", 0)
-        log.warning("refused %s %s from %s:%s: %s", scope.get("method"), scope.get("path"), *client, problem)
-        body = b'{"error": "invalid_token", "error_description": "a valid bearer token is required"}'
-        headers = [(b"content-type", b"application/json"), (b"www-authenticate", b'Bearer error="invalid_token"')]
-        await send({"type": "http.response.start", "status": 401, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
-
-    def _problem(self, scope: Scope) -> str | None:
-        """Why the request is refused (``None``: it carries the token)."""
-        values = [value for name, value in scope.get("headers", ()) if name.lower() == b"authorization"]
-        if not values:
-            return "no bearer token"
-        scheme, _, given = values[0].partition(b" ")
-        if scheme.lower() != b"bearer":
-            return "not a bearer token"
-        return None if hmac.compare_digest(given.strip(), self._token) else "wrong bearer token"
-
-
 def http_app(tools: SearchTools, options: HttpOptions) -> ASGIApp:
     """The ASGI app: the SDK's Streamable HTTP endpoint at :data:`MCP_PATH` with the Host/Origin checks,
     behind :class:`BearerGate` when a token is set. Its lifespan runs the SDK's session manager."""
@@ -799,10 +252,11 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def log_to_stderr() -> None:
-    """Also send this module's log lines (refused requests, tool failures) to stderr, redacted."""
+    """Also send the MCP front end's log lines (refused requests, tool failures: the loggers of
+    ``websearch_tui.mcp`` and its modules) to stderr from WARNING up, redacted."""
     from websearch_tui.core.logs import RedactingFormatter
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(RedactingFormatter("websearch-tui mcp: %(levelname)s %(message)s"))
     handler.setLevel(logging.WARNING)
-    log.addHandler(handler)
+    logging.getLogger("websearch_tui.mcp").addHandler(handler)
