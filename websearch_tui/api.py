@@ -1,10 +1,11 @@
 """The Python API: :func:`search`, :func:`asearch` and :func:`list_providers`, also reached as
 ``websearch_tui.search(...)``, ``websearch_tui.asearch(...)`` and ``websearch_tui.list_providers()``.
 
-The same engine, providers and normalised result as the TUI and the CLI. Each search builds its own
-engine and closes its connections when it ends; keys come from the environment, the OS keyring or the
-key file, as for the CLI. Importing this module is cheap: the engine (and httpx) is imported when a
-search runs.
+The same session, engine, providers and normalised result as the TUI and the CLI. Each search
+opens its own :class:`~websearch_tui.session.Session` and closes its connections when it ends; keys
+come from the environment, the OS keyring or the key file, as for the CLI, and the search is recorded
+in the history unless ``record=False``. ``result.to_dict()`` is exactly the CLI's ``--format json``
+document. Importing this module is cheap: the engine (and httpx) is imported when a search runs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def search(
     max_results: int | None = None,
     recency: str | None = None,
     config: str | os.PathLike[str] | Config | None = None,
+    record: bool = True,
 ) -> SearchResult:
     """Search ``query`` and return every provider's outcome (blocking; see :func:`asearch`).
 
@@ -42,7 +44,15 @@ def search(
     else:
         raise RuntimeError("websearch_tui.search() cannot run inside an event loop; await websearch_tui.asearch()")
     return asyncio.run(
-        asearch(query, providers=providers, mode=mode, max_results=max_results, recency=recency, config=config)
+        asearch(
+            query,
+            providers=providers,
+            mode=mode,
+            max_results=max_results,
+            recency=recency,
+            config=config,
+            record=record,
+        )
     )
 
 
@@ -54,6 +64,7 @@ async def asearch(
     max_results: int | None = None,
     recency: str | None = None,
     config: str | os.PathLike[str] | Config | None = None,
+    record: bool = True,
 ) -> SearchResult:
     """Search ``query`` with ``providers`` (ids; ``None``: the config's default selection) in ``mode``
     (``"compare"``: all at once; ``"auto"``: one at a time until one answers) and return the result.
@@ -61,6 +72,7 @@ async def asearch(
     ``max_results`` (sources per provider, 1-20) and ``recency`` (``"day"``, ``"week"``, ``"month"``,
     ``"year"``) default to the config's. ``config`` is a path to a ``config.toml``, a loaded
     :class:`~websearch_tui.settings.config.Config`, or ``None`` for the file the CLI would use.
+    ``record=False`` keeps this one search out of the history (as ``search --no-history``).
 
     ``result.outcomes`` holds one :class:`~websearch_tui.core.results.ProviderOutcome` per provider:
     ``.provider``, ``.status`` (``RunStatus.DONE``, ``EMPTY``, ``FAILED``, ...), ``.response``
@@ -75,16 +87,16 @@ async def asearch(
         asyncio.CancelledError: when the calling task is cancelled (every provider run is cancelled
             and its connections closed first).
     """
-    from websearch_tui.engine.engine import Engine
     from websearch_tui.engine.requests import build_request
+    from websearch_tui.session import Session
 
     loaded = _config(config)
     request = build_request(loaded, query, providers=providers, mode=mode, max_results=max_results, recency=recency)
-    engine = Engine.from_config(loaded)
+    session = Session.from_config(loaded)
     try:
-        return await engine.search(request)
+        return await session.search(request, record=record)
     finally:
-        await engine.aclose()
+        await session.aclose()
 
 
 def list_providers() -> list[ProviderSpec]:

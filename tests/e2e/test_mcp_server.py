@@ -41,7 +41,8 @@ from websearch_tui.core.errors import register_secret
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import RunStatus, SearchResult
 from websearch_tui.engine.engine import Engine
-from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA, to_json_document
+from websearch_tui.session import Session
+from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA
 from websearch_tui.mcp.server import build_server, http_options, transport_security
 from websearch_tui.mcp.tools import TOOL_LIST_BUDGET, SearchTools
 from websearch_tui.settings.config import Config, load_config
@@ -242,7 +243,7 @@ async def test_stdio_web_search_matches_the_cli_formats_and_reports_progress(fak
     ],
 )
 def test_bad_arguments_are_tool_errors(arguments: dict[str, Any], message: str) -> None:
-    tools = SearchTools(Config(), Engine())
+    tools = SearchTools(Session(Config(), Engine()))
     result = asyncio.run(tools.call("web_search", arguments, no_progress))
     assert result.is_error and result.content[0].text == message
     assert result.structured_content is None
@@ -532,11 +533,11 @@ async def test_cancel_ends_every_run_and_closes_its_connections(
     fake_server: FakeServer, fake_config: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     arrived = hold_until_cancelled(fake_server, "brave")
-    tools = SearchTools(load_config(fake_config), Engine.from_config(load_config(fake_config)))
-    results = record_searches(tools.engine, monkeypatch)
+    tools = SearchTools(Session(load_config(fake_config), Engine.from_config(load_config(fake_config))))
+    results = record_searches(tools.session.engine, monkeypatch)
     async with Client(build_server(tools)) as client:
         await call_and_cancel(client, arrived)
-        assert busy_connections(tools.engine) == []
+        assert busy_connections(tools.session.engine) == []
         assert results[0].statuses() == {"brave": RunStatus.CANCELLED, "tavily": RunStatus.DONE}
         after = await client.call_tool("web_search", {"query": QUERY, "providers": ["tavily"]})
     assert not after.is_error
@@ -552,7 +553,7 @@ async def test_sessions_share_the_engine_and_its_pacing(fake_config: Path) -> No
         waits.append(delay)
 
     engine.clock, engine.sleep = (lambda: 1000.0), sleep  # a frozen clock: the waits are exact
-    tools = SearchTools(load_config(fake_config), engine)
+    tools = SearchTools(Session(load_config(fake_config), engine))
     server = build_server(tools)
     for query in ("first", "second"):
         async with Client(server) as client:
@@ -563,13 +564,13 @@ async def test_sessions_share_the_engine_and_its_pacing(fake_config: Path) -> No
 
 
 async def test_an_unexpected_failure_is_a_tool_error(fake_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    tools = SearchTools(load_config(fake_config), Engine.from_config(load_config(fake_config)))
+    tools = SearchTools(Session(load_config(fake_config), Engine.from_config(load_config(fake_config))))
     register_secret(FAKE_KEYS["TAVILY_API_KEY"])  # as a search that resolved the key before it broke would have
 
     async def broken(*args: Any, **kwargs: Any) -> SearchResult:
         raise RuntimeError(f"bad state near {FAKE_KEYS['TAVILY_API_KEY']}")
 
-    monkeypatch.setattr(tools.engine, "search", broken)
+    monkeypatch.setattr(tools.session.engine, "search", broken)
     async with Client(build_server(tools)) as client:
         failed = await client.call_tool("web_search", {"query": QUERY, "providers": ["tavily"]})
         listed = await client.call_tool("list_providers", {})
@@ -584,9 +585,9 @@ async def test_the_output_schema_fits_every_document(fake_server: FakeServer, fa
     engine = Engine.from_config(load_config(fake_config))
     try:
         documents = [
-            to_json_document(await engine.search(SearchRequest(QUERY, providers=PROVIDERS, recency="week"))),
-            to_json_document(await engine.search(SearchRequest(QUERY, providers=("brave", "tavily"), mode="auto"))),
-            to_json_document(await engine.search(SearchRequest(QUERY, providers=("brave",)))),
+            (await engine.search(SearchRequest(QUERY, providers=PROVIDERS, recency="week"))).to_dict(),
+            (await engine.search(SearchRequest(QUERY, providers=("brave", "tavily"), mode="auto"))).to_dict(),
+            (await engine.search(SearchRequest(QUERY, providers=("brave",)))).to_dict(),
         ]
     finally:
         await engine.aclose()
@@ -601,7 +602,7 @@ def test_the_tool_list_stays_within_its_budget(monkeypatch: pytest.MonkeyPatch) 
     every provider ready (each is named in web_search's description). 6,486 bytes on 2026-12-02
     (12,839 before: web_search's description named every provider with its label, and history_show
     repeated the 4 KB document schema)."""
-    tools = SearchTools(Config(), Engine())
+    tools = SearchTools(Session(Config(), Engine()))
     monkeypatch.setattr(tools, "readiness", lambda: dict.fromkeys(PROVIDERS, "ready"))
     listing = asyncio.run(tools.listing())
     size = len(
@@ -624,7 +625,7 @@ def grok_tools_sent(server: FakeServer) -> list[list[str]]:
 
 async def test_grok_search_mode_reaches_grok_for_that_call_only(fake_server: FakeServer, fake_config: Path) -> None:
     config = load_config(fake_config)
-    tools = SearchTools(config, Engine.from_config(config))
+    tools = SearchTools(Session(config, Engine.from_config(config)))
     async with Client(build_server(tools)) as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}["web_search"]
         calls = [
@@ -659,7 +660,7 @@ async def test_grok_search_mode_leaves_other_providers_and_the_config_alone(
 ) -> None:
     config = load_config(fake_config)
     engine = Engine.from_config(config)
-    tools = SearchTools(config, engine)
+    tools = SearchTools(Session(config, engine))
     async with Client(build_server(tools)) as client:
         result = await client.call_tool(
             "web_search", {"query": QUERY, "providers": ["tavily"], "grok_search_mode": "x"}
@@ -674,7 +675,7 @@ async def test_grok_search_mode_leaves_other_providers_and_the_config_alone(
 
 async def test_history_tools_find_and_show_what_web_search_returned(fake_config: Path) -> None:
     config = load_config(fake_config)
-    tools = SearchTools(config, Engine.from_config(config))
+    tools = SearchTools(Session(config, Engine.from_config(config)))
     async with Client(build_server(tools)) as client:
         empty = await client.call_tool("history_search", {"text": "asyncio"})
         searched = await client.call_tool("web_search", {"query": QUERY, "providers": ["tavily", "brave"]})
@@ -710,14 +711,14 @@ async def test_history_tools_find_and_show_what_web_search_returned(fake_config:
     ],
 )
 def test_bad_history_arguments_are_tool_errors(name: str, arguments: dict[str, Any], message: str) -> None:
-    result = asyncio.run(SearchTools(Config(), Engine()).call(name, arguments, no_progress))
+    result = asyncio.run(SearchTools(Session(Config(), Engine())).call(name, arguments, no_progress))
     assert result.is_error and result.content[0].text == message
 
 
 def test_history_tools_say_when_the_history_is_off(tmp_path: Path) -> None:
     config_file = tmp_path / "config.toml"
     config_file.write_text("[history]\nenabled = false\n")
-    tools = SearchTools(load_config(config_file), Engine())
+    tools = SearchTools(Session(load_config(config_file), Engine()))
     result = asyncio.run(tools.call("history_search", {"text": "asyncio"}, no_progress))
     assert result.is_error and "history is off" in result.content[0].text
     assert not (tmp_path / "history.sqlite3").exists()

@@ -13,7 +13,6 @@ from textual.widgets import Select
 from tests.tui.conftest import fixed_status, submit, wait_for_search, workers_done
 from tests.tui.test_search_screen import auth_failure, full_result
 from websearch_tui.engine.engine import Engine
-from websearch_tui.formats.json_document import to_json_document
 from websearch_tui.formats.markdown import to_markdown
 from websearch_tui.history import HistoryRecorder, HistoryStore
 from websearch_tui.settings.config import Config, HistorySettings, SearchSettings
@@ -310,7 +309,7 @@ async def test_export_writes_markdown_and_json(make_history_app, calls, tmp_path
 
 
 def to_document(result):
-    return json.loads(json.dumps(to_json_document(result)))
+    return json.loads(json.dumps(result.to_dict()))
 
 
 async def test_export_shows_a_failed_write_and_stays_open(make_history_app, calls, tmp_path):

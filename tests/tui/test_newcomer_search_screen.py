@@ -15,7 +15,7 @@ from tests.tui.test_search_screen import full_result, status_text
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import AnswerDelta
 from websearch_tui.tui.common.marked_list import SELECTED_MARK, UNSELECTED_MARK
-from websearch_tui.tui.search.screen import (
+from websearch_tui.tui.search.search_bar import (
     COMPACT_COUNT_OPTIONS,
     COMPACT_RECENCY_OPTIONS,
     COUNT_OPTIONS,

@@ -207,7 +207,7 @@ async def test_the_screen_owns_the_one_search_worker_and_panes_only_show_its_upd
         first = [w for w in app.workers if w.group == "search"]
         assert len(first) == 1 and first[0].node is app.screen  # not one per pane
         assert not [w for w in app.workers if isinstance(w.node, ProviderPane)]
-        late = ProviderUpdate(app.screen._search_id, "exa", RunStatus.STREAMING, SearchResponse("exa"))
+        late = ProviderUpdate(app.screen.session.live.search_id, "exa", RunStatus.STREAMING, SearchResponse("exa"))
         await submit(pilot, "second")
         await pilot.pause(0.1)
         app.screen._show_update(late)  # an update of the search that was replaced arrives late

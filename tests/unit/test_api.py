@@ -53,6 +53,19 @@ async def test_asearch_with_a_loaded_config_and_a_failing_provider(fake_config: 
     assert result.winner == "perplexity" and result.ok
 
 
+def test_record_false_keeps_one_search_out_of_the_history(fake_config: Path) -> None:
+    """The history is the isolated one of this test (``WEBSEARCH_TUI_HISTORY``, tests/conftest.py)."""
+    from websearch_tui.history import HistoryStore, history_path
+
+    websearch_tui.search("kept out", config=fake_config, record=False)
+    websearch_tui.search("kept", config=fake_config)
+    store = HistoryStore(history_path())
+    try:
+        assert [entry.query for entry in store.entries()] == ["kept"]
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -41,7 +41,6 @@ from websearch_tui.core.errors import ErrorKind
 from websearch_tui.core.models import SearchRequest, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.engine.engine import Engine
-from websearch_tui.formats.json_document import to_json_document
 from websearch_tui.formats.llm import to_llm_document
 from websearch_tui.formats.markdown import to_markdown
 from websearch_tui.formats.text import to_text
@@ -394,7 +393,7 @@ def secrets() -> list[str]:
 
 def outputs(result: SearchResult) -> str:
     """Everything a search can show or export: the result's repr and every CLI output format."""
-    document = json.dumps(to_json_document(result), ensure_ascii=False)
+    document = json.dumps(result.to_dict(), ensure_ascii=False)
     shown = [to_llm_document(result), to_markdown(result), to_text(result)]
     return "\n".join([repr(result), *shown, document])
 

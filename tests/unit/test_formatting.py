@@ -15,7 +15,6 @@ from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
-from websearch_tui.formats.json_document import to_json_document
 from websearch_tui.formats.llm import outcome_llm_text, to_llm_document, to_llm_merged, to_llm_text
 from websearch_tui.formats.markdown import to_markdown
 from websearch_tui.formats.text import to_text
@@ -109,7 +108,7 @@ def _result() -> SearchResult:
 
 
 def test_json_document_shape() -> None:
-    document = to_json_document(_result())
+    document = _result().to_dict()
     assert document["query"] == "rust [1.80]" and document["mode"] == "compare"
     perplexity, brave = document["results"]
     assert perplexity["status"] == "done" and perplexity["elapsed_ms"] == 1200 and perplexity["error"] is None
@@ -191,7 +190,7 @@ def test_dropped_sources_are_reported_in_every_format() -> None:
     markdown = to_markdown(result).split("\n")
     at = markdown.index(f"> {line}")
     assert markdown[at + 1] == ""  # the quote ends before the answer
-    assert to_json_document(result)["results"][0]["response"]["dropped_sources"] == 2
+    assert result.to_dict()["results"][0]["response"]["dropped_sources"] == 2
     assert to_llm_text(response) == SEED_EXAMPLE  # the seed format is left as the seed has it
     response.dropped_sources = 1
     assert "Note: 1 result without a usable URL was dropped." in to_text(result)
@@ -219,7 +218,7 @@ def _fan_out() -> SearchResult:
 
 
 def test_json_document_carries_the_merged_sources() -> None:
-    merged = to_json_document(_fan_out())["merged"]
+    merged = _fan_out().to_dict()["merged"]
     assert [row["url"] for row in merged] == ["https://docs.python.org/3/library/asyncio.html", "https://a.example/x"]
     top = merged[0]
     assert top["providers"] == ["exa", "perplexity", "brave"] and top["ranks"] == {
@@ -298,7 +297,7 @@ def every_format(result: SearchResult) -> dict[str, str]:
         "llm --merged": to_llm_merged(result),
         "text": to_text(result),
         "markdown": to_markdown(result),
-        "json": json.dumps(to_json_document(result), ensure_ascii=False),
+        "json": json.dumps(result.to_dict(), ensure_ascii=False),
     }
 
 
@@ -474,7 +473,7 @@ def test_json_dates_are_iso_8601_utc_with_the_provider_text_beside() -> None:
     sources = [make_source(f"https://{n}.example", "T", published=raw) for n, (raw, _) in enumerate(rows)]
     response = SearchResponse("tavily", sources=[s for s in sources if s is not None])
     result = _outcomes_result(ProviderOutcome("tavily", RunStatus.DONE, response))
-    document = to_json_document(result)
+    document = result.to_dict()
     listed = document["results"][0]["response"]["sources"]
     assert [(s["published_date"], s["published_text"]) for s in listed] == [(iso, raw) for raw, iso in rows]
     import jsonschema
@@ -580,14 +579,14 @@ def test_reports_and_json_carry_when_the_search_ran_its_mode_recency_and_publica
     assert "— blog.rust-lang.org · 2024-07-25 · 14mo ago\n" in markdown
     assert "[1] Announcing Rust 1.80.0 (2024-07-25 · 14mo ago)\n" in to_text(result)
     assert to_llm_text(response) == SEED_EXAMPLE  # the seed format keeps its ages
-    document = to_json_document(result)
+    document = result.to_dict()
     assert (document["created_at"], document["mode"], document["recency"]) == (
         "2026-12-02T15:25:04.120Z",
         "compare",
         "week",
     )
     jsonschema.Draft202012Validator(JSON_DOCUMENT_SCHEMA).validate(document)
-    by_hand = to_json_document(_result())
+    by_hand = _result().to_dict()
     assert by_hand["created_at"] is None and to_markdown(_result()).startswith(
         "# rust \\[1.80\\]\n\nMode compare · recency any"
     )

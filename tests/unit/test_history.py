@@ -25,7 +25,6 @@ from websearch_tui.core.models import AnswerDelta, Note, SearchRequest, Source, 
 from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.engine import engine as engine_module
 from websearch_tui.engine.engine import Engine
-from websearch_tui.formats.json_document import to_json_document
 from websearch_tui.formats.markdown import to_markdown
 from websearch_tui.formats.text import to_text
 from websearch_tui.history import HistoryError, HistoryRecorder, HistoryStore, UnknownEntry, schema
@@ -61,7 +60,7 @@ def test_a_stored_search_reads_back_exactly_as_it_ended(store: HistoryStore) -> 
     stored = store.get(entry_id)
     assert records(stored.result.outcomes) == records(result.outcomes)  # every response field, error, timing
     assert stored.result.request == result.request
-    assert to_json_document(stored.result) == to_json_document(result)
+    assert stored.result.to_dict() == result.to_dict()
     assert to_markdown(stored.result) == to_markdown(result) and to_text(stored.result) == to_text(result)
     entry = stored.entry
     assert (entry.id, entry.created_at, entry.query, entry.mode) == (entry_id, WHEN, result.request.query, "compare")
@@ -85,7 +84,7 @@ def test_auto_mode_keeps_the_winner_and_the_skipped_providers(store: HistoryStor
     stored = store.get(store.add(result))
     assert stored.result.winner == "ddgs" and stored.result.statuses()["exa"] is RunStatus.SKIPPED
     assert stored.entry.counts()[RunStatus.SKIPPED] == 1
-    assert to_json_document(stored.result) == to_json_document(result)
+    assert stored.result.to_dict() == result.to_dict()
 
 
 def test_entries_are_newest_first(store: HistoryStore) -> None:
@@ -238,9 +237,7 @@ def test_an_older_schema_is_migrated_and_its_searches_indexed(path: Path) -> Non
     assert [entry.query for entry in store.search("rust")] == ["old rust question"]
     assert [entry.query for entry in store.search("realpython")] == ["old rust question", "old asyncio question"]
     stored = store.get(1).result
-    assert to_json_document(stored) == to_json_document(
-        dataclasses.replace(sample_result("old asyncio question"), created_at=WHEN)
-    )
+    assert stored.to_dict() == dataclasses.replace(sample_result("old asyncio question"), created_at=WHEN).to_dict()
     store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == schema.LATEST

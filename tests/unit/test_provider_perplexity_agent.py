@@ -32,7 +32,6 @@ from websearch_tui.core.models import (
 )
 from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.core.specs import ProviderSettings
-from websearch_tui.formats.json_document import outcome_to_dict
 from websearch_tui.history import codec
 from websearch_tui.providers import load_stream
 from websearch_tui.providers.families import perplexity_agent as agent
@@ -579,7 +578,7 @@ async def test_api_chat_keeps_sonar_pro_and_sends_the_domain_filter() -> None:
 def test_the_reported_cost_reaches_the_json_output_and_survives_the_history_codec() -> None:
     response = SearchResponse(provider="perplexity", answer="a", usage=Usage(input_tokens=1, cost_usd=0.00119))
     outcome = ProviderOutcome(provider="perplexity", status=RunStatus.DONE, response=response)
-    assert outcome_to_dict(outcome)["response"]["usage"]["cost_usd"] == 0.00119
+    assert outcome.to_dict()["response"]["usage"]["cost_usd"] == 0.00119
     stored = codec.unpack(codec.pack([codec.outcome_record(outcome)]))
     assert codec._outcome(stored[0]).response.usage == Usage(input_tokens=1, cost_usd=0.00119)
 

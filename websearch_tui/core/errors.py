@@ -14,6 +14,7 @@ import json
 import re
 import threading
 from enum import Enum
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 from websearch_tui.core.text import markdown_escape, sanitize, truncate
@@ -319,3 +320,15 @@ def safe_text(text: str) -> str:
     tab) and no configured secret, whatever a parser let through (the reducer already cleans each
     field; this is the boundary's own guard). Linear."""
     return redact(sanitize(text))
+
+
+def safe_document(value: Any) -> Any:
+    """``value`` (a JSON document of ours: dicts, lists, strings, numbers) with :func:`safe_text`
+    applied to every string in it, keys included. Linear in its size."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(key) if isinstance(key, str) else key: safe_document(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [safe_document(item) for item in value]
+    return value

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from enum import Enum
+from typing import Any
 
-from websearch_tui.core.errors import ProviderError, all_failed_message, empty_message
+from websearch_tui.core.errors import ProviderError, all_failed_message, empty_message, safe_document
+from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.models import SearchEvent, SearchRequest, SearchResponse
 
 
@@ -107,6 +109,25 @@ class ProviderOutcome:
     def ok(self) -> bool:
         """True when the run finished with renderable content."""
         return self.status is RunStatus.DONE
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"provider", "status", "elapsed_ms", "first_event_ms", "response", "error"}``: one entry of
+        the JSON document's ``results``.
+
+        ``response`` is the normalised response (also partial content of a failed stream, or ``None``
+        when nothing arrived), with ``dropped_sources`` counting results left out for lack of a URL;
+        ``error`` is ``{"kind", "message", "status"}`` or ``None``.
+        """
+        response = self.response
+        has_content = self.status is not RunStatus.FAILED or response.is_renderable()
+        return {
+            "provider": self.provider,
+            "status": self.status.value,
+            "elapsed_ms": self.elapsed_ms,
+            "first_event_ms": self.first_event_ms,
+            "response": response.to_dict() if has_content else None,
+            "error": self.error.to_dict() if self.error else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -205,6 +226,39 @@ class SearchResult:
         return [
             (o.provider, o.error.message if o.error else empty_message(self.label(o.provider))) for o in self.outcomes
         ]
+
+    def merged_sources(self) -> list[MergedSource]:
+        """Every source of the outcomes (partial ones of failed or cancelled runs included), merged
+        and ranked (:func:`~websearch_tui.core.merge.merge_responses`)."""
+        return merge_responses(outcome.response for outcome in self.outcomes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The search as one JSON document, exactly the CLI's ``--format json`` (and the MCP tools'
+        structured content): ``query``, ``created_at`` (when it started, ISO 8601 UTC to the
+        millisecond; ``None`` for a result made by hand), ``mode``, ``max_results``, ``recency``,
+        ``results`` (:meth:`ProviderOutcome.to_dict`, in order), ``merged`` (every source once,
+        ranked: :meth:`MergedSource.to_dict <websearch_tui.core.merge.MergedSource.to_dict>`),
+        ``winner`` in auto mode and ``error`` (``{"message"}``) when nothing returned content. Every
+        string is sanitised and redacted (:func:`~websearch_tui.core.errors.safe_document`)."""
+        request = self.request
+        created = self.created_at
+        document: dict[str, Any] = {
+            "query": request.query,
+            "created_at": created.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            if created is not None
+            else None,
+            "mode": self.mode,
+            "max_results": request.max_results,
+            "recency": request.recency,
+            "results": [outcome.to_dict() for outcome in self.outcomes],
+            "merged": [row.to_dict() for row in self.merged_sources()],
+        }
+        if self.mode == "auto":
+            document["winner"] = self.winner
+        if not self.ok:
+            document["error"] = {"message": self.summary().error or "No provider returned results."}
+        cleaned: dict[str, Any] = safe_document(document)
+        return cleaned
 
     def combined_error(self) -> str | None:
         """The seed message for "nothing returned content": one failure's message as it is, several

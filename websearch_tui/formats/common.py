@@ -3,10 +3,6 @@ the outcomes a format shows, the merged source list and the secret-safe JSON tre
 
 from __future__ import annotations
 
-from typing import Any
-
-from websearch_tui.core.errors import safe_text
-from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.results import ProviderOutcome, SearchResult
 from websearch_tui.core.text import format_age
 
@@ -56,20 +52,3 @@ def visible_outcomes(result: SearchResult) -> list[ProviderOutcome]:
     if result.mode == "auto" and result.winner:
         return [o for o in result.outcomes if o.provider == result.winner]
     return result.outcomes
-
-
-def merged_sources(result: SearchResult) -> list[MergedSource]:
-    """Every source of the search's outcomes (partial ones of failed or cancelled runs included),
-    merged and ranked (:func:`~websearch_tui.core.merge.merge_responses`)."""
-    return merge_responses(outcome.response for outcome in result.outcomes)
-
-
-def safe_tree(value: Any) -> Any:
-    """``value`` (a JSON document of ours) with :func:`safe_text` applied to every string in it."""
-    if isinstance(value, str):
-        return safe_text(value)
-    if isinstance(value, dict):
-        return {safe_text(key) if isinstance(key, str) else key: safe_tree(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [safe_tree(item) for item in value]
-    return value

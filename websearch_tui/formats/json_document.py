@@ -1,64 +1,14 @@
-"""The JSON document of a search (``search --format json``, the MCP tools' structured content), its
-JSON Schema and one outcome as a dict: pure, ``SearchResult`` in, ``dict`` or ``str`` out."""
+"""The JSON document of a search as text (``search --format json``) and its JSON Schema (the MCP
+tools' output schema). The document itself is :meth:`SearchResult.to_dict
+<websearch_tui.core.results.SearchResult.to_dict>`, so the Python API returns it too."""
 
 from __future__ import annotations
 
 import json
-from datetime import timezone
 from typing import Any
 
 from websearch_tui.core.models import MODES
-from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
-from websearch_tui.formats.common import merged_sources, safe_tree
-
-
-def _created_at(result: SearchResult) -> str | None:
-    """When the search started, ISO 8601 UTC to the millisecond (as the history lists it), else ``None``."""
-    moment = result.created_at
-    if moment is None:
-        return None
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def outcome_to_dict(outcome: ProviderOutcome) -> dict[str, Any]:
-    """``{"provider", "status", "elapsed_ms", "first_event_ms", "response", "error"}``.
-
-    ``response`` is the normalised response (also partial content of a failed stream, or ``None``
-    when nothing arrived), with ``dropped_sources`` counting results left out for lack of a URL;
-    ``error`` is ``{"kind", "message", "status"}`` or ``None``.
-    """
-    response = outcome.response
-    has_content = outcome.status is not RunStatus.FAILED or response.is_renderable()
-    return {
-        "provider": outcome.provider,
-        "status": outcome.status.value,
-        "elapsed_ms": outcome.elapsed_ms,
-        "first_event_ms": outcome.first_event_ms,
-        "response": response.to_dict() if has_content else None,
-        "error": outcome.error.to_dict() if outcome.error else None,
-    }
-
-
-def to_json_document(result: SearchResult) -> dict[str, Any]:
-    """The CLI's JSON document: query, created_at (when the search started, ISO 8601 UTC; ``None``
-    for a result made by hand), mode, max_results, recency, winner (auto), error (all failed),
-    per-provider ``results`` and ``merged``: every source once, ranked (see :meth:`MergedSource.to_dict`)."""
-    request = result.request
-    document: dict[str, Any] = {
-        "query": request.query,
-        "created_at": _created_at(result),
-        "mode": result.mode,
-        "max_results": request.max_results,
-        "recency": request.recency,
-        "results": [outcome_to_dict(o) for o in result.outcomes],
-        "merged": [row.to_dict() for row in merged_sources(result)],
-    }
-    if result.mode == "auto":
-        document["winner"] = result.winner
-    if not result.ok:
-        document["error"] = {"message": result.summary().error or "No provider returned results."}
-    cleaned: dict[str, Any] = safe_tree(document)
-    return cleaned
+from websearch_tui.core.results import RunStatus, SearchResult
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -171,7 +121,8 @@ JSON_DOCUMENT_SCHEMA: dict[str, Any] = {
     },
     "$defs": _DEFINITIONS,
 }
-"""JSON Schema (2020-12) of :func:`to_json_document`: what ``search --format json`` prints and the MCP
+"""JSON Schema (2020-12) of :meth:`SearchResult.to_dict <websearch_tui.core.results.SearchResult.to_dict>`: what
+``search --format json`` prints and the MCP
 ``web_search`` tool's structured content. Each object is defined once under ``$defs`` and referenced,
 with its fields' types only (no prose, no per-object ``required``): the MCP tool list is sent to an
 agent on every turn, so it stays small. A field added to the document is added here too (the tests
@@ -180,5 +131,5 @@ validate real documents against it); objects stay open to new fields. Dates (``c
 
 
 def to_json(result: SearchResult) -> str:
-    """:func:`to_json_document` as the CLI prints it: indented, non-ASCII text as it is."""
-    return json.dumps(to_json_document(result), ensure_ascii=False, indent=2)
+    """:meth:`SearchResult.to_dict` as the CLI prints it: indented, non-ASCII text as it is."""
+    return json.dumps(result.to_dict(), ensure_ascii=False, indent=2)

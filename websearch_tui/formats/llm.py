@@ -14,7 +14,7 @@ from websearch_tui.core.merge import MergedSource
 from websearch_tui.core.models import Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import canonical_url, truncate
-from websearch_tui.formats.common import age_text, indented, merged_sources, plural, visible_outcomes, when_published
+from websearch_tui.formats.common import age_text, indented, plural, visible_outcomes, when_published
 
 
 def to_llm_text(response: SearchResponse) -> str:
@@ -160,7 +160,7 @@ def to_llm_merged(result: SearchResult) -> str:
             text = f"Note: {_outcome_note(outcome, result.label(outcome.provider))}\n{text}".rstrip("\n")
         if text:
             blocks.append(f"# {result.label(outcome.provider)} ({outcome.provider})\n{text}")
-    rows = merged_sources(result)
+    rows = result.merged_sources()
     providers = {pid for row in rows for pid in row.ranks}
     lines = [f"# Merged sources\n{plural(len(rows), 'source')} from {plural(len(providers), 'provider')}"]
     for index, row in enumerate(rows, 1):

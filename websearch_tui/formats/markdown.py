@@ -11,7 +11,7 @@ from websearch_tui.core.errors import redact, safe_text
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.results import SearchResult
 from websearch_tui.core.text import host_of, markdown_literal, sanitize, truncate
-from websearch_tui.formats.common import dropped_sources_text, merged_sources, plural, status_line, when_published
+from websearch_tui.formats.common import dropped_sources_text, plural, status_line, when_published
 from websearch_tui.formats.llm import citation_views, same_as_sources, views_repeat_sources
 from websearch_tui.providers.helpers.parse import markdown_quote
 
@@ -139,7 +139,7 @@ def _markdown_citations(response: SearchResponse) -> list[str]:
 def _markdown_merged(result: SearchResult) -> list[str]:
     """The "Merged sources" table: rank, the linked title with host and age, who found it (rank in
     parentheses) and which answers cite it; nothing when the search found no source."""
-    rows = merged_sources(result)
+    rows = result.merged_sources()
     if not rows:
         return []
     lines = ["## Merged sources", "", "| # | Source | Found by | Cited by |", "|---|---|---|---|"]

@@ -2,9 +2,9 @@
 official MCP SDK), and its lifecycle.
 
 ``websearch-tui mcp`` serves stdio; ``websearch-tui mcp --http`` serves Streamable HTTP at ``/mcp``.
-One process keeps one :class:`~websearch_tui.engine.engine.Engine` for every session and call, so
-connections, MCP sessions with providers and pacing are shared; each call has its own search. The
-engine is closed when serving ends.
+One process keeps one :class:`~websearch_tui.session.Session` (one engine) for every MCP session and
+call, so connections, MCP sessions with providers and pacing are shared; each call has its own
+search. The session is closed when serving ends.
 
 HTTP security (:func:`http_options`, :func:`http_app`): loopback by default; any other address needs a
 bearer token of at least :data:`MIN_TOKEN_CHARS` characters (``--token-file`` or
@@ -37,9 +37,9 @@ from starlette.types import ASGIApp
 
 from websearch_tui.core.errors import register_secret
 from websearch_tui.core.version import __version__
-from websearch_tui.engine.engine import Engine
 from websearch_tui.mcp.gate import BearerGate
 from websearch_tui.mcp.tools import SearchTools
+from websearch_tui.session import Session
 from websearch_tui.settings.config import Config
 
 SERVER_NAME = "websearch-tui"
@@ -80,8 +80,8 @@ def build_server(tools: SearchTools) -> Server[Any]:
 
 
 def make_tools(config: Config) -> SearchTools:
-    """The tools over a new engine for ``config`` (keys from the environment, keyring or key file)."""
-    return SearchTools(config, Engine.from_config(config))
+    """The tools over a new session for ``config`` (keys from the environment, keyring or key file)."""
+    return SearchTools(Session.from_config(config))
 
 
 async def serve_stdio(tools: SearchTools) -> None:

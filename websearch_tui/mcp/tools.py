@@ -1,5 +1,5 @@
 """The MCP tools: their definitions, JSON Schemas (2020-12), argument checks and bodies, over one
-:class:`~websearch_tui.engine.engine.Engine` (:mod:`websearch_tui.mcp.server` serves them).
+:class:`~websearch_tui.session.Session` (:mod:`websearch_tui.mcp.server` serves them).
 
 Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDef` there):
 
@@ -42,15 +42,14 @@ from mcp import types
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import redact
 from websearch_tui.core.models import MAX_QUERY_CHARS, MAX_RESULTS_LIMIT, MODES, RECENCIES, RequestError
-from websearch_tui.core.results import ProviderUpdate, SearchResult
+from websearch_tui.core.results import ProviderUpdate
 from websearch_tui.core.specs import KIND_LABELS, READINESS, USABLE_READINESS
-from websearch_tui.engine.engine import Engine
 from websearch_tui.engine.requests import build_request
-from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA, to_json_document
+from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA
 from websearch_tui.formats.llm import to_llm_document
-from websearch_tui.history import HistoryError, HistoryStore, history_path
+from websearch_tui.history import HistoryError
 from websearch_tui.history.index import match_expression
-from websearch_tui.settings.config import Config
+from websearch_tui.session import LiveSearch, Session
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +138,6 @@ SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
 HISTORY_LIMIT = 10
 """Entries ``history_search`` returns when no ``limit`` is given (at most :data:`MAX_HISTORY_LIMIT`)."""
 MAX_HISTORY_LIMIT = 100
-HISTORY_FLUSH_SECONDS = 2.0
 """How long a history tool waits for searches still being written before it reads the file."""
 HISTORY_SEARCH_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -209,18 +207,17 @@ PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
 
 
 class SearchTools:
-    """The tools of one server process over one engine: listing them and running a call.
+    """The tools of one server process over one session: listing them and running a call.
 
     Args:
-        config: the settings (default selection, providers' tables) used for readiness and requests.
-        engine: the engine every call runs on (:meth:`aclose` closes it).
+        session: the application every call goes through (its config for readiness and requests,
+            its engine, its history); :meth:`aclose` closes it.
     """
 
-    def __init__(self, config: Config, engine: Engine) -> None:
-        self.config = config
-        self.engine = engine
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.config = session.config
         self.tools = {tool.name: tool for tool in self.registry()}
-        self._history: HistoryStore | None = None
 
     def registry(self) -> tuple[ToolDef, ...]:
         """Every tool this server offers, in listing order (a new tool is one more entry)."""
@@ -290,11 +287,10 @@ class SearchTools:
             return tool_error(redact(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"))
 
     def readiness(self) -> dict[str, str]:
-        """Provider id -> readiness word (:data:`~websearch_tui.core.specs.READINESS`, the key store's
-        own); blocking (it looks keys up through the engine's key store, so a locked keyring prompts
+        """Provider id -> readiness word (:data:`~websearch_tui.core.specs.READINESS`, the session's);
+        blocking (it looks keys up through the session's key store, so a locked keyring prompts
         once for the server, not per call)."""
-        store = self.engine.key_store
-        return {pid: store.status(spec, self.config.settings_for(pid)) for pid, spec in SPECS.items()}
+        return self.session.readiness()
 
     def _search_description(self, readiness: Mapping[str, str]) -> str:
         """``web_search``'s description: what it returns and the ids of the providers ready now."""
@@ -317,13 +313,14 @@ class SearchTools:
             options = provider_options(arguments)
         except RequestError as exc:
             return tool_error(str(exc))
-        result = self.engine.prepare(request)
+        live = self.session.begin(request)
+        result = live.result
         try:
-            await _finish_cancelled(self._search_with_progress(result, progress, options))
+            await _finish_cancelled(self._search_with_progress(live, progress, options))
         except asyncio.CancelledError:
             log.info("web_search cancelled by the client: %s", result.summary().text())
             raise
-        document = to_json_document(result)
+        document = result.to_dict()
         if not result.ok:
             error = result.summary().error or "No provider returned results."
             return tool_error(f"Error: {error}", structured=document)
@@ -331,16 +328,15 @@ class SearchTools:
         return types.CallToolResult(content=[text], structured_content=document)
 
     async def _search_with_progress(
-        self, result: SearchResult, progress: Progress, options: Mapping[str, Mapping[str, Any]] | None = None
+        self, live: LiveSearch, progress: Progress, options: Mapping[str, Mapping[str, Any]] | None = None
     ) -> None:
-        """Run the prepared search (with the call's provider ``options``), reporting each provider
-        that finishes through ``progress`` (in order, from one task, so a slow client never holds a
-        provider up)."""
+        """Run the session's ``live`` search (with the call's provider ``options``), reporting each
+        provider that finishes through ``progress`` (in order, from one task, so a slow client never
+        holds a provider up)."""
         queue: asyncio.Queue[tuple[int, int, str] | None] = asyncio.Queue()
         reporter = asyncio.ensure_future(_report_progress(queue, progress))
         try:
-            counter = FinishCounter(result, queue.put_nowait)
-            await self.engine.search(result.request, counter, result=result, options=options or None)
+            await self.session.run(live, FinishCounter(live, queue.put_nowait), options=options or None)
         except BaseException:  # cancelled: the client is not waiting for progress any more
             reporter.cancel()
             raise
@@ -384,8 +380,7 @@ class SearchTools:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_LIMIT:
             return tool_error(f"limit must be a whole number from 1 to {MAX_HISTORY_LIMIT}")
         try:
-            store = await asyncio.to_thread(self._history_store)
-            entries = await asyncio.to_thread(store.search, text, limit=limit) if store else []
+            entries = await asyncio.to_thread(self.session.history.search, text, limit=limit)
         except HistoryError as exc:
             return tool_error(str(exc))
         rows = [entry.to_dict() for entry in entries]
@@ -404,40 +399,19 @@ class SearchTools:
         if set(arguments) != {"id"} or isinstance(entry_id, bool) or not isinstance(entry_id, int) or entry_id < 1:
             return tool_error("history_show takes one argument, id: a whole number from history_search")
         try:
-            store = await asyncio.to_thread(self._history_store)
-            if store is None:
+            if not await asyncio.to_thread(self.session.history.count):
                 return tool_error(f"no search with id {entry_id}: the history is empty")
-            stored = await asyncio.to_thread(store.get, entry_id)
+            stored = await asyncio.to_thread(self.session.history.get, entry_id)
         except HistoryError as exc:
             return tool_error(str(exc))
-        document = to_json_document(stored.result)
+        document = stored.result.to_dict()
         text = types.TextContent(type="text", text=to_llm_document(stored.result) or "(no results)")
         return types.CallToolResult(content=[text], structured_content=document)
 
-    def _history_store(self) -> HistoryStore | None:
-        """The history file once the searches still being written are (blocking); ``None`` when it does
-        not exist yet (reading never creates it).
-
-        Raises:
-            HistoryError: the history is off, or the file cannot be opened.
-        """
-        if not self.config.history.enabled:
-            raise HistoryError("the history is off ([history] enabled = false in the config file)")
-        if self.engine.recorder is not None:
-            self.engine.recorder.flush(HISTORY_FLUSH_SECONDS)
-        if self._history is None:
-            path = history_path(self.config.history.path)
-            if not path.exists():
-                return None
-            self._history = HistoryStore(path)
-        return self._history
-
     async def aclose(self) -> None:
-        """Close the engine's connections (writing what the history still holds) and the history file."""
-        await self.engine.aclose()
-        if self._history is not None:
-            await asyncio.to_thread(self._history.close)
-            self._history = None
+        """Close the session: the engine's connections (writing what the history still holds) and the
+        history file."""
+        await self.session.aclose()
 
 
 def search_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -484,20 +458,21 @@ def provider_options(arguments: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 class FinishCounter:
-    """An ``on_update`` callback that counts the providers of ``result`` whose run ended and passes
-    ``(done, total, "3/6 done: Brave Search failed")`` to ``report`` once per provider."""
+    """An ``on_update`` callback for the session's ``live`` search (which counts the providers whose
+    run ended: :attr:`LiveSearch.done`) that passes ``(done, total, "3/6 done: Brave Search failed")``
+    to ``report`` once per provider."""
 
-    def __init__(self, result: SearchResult, report: Callable[[tuple[int, int, str]], None]) -> None:
-        self._result = result
+    def __init__(self, live: LiveSearch, report: Callable[[tuple[int, int, str]], None]) -> None:
+        self._live = live
         self._report = report
-        self._ended: set[str] = set()
+        self._reported = 0
 
     def __call__(self, update: ProviderUpdate) -> None:
-        if not update.final or update.provider in self._ended:
+        done, result = len(self._live.done), self._live.result
+        if not update.final or done == self._reported:
             return
-        self._ended.add(update.provider)
-        done, total = len(self._ended), len(self._result.providers)
-        label = self._result.label(update.provider)
+        self._reported = done
+        total, label = len(result.providers), result.label(update.provider)
         self._report((done, total, f"{done}/{total} done: {label} {update.status.value}"))
 
 

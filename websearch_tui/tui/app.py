@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -24,15 +23,15 @@ from textual.theme import Theme
 from textual.widget import Widget
 
 from websearch_tui.engine.engine import Engine
+from websearch_tui.session import Session, StatusResolver
 from websearch_tui.tui.bindings import BindingTable, binding_ids, help_sections, keys_by_id, own_bindings
 from websearch_tui.tui.common.remembered import load_controls
 from websearch_tui.tui.gc_tuning import settle_gc
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.provider_pane import ProviderPane
-from websearch_tui.tui.search.screen import SearchScreen, StatusResolver
+from websearch_tui.tui.search.screen import SearchScreen
 
 if TYPE_CHECKING:
-    from websearch_tui.history import HistoryStore
     from websearch_tui.settings.config import Config
     from websearch_tui.tui.settings.screen import SettingsScreen
 
@@ -41,7 +40,6 @@ SETTINGS_MODULE = "websearch_tui.tui.settings.screen"
 for the first paint (about 0.1 s of imports)."""
 
 
-HISTORY_FLUSH_SECONDS = 2.0
 """How long opening the history waits for the search just ended to be written."""
 
 
@@ -131,10 +129,10 @@ class WebSearchApp(App[int]):
 
     Args:
         config: loaded settings (default selection, mode, result count, recency, provider tables).
-        engine: the engine that runs providers; the app closes it on exit.
-        status_resolver: blocking ``(spec, settings) -> status`` for the provider list
-            (defaults to the engine's key store, ``engine.key_store.status``); always called in a
-            thread.
+        engine: the engine that runs providers; the app's :class:`~websearch_tui.session.Session`
+            holds it and closes it on exit.
+        status_resolver: blocking ``(spec, settings) -> status`` for the search screen's provider list
+            (default: the session's readiness, from the key store); always called in a thread.
         clock: monotonic clock for elapsed times and the spinner (tests pass a frozen one).
         tune_gc: call :func:`settle_gc` once the first screen is shown (the real app does; tests
             leave their process alone).
@@ -161,24 +159,29 @@ class WebSearchApp(App[int]):
         tune_gc: bool = False,
     ) -> None:
         super().__init__()
-        self.config = config
-        self.engine = engine
+        self.session = Session(config, engine)
         self.status_resolver = status_resolver
         self.clock = clock or time.monotonic
-        self._history: HistoryStore | None = None
-        self._history_lock = threading.Lock()
         self._theme_lock = asyncio.Lock()
         self._tune_gc = tune_gc
+
+    @property
+    def config(self) -> Config:
+        """The settings in use (the session's)."""
+        return self.session.config
+
+    @property
+    def engine(self) -> Engine:
+        """The session's engine (for tests and the benchmarks; the screens go through the session)."""
+        return self.session.engine
 
     def get_default_screen(self) -> Screen[None]:
         """The search screen is the app's base screen (with the controls last used with this config file)."""
         return SearchScreen(
-            self.config,
-            self.engine,
+            self.session,
             status_resolver=self.status_resolver,
             clock=self.clock,
             remembered=load_controls(config_file=self.config_file),
-            open_history=self.history_store if self.config.history.enabled else None,
         )
 
     def on_mount(self) -> None:
@@ -188,7 +191,7 @@ class WebSearchApp(App[int]):
         self.set_keymap(self.config.keymap)
         self._apply_theme(self.config.ui.theme)
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
-        self.engine.history_notice = self._history_notice
+        self.session.history_notices(self._history_notice)
         if self._tune_gc:
             self.call_after_refresh(settle_gc)
 
@@ -196,28 +199,6 @@ class WebSearchApp(App[int]):
         """A notice from the history's writer thread (a damaged file moved aside, searches not recorded)."""
         if self.is_running:
             self.call_from_thread(self.notify, message, title="History", severity="warning", markup=False, timeout=10)
-
-    def history_store(self) -> HistoryStore:
-        """The history file, for reading and deleting: opened on first use, after the searches still
-        being written are (at most :data:`HISTORY_FLUSH_SECONDS`). Blocking: call it from a thread.
-
-        Raises:
-            HistoryError: the file cannot be opened (see :class:`~websearch_tui.history.HistoryStore`).
-        """
-        from websearch_tui.history import HistoryStore, history_path
-
-        if self.engine.recorder is not None:
-            self.engine.recorder.flush(HISTORY_FLUSH_SECONDS)
-        with self._history_lock:
-            if self._history is None:
-                self._history = HistoryStore(history_path(self.config.history.path))
-            return self._history
-
-    def _close_history(self) -> None:
-        with self._history_lock:
-            store, self._history = self._history, None
-        if store is not None:
-            store.close()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
@@ -277,7 +258,7 @@ class WebSearchApp(App[int]):
         yield SystemCommand(
             "Forward", "The next search of this session, as it ended (] or Alt+Right)", screen.action_forward
         )
-        state = "off" if screen.private else "on"
+        state = "off" if self.session.private else "on"
         yield SystemCommand(
             f"Private search: turn {state}",
             "While on, searches are not recorded in the history (F5)",
@@ -332,7 +313,7 @@ class WebSearchApp(App[int]):
             return
         from websearch_tui.tui.settings.screen import SettingsScreen
 
-        self.push_screen(SettingsScreen(self.config, self.config_file, self.engine), self._after_settings)
+        self.push_screen(SettingsScreen(self.session, self.config_file), self._after_settings)
 
     def action_help(self) -> None:
         """Open the Help screen (F1); the same key closes it again."""
@@ -366,19 +347,12 @@ class WebSearchApp(App[int]):
         The theme changes only when the configured one did (unset: Textual's default).
         """
         previous = self.config
-        self.config = config
-        self.engine.reconfigure(config)
+        self.session.use_config(config)
         if config.ui.theme != previous.ui.theme:
             self._apply_theme(config.ui.theme)
         if config.keymap != previous.keymap:
             self._apply_keymap(config)
-        if config.history != previous.history:
-            self.run_worker(self._close_history, thread=True, description="close the history file")
-        open_history = self.history_store if config.history.enabled else None
-        for screen in self.screen_stack:
-            if isinstance(screen, SearchScreen):
-                screen.open_history = open_history
-                screen.apply_config(config)
+        self._search_screens(lambda screen: screen.apply_config(config))
 
     def search_themes(self) -> None:
         """The palette's theme list (Ctrl+P → Theme), the theme in use marked "(in use)"."""
@@ -424,7 +398,7 @@ class WebSearchApp(App[int]):
             except ConfigError as exc:
                 self.notify(f"Theme not saved: {exc}", title="Theme", severity="error", markup=False, timeout=10)
                 return
-        self.config = dataclasses.replace(self.config, ui=dataclasses.replace(self.config.ui, theme=theme))
+        self.session.config = dataclasses.replace(self.config, ui=dataclasses.replace(self.config.ui, theme=theme))
         if saved:
             self.notify(f"Theme {theme} saved to {path}", title="Theme", markup=False, timeout=3)
 
@@ -448,8 +422,7 @@ class WebSearchApp(App[int]):
 
     async def on_unmount(self) -> None:
         """Close the engine's HTTP connections, write what the history still holds, close its file."""
-        await self.engine.aclose()
-        await asyncio.to_thread(self._close_history)
+        await self.session.aclose()
 
 
 def _zoom_commands(screen: Screen[object]) -> Iterable[SystemCommand]:

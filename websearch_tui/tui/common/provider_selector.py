@@ -4,6 +4,7 @@ keys for all, none, only the highlighted one and the named presets of ``[presets
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.content import Content
@@ -13,6 +14,9 @@ from textual.widgets.selection_list import Selection
 from websearch_tui.core.specs import DISABLED, KEYLESS, KIND_LABELS, NEEDS_KEY, NEEDS_URL, NO_LOGIN, READY, ProviderSpec
 from websearch_tui.tui.common.marked_list import MarkedSelectionList
 from websearch_tui.tui.common.safe import clean
+
+if TYPE_CHECKING:
+    from websearch_tui.settings.config import Config
 
 LABEL_WIDTH = 18
 """Provider labels are padded to this width so the kinds and statuses line up."""
@@ -94,6 +98,22 @@ class ProviderSelector(MarkedSelectionList):
         )
         self.border_title = Content("Providers")
         self.border_subtitle = Content(KEYS_HINT)
+
+    def follow_config(self, previous: Config, config: Config) -> None:
+        """Newly saved settings: a changed default selection replaces the current one, newly disabled
+        providers are unselected, re-enabled providers of the default selection are selected again (as
+        on a fresh start), and the presets are ``config``'s."""
+        if config.search.providers != previous.search.providers:
+            self.deselect_all()
+            for pid in config.default_selection():
+                self.select(pid)
+        for pid in config.default_selection():
+            if not previous.is_enabled(pid):
+                self.select(pid)
+        for pid in list(self.selected):
+            if not config.is_enabled(pid):
+                self.deselect(pid)
+        self.presets = config.enabled_presets()
 
     def select_only(self, provider_ids: Iterable[str]) -> None:
         """Select exactly ``provider_ids`` (unknown ids are ignored), with one ``SelectedChanged``."""

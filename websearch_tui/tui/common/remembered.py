@@ -22,6 +22,7 @@ only which controls were set.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -29,9 +30,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.files import locked, write_atomically
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
-from websearch_tui.settings.config import config_path
+from websearch_tui.settings.config import Config, config_path
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,17 @@ class Controls:
     mode: str
     recency: str | None
     max_results: int
+
+
+def initial_controls(config: Config, remembered: Controls | None) -> Controls:
+    """The controls a search screen starts with: ``remembered`` (its providers that are still known
+    and enabled in ``config``), else ``config``'s ``[search]`` defaults."""
+    if remembered is not None:
+        kept = tuple(pid for pid in remembered.providers if pid in SPECS and config.is_enabled(pid))
+        if kept:
+            return dataclasses.replace(remembered, providers=kept)
+    search = config.search
+    return Controls(tuple(config.default_selection()), search.mode, search.recency, search.max_results)
 
 
 def state_path() -> Path:

@@ -9,6 +9,7 @@ at most every :data:`MERGED_REFRESH_TICKS` ticks while the search streams.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -21,6 +22,7 @@ from textual.widgets import Static, Tab, Tabs
 
 from websearch_tui.core.merge import SourceMerger
 from websearch_tui.core.models import SearchResponse
+from websearch_tui.core.results import ProviderOutcome
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.pane_tabs import TAB_CHROME, PaneTabs, tab_label
@@ -160,6 +162,32 @@ class PaneArea(Vertical):
         agreements = self.agreements()
         for pane in self.panes:
             pane.set_agreement(agreements.get(pane.provider_id, {}))
+
+    async def restart(self, provider_ids: Sequence[str], *, limit: float) -> None:
+        """Clear the panes of ``provider_ids`` for a run about to start (``limit``: its timeout, in
+        seconds, for the elapsed-time display) and wake the refresh timer."""
+        for pid in provider_ids:
+            pane = self.pane(pid)
+            if pane is not None:
+                await pane.reset(limit=limit)
+                pane.mark("")
+        self.wake()
+
+    async def show_ended(self, outcomes: Sequence[ProviderOutcome], marker: str) -> None:
+        """Fill every pane with its provider's outcome in ``outcomes`` (in pane order) as the search
+        ended, with the merged view and the badges, each pane marked with ``marker`` (where it comes
+        from and when). The panes are filled together, so the screen is laid out once."""
+        self.reset_merged()
+        for outcome in outcomes:
+            self.note_sources(outcome.response)
+        badges = self.agreements()
+        await asyncio.gather(
+            *(pane.show_outcome(o, badges.get(o.provider, {})) for pane, o in zip(self.panes, outcomes, strict=True))
+        )
+        for pane in self.panes:
+            pane.mark(marker)
+        self.refresh_merged()
+        self.refresh_tabs()
 
     def agreements(self) -> dict[str, dict[str, int]]:
         """Provider id -> the "+N" badges of its pane as the merger has them now: canonical URL -> how

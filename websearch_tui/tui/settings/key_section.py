@@ -51,7 +51,7 @@ class KeySection(Vertical, ReportsFailedWorkers):
 
     Args:
         spec: the provider.
-        key_store: the app's key store (``engine.key_store``).
+        key_store: the app's key store (``session.key_store``).
         typed: text typed earlier for its credentials and not stored, by credential name.
         key_note: a warning shown under the keys (why keys cannot go to an OS keyring); "" for none.
     """

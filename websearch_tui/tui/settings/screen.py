@@ -10,7 +10,7 @@ overwriting.
 
 The screen keeps the navigation, the document and saving. Each provider's form owns its keys and
 its Test (:class:`~websearch_tui.tui.settings.provider_form.ProviderForm`): "Save key" stores typed
-keys through the app's key store (``engine.key_store``), never in config.toml; "Test" runs one
+keys through the session's key store (``session.key_store``), never in config.toml; "Test" runs one
 search on the app's engine (:meth:`SettingsScreen.probe`) with the form's pending settings and its
 stored or typed keys. Leaving a form or Escape cancels its running Test.
 
@@ -43,7 +43,7 @@ from textual.widgets import OptionList, Select, SelectionList, Static
 
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.results import OnUpdate, ProviderOutcome
-from websearch_tui.engine.engine import Engine
+from websearch_tui.session import Session
 from websearch_tui.settings.config import Config, ConfigError, parse_config
 from websearch_tui.tui.common.dialogs import changed_on_disk_dialog, unsaved_dialog
 from websearch_tui.tui.common.keys_footer import KeysFooter
@@ -65,7 +65,6 @@ if TYPE_CHECKING:
 SAVE_HINT = "Ctrl+S saves · Esc closes"
 SAVED_SECONDS = 6.0
 """How long the "Saved <file>" notice stays (the title line says "saved at <time>" until the next change)."""
-_MIB = 1024 * 1024
 
 
 class SettingsScreen(AppScreen[bool]):
@@ -74,10 +73,9 @@ class SettingsScreen(AppScreen[bool]):
     Dismisses with True when the user chose to quit the app (Ctrl+C), else False.
 
     Args:
-        config: the settings in use (the status tags start from them).
+        session: the application: its settings in use (the status tags start from them), its key
+            store (reading and writing keys), readiness and :meth:`Session.probe` (the Test).
         path: the config file to edit (it may not exist yet).
-        engine: the app's engine: its key store reads and writes keys, its :meth:`Engine.probe`
-            runs the Test.
     """
 
     BINDINGS = [
@@ -124,11 +122,11 @@ class SettingsScreen(AppScreen[bool]):
             super().__init__()
             self.provider_id = provider_id
 
-    def __init__(self, config: Config, path: Path, engine: Engine) -> None:
+    def __init__(self, session: Session, path: Path) -> None:
         super().__init__()
-        self.config = config
+        self.session = session
+        self.config = session.config  # as last saved here; edits are in the editor until Save
         self.path = path
-        self.engine = engine
         self.editor: ConfigEditor | None = None
         self._saved_text = ""
         self._invalid: dict[tuple[str, str], str] = {}
@@ -258,7 +256,7 @@ class SettingsScreen(AppScreen[bool]):
             provider,
             {f.key: editor.get(f.table, f.key) for f in provider},
             editor.check,
-            key_store=self.engine.key_store,
+            key_store=self.session.key_store,
             probe=self.probe,
             typed=typed,
             key_note=self._key_note,
@@ -364,33 +362,14 @@ class SettingsScreen(AppScreen[bool]):
 
     @work(group="settings-status", exit_on_error=False, description="provider statuses")
     async def _refresh_statuses(self, provider_ids: list[str]) -> None:
-        config = self.pending_config()
-        key_store = self.engine.key_store
-
-        def resolve_all() -> dict[str, str]:
-            statuses = {}
-            for pid in provider_ids:
-                try:
-                    statuses[pid] = key_store.status(SPECS[pid], config.settings_for(pid))
-                except Exception:  # readiness is informative only
-                    statuses[pid] = "unknown"
-            return statuses
-
-        for pid, status in (await asyncio.to_thread(resolve_all)).items():
+        statuses = await asyncio.to_thread(self.session.readiness, provider_ids, config=self.pending_config())
+        for pid, status in statuses.items():
             self.nav.set_status(pid, status)
 
     async def probe(self, provider_id: str, typed: Mapping[str, str], on_update: OnUpdate) -> ProviderOutcome:
         """One Test of ``provider_id`` on the app's engine with the settings as edited (saved or not),
-        its stored keys overlaid with ``typed`` (never stored by a Test); see :meth:`Engine.probe`."""
-        config = self.pending_config()
-        return await self.engine.probe(
-            provider_id,
-            config.settings_for(provider_id),
-            typed=typed,
-            timeout=config.search.timeout,
-            max_body_bytes=int(config.search.max_body_mib * _MIB),
-            on_update=on_update,
-        )
+        its stored keys overlaid with ``typed`` (never stored by a Test); see :meth:`Session.probe`."""
+        return await self.session.probe(provider_id, self.pending_config(), typed=typed, on_update=on_update)
 
     # --- save and close -------------------------------------------------------------------
 

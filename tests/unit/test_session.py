@@ -1,0 +1,279 @@
+"""The session layer without any front end: search, progress, cancel, retry-merge, the trail, reopen,
+private mode, readiness and the history access (in-process provider fakes, no HTTP, no Textual)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_engine import answering, failing, hanging, install
+from websearch_tui.core.errors import ErrorKind
+from websearch_tui.core.models import AnswerDelta, SearchRequest
+from websearch_tui.core.results import ProviderUpdate, RunStatus
+from websearch_tui.core.specs import ProviderSettings, ProviderSpec
+from websearch_tui.engine.engine import Engine
+from websearch_tui.history import HistoryError, HistoryRecorder, HistoryStore, UnknownEntry
+from websearch_tui.providers.base import ProviderContext
+from websearch_tui.session import HistoryAccess, NothingToRetry, Session
+from websearch_tui.session.session import merge_outcomes, recency_notice, rerun_request
+from websearch_tui.settings.config import parse_config
+
+QUERY = "what is new in rust"
+
+
+def make_session(
+    tmp_path: Path, *, recorder: HistoryRecorder | None = None, default: tuple[str, ...] = ("brave",), **kwargs
+) -> Session:
+    config = parse_config({"history": {"path": str(tmp_path / "history.sqlite3")}}, tmp_path / "config.toml")
+    return Session(config, Engine(recorder=recorder, default_providers=default), **kwargs)
+
+
+def request(*providers: str, recency: str | None = None) -> SearchRequest:
+    return SearchRequest(query=QUERY, providers=providers, recency=recency)
+
+
+async def test_a_search_counts_its_progress_and_lands_on_the_trail(monkeypatch, tmp_path) -> None:
+    install(monkeypatch, {"brave": answering("one two"), "tavily": failing(ErrorKind.AUTH, "bad key")})
+    session = make_session(tmp_path)
+    seen: list[str] = []
+
+    live = session.begin(request("brave", "tavily"))
+    assert session.shown is not None and session.shown.result is live.result
+    assert live.progress_text() == "0/2 done · waiting for Brave Search, Tavily"
+
+    def on_update(update: ProviderUpdate) -> None:
+        seen.append(live.progress_text())
+
+    result = await session.run(live, on_update)
+    assert [o.status for o in result.outcomes] == [RunStatus.DONE, RunStatus.FAILED]
+    assert live.done == {"brave", "tavily"} and live.ended and not session.searching
+    assert seen[-1] == "2/2 done"
+    assert any(text.startswith("1/2 done · waiting for ") for text in seen)
+    assert session.failed() == ["tavily"]
+
+
+async def test_retry_runs_only_the_failed_providers_and_merges_their_outcomes_in_place(monkeypatch, tmp_path) -> None:
+    fakes = {
+        "brave": answering("first answer"),
+        "tavily": failing(ErrorKind.RATE_LIMIT, "slow down"),
+        "exa": failing(ErrorKind.NETWORK, "down"),
+    }
+    install(monkeypatch, fakes)
+    session = make_session(tmp_path)
+    first = await session.search(request("brave", "tavily", "exa"))
+    assert session.failed() == ["tavily", "exa"]
+
+    fakes["tavily"] = answering("second answer", "https://example.com/b")
+    ran: list[str] = []
+    live = session.begin_retry()
+    assert live.into is first and live.result.providers == ("tavily", "exa")
+    assert live.result.request.query == QUERY and live.search_id != first.search_id
+    shown = await session.run(live, lambda u: ran.append(u.provider))
+
+    assert shown is first
+    assert set(ran) == {"tavily", "exa"}  # brave was not asked again
+    assert [(o.provider, o.status) for o in first.outcomes] == [
+        ("brave", RunStatus.DONE),
+        ("tavily", RunStatus.DONE),
+        ("exa", RunStatus.FAILED),
+    ]
+    assert session.failed() == ["exa"]
+    assert session.trail.position == (1, 1)  # a retry is not a new step of the trail
+
+
+async def test_retry_says_why_there_is_nothing_to_retry(monkeypatch, tmp_path) -> None:
+    install(monkeypatch, {"brave": answering("fine")})
+    session = make_session(tmp_path)
+    with pytest.raises(NothingToRetry, match="no provider on screen failed"):
+        session.begin_retry()
+    await session.search(request("brave"))
+    with pytest.raises(NothingToRetry, match="no provider on screen failed"):
+        session.begin_retry()
+
+
+async def test_retry_waits_for_the_running_search(monkeypatch, tmp_path) -> None:
+    closed: list[str] = []
+    install(monkeypatch, {"brave": failing(ErrorKind.SERVER, "500"), "exa": hanging(closed)})
+    session = make_session(tmp_path)
+    await session.search(request("brave"))
+    live = session.begin(request("exa"))
+    session.trail.back()  # the failed search on screen again, while the new one still runs
+    task = asyncio.create_task(session.run(live))
+    await asyncio.sleep(0.05)
+    with pytest.raises(NothingToRetry, match="wait for the search to end"):
+        session.begin_retry()
+    assert session.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert closed == ["exa"] and not session.searching
+
+
+async def test_cancel_ends_unfinished_runs_cancelled_and_reports_whether_anything_ran(monkeypatch, tmp_path) -> None:
+    closed: list[str] = []
+    install(monkeypatch, {"brave": answering("done"), "exa": hanging(closed)})
+    session = make_session(tmp_path)
+    assert not session.cancel()  # nothing runs yet
+    live = session.begin(request("brave", "exa"))
+    task = asyncio.create_task(session.run(live))
+    while "brave" not in live.done:
+        await asyncio.sleep(0.01)
+    assert session.searching and session.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert [(o.provider, o.status) for o in live.result.outcomes] == [
+        ("brave", RunStatus.DONE),
+        ("exa", RunStatus.CANCELLED),
+    ]
+    assert closed == ["exa"] and not session.cancel()
+
+
+async def test_the_trail_goes_back_and_forward_and_a_new_search_drops_what_was_ahead(monkeypatch, tmp_path) -> None:
+    install(monkeypatch, {"brave": answering("a")})
+    session = make_session(tmp_path)
+    results = [await session.search(SearchRequest(query=f"question {n}", providers=("brave",))) for n in range(3)]
+    assert session.back() is not None and session.back() is not None
+    assert session.shown is not None and session.shown.result is results[0]
+    assert session.back() is None  # the first: nothing moves
+    assert session.forward() is not None and session.shown.result is results[1]
+    newest = await session.search(SearchRequest(query="another", providers=("brave",)))
+    assert session.trail.position == (3, 3) and session.shown.result is newest
+    assert session.forward() is None
+
+
+async def test_private_mode_and_record_false_keep_searches_out_of_the_history(monkeypatch, tmp_path) -> None:
+    install(monkeypatch, {"brave": answering("a")})
+    path = tmp_path / "history.sqlite3"
+    session = make_session(tmp_path, recorder=HistoryRecorder(path, max_entries=None))
+    await session.search(SearchRequest(query="recorded", providers=("brave",)))
+    assert session.toggle_private() is True
+    await session.search(SearchRequest(query="private", providers=("brave",)))
+    assert session.toggle_private() is False
+    await session.search(SearchRequest(query="one call kept out", providers=("brave",)), record=False)
+    entries = await asyncio.to_thread(session.history.entries)
+    assert [entry.query for entry in entries] == ["recorded"]  # opening flushed the writer first
+    await session.aclose()
+
+
+async def test_reopen_from_the_history_and_run_it_again(monkeypatch, tmp_path) -> None:
+    install(monkeypatch, {"brave": answering("a"), "exa": answering("b", "https://example.com/e")})
+    path = tmp_path / "history.sqlite3"
+    session = make_session(tmp_path, recorder=HistoryRecorder(path, max_entries=None), default=("brave", "exa"))
+    ran = await session.search(SearchRequest(query=QUERY, providers=()))
+    assert ran.providers == ("brave", "exa")  # the default selection ran
+    [entry] = await asyncio.to_thread(session.history.entries)
+    stored = await asyncio.to_thread(session.history.get, entry.id)
+
+    shown = session.reopen(stored)
+    assert shown.from_history and session.shown is shown and session.live is None
+    assert shown.result.request.query == QUERY and shown.result.request.providers == ()
+    again = rerun_request(shown.result)
+    assert again.providers == ran.providers and again.query == QUERY
+    await session.aclose()
+
+
+def test_history_access_reads_without_creating_the_file_and_names_what_is_wrong(tmp_path) -> None:
+    path = tmp_path / "history.sqlite3"
+    access = HistoryAccess(path)
+    assert access.entries() == [] and access.count() == 0 and access.clear() == 0
+    assert not path.exists()
+    with pytest.raises(UnknownEntry, match=r"no search with id 7: the history file .* does not exist yet"):
+        access.get(7)
+    with pytest.raises(HistoryError, match="nothing to search for in '\\*\\*': give at least one word"):
+        access.search("**")
+    assert access.store() is not None and path.exists()  # the History screen creates it
+    off = HistoryAccess(path, enabled=False)
+    with pytest.raises(HistoryError, match=r"the history is off \(\[history\] enabled = false"):
+        off.entries()
+    access.close()
+
+
+def test_history_access_waits_for_the_recorder_before_reading(tmp_path) -> None:
+    path = tmp_path / "history.sqlite3"
+    HistoryStore(path).close()
+
+    class SlowRecorder:
+        flushed: list[float | None] = []
+
+        def record(self, result, started_at) -> None: ...
+
+        def flush(self, timeout: float | None = None) -> bool:
+            self.flushed.append(timeout)
+            return True
+
+        def close(self) -> None: ...
+
+    recorder = SlowRecorder()
+    access = HistoryAccess(path, recorder=recorder, flush_seconds=1.5)
+    access.entries()
+    access.count()
+    assert recorder.flushed == [1.5, 1.5]
+    access.close()
+
+
+def test_readiness_asks_every_provider_and_a_broken_resolver_says_unknown(tmp_path) -> None:
+    def resolver(spec: ProviderSpec, settings: ProviderSettings) -> str:
+        if spec.id == "brave":
+            raise RuntimeError("keyring locked")
+        return "keyless" if spec.keyless else "needs key"
+
+    session = make_session(tmp_path)
+    statuses = session.readiness(resolver=resolver)
+    assert len(statuses) == 24 and statuses["brave"] == "unknown"
+    assert statuses["ddgs"] == "keyless" and statuses["tavily"] == "needs key"
+    assert session.readiness(["exa"], resolver=resolver) == {"exa": "keyless"}
+    assert session.readiness(["ddgs"]) == {"ddgs": "keyless"}  # the key store's own answer
+
+
+def test_merge_keeps_the_search_order_and_takes_a_winner_from_the_retry() -> None:
+    from websearch_tui.core.models import SearchResponse, Source
+    from websearch_tui.core.results import ProviderOutcome, SearchResult
+
+    into = SearchResult(request=request("brave", "exa", "tavily"), mode="compare", providers=("brave", "exa", "tavily"))
+    into.outcomes = [ProviderOutcome("brave", RunStatus.EMPTY, SearchResponse("brave"))]
+    retried = SearchResult(
+        request=request("exa", "tavily"), mode="compare", providers=("exa", "tavily"), winner="tavily"
+    )
+    found = SearchResponse("tavily", sources=(Source(url="https://example.com", title="t"),))
+    retried.outcomes = [
+        ProviderOutcome("tavily", RunStatus.DONE, found),
+        ProviderOutcome("exa", RunStatus.DONE, SearchResponse("exa", answer="x")),
+    ]
+    merge_outcomes(into, retried)
+    assert [o.provider for o in into.outcomes] == ["brave", "exa", "tavily"]
+    assert into.winner == "tavily" and into.error is None
+
+
+def test_recency_notice_names_who_ignores_it_and_who_only_prompts() -> None:
+    from websearch_tui.core.catalogue import SPECS
+
+    assert recency_notice([SPECS["brave"]], None) is None
+    assert recency_notice([SPECS["brave"]], "week") == "Recency 'week' applies to every selected provider."
+    notice = recency_notice([SPECS["brave"], SPECS["jina"], SPECS["openai"]], "day")
+    assert notice is not None and notice.startswith("Recency 'day' is ")
+    assert "(results are not date-filtered)." in notice
+
+
+async def test_a_cancelled_retry_still_merges_what_it_reached(monkeypatch, tmp_path) -> None:
+    closed: list[str] = []
+    fakes = {"brave": failing(ErrorKind.SERVER, "500"), "exa": failing(ErrorKind.SERVER, "502")}
+    install(monkeypatch, fakes)
+    session = make_session(tmp_path)
+    first = await session.search(request("brave", "exa"))
+
+    async def partial(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        yield AnswerDelta("now fine")
+
+    fakes["brave"], fakes["exa"] = partial, hanging(closed)
+    live = session.begin_retry()
+    task = asyncio.create_task(session.run(live))
+    while "brave" not in live.done:
+        await asyncio.sleep(0.01)
+    session.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert [(o.provider, o.status) for o in first.outcomes] == [("brave", RunStatus.DONE), ("exa", RunStatus.CANCELLED)]
+    assert datetime.now(timezone.utc) >= live.result.created_at

@@ -1,0 +1,380 @@
+"""The application: what a user can do, whichever front end they use.
+
+A :class:`Session` holds one config and one engine and owns everything a front end would otherwise
+keep for itself: starting a search and cancelling it, retrying the providers that failed (their new
+outcomes merged into the search on screen), the progress of the search in flight, private mode,
+the back/forward trail of this session's searches, reopening a search from the history, the
+history itself (:class:`~websearch_tui.session.history.HistoryAccess`) and every provider's
+readiness. The TUI, the CLI, the MCP server and the Python API render what it holds and collect
+input; none of them reaches into the engine's key store or recorder.
+
+A search runs in two steps so that a front end can lay out its panes before the first update:
+:meth:`Session.begin` (or :meth:`Session.begin_retry`) returns a :class:`LiveSearch` that knows
+its search id and providers, and :meth:`Session.run` runs it. :meth:`Session.search` does both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.models import SearchResponse
+from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus, SearchResult
+from websearch_tui.core.specs import ProviderSettings, ProviderSpec
+from websearch_tui.session.history import HistoryAccess
+from websearch_tui.session.trail import SessionTrail, Shown
+
+if TYPE_CHECKING:
+    from websearch_tui.core.models import SearchRequest
+    from websearch_tui.engine.engine import Engine
+    from websearch_tui.history import StoredSearch
+    from websearch_tui.secrets.credentials import KeyStore
+    from websearch_tui.settings.config import Config
+
+StatusResolver = Callable[[ProviderSpec, ProviderSettings], str]
+"""Blocking ``(spec, settings) -> "ready" | "keyless" | "needs key" | ...``
+(:data:`~websearch_tui.core.specs.READINESS`)."""
+
+OnUpdate = Callable[[ProviderUpdate], None]
+"""Called on the event loop with every update of a running search."""
+
+
+class NothingToRetry(Exception):
+    """:meth:`Session.begin_retry` found nothing to run again; the message says why."""
+
+
+@dataclass(eq=False)
+class LiveSearch:
+    """A search started in this session: the engine's ``result`` (filled in as providers finish),
+    the providers whose run has ended (``done``) and, for a retry, the search on screen it re-runs
+    some providers of (``into``: their new outcomes replace the failed ones when it ends)."""
+
+    result: SearchResult
+    into: SearchResult | None = None
+    done: set[str] = field(default_factory=set)
+    ended: bool = False
+
+    @property
+    def search_id(self) -> int:
+        """The engine's id for this search: every update it sends carries it."""
+        return self.result.search_id
+
+    @property
+    def shown(self) -> SearchResult:
+        """The search on screen: ``into`` for a retry, else ``result``."""
+        return self.into if self.into is not None else self.result
+
+    def owns(self, update: ProviderUpdate) -> bool:
+        """True when ``update`` belongs to this search (a cancelled one may still be unwinding)."""
+        return update.search_id == self.result.search_id
+
+    def note(self, update: ProviderUpdate) -> None:
+        """Count ``update`` toward the progress when it ends a provider's run of this search."""
+        if update.final and self.owns(update):
+            self.done.add(update.provider)
+
+    def progress_text(self) -> str:
+        """``"3/6 done · waiting for Exa, Kagi"``: as every front end shows the search in flight."""
+        return self.result.progress_text(self.done)
+
+    def summary_text(self) -> str:
+        """The ended search's one-line summary (for a retry: of the search on screen)."""
+        return self.shown.summary().text()
+
+
+class Session:
+    """One user's session of searches over ``engine`` with ``config``.
+
+    Args:
+        config: the loaded settings.
+        engine: runs the providers and records ended searches; :meth:`aclose` closes it.
+        trail: this session's searches for back and forward (default: an empty one of 100).
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        engine: Engine,
+        *,
+        trail: SessionTrail | None = None,
+    ) -> None:
+        self.config = config
+        self.engine = engine
+        self.private = False
+        self.trail = trail or SessionTrail()
+        self.history = HistoryAccess.of(config, engine.recorder)
+        self._live: LiveSearch | None = None
+        self._task: asyncio.Task[Any] | None = None
+
+    @classmethod
+    def from_config(cls, config: Config, **kwargs: Any) -> Session:
+        """A session with its own engine for ``config`` (keys from the environment, the OS keyring
+        or the key file; the history as configured); keyword arguments as :class:`Session`."""
+        from websearch_tui.engine.engine import Engine
+
+        return cls(config, Engine.from_config(config), **kwargs)
+
+    async def aclose(self) -> None:
+        """Close the engine (its connections; the recorder writes what it holds) and the history file."""
+        await self.engine.aclose()
+        await asyncio.to_thread(self.history.close)
+
+    def use_config(self, config: Config) -> None:
+        """Use newly saved settings: the engine's (providers, timeout, history recorder) and the
+        history file ``[history]`` names (the previous file is released in a thread of its own)."""
+        self.config = config
+        self.engine.reconfigure(config)
+        history = HistoryAccess.of(config, self.engine.recorder)
+        if (history.enabled, history.path) != (self.history.enabled, self.history.path):
+            threading.Thread(target=self.history.close, name="history-release").start()
+            self.history = history
+        else:
+            self.history.recorder = self.engine.recorder
+
+    def history_notices(self, notice: Callable[[str], None] | None) -> None:
+        """Tell ``notice`` (from any thread) what the history has to say: a damaged file moved aside,
+        searches that could not be recorded (``None``: log them instead)."""
+        self.engine.history_notice = notice
+
+    # --- the catalogue and readiness ---------------------------------------------------------
+
+    @property
+    def key_store(self) -> KeyStore:
+        """Where the keys are kept (the Settings screen stores and deletes through it)."""
+        return self.engine.key_store
+
+    @property
+    def timeout(self) -> float:
+        """Seconds a provider's run may take before it ends ``timeout``."""
+        return self.engine.timeout
+
+    def readiness(
+        self,
+        provider_ids: Sequence[str] | None = None,
+        *,
+        config: Config | None = None,
+        resolver: StatusResolver | None = None,
+    ) -> dict[str, str]:
+        """Provider id -> readiness (``"ready"``, ``"keyless"``, ``"needs key"``, ``"disabled"``, ...)
+        for ``provider_ids`` (default: every provider in catalogue order) under ``config`` (default:
+        the session's; the Settings screen passes the one being edited), as the key store says
+        (:meth:`KeyStore.status <websearch_tui.secrets.credentials.KeyStore.status>`) or ``resolver``.
+        A resolver that fails says ``"unknown"``: readiness is informative and never stops anything.
+        Blocking (the key store may ask the OS keyring): call it from a thread in async code."""
+        resolve = resolver or self.engine.key_store.status
+        config = config or self.config
+        statuses = {}
+        for pid in provider_ids if provider_ids is not None else SPECS:
+            try:
+                statuses[pid] = resolve(SPECS[pid], config.settings_for(pid))
+            except Exception:  # informative only: one broken store never hides the others
+                statuses[pid] = "unknown"
+        return statuses
+
+    async def probe(
+        self, provider_id: str, config: Config, *, typed: Mapping[str, str], on_update: OnUpdate | None = None
+    ) -> ProviderOutcome:
+        """One small test search of ``provider_id`` with its settings in ``config`` (saved or not) and
+        the stored keys overlaid with ``typed`` (never stored): the Settings screen's Test (see
+        :meth:`Engine.probe <websearch_tui.engine.engine.Engine.probe>`; never raises for a provider
+        failure, which is in ``outcome.error``)."""
+        return await self.engine.probe(
+            provider_id,
+            config.settings_for(provider_id),
+            typed=typed,
+            timeout=config.search.timeout,
+            max_body_bytes=int(config.search.max_body_mib * 1024 * 1024),
+            on_update=on_update,
+        )
+
+    # --- searching ---------------------------------------------------------------------------
+
+    @property
+    def live(self) -> LiveSearch | None:
+        """The search whose updates are routed to the screen (``None`` after :meth:`leave`)."""
+        return self._live
+
+    @property
+    def searching(self) -> bool:
+        """True while the live search runs."""
+        return self._live is not None and not self._live.ended and self._task is not None
+
+    def begin(self, request: SearchRequest) -> LiveSearch:
+        """A new search for ``request``, not started yet: it becomes the live search and the newest
+        one of the trail. The previous search, if still running, is the caller's to cancel first.
+
+        Raises:
+            ValueError: a provider id that is not registered (:meth:`Engine.prepare`).
+        """
+        result = self.engine.prepare(request)
+        self._live = LiveSearch(result)
+        self.trail.push(Shown(result, datetime.now(timezone.utc)))
+        return self._live
+
+    def failed(self) -> list[str]:
+        """The providers of the search on screen whose run failed, in its order."""
+        shown = self.trail.current
+        if shown is None:
+            return []
+        return [o.provider for o in shown.result.outcomes if o.status is RunStatus.FAILED]
+
+    def begin_retry(self, providers: Sequence[str] | None = None) -> LiveSearch:
+        """Run ``providers`` (default: every one that failed) of the search on screen again, with its
+        query and controls. It is a search of its own for the engine and the history; its outcomes
+        replace the failed ones in the search on screen when it ends.
+
+        Raises:
+            NothingToRetry: a search is running, or no provider on screen failed.
+        """
+        shown = self.trail.current
+        failed = [pid for pid in self.failed() if providers is None or pid in providers]
+        if self.searching:
+            raise NothingToRetry("wait for the search to end (or Esc)")
+        if shown is None or not failed:
+            raise NothingToRetry("no provider on screen failed")
+        into = shown.result
+        retry = self.engine.prepare(dataclasses.replace(into.request, providers=tuple(failed)))
+        into.outcomes = [o for o in into.outcomes if o.provider not in failed]
+        self._live = LiveSearch(retry, into=into)
+        return self._live
+
+    async def run(
+        self,
+        live: LiveSearch,
+        on_update: OnUpdate | None = None,
+        *,
+        record: bool = True,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> SearchResult:
+        """Run ``live`` to its end and return the search on screen (:attr:`LiveSearch.shown`).
+
+        Every update is counted toward ``live``'s progress, then handed to ``on_update``. The search is
+        recorded in the history unless ``record`` is False or private mode is on. ``options``: provider
+        options for this search only (:meth:`Engine.search`).
+
+        Raises:
+            asyncio.CancelledError: when cancelled (:meth:`cancel`); the runs that had not ended are
+                ``cancelled`` in ``live.result`` (and merged, for a retry) before it propagates.
+        """
+
+        def update(event: ProviderUpdate) -> None:
+            live.note(event)
+            if on_update is not None:
+                on_update(event)
+
+        self._task = asyncio.current_task()
+        try:
+            await self.engine.search(
+                live.result.request,
+                update,
+                result=live.result,
+                record=record and not self.private,
+                options=options,
+            )
+        finally:
+            live.ended = True
+            if live.into is not None:
+                merge_outcomes(live.into, live.result)
+            if self._live is live:
+                self._task = None
+        return live.shown
+
+    async def search(
+        self,
+        request: SearchRequest,
+        on_update: OnUpdate | None = None,
+        *,
+        record: bool = True,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> SearchResult:
+        """:meth:`begin` and :meth:`run` in one: what the CLI, the MCP server and the Python API do.
+
+        Raises:
+            ValueError: as :meth:`begin`; asyncio.CancelledError: as :meth:`run`.
+        """
+        return await self.run(self.begin(request), on_update, record=record, options=options)
+
+    def cancel(self) -> bool:
+        """Cancel the live search if it runs; True when there was one to cancel."""
+        task = self._task
+        if not self.searching or task is None or task.done():
+            return False
+        task.cancel()
+        return True
+
+    def leave(self) -> None:
+        """Stop routing updates to the screen: a search shown from the trail or the history is not live."""
+        self._live = None
+        self._task = None
+
+    # --- the trail and the history -----------------------------------------------------------
+
+    @property
+    def shown(self) -> Shown | None:
+        """The search on screen (the trail's current one)."""
+        return self.trail.current
+
+    def back(self) -> Shown | None:
+        """The previous search of this session (``None`` at the first); it is on screen now."""
+        return self.trail.back()
+
+    def forward(self) -> Shown | None:
+        """The next search of this session (``None`` at the newest); it is on screen now."""
+        return self.trail.forward()
+
+    def reopen(self, stored: StoredSearch) -> Shown:
+        """A search from the history, shown as it ended (offline): the newest one of the trail."""
+        shown = Shown(stored.result, stored.entry.created_at, from_history=True)
+        self.trail.push(shown)
+        self.leave()
+        return shown
+
+    def toggle_private(self) -> bool:
+        """Private mode on or off; returns the new state. While on, nothing is recorded."""
+        self.private = not self.private
+        return self.private
+
+
+def rerun_request(result: SearchResult) -> SearchRequest:
+    """``result``'s request with the providers it ran (also when its request named none and the
+    default selection ran): what running a past search again sends."""
+    return dataclasses.replace(result.request, providers=result.providers)
+
+
+def merge_outcomes(into: SearchResult, retried: SearchResult) -> None:
+    """Put ``retried``'s outcomes into ``into`` in place of the same providers' (in ``into``'s order);
+    ``into``'s winner and error follow."""
+    again = {o.provider for o in retried.outcomes}
+    outcomes = [o for o in into.outcomes if o.provider not in again] + retried.outcomes
+    order = {pid: index for index, pid in enumerate(into.providers)}
+    into.outcomes = sorted(outcomes, key=lambda o: order.get(o.provider, len(order)))
+    into.winner = into.winner or retried.winner
+    into.error = None if into.ok else into.combined_error()
+
+
+def ended_outcome(result: SearchResult, provider_id: str) -> ProviderOutcome:
+    """How ``provider_id``'s run in ``result`` ended (``SKIPPED`` when auto mode stopped before it)."""
+    outcome = result.outcome(provider_id)
+    return outcome or ProviderOutcome(provider_id, RunStatus.SKIPPED, SearchResponse(provider_id))
+
+
+def recency_notice(specs: Sequence[ProviderSpec], recency: str | None) -> str | None:
+    """Before sending: which of ``specs`` cannot honour ``recency`` (``None`` for any time)."""
+    if recency is None:
+        return None
+    ignoring = [spec.label for spec in specs if not spec.capabilities.recency]
+    prompting = [spec.label for spec in specs if spec.capabilities.recency_in_prompt]
+    parts = []
+    if ignoring:
+        parts.append(f"ignored by {', '.join(ignoring)}")
+    if prompting:
+        parts.append(f"only asked in the prompt by {', '.join(prompting)}")
+    if parts:
+        return f"Recency '{recency}' is {'; '.join(parts)} (results are not date-filtered)."
+    return f"Recency '{recency}' applies to every selected provider."

@@ -1,0 +1,181 @@
+"""Moving around the search screen: focus stops, panes to their tops or ends, the provider list, the
+merged view, and making room for the panes. View code only; :class:`SearchScreen
+<websearch_tui.tui.search.screen.SearchScreen>` builds on it (and declares the keys)."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.widget import Widget
+from textual.widgets import Select
+
+from websearch_tui.tui.common.links import copy_text
+from websearch_tui.tui.common.provider_selector import ProviderSelector
+from websearch_tui.tui.common.screen import AppScreen
+from websearch_tui.tui.search.merged_view import MergedView
+from websearch_tui.tui.search.pane_area import COMFORTABLE_PANE_WIDTH, MERGED, PaneArea, choose_layout, pane_width
+from websearch_tui.tui.search.provider_pane import ProviderPane
+from websearch_tui.tui.search.query_input import QueryInput
+
+
+class PaneNavigation(AppScreen[None]):
+    """The search screen's moving around: Tab stops, Tops / Ends, showing and hiding the provider list
+    and the merged view, jumping from a merged row to its pane, copying a pane's answer."""
+
+    @property
+    def query_input(self) -> QueryInput:
+        """The query box."""
+        return self.query_one("#query", QueryInput)
+
+    @property
+    def pane_area(self) -> PaneArea:
+        """The container of provider panes."""
+        return self.query_one("#panes", PaneArea)
+
+    @property
+    def selector(self) -> ProviderSelector:
+        """The provider checklist."""
+        return self.query_one("#providers", ProviderSelector)
+
+    def _leave_panes(self) -> None:
+        """The panes are about to be rebuilt: a focused widget inside them would be removed and leave
+        focus on a detached widget (keys and bindings would then go nowhere), so focus the query, at
+        once (``focus()`` would move it later, after code that asks where the focus is has run)."""
+        if self.focused is not None and self.pane_area in self.focused.ancestors_with_self:
+            self.set_focus(self.query_input)
+
+    def _make_room_for(self, panes: int) -> bool:
+        """Hide the provider list when that gives the panes a better layout (tabs -> grid -> columns)
+        or widens panes that are cramped (narrower than :data:`COMFORTABLE_PANE_WIDTH`).
+
+        Returns True when it was hidden now (F2 shows it again).
+        """
+        selector = self.selector
+        if selector.has_class("-hidden"):
+            return False
+        area = self.pane_area.size
+        wider = area.width + selector.outer_size.width
+        rank = {"columns": 0, "grid": 1, "tabs": 2}
+        better = rank[choose_layout(panes, wider, area.height)[0]] < rank[choose_layout(panes, *area)[0]]
+        now = pane_width(panes, *area)
+        cramped = now < COMFORTABLE_PANE_WIDTH and pane_width(panes, wider, area.height) > now
+        if not (better or cramped):
+            return False
+        selector.add_class("-hidden")
+        if selector.has_focus:
+            self.query_input.focus()
+        return True
+
+    def _stops(self) -> list[Widget]:
+        stops: list[Widget] = [self.query_input, *self.query(Select)]
+        if not self.selector.has_class("-hidden"):
+            stops.append(self.selector)
+        area = self.pane_area
+        views: list[Widget] = [*area.panes, *([area.merged] if area.merged_shown else [])]
+        if area.mode != "tabs":
+            views = [view for view in views if not view.has_class("-hidden-tab")]
+        return stops + views
+
+    def action_cycle(self, delta: int) -> None:
+        """Move focus to the next/previous control or provider pane (Tab / Shift+Tab)."""
+        stops = self._stops()
+        focused = self.focused
+        current = -1
+        for index, stop in enumerate(stops):
+            if focused is not None and (focused is stop or stop in focused.ancestors):
+                current = index
+                break
+        target = stops[(current + delta) % len(stops)] if current >= 0 or delta > 0 else stops[-1]
+        if isinstance(target, ProviderPane):
+            self.pane_area.activate(target.provider_id)
+            target.focus_target()
+        elif isinstance(target, MergedView):
+            self.pane_area.activate(MERGED)
+            target.focus_rows()
+        else:
+            target.focus()
+
+    def action_tops_ends(self) -> None:
+        """Every pane to its top at once, to compare how the answers open (``t``); when every pane is
+        at its top already, every pane back to its end (a streaming answer is followed again)."""
+        panes = self.pane_area.panes
+        if any(not pane.at_top for pane in panes):
+            for pane in panes:
+                pane.to_top()
+        else:
+            for pane in panes:
+                pane.to_end()
+
+    def action_toggle_providers(self) -> None:
+        """Show or hide the provider list (focuses it when shown). Hiding the focused list moves the
+        focus to the panes (the query box when there are none): a key typed next is a key, not text
+        that replaces the selected query (``/`` then searched for "/")."""
+        selector = self.selector
+        selector.toggle_class("-hidden")
+        if selector.has_class("-hidden"):
+            if selector.has_focus:
+                self._focus_panes()
+        else:
+            selector.focus()
+
+    def action_focus_query(self) -> None:
+        """Focus the query box."""
+        self.query_input.focus()
+
+    async def action_toggle_merged(self) -> None:
+        """Show the merged view beside the panes (focusing its rows) or hide it again."""
+        area = self.pane_area
+        if await area.toggle_merged():
+            area.activate(MERGED)
+            area.merged.focus_rows()
+        elif self.focused is None or area.merged in self.focused.ancestors_with_self:
+            self._focus_panes()
+
+    def _focus_panes(self) -> None:
+        """Focus the visible pane (in tabs mode) or the first one; the query box when there is none."""
+        area = self.pane_area
+        pane = (area.pane(area.active) if area.active else None) or (area.panes[0] if area.panes else None)
+        if pane is None:
+            self.query_input.focus()
+        else:
+            pane.focus_target()
+
+    @on(MergedView.Jump)
+    def _on_jump(self, event: MergedView.Jump) -> None:
+        """Enter on a merged row: show that source in the pane of the provider that ranked it best."""
+        event.stop()
+        pane = self.pane_area.pane(event.provider)
+        if pane is None:
+            return
+        self.pane_area.activate(event.provider)
+        if not pane.focus_source(event.url):
+            pane.focus_target()
+
+    def _focus_in_panes(self) -> bool:
+        return self.focused is not None and self.pane_area in self.focused.ancestors
+
+    def _keep_focus_in_panes(self) -> None:
+        """Put the focus back on a pane if it left them (so ``[ [`` keeps stepping, never typing)."""
+        if not self._focus_in_panes():
+            self._focus_panes()
+
+    def action_copy_answer(self) -> None:
+        """Copy the answer of the focused pane (in tabs mode: the visible one) to the clipboard."""
+        pane = self._focused_pane()
+        if pane is None:
+            self.notify("Move to a pane first (Tab), then copy its answer.", severity="warning", markup=False)
+            return
+        answer = (pane.response.answer or "").strip()
+        if not answer:
+            self.notify(f"{pane.spec.label} has no answer to copy.", severity="warning", markup=False)
+            return
+        copy_text(self.app, answer, f"{pane.spec.label}'s answer ({len(answer):,} characters)")
+
+    def _focused_pane(self) -> ProviderPane | None:
+        focused = self.focused
+        area = self.pane_area
+        for pane in area.panes:
+            if focused is not None and pane in focused.ancestors_with_self:
+                return pane
+        if area.mode == "tabs" and area.active is not None:
+            return area.pane(area.active)
+        return area.panes[0] if len(area.panes) == 1 else None
