@@ -12,7 +12,7 @@ from textual.widgets import Tab
 
 from tests.tui.conftest import submit, until, wait_for_search
 from tests.tui.test_search_screen import auth_failure, full_result, hang
-from websearch_tui.cli import main as cli
+from websearch_tui.cli.commands.search import Progress
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import SearchResult
@@ -129,5 +129,5 @@ def test_the_cli_progress_line_is_the_shared_wording():
     assert result.progress_text(set()) == "0/3 done · waiting for Alpha, Beta, Gamma"
     assert result.progress_text({"b"}) == "1/3 done · waiting for Alpha, Gamma"
     assert result.progress_text({"a", "b", "c"}) == "3/3 done"
-    progress = cli.Progress(result, io.StringIO(), width=200)
+    progress = Progress(result, io.StringIO(), width=200)
     assert progress.text() == result.progress_text(set())

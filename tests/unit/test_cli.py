@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.helpers import CHILD_PATH, three_cli_providers
-from websearch_tui.cli.main import main
+from websearch_tui.__main__ import main  # the launcher: what `websearch-tui` runs
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import Source
 
@@ -160,7 +160,7 @@ def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> 
     """Nor the libraries only a save needs (tomlkit edits, filelock): reading needs neither."""
     script = (
         "import sys\n"
-        "from websearch_tui.cli.main import main\n"
+        "from websearch_tui.__main__ import main\n"
         "code = main(['search', 'q', '-p', 'brave'])\n"
         "mods = sorted(m for m in sys.modules if m.startswith('websearch_tui.providers.') and m.count('.') == 2 and not hasattr(sys.modules[m], '__path__'))\n"
         "print(code, mods, any(m == 'textual' or m.startswith('textual.') for m in sys.modules), 'shtab' in sys.modules,"
@@ -177,10 +177,11 @@ def test_search_imports_only_the_chosen_provider_and_never_textual(tmp_path) -> 
 
 @pytest.mark.parametrize("provider_id", sorted(SPECS))
 def test_every_provider_is_reachable_and_loads_alone(provider_id: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from websearch_tui.cli.main import _check_providers, build_parser
+    from websearch_tui.cli.common import check_providers
+    from websearch_tui.cli.parser import build_parser
 
     args = build_parser().parse_args(["search", "q", "-p", provider_id.upper()])
-    assert _check_providers(args.providers) == (provider_id,)  # the CLI accepts it (case-insensitively)
+    assert check_providers(args.providers) == (provider_id,)  # the CLI accepts it (case-insensitively)
     script = (
         "import sys\n"
         "from websearch_tui.providers import load_stream\n"
@@ -519,7 +520,7 @@ def test_config_validate_without_a_file_uses_the_defaults(capsys: pytest.Capture
 def test_keys_and_config_never_import_textual(tmp_path) -> None:
     script = (
         "import sys\n"
-        "from websearch_tui.cli.main import main\n"
+        "from websearch_tui.__main__ import main\n"
         "codes = [main(['keys', 'list']), main(['config', 'show']), main(['config', 'validate'])]\n"
         "print(codes, any(m == 'textual' or m.startswith('textual.') for m in sys.modules))\n"
     )

@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import three_cli_providers
-from websearch_tui.cli import main as cli
-from websearch_tui.cli.main import main
+from websearch_tui.cli.commands.history import HISTORY_PROVIDER_CELLS
+from websearch_tui.cli.commands.search import Progress, streams_answer
+from websearch_tui.cli.main import implied_search, main
+from websearch_tui.cli.parser import ENVIRONMENT, build_parser
+from websearch_tui.cli.render import use_color
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
 from websearch_tui.engine import engine as engine_module
@@ -56,7 +59,7 @@ def test_help_shows_examples_environment_and_exit_codes(capsys: pytest.CaptureFi
     text = help_text([], capsys)
     for section in ("examples:", "environment:", "exit codes:"):
         assert f"\n{section}\n" in text
-    for name, _ in cli.ENVIRONMENT:
+    for name, _ in ENVIRONMENT:
         assert f"\n  {name} " in text
     for spec in SPECS.values():
         for credential in spec.credentials:
@@ -74,7 +77,7 @@ def test_the_environment_section_names_the_variables_the_code_reads() -> None:
     from websearch_tui.secrets import credentials
     from websearch_tui.settings import config
 
-    names = [name for name, _ in cli.ENVIRONMENT]
+    names = [name for name, _ in ENVIRONMENT]
     assert {config.CONFIG_ENV, credentials.KEY_FILE_ENV, logs.LOG_ENV, mcp_server.TOKEN_ENV} <= set(names)
     assert set(config._ENDPOINT_ENV.values()) <= set(names)
 
@@ -272,7 +275,7 @@ def test_progress_line_fits_the_terminal_width() -> None:
     result = SearchResult(
         SearchRequest("q"), "compare", providers=providers, labels={pid: SPECS[pid].label for pid in providers}
     )
-    progress = cli.Progress(result, Terminal(), width=40)
+    progress = Progress(result, Terminal(), width=40)
     assert progress.text() == "0/24 done · waiting for DuckDuckGo, Ex…"
     assert len(progress.text()) == 39
 
@@ -469,7 +472,7 @@ def test_a_bare_query_is_a_search(requests_seen, tmp_path: Path, capsys) -> None
     ],
 )
 def test_implied_search_is_only_for_what_is_not_a_command(argv: list[str], expected: list[str]) -> None:
-    assert cli.implied_search(argv, cli.build_parser()) == expected
+    assert implied_search(argv, build_parser()) == expected
 
 
 def test_a_query_named_like_a_command_runs_the_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -494,8 +497,8 @@ def test_a_query_named_like_a_command_runs_the_command(capsys: pytest.CaptureFix
 )
 def test_when_the_text_is_coloured(choice: str, tty: bool, environ: dict[str, str], expected: bool) -> None:
     stream = Terminal() if tty else io.StringIO()
-    assert cli.use_color(choice, stream, environ) is expected
-    assert cli.use_color("auto", None, {}) is False  # -o FILE
+    assert use_color(choice, stream, environ) is expected
+    assert use_color("auto", None, {}) is False  # -o FILE
 
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -571,11 +574,11 @@ def test_when_the_answer_streams(tmp_path: Path) -> None:
 
     one = SearchResult(SearchRequest("q"), "compare", providers=("brave",))
     two = SearchResult(SearchRequest("q"), "compare", providers=("brave", "exa"))
-    assert cli.streams_answer("text", one, None, Terminal())
-    assert not cli.streams_answer("text", one, None, io.StringIO())  # a pipe: the final text, at once
-    assert not cli.streams_answer("text", one, tmp_path / "f", Terminal())  # -o FILE
-    assert not cli.streams_answer("text", two, None, Terminal())
-    assert not cli.streams_answer("llm", one, None, Terminal())
+    assert streams_answer("text", one, None, Terminal())
+    assert not streams_answer("text", one, None, io.StringIO())  # a pipe: the final text, at once
+    assert not streams_answer("text", one, tmp_path / "f", Terminal())  # -o FILE
+    assert not streams_answer("text", two, None, Terminal())
+    assert not streams_answer("llm", one, None, Terminal())
 
 
 def test_one_provider_streams_its_answer_to_a_terminal(requests_seen, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
@@ -701,13 +704,13 @@ def test_history_list_shortens_a_long_provider_list_as_the_tui_does(capsys: pyte
     store.add(dataclasses.replace(sample_result("many"), providers=providers))
     store.close()
     code, out, _ = run_main(capsys, "history", "list")
-    shown = fit_labels(providers, cli.HISTORY_PROVIDER_CELLS)
+    shown = fit_labels(providers, HISTORY_PROVIDER_CELLS)
     assert code == 0 and shown.endswith(" +5") and f"  {shown}  " in out.splitlines()[1]
     assert history_rows.fit_labels is fit_labels  # one function for both front ends
-    assert cli.HISTORY_PROVIDER_CELLS == history_rows.PROVIDERS_CELLS
+    assert HISTORY_PROVIDER_CELLS == history_rows.PROVIDERS_CELLS
 
 
 @pytest.mark.parametrize("word", ["configure", "docker", "frobnicate"])
 def test_one_word_not_close_to_a_command_is_a_query(word: str) -> None:
-    assert cli.implied_search([word], cli.build_parser()) == ["search", word]
-    assert cli.implied_search(["serch", "engines"], cli.build_parser()) == ["search", "serch", "engines"]
+    assert implied_search([word], build_parser()) == ["search", word]
+    assert implied_search(["serch", "engines"], build_parser()) == ["search", "serch", "engines"]

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from websearch_tui.cli.main import mcp_install_hint
+from websearch_tui.cli.commands.mcp import mcp_install_hint
 
 
 @pytest.mark.parametrize(

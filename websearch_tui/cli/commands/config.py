@@ -1,0 +1,140 @@
+"""``websearch-tui config path|show|validate``: the config file in use, its effective settings
+(defaults filled in, as TOML or JSON, never a key), or a check of it (OK, or the first problem)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from websearch_tui.cli.common import config_errors_as_usage, load_config
+from websearch_tui.cli.front_ends import CheckKeymap
+from websearch_tui.core.catalogue import SPECS
+
+if TYPE_CHECKING:
+    from websearch_tui.core.specs import ProviderSettings, ProviderSpec
+    from websearch_tui.settings.config import Config
+
+
+def run(args: argparse.Namespace, check_keymap: CheckKeymap | None) -> int:
+    """``config path|show|validate``; always 0 (``path`` says on stderr whether the file exists).
+    ``validate`` checks the ``[keymap]`` ids with ``check_keymap`` (the terminal UI's; ``None``: not
+    checked).
+
+    Raises:
+        UsageError: an unusable config file, a ``[keymap]`` id no binding has.
+    """
+    from websearch_tui.settings.config import CONFIG_ENV, config_path
+
+    if args.config_command == "path":
+        path = config_path(args.config)
+        origin = "--config" if args.config else f"${CONFIG_ENV}" if os.environ.get(CONFIG_ENV, "").strip() else None
+        state = "exists" if path.exists() else "does not exist; the defaults apply"
+        print(path)
+        print(f"{state}{f' (set by {origin})' if origin else ''}", file=sys.stderr)
+        return 0
+    config = load_config(args)
+    if args.config_command == "show":
+        if args.format == "json":
+            print(json.dumps(_effective_settings(config), indent=2))
+        else:
+            print(_effective_toml(config), end="")
+        return 0
+    if check_keymap is not None:
+        with config_errors_as_usage():
+            check_keymap(config)
+    exists = config.path is not None and config.path.exists()
+    print(f"OK: {config.path}" + ("" if exists else " (does not exist; the defaults apply)"))
+    return 0
+
+
+def _effective_toml(config: Config) -> str:
+    """The effective settings as TOML: every ``[search]``, ``[ui]`` and ``[history]`` key, the
+    ``[keymap]`` and, per provider, its enabled state, endpoints, model and pacing with defaults
+    filled in, plus the options set in the file.
+
+    Keys never live in the config; URL passwords and secret-looking query values are masked anyway.
+    """
+    import tomlkit
+
+    settings = _effective_settings(config)
+    document = tomlkit.document()
+    document.add(tomlkit.comment(f"effective settings from {config.path} (defaults filled in; keys are never shown)"))
+    document["search"] = settings["search"]
+    document["ui"] = settings["ui"]
+    document["history"] = settings["history"]
+    document["presets"] = settings["presets"]
+    document["keymap"] = settings["keymap"]
+    providers = tomlkit.table(is_super_table=True)
+    for provider_id, table in settings["providers"].items():
+        providers[provider_id] = table
+    document["providers"] = providers
+    return tomlkit.dumps(document)
+
+
+def _effective_settings(config: Config) -> dict[str, Any]:
+    """The effective settings as plain data, ``{"search": {...}, "ui": {...}, "history": {...}, "presets": {name:
+    [ids]}, "keymap": {id: keys}, "providers": {id: table}}`` (what ``config show`` prints as TOML or JSON; see
+    :func:`_effective_toml`)."""
+    search = config.search
+    return {
+        "search": {
+            "providers": list(search.providers),
+            "mode": search.mode,
+            "max_results": search.max_results,
+            "recency": search.recency or "",
+            "timeout": search.timeout,
+            "max_body_mib": search.max_body_mib,
+        },
+        "ui": {"theme": config.ui.theme or ""},
+        "history": _history_settings(config),
+        "presets": {name: list(ids) for name, ids in config.presets.items()},
+        "keymap": dict(config.keymap),
+        "providers": {spec.id: _provider_table(spec, config.settings_for(spec.id)) for spec in SPECS.values()},
+    }
+
+
+def _history_settings(config: Config) -> dict[str, object]:
+    """The effective ``[history]`` table, with the file the history is kept in."""
+    from websearch_tui.history import history_path
+
+    history = config.history
+    return {"enabled": history.enabled, "max_entries": history.max_entries, "path": str(history_path(history.path))}
+
+
+def _provider_table(spec: ProviderSpec, settings: ProviderSettings) -> dict[str, object]:
+    """One provider's effective ``[providers.<id>]`` table (``None`` values left out)."""
+    table = {
+        "enabled": settings.enabled is not False,
+        "base_url": _mask_url(settings.base_url or spec.default_base_url),
+        "mcp_url": _mask_url(settings.mcp_url or spec.default_mcp_url),
+        "model": (settings.models[0] if settings.models else None) or settings.model or spec.default_model,
+        "models": list(settings.models) or None,
+        "min_interval": settings.min_interval if settings.min_interval is not None else spec.default_min_interval,
+        **settings.options,
+    }
+    return {key: value for key, value in table.items() if value is not None}
+
+
+_SECRET_PARAM = ("key", "token", "secret", "password", "auth", "signature")
+
+
+def _mask_url(url: str | None) -> str | None:
+    """``url`` with a user-info password (or a lone user-info token) and secret-looking query values
+    replaced by ``***``."""
+    if not url:
+        return None
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password:
+        parts = parts._replace(netloc=f"{parts.username}:***@{parts.netloc.rpartition('@')[2]}")
+    elif "@" in parts.netloc:  # https://TOKEN@host: a user name alone is often a token
+        parts = parts._replace(netloc=f"***@{parts.netloc.rpartition('@')[2]}")
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if any(word in name.lower() for name, _ in pairs for word in _SECRET_PARAM):
+        masked = [(k, "***" if any(word in k.lower() for word in _SECRET_PARAM) else v) for k, v in pairs]
+        parts = parts._replace(query=urlencode(masked, safe="*"))
+    return urlunsplit(parts)

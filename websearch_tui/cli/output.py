@@ -1,0 +1,76 @@
+"""Where and how a search is printed, shared by ``search`` and ``history show``: the ``-o FILE``
+checked before anything runs, a document in one of the ``--format`` choices, and stdout or one
+atomic write of the file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from websearch_tui.cli.common import UsageError
+
+if TYPE_CHECKING:
+    from websearch_tui.core.results import SearchResult
+
+
+def check_merged(args: argparse.Namespace) -> None:
+    """Refuse ``--merged`` without ``--format llm``.
+
+    Raises:
+        UsageError: ``args.merged`` is set and ``args.format`` is not ``llm``.
+    """
+    if args.merged and args.format != "llm":
+        raise UsageError("--merged goes with --format llm (json and markdown always include the merged sources)")
+
+
+def output_path(value: str | None) -> Path | None:
+    """The file ``-o`` names, checked before the search runs (``None``: stdout; ``-`` means stdout
+    too). A symbolic link is followed, so its target is what gets replaced.
+
+    Raises:
+        UsageError: the path is a directory, its directory does not exist, or it cannot be written there.
+    """
+    if value is None or value == "-":
+        return None
+    path = Path(os.path.realpath(value))
+    if path.is_dir():
+        raise UsageError(f"--output {value}: that is a directory; name a file")
+    if not path.parent.is_dir():
+        raise UsageError(f"--output {value}: the directory {path.parent} does not exist; create it or name another")
+    if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"--output {value}: no permission to write {path}")
+    return path
+
+
+def emit(text: str, output: Path | None) -> None:
+    """``text`` on stdout, or as the whole new content of ``output`` (UTF-8, written atomically).
+
+    Raises:
+        OSError: the file could not be written (``main`` reports it; nothing was changed).
+    """
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from websearch_tui.core.files import write_atomically
+
+    try:
+        write_atomically(output, text.encode("utf-8"), mode=None, locked=False)
+    except OSError as exc:
+        raise OSError(exc.errno, f"{output}: {exc.strerror or exc}; nothing was written") from None
+
+
+def document(result: SearchResult, output_format: str, *, merged: bool = False) -> str:
+    """What ``search --format output_format`` prints on stdout for ``result`` (``history show`` too);
+    ``output_format`` is one of :data:`~websearch_tui.cli.parser.FORMATS`, ``merged`` is ``--merged``."""
+    from websearch_tui.formats import json_document, llm, markdown, text
+
+    if output_format == "json":
+        return json_document.to_json(result)
+    if output_format == "llm":
+        blocks = llm.to_llm_merged(result) if merged else llm.to_llm_document(result)
+        return blocks or f"Error: {result.summary().error}"
+    render = {"text": text.to_text, "markdown": markdown.to_markdown}
+    return render[output_format](result)
