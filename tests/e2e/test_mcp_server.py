@@ -36,7 +36,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.fake_providers import FAKE_KEYS, PROVIDERS, FakeRequest, FakeResponse, FakeServer, data_json
 from tests.fake_providers.routes import search_route
-from websearch_tui.cli.main import main
+from websearch_tui.__main__ import main  # the launcher hands the CLI the MCP server
 from websearch_tui.core.errors import register_secret
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import RunStatus, SearchResult
@@ -295,7 +295,7 @@ async def test_stdio_client_cancel_cancels_the_search(
 
 
 def test_mcp_without_the_sdk_says_what_to_install(tmp_path: Path) -> None:
-    script = "import sys\nsys.modules['mcp'] = None\nfrom websearch_tui.cli.main import main\nraise SystemExit(main(['mcp']))\n"
+    script = "import sys\nsys.modules['mcp'] = None\nfrom websearch_tui.__main__ import main\nraise SystemExit(main(['mcp']))\n"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=server_env(), timeout=60)
     assert out.returncode == 1
     # the command for how this copy was installed (here: this Python's pip; see tests/test_install_hint.py)
@@ -309,7 +309,7 @@ def test_mcp_without_the_sdk_says_what_to_install(tmp_path: Path) -> None:
 def test_search_never_imports_the_sdk(tmp_path: Path) -> None:
     script = (
         "import sys\n"
-        "from websearch_tui.cli.main import main\n"
+        "from websearch_tui.__main__ import main\n"
         "main(['search', 'q', '-p', 'brave'])\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'starlette', 'uvicorn') "
         "or m.startswith('websearch_tui.mcp.')))\n"
