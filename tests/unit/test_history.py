@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import zlib
 from datetime import datetime, timezone
 from pathlib import Path
@@ -359,6 +360,45 @@ def test_the_recorder_writes_in_order_on_its_own_thread_and_then_stops(path: Pat
     assert [entry.query for entry in store.entries()] == [f"recorded {i}" for i in reversed(range(5))]
     assert store.entries()[0].created_at == WHEN
     store.close()
+
+
+class LingeringRecorder(HistoryRecorder):
+    """A recorder whose writer thread lives on a moment after the queue is empty (as on a busy machine)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, max_entries=100)
+        self.writers: list[threading.Thread] = []
+
+    def _drain(self) -> None:
+        self.writers.append(threading.current_thread())
+        super()._drain()
+        time.sleep(0.5)
+
+
+def test_close_joins_the_writer_thread(path: Path) -> None:
+    """The program exits right after close() (os._exit): the writer must have ended by then."""
+    recorder = LingeringRecorder(path)
+    recorder.record(sample_result("joined"), WHEN)
+    assert recorder.flush(timeout=30)
+    recorder.close()
+    assert recorder.writers and not any(writer.is_alive() for writer in recorder.writers)
+    store = HistoryStore(path)
+    assert [entry.query for entry in store.entries()] == ["joined"]
+    store.close()
+
+
+def test_close_gives_up_on_a_stuck_writer_after_its_timeout(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = threading.Event()
+    recorder = HistoryRecorder(path, max_entries=100)
+    monkeypatch.setattr(recorder, "_write", lambda result, started_at: disk.wait(30))
+    recorder.record(sample_result("stuck"), WHEN)
+    started = time.monotonic()
+    recorder.close(timeout=0.2)
+    assert time.monotonic() - started < 5  # bounded: the exit is not held by a stuck disk
+    assert [t for t in threading.enumerate() if t.name == "history-writer" and t.is_alive()]
+    disk.set()
+    recorder.close()
+    assert not [t for t in threading.enumerate() if t.name == "history-writer"]
 
 
 def test_the_recorder_tells_a_failure_once_and_never_raises(tmp_path: Path) -> None:

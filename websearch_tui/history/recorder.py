@@ -7,18 +7,23 @@ import dataclasses
 import logging
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 from websearch_tui.core.results import SearchResult
-from websearch_tui.history.store import HistoryError, HistoryStore
+from websearch_tui.history.store import BUSY_TIMEOUT_SECONDS, HistoryError, HistoryStore
 
 log = logging.getLogger(__name__)
 
 Notice = Callable[[str], None]
 """``notice(message)``: one line for the user (a damaged file moved aside, a search not recorded)."""
+
+CLOSE_SECONDS = BUSY_TIMEOUT_SECONDS
+"""How long :meth:`HistoryRecorder.close` waits, in seconds, for the writer thread to write what is
+queued and end: as long as one write waits for another process's lock on the file (10 s)."""
 
 
 class HistoryRecorder:
@@ -26,7 +31,8 @@ class HistoryRecorder:
 
     :meth:`record` only queues a snapshot and returns; the thread starts when there is something to
     write, opens the store on first use and ends once the queue is empty (so an idle program has no
-    extra thread). A failure to write never reaches the search: it is logged and told once through
+    extra thread); :meth:`close` waits for it to end (a bounded time), so nothing queued is lost when
+    the process exits right after. A failure to write never reaches the search: it is logged and told once through
     ``on_notice`` (called on the writer thread), which also hears when a damaged file was moved aside.
 
     Args:
@@ -49,6 +55,7 @@ class HistoryRecorder:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
+        self._writers: list[threading.Thread] = []  # started and maybe still running: close() joins them
         self._store: HistoryStore | None = None
         self._last_problem: str | None = None
 
@@ -59,6 +66,7 @@ class HistoryRecorder:
             self._pending.append((snapshot, started_at))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._drain, name="history-writer", daemon=True)
+                self._writers = [writer for writer in self._writers if writer.is_alive()] + [self._thread]
                 self._thread.start()
 
     def flush(self, timeout: float | None = None) -> bool:
@@ -66,10 +74,26 @@ class HistoryRecorder:
         with self._idle:
             return self._idle.wait_for(lambda: not self._pending, timeout)
 
-    def close(self) -> None:
-        """Write what is queued, then close the file (a later :meth:`record` opens it again)."""
-        self.flush()
+    def close(self, timeout: float = CLOSE_SECONDS) -> None:
+        """Write what is queued, wait for the writer thread to end (join it), then close the file (a
+        later :meth:`record` opens it again).
+
+        Waits at most ``timeout`` seconds in all (default :data:`CLOSE_SECONDS`, 10 s), so a stuck disk
+        never holds a program's exit for longer: then a warning is logged and the file is left open
+        to the thread still writing, a daemon thread that ends with the process. A search recorded
+        while this waits keeps the file open too (its writer uses it).
+        """
+        deadline = time.monotonic() + timeout
         with self._lock:
+            writers = list(self._writers)
+        for writer in writers:
+            writer.join(max(0.0, deadline - time.monotonic()))
+        if any(writer.is_alive() for writer in writers):
+            log.warning("the history writer did not finish within %g s; the history file is left open", timeout)
+            return
+        with self._lock:
+            if self._thread is not None:  # recorded meanwhile: that writer still uses the file
+                return
             store, self._store = self._store, None
         if store is not None:
             store.close()
