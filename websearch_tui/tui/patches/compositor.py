@@ -14,34 +14,81 @@ widget that overlaps none of them, or only regions that a widget in front of it 
 cannot show in any of those cells, so the terminal shows the same (``tests/tui/test_compositor.py``
 compares the cells written with those of Textual's update, on screens with layers and padding).
 
-It relies on three internals of Textual's ``Compositor`` (``_dirty_regions``, ``_visible_widgets``
-and ``cuts``), checked by those tests against the installed Textual.
+No Textual issue was found for this: Textual's ``Compositor.render_partial_update`` crops its
+render to the union of the dirty regions (``Region.from_union``) and then renders every visible
+widget overlapping that crop.
+
+Internals relied on (Textual 8.2): the private module ``textual._compositor`` (its ``Compositor``
+and ``ChopsUpdate``), a compositor's ``_dirty_regions`` and ``_visible_widgets`` (its cache of
+``visible_widgets``, replaced for the duration of one update) and its ``cuts``, and the screen's
+``_compositor``. :func:`use_span_compositor` checks them on the screen it is given; when one is
+missing, the screen keeps Textual's compositor and a warning is logged once.
 """
 
 from __future__ import annotations
 
-from textual._compositor import ChopsUpdate, Compositor
+import logging
+from typing import Any
+
 from textual.geometry import Region
+from textual.screen import Screen
 from textual.widget import Widget
 
+from websearch_tui.core.internals import fall_back, missing_attributes
 
-class SpanCompositor(Compositor):
-    """Textual's compositor; a partial update renders only the widgets that can show in a dirty region."""
+log = logging.getLogger(__name__)
 
-    def render_partial_update(self) -> ChopsUpdate | None:
-        """The update of the dirty regions (None if there are none), as Textual's, rendering only
-        the widgets that can show in one of them."""
-        regions = list(self._dirty_regions)
-        if not regions:
-            return None
-        self.cuts  # noqa: B018 - the cuts of every visible widget, computed (and kept) before the narrowing
-        everything = self.visible_widgets
-        narrowed = self._visible_widgets = touched_widgets(everything, regions)
-        try:
-            return super().render_partial_update()
-        finally:
-            if self._visible_widgets is narrowed:  # not dropped meanwhile (a widget drawn asked for a new map)
-                self._visible_widgets = everything
+PATCH = "Drawing only the widgets under a frame's changes"
+COMPOSITOR_ATTRIBUTES = ("_dirty_regions", "_visible_widgets", "visible_widgets", "cuts", "render_partial_update")
+
+try:
+    from textual._compositor import ChopsUpdate, Compositor
+except ImportError:  # not in the Textual this is pinned to: see use_span_compositor()
+    _MODULE_MISSING = "textual._compositor"
+else:
+    _MODULE_MISSING = ""
+
+    class SpanCompositor(Compositor):
+        """Textual's compositor; a partial update renders only the widgets that can show in a dirty region."""
+
+        def render_partial_update(self) -> ChopsUpdate | None:
+            """The update of the dirty regions (None if there are none), as Textual's, rendering only
+            the widgets that can show in one of them."""
+            regions = list(self._dirty_regions)
+            if not regions:
+                return None
+            self.cuts  # noqa: B018 - the cuts of every visible widget, computed (and kept) before the narrowing
+            everything = self.visible_widgets
+            narrowed = self._visible_widgets = touched_widgets(everything, regions)
+            try:
+                return super().render_partial_update()
+            finally:
+                if self._visible_widgets is narrowed:  # not dropped meanwhile (a widget drawn asked for a new map)
+                    self._visible_widgets = everything
+
+
+def use_span_compositor(screen: Screen[Any]) -> bool:
+    """Give ``screen`` (just constructed, not yet shown) a :class:`SpanCompositor` in place of
+    Textual's; True if it has one now. False, with Textual's compositor kept and a warning logged
+    once, when an internal this relies on is gone."""
+    stock = getattr(screen, "_compositor", None)
+    problem = _missing_internals(stock)
+    if problem:
+        fall_back(log, PATCH, problem)
+        return False
+    setattr(screen, "_compositor", SpanCompositor())  # noqa: B010 - the screen's private attribute
+    return True
+
+
+def _missing_internals(stock: object) -> str:
+    """What this module needs and does not find ("" when everything is there), for a screen whose
+    compositor is ``stock``."""
+    if _MODULE_MISSING:
+        return f"no {_MODULE_MISSING}"
+    if type(stock) is not Compositor:
+        return f"the screen's _compositor is a {type(stock).__name__}, not textual._compositor.Compositor"
+    missing = missing_attributes(stock, COMPOSITOR_ATTRIBUTES)
+    return f"Textual's Compositor has no {', '.join(missing)}" if missing else ""
 
 
 def touched_widgets(
