@@ -27,6 +27,7 @@ import re
 import socket
 import ssl
 import time
+import weakref
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -36,12 +37,12 @@ from typing import Any
 import httpcore
 import httpx
 import httpx_sse
-from httpcore._async.connection_pool import AsyncPoolRequest, PoolByteStream
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.version import __version__
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.providers.transport.pool_repair import repair, transport_pool
 from websearch_tui.providers.transport.shape import Shape, ShapeSeen, check, unrecognised
 
 MAX_RETRIES = 3
@@ -66,40 +67,44 @@ def build_client() -> httpx.AsyncClient:
     TLS context built once, on the first ``https`` request, in a worker thread (loading the CA
     bundle takes about 50 ms; the event loop keeps running meanwhile). Plain ``http`` requests (a
     loopback fake, a local SearXNG) never load it. Connection pools reclaim connections left
-    behind by cancelled requests (:class:`_ReclaimingPool`).
+    behind by cancelled requests (:mod:`~websearch_tui.providers.transport.pool_repair`).
     """
     limits = httpx.Limits(max_connections=48, max_keepalive_connections=24)
-    return httpx.AsyncClient(
-        transport=_TlsTransport(limits),
-        mounts={"http://": _transport(limits, ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))},
+    plain, tls = _transport(limits, ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)), _TlsTransport(limits)
+    client = httpx.AsyncClient(
+        transport=tls,
+        mounts={"http://": plain},
         timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
     )
+    _TRANSPORTS[client] = (plain, tls)
+    return client
+
+
+_TRANSPORTS: weakref.WeakKeyDictionary[httpx.AsyncClient, tuple[httpx.AsyncHTTPTransport, _TlsTransport]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The plain-``http`` and the ``https`` transport of each client :func:`build_client` made (while it lives)."""
 
 
 def client_pools(client: httpx.AsyncClient) -> list[httpcore.AsyncConnectionPool]:
-    """The connection pools of a :func:`build_client` client that exist so far (plain, then TLS)."""
-    transports = [*client._mounts.values(), client._transport]
-    pools = []
-    for transport in transports:
-        if isinstance(transport, _TlsTransport):
-            transport = transport.built
-        pool = getattr(transport, "_pool", None)
-        if isinstance(pool, httpcore.AsyncConnectionPool):
-            pools.append(pool)
-    return pools
+    """The connection pools of a :func:`build_client` client that exist so far: plain, then TLS once
+    the first ``https`` request built it (none for a client made otherwise)."""
+    plain, tls = _TRANSPORTS.get(client, (None, None))
+    built = [transport for transport in (plain, tls.built if tls else None) if transport is not None]
+    return [pool for transport in built if (pool := transport_pool(transport)) is not None]
 
 
 def _transport(limits: httpx.Limits, context: ssl.SSLContext) -> httpx.AsyncHTTPTransport:
-    """httpx's transport with ``context`` for TLS and a :class:`_ReclaimingPool`.
+    """httpx's transport with ``context`` for TLS and a pool repaired for cancelled requests
+    (:func:`~websearch_tui.providers.transport.pool_repair.repair`).
 
     The plain-``http`` transport gets a context that verifies but trusts nothing: it never does TLS,
     and would fail closed if it ever did.
     """
     transport = httpx.AsyncHTTPTransport(limits=limits, verify=context)
-    if type(transport._pool) is httpcore.AsyncConnectionPool:
-        transport._pool.__class__ = _ReclaimingPool
+    repair(transport)
     return transport
 
 
@@ -129,70 +134,6 @@ class _TlsTransport(httpx.AsyncBaseTransport):
         """Close the real transport's connections, if it was built."""
         if self.built is not None:
             await self.built.aclose()
-
-
-class _ReclaimingPool(httpcore.AsyncConnectionPool):
-    """httpcore's pool, plus two repairs for cancelled requests, so that once a cancel has returned no
-    connection is left neither idle nor closed without a request that is still running on it:
-
-    - a connection no pending request owns that is neither idle nor closed is closed and dropped
-      whenever the pool re-assigns connections. Such a connection is what a request cancelled between
-      getting a new connection and sending on it leaves behind in httpcore 1.0.9 (encode/httpcore#1093);
-    - a response whose close is interrupted by a cancel (:class:`_SettlingByteStream`) still leaves
-      the pool: httpcore marks the close done before awaiting it (encode/httpcore#1115), so its request
-      would stay in the pool forever, owning an ``ACTIVE`` connection that is never reused or reaped.
-
-    Either would hold a socket and a pool slot until the process ends, so frequent cancels (Esc, a new
-    search) would exhaust the pool. Other connections are handled exactly as by httpcore.
-    """
-
-    async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
-        """httpcore's request handling; the response's body stream leaves the pool even when its
-        close is cancelled (:class:`_SettlingByteStream`)."""
-        response = await super().handle_async_request(request)
-        if type(response.stream) is PoolByteStream:
-            response.stream.__class__ = _SettlingByteStream
-        return response
-
-    def _assign_requests_to_connections(self) -> list[httpcore.AsyncConnectionInterface]:
-        owned = {id(request.connection) for request in self._requests if request.connection is not None}
-        orphans = [
-            connection
-            for connection in self._connections
-            if id(connection) not in owned and not (connection.is_idle() or connection.is_closed())
-        ]
-        for connection in orphans:
-            self._connections.remove(connection)
-        return [*orphans, *super()._assign_requests_to_connections()]
-
-    def _release(self, pool_request: AsyncPoolRequest) -> list[httpcore.AsyncConnectionInterface]:
-        """Remove ``pool_request`` if it is still pending and re-assign connections; returns the
-        connections to close (its own among them when it was not left idle)."""
-        if pool_request not in self._requests:
-            return []
-        self._requests.remove(pool_request)
-        return self._assign_requests_to_connections()
-
-
-class _SettlingByteStream(PoolByteStream):
-    """httpcore's response body stream whose close always ends with the request out of the pool.
-
-    httpcore 1.0.9 marks a response closed before it awaits the connection's state lock (and the
-    socket close); a cancel that lands there, e.g. just as a fully read body closes itself, skips the
-    pool's bookkeeping and no later close redoes it (encode/httpcore#1115). Here the request is
-    removed anyway and its connection, left ``ACTIVE``, is reclaimed by :class:`_ReclaimingPool`.
-    """
-
-    _pool: _ReclaimingPool
-
-    async def aclose(self) -> None:
-        """Close the body as httpcore does; if that was interrupted, finish the pool's part, then re-raise."""
-        try:
-            await super().aclose()
-        finally:
-            closing = self._pool._release(self._pool_request)  # before any await: settled even if cancelled again
-            if closing:
-                await self._pool._close_connections(closing)
 
 
 def join_url(base: str, path: str) -> str:

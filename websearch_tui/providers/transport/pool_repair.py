@@ -1,0 +1,150 @@
+"""Repairs of httpcore's connection pool for cancelled requests: the only module that touches private
+parts of httpx and httpcore.
+
+A cancelled request (Esc, a new search) can leave the pool holding a connection for good, in two
+ways that httpcore 1.0.9 does not handle:
+
+- a request cancelled after the pool gave it a new connection but before it sent anything on it
+  leaves that connection behind, neither idle nor closed, owned by no request: it is never reused
+  nor reaped (encode/httpcore#1093, open; fixes proposed in encode/httpcore#1094 and #1099);
+- a response whose close is interrupted by a cancel leaves its request in the pool, owning an
+  ``ACTIVE`` connection, because httpcore marks the close done before awaiting it, so no later close
+  redoes the pool's part (encode/httpcore#1115, open, fix proposed in encode/httpcore#1116; seen
+  through httpx in encode/httpx#3782).
+
+Either holds a socket and a pool slot until the process ends, so frequent cancels would exhaust the
+pool. :func:`repair` turns the pool inside an httpx transport into a :class:`ReclaimingPool`, which
+handles every other connection exactly as httpcore does.
+
+Internals relied on, checked by :func:`repair` before each use (``tests/unit/test_http.py`` and
+``tests/e2e/test_cancel_load.py`` exercise them against the pinned versions):
+
+- ``httpx.AsyncHTTPTransport._pool``: the httpcore pool the transport sends through;
+- ``httpcore.AsyncConnectionPool``: its ``_requests`` and ``_connections`` lists and its
+  ``_assign_requests_to_connections()`` and ``_close_connections(closing)`` methods;
+- ``httpcore._async.connection_pool``: ``PoolByteStream`` (a response body, holding ``_pool`` and
+  ``_pool_request``) and ``AsyncPoolRequest``.
+
+When one is missing, the transport keeps httpcore's own pool and a warning is logged once.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+
+import httpcore
+import httpx
+
+from websearch_tui.core.internals import fall_back, missing_attributes
+
+log = logging.getLogger(__name__)
+
+PATCH = "The connection-pool repair for cancelled requests"
+POOL_METHODS = ("_assign_requests_to_connections", "_close_connections", "handle_async_request")
+POOL_LISTS = ("_requests", "_connections")
+STREAM_PARAMETERS = ["self", "stream", "pool_request", "pool"]
+"""``PoolByteStream.__init__``'s parameters, whose names are the attributes :class:`SettlingByteStream` uses."""
+
+try:
+    from httpcore._async.connection_pool import AsyncPoolRequest, PoolByteStream
+except ImportError:  # not in the httpcore this is pinned to: see repair()
+    _STREAM_MISSING = "httpcore._async.connection_pool.PoolByteStream"
+else:
+    _STREAM_MISSING = ""
+
+    class SettlingByteStream(PoolByteStream):
+        """httpcore's response body stream whose close always ends with the request out of the pool.
+
+        httpcore 1.0.9 marks a response closed before it awaits the connection's state lock (and the
+        socket close); a cancel that lands there, e.g. just as a fully read body closes itself, skips
+        the pool's bookkeeping and no later close redoes it (encode/httpcore#1115). Here the request
+        is removed anyway and its connection, left ``ACTIVE``, is reclaimed by :class:`ReclaimingPool`.
+        """
+
+        _pool: ReclaimingPool
+
+        async def aclose(self) -> None:
+            """Close the body as httpcore does; if that was interrupted, finish the pool's part, then re-raise."""
+            try:
+                await super().aclose()
+            finally:
+                closing = self._pool.release(self._pool_request)  # before any await: settled even if cancelled again
+                if closing:
+                    await self._pool._close_connections(closing)
+
+
+class ReclaimingPool(httpcore.AsyncConnectionPool):
+    """httpcore's pool, plus two repairs for cancelled requests, so that once a cancel has returned no
+    connection is left neither idle nor closed without a request that is still running on it:
+
+    - a connection no pending request owns that is neither idle nor closed is closed and dropped
+      whenever the pool re-assigns connections (encode/httpcore#1093);
+    - a response's body stream is a :class:`SettlingByteStream`, which leaves the pool even when its
+      close is cancelled (encode/httpcore#1115).
+
+    Other connections are handled exactly as by httpcore.
+    """
+
+    async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
+        """httpcore's request handling; the response's body stream leaves the pool even when its
+        close is cancelled (:class:`SettlingByteStream`)."""
+        response = await super().handle_async_request(request)
+        if type(response.stream) is PoolByteStream:
+            response.stream.__class__ = SettlingByteStream
+        return response
+
+    def _assign_requests_to_connections(self) -> list[httpcore.AsyncConnectionInterface]:
+        owned = {id(request.connection) for request in self._requests if request.connection is not None}
+        orphans = [
+            connection
+            for connection in self._connections
+            if id(connection) not in owned and not (connection.is_idle() or connection.is_closed())
+        ]
+        for connection in orphans:
+            self._connections.remove(connection)
+        return [*orphans, *super()._assign_requests_to_connections()]
+
+    def release(self, pool_request: AsyncPoolRequest) -> list[httpcore.AsyncConnectionInterface]:
+        """Remove ``pool_request`` if it is still pending and re-assign connections; returns the
+        connections to close (its own among them when it was not left idle)."""
+        if pool_request not in self._requests:
+            return []
+        self._requests.remove(pool_request)
+        return self._assign_requests_to_connections()
+
+
+def transport_pool(transport: httpx.AsyncHTTPTransport) -> httpcore.AsyncConnectionPool | None:
+    """The httpcore pool ``transport`` sends through (None if httpx no longer keeps it where it did)."""
+    pool = getattr(transport, "_pool", None)
+    return pool if isinstance(pool, httpcore.AsyncConnectionPool) else None
+
+
+def repair(transport: httpx.AsyncHTTPTransport) -> bool:
+    """Make the pool of ``transport`` (a new one, not used yet) a :class:`ReclaimingPool`; True if it
+    now is. False, with the pool left as httpcore's and a warning logged once, when an internal this
+    relies on is gone or the pool is not httpcore's plain ``AsyncConnectionPool``."""
+    pool = transport_pool(transport)
+    problem = _missing_internals(pool)
+    if problem:
+        fall_back(log, PATCH, problem)
+        return False
+    assert pool is not None  # checked above
+    pool.__class__ = ReclaimingPool
+    return True
+
+
+def _missing_internals(pool: httpcore.AsyncConnectionPool | None) -> str:
+    """What this module needs and does not find ("" when everything is there), for ``pool``."""
+    if _STREAM_MISSING:
+        return f"no {_STREAM_MISSING}"
+    if pool is None:
+        return "httpx.AsyncHTTPTransport keeps no httpcore pool in _pool"
+    if type(pool) is not httpcore.AsyncConnectionPool:
+        return f"the transport's pool is a {type(pool).__name__}, not httpcore's AsyncConnectionPool"
+    missing = missing_attributes(pool, (*POOL_METHODS, *POOL_LISTS))
+    if missing:
+        return f"httpcore.AsyncConnectionPool has no {', '.join(missing)}"
+    if list(inspect.signature(PoolByteStream.__init__).parameters) != STREAM_PARAMETERS:
+        return f"PoolByteStream no longer takes ({', '.join(STREAM_PARAMETERS[1:])})"
+    return ""
