@@ -8,12 +8,11 @@ from collections.abc import Iterable
 
 from rich.segment import Segment
 from textual.content import Content
-from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
-from textual.widget import Widget
+
+from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
 
 
 def draw_line(content: Content | None, width: int, y: int, style: Style) -> Strip:
@@ -32,13 +31,12 @@ def draw_line(content: Content | None, width: int, y: int, style: Style) -> Stri
     return Strip(segments, max(cells, width))
 
 
-class LineWidget(Widget):
+class LineWidget(LayoutFreeVirtualSize):
     """A leaf widget drawn line by line; subclasses give :meth:`plain_lines` (the text of every line,
-    for copying a selection) and call :meth:`with_selection` on each line they draw."""
+    for copying a selection) and call :meth:`with_selection` on each line they draw.
 
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
-    """As Textual's, but without a second layout: a leaf widget's virtual size is the size the
-    layout just gave it (Textual's default asks for another layout and repaint each time it grows)."""
+    Its virtual size asks for no second layout (:class:`LayoutFreeVirtualSize`): a leaf widget's
+    virtual size is the size the layout just gave it."""
 
     def plain_lines(self) -> Iterable[str]:
         """The text of every line as drawn, top to bottom (each subclass says what it draws)."""

@@ -28,10 +28,10 @@ class SafeInput(OrderedInput):
         """Replace ``start:end`` with ``text`` made :func:`single_line` (Textual routes every edit here)."""
         super().replace(single_line(text), start, end)
 
-    def _on_paste(self, event: events.Paste) -> None:
+    def on_paste(self, event: events.Paste) -> None:
         """A paste of several lines is one line, its line breaks turned into spaces (Textual's
         ``Input`` keeps only the first line, so a pasted question lost the rest of it)."""
-        event.prevent_default()  # not the base class's first-line-only paste as well
+        event.prevent_default()  # not the base classes' handlers: Input's first-line-only paste as well
         event.stop()
         if event.text:
             start, end = sorted(self.selection)

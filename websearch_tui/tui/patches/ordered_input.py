@@ -7,44 +7,57 @@ a paste of keystrokes, a busy event loop) are therefore applied out of order: ``
 ``d`` gives ``abc`` instead of ``abd``, and ``25``, Backspace, Backspace, ``5`` gives ``2`` instead
 of ``5``. This is Textual issue #6605 (pull request #6631, still open, moves the same fix into
 Textual); until it ships, :class:`OrderedInput` runs the input's own bindings where its printable
-keys run: in its ``_on_key``, in arrival order.
+keys run: in its key handler, in arrival order.
 
-A keystroke also repaints only the input: Textual's Input sets its virtual size (the width of its
-text) on every change, and a widget's virtual size asks for a layout of the whole screen, so each
-echoed key cost a layout frame (while six panes stream, three times a plain frame). The input's
-size never depends on its text, so here the virtual size only moves the scroll limits.
+A keystroke also repaints only the input: its virtual size (the width of its text, which Textual's
+Input sets on every change) asks for no layout of the screen (:class:`LayoutFreeVirtualSize`).
+
+Internal relied on (Textual 8.2): a widget's ``_bindings`` (its own bindings, a ``BindingsMap``
+whose ``key_to_bindings`` maps a key to its bindings), checked on every key. When it is gone the
+key goes Textual's way (to the App) and a warning is logged once.
 """
 
 from __future__ import annotations
 
+import logging
+
 from textual import events
-from textual.geometry import Size
-from textual.reactive import Reactive
+from textual.binding import Binding
 from textual.widgets import Input
 
+from websearch_tui.core.internals import fall_back
+from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
 
-class OrderedInput(Input):
+log = logging.getLogger(__name__)
+
+PATCH = "Running an input's editing keys in typing order"
+
+
+class OrderedInput(Input, LayoutFreeVirtualSize):
     """A single-line input that applies typed characters and editing keys in arrival order.
 
     Priority bindings were already checked by the App before the key reached the input; keys the
     input has no binding for still bubble to its ancestors as usual.
     """
 
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
-    """As Textual's, without the layout: the text's width sets how far the input scrolls, never its
-    size on screen (the change of text repaints it)."""
-
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
+        """Run this input's own binding for a non-printable key at once and stop the key there
+        (Textual's ``Input`` then restarts the cursor blink, as for any key)."""
         if not event.is_printable and await self._run_own_binding(event.key):
             event.stop()
-            event.prevent_default()
-            return
-        await super()._on_key(event)
 
     async def _run_own_binding(self, key: str) -> bool:
         """Run this input's (non-priority) binding for ``key``; True if one ran."""
-        for binding in self._bindings.key_to_bindings.get(key, ()):
+        for binding in self._own_bindings(key):
             if not binding.priority and await self.app.run_action(binding.action, self):
-                self._restart_blink()
                 return True
         return False
+
+    def _own_bindings(self, key: str) -> list[Binding]:
+        """The bindings of this input for ``key`` (none, and the key left to Textual, when Textual no
+        longer keeps them where this looks)."""
+        key_to_bindings = getattr(getattr(self, "_bindings", None), "key_to_bindings", None)
+        if not isinstance(key_to_bindings, dict):
+            fall_back(log, PATCH, "a widget keeps no _bindings.key_to_bindings")
+            return []
+        return list(key_to_bindings.get(key, ()))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from textual import on
 from textual.actions import SkipAction
@@ -22,8 +21,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.geometry import Region, Size
-from textual.reactive import Reactive
 from textual.widgets import Static
 
 from websearch_tui.core.errors import ProviderError
@@ -34,33 +31,31 @@ from websearch_tui.formats.common import dropped_sources_text
 from websearch_tui.tui.common.answer_view import AnswerView
 from websearch_tui.tui.common.links import copy_source, open_source, open_url_safely
 from websearch_tui.tui.common.safe import clean, plain
+from websearch_tui.tui.patches.border_subtitle import set_border_subtitle
+from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
 from websearch_tui.tui.search.related_list import RelatedList
 from websearch_tui.tui.search.source_list import CitationList, SourceList
 from websearch_tui.tui.search.status_line import ACTIVE, FINAL, PaneStatus, StatusLine
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 FLUSH_SECONDS = 0.1
 """How often streamed answer text is parsed and shown (and the spinner ticks)."""
 
 
-class PaneBody(VerticalScroll):
+class PaneBody(VerticalScroll, LayoutFreeVirtualSize):
     """The scrolling body of a pane, which can scroll as part of a layout already requested.
 
     Home and End jump to the top and the bottom (a place the user asked for is not animated to), and
     while :attr:`settle` is set it is called after every layout that changes the body's size or the
     height of what it holds.
+
+    Its virtual size asks for no second layout and repaint each time its content grows
+    (:class:`LayoutFreeVirtualSize`): the layout that made it grow already placed the children, and
+    the scrollbars follow the new size on their own.
     """
 
     settle: Callable[[], None] | None = None
     """Called once the layout is done, after each layout that resizes the body or its content (an
     ended run's pane keeps its end in view while its last lines and sections are laid out)."""
-
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
-    """As Textual's, but without a second layout and repaint of the body each time its content
-    grows: the layout that made it grow already placed the children, and the scrollbars follow the
-    new size on their own (``_scroll_update``)."""
 
     def scroll_with_layout(self, y: int, grow: int) -> None:
         """Scroll to line ``y`` in the layout about to happen, in which the content grows by ``grow``
@@ -117,10 +112,6 @@ class ProviderPane(Vertical):
         Binding("s", "focus_sources", "Sources", id="pane-sources", tooltip="Move to the first source"),
         Binding("r", "focus_related", "Related", id="pane-related", tooltip="Move to the related questions"),
     ]
-
-    _marking = False
-    """True while :meth:`mark` sets the border subtitle (a class default: Textual may refresh a widget
-    before its ``__init__`` has run to the end)."""
 
     ALLOW_MAXIMIZE = True
     """Textual's "Maximize" (and :meth:`action_zoom`) fills the screen with the whole pane, not just its body."""
@@ -371,28 +362,13 @@ class ProviderPane(Vertical):
 
     def mark(self, text: str) -> None:
         """Show ``text`` in the pane's bottom border (where the search on screen came from, such as
-        ``from history · 2026-01-07 14:32``; "" for nothing), drawing only that line again.
-
-        Textual draws the whole pane again for a new border subtitle (every line, for the two border
-        columns), which cost a reopened search about a tenth of its time; :meth:`refresh` narrows
-        that repaint to the bottom border while the subtitle is set here."""
+        ``from history · 2026-01-07 14:32``; "" for nothing), drawing only that line again
+        (:func:`~websearch_tui.tui.patches.border_subtitle.set_border_subtitle`: Textual would draw
+        the whole pane again, which cost a reopened search about a tenth of its time)."""
         if text == self._marker:
             return
         self._marker = text
-        self._marking = True
-        try:
-            self.border_subtitle = Content(text)
-        finally:
-            self._marking = False
-
-    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
-        """Textual's refresh; while :meth:`mark` sets the border subtitle, a repaint of the whole pane
-        is a repaint of its bottom border line only (regions are relative to the content)."""
-        if self._marking and not (regions or layout or recompose) and self.outer_size.height:
-            offset = self.content_offset
-            bottom = Region(-offset.x, self.outer_size.height - 1 - offset.y, self.outer_size.width, 1)
-            regions = (bottom,)
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+        set_border_subtitle(self, text)
 
     def _set_status(self, status: str, error: ProviderError | None = None) -> None:
         now = self._clock()
