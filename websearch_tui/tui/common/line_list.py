@@ -16,7 +16,6 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from rich._wrap import divide_line
 from textual import events
 from textual.containers import ScrollableContainer
 from textual.content import Content
@@ -25,6 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from websearch_tui.tui.common.line_widget import LineWidget, draw_line
+from websearch_tui.tui.patches.wrap_count import wrapped_line_count
 
 CURSOR = "line-list--cursor"
 HOVER = "line-list--hover"
@@ -36,9 +36,8 @@ def wrapped_height(content: Content, width: int) -> int:
     ``Content.get_height`` gives, without building a ``Content`` for every line (text with tabs,
     which Textual expands first, is measured by ``Content.get_height`` itself)."""
     text = content.plain
-    if "\t" in text or width <= 0:
-        return content.get_height({}, width)
-    return sum(len(divide_line(line, width, fold=True)) + 1 for line in text.split("\n"))
+    counted = wrapped_line_count(text, width) if "\t" not in text and width > 0 else None
+    return content.get_height({}, width) if counted is None else counted
 
 
 @dataclass

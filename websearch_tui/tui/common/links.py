@@ -10,7 +10,6 @@ and while a search is running the link is shown instead (the browser would stall
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import os
@@ -28,6 +27,7 @@ from textual.app import App, SuspendNotSupported
 from websearch_tui.core.text import safe_url, truncate
 from websearch_tui.tui.common.link_dialog import LinkDialog
 from websearch_tui.tui.common.safe import clean
+from websearch_tui.tui.patches.loop_signals import loop_handles_sigint
 
 CONSOLE_BROWSERS = frozenset({"w3m", "lynx", "links", "links2", "elinks", "browsh", "www-browser", "carbonyl"})
 """Browsers that run in the terminal they are started from (by the name of their command)."""
@@ -181,26 +181,16 @@ def sigint_left_to_child() -> Iterator[None]:
         yield  # not the main thread, or a handler not set from Python (that could not be put back)
         return
     wakeup = -1
-    loop_handles_sigint = _loop_handles_sigint()
+    handled_by_loop = loop_handles_sigint()
     signal.signal(signal.SIGINT, _ignore_sigint)
     try:
-        if loop_handles_sigint:
+        if handled_by_loop:
             wakeup = signal.set_wakeup_fd(-1)
         yield
     finally:
         if wakeup != -1:
             signal.set_wakeup_fd(wakeup)
         signal.signal(signal.SIGINT, previous)
-
-
-def _loop_handles_sigint() -> bool:
-    """True when the running event loop has a SIGINT handler of its own (``loop.add_signal_handler``)."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    handlers = getattr(loop, "_signal_handlers", None)  # the Unix loop's table; no public way to ask
-    return isinstance(handlers, dict) and signal.SIGINT in handlers
 
 
 def open_source(app: App[object], url: str | None) -> None:
