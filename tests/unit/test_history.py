@@ -471,6 +471,29 @@ async def test_the_engine_from_config_records_into_the_history_file(monkeypatch,
     assert engine.recorder is None
 
 
+async def test_aclose_waits_for_the_recorder_reconfigure_replaced(monkeypatch, tmp_path: Path) -> None:
+    """Settings that change [history] close the old recorder on a thread; quitting right after must
+    still find the search written (the program exits with os._exit once aclose returns)."""
+    from websearch_tui.settings.config import Config, HistorySettings
+
+    real_close = HistoryRecorder.close
+
+    def slow_close(self: HistoryRecorder, *args: float) -> None:
+        time.sleep(0.3)
+        real_close(self, *args)
+
+    monkeypatch.setattr(HistoryRecorder, "close", slow_close)
+    monkeypatch.setattr(engine_module, "load_stream", lambda pid: answer)
+    engine = Engine.from_config(Config())
+    await engine.search(SearchRequest("kept", providers=("ddgs",)))
+    engine.reconfigure(Config(history=HistorySettings(enabled=False)))
+    await engine.aclose()
+    assert not [t for t in threading.enumerate() if t.name in ("history-close", "history-writer")]
+    store = HistoryStore(tmp_path / "history.sqlite3")  # $WEBSEARCH_TUI_HISTORY (tests/conftest.py)
+    assert [entry.query for entry in store.entries()] == ["kept"]
+    store.close()
+
+
 def test_outcomes_keep_partial_content_of_cancelled_runs(store: HistoryStore) -> None:
     result = sample_result()
     result.outcomes[1] = ProviderOutcome("brave", RunStatus.CANCELLED, result.outcomes[1].response, None, 80)

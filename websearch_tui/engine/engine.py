@@ -237,6 +237,7 @@ class Engine:
         self.recorder = recorder
         self.history_notice: HistoryNotice | None = None
         self._history: HistorySettings | None = None
+        self._closing: list[threading.Thread] = []  # closing the recorders reconfigure() replaced
 
     @classmethod
     def from_config(
@@ -279,7 +280,9 @@ class Engine:
         if config.history != self._history:
             self._history = config.history
             if self.recorder is not None:  # writing what it holds may wait for the disk: not on the loop
-                threading.Thread(target=self.recorder.close, name="history-close").start()
+                closing = threading.Thread(target=self.recorder.close, name="history-close")
+                closing.start()
+                self._closing.append(closing)
             self.recorder = self._history_recorder(config.history)
 
     def _history_recorder(self, history: HistorySettings) -> SearchRecorder | None:
@@ -308,12 +311,16 @@ class Engine:
         return self._client
 
     async def aclose(self) -> None:
-        """Close the shared HTTP client and its connections, and write what the history still holds."""
+        """Close the shared HTTP client and its connections, and write what the history still holds
+        (the recorder's close and those of recorders :meth:`reconfigure` replaced, each bounded)."""
         if self._client is not None:
             await self._client.aclose()
             self._client = None
         if self.recorder is not None:
             await asyncio.to_thread(self.recorder.close)
+        closing, self._closing = self._closing, []
+        for thread in closing:
+            await asyncio.to_thread(thread.join)
 
     def selection(self, request: SearchRequest) -> list[str]:
         """Provider ids the request runs, in order (its own list, else the default selection).
