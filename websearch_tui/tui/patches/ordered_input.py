@@ -31,6 +31,8 @@ from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
 log = logging.getLogger(__name__)
 
 PATCH = "Running an input's editing keys in typing order"
+BINDINGS = "_bindings"
+"""Where a Textual widget keeps its own bindings (a ``BindingsMap``)."""
 
 
 class OrderedInput(Input, LayoutFreeVirtualSize):
@@ -56,8 +58,8 @@ class OrderedInput(Input, LayoutFreeVirtualSize):
     def _own_bindings(self, key: str) -> list[Binding]:
         """The bindings of this input for ``key`` (none, and the key left to Textual, when Textual no
         longer keeps them where this looks)."""
-        key_to_bindings = getattr(getattr(self, "_bindings", None), "key_to_bindings", None)
+        key_to_bindings = getattr(getattr(self, BINDINGS, None), "key_to_bindings", None)
         if not isinstance(key_to_bindings, dict):
-            fall_back(log, PATCH, "a widget keeps no _bindings.key_to_bindings")
+            fall_back(log, PATCH, f"a widget keeps no {BINDINGS}.key_to_bindings")
             return []
         return list(key_to_bindings.get(key, ()))
