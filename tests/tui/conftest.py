@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import suppress
+from typing import Any
 
 import pytest
 from textual import events
 from textual.app import App
+from textual.pilot import Pilot
 from textual.widgets import Input
 from textual.worker import WorkerCancelled, WorkerState
 
@@ -94,15 +97,37 @@ async def wait_for_search(app: WebSearchApp, timeout: float = 30.0) -> None:
     await asyncio.wait_for(wait(), timeout)
 
 
-async def until(pilot, condition: Callable[[], object], rounds: int = 600) -> bool:
-    """Wait until ``condition()`` holds, checking after each pilot pause (at most about 30 s, so a
-    loaded machine is not a failure); returns whether it held. For waiting on what the screen shows,
-    instead of sleeping and hoping it is there by then."""
-    for _ in range(rounds):
-        if condition():
-            return True
-        await pilot.pause(0.05)
-    return bool(condition())
+WAIT_LIMIT = 30.0
+"""Seconds :func:`until` lets the app run before it fails: a hang guard, far above what any wait
+takes even on a loaded machine (the wait ends as soon as its condition holds)."""
+WAIT_SLICE = 0.01
+"""Seconds :func:`until` lets timers, worker threads and the fake server move on between two checks,
+once the app has handled everything queued."""
+
+
+async def until(
+    pilot: Pilot[Any],
+    condition: Callable[[], object],
+    what: str,
+    *,
+    detail: Callable[[], object] | None = None,
+    timeout: float = WAIT_LIMIT,
+) -> None:
+    """Let the app run until ``condition()`` holds, for waiting on what the app shows or does instead
+    of sleeping and hoping it is there by then.
+
+    The condition is checked at once, then again each time the app has handled every message queued
+    so far (``pilot.pause``) and :data:`WAIT_SLICE` has passed: it returns at the first check that
+    holds. After ``timeout`` seconds it raises ``AssertionError`` saying it timed out waiting until
+    ``what`` (a phrase such as ``"the History screen is open"``), with ``detail()`` (what was seen
+    instead) when given.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() >= deadline:
+            seen = f"; last seen: {detail()!r}" if detail is not None else ""
+            raise AssertionError(f"timed out after {timeout:g} s waiting until {what}{seen}")
+        await pilot.pause(WAIT_SLICE)
 
 
 async def submit(pilot, text: str) -> None:

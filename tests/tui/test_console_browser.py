@@ -102,11 +102,16 @@ async def test_o_runs_a_console_browser_with_the_app_suspended(
         await wait_for_search(app)
         pane(app, "ddgs").focus_target()
         await pilot.press("o")
-        assert await until(pilot, lambda: record.exists())
+        await until(pilot, lambda: record.exists(), "the browser's record file exists")
         assert json.loads(record.read_text(encoding="utf-8")) == [URL]  # one argument, as it was
         assert suspensions == ["suspend", "resume"]
         assert not (tmp_path / "pwned").exists()
-        assert await until(pilot, lambda: any("Back from" in n.message for n in app._notifications))
+        await until(
+            pilot,
+            lambda: any("Back from" in n.message for n in app._notifications),
+            'a "Back from" notice is shown',
+            detail=lambda: [n.message for n in app._notifications],
+        )
 
 
 async def test_a_graphical_browser_is_left_to_webbrowser(make_app, fake_streams, suspensions, monkeypatch, tmp_path):
@@ -121,7 +126,7 @@ async def test_a_graphical_browser_is_left_to_webbrowser(make_app, fake_streams,
         await wait_for_search(app)
         pane(app, "ddgs").focus_target()
         await pilot.press("o")
-        assert await until(pilot, lambda: opened == [URL])
+        await until(pilot, lambda: opened == [URL], "the URL was opened", detail=lambda: opened)
         assert suspensions == []
 
 
@@ -135,7 +140,9 @@ async def test_where_the_app_cannot_suspend_the_link_is_shown_to_select(make_app
         await wait_for_search(app)
         pane(app, "ddgs").focus_target()
         await pilot.press("o")
-        assert await until(pilot, lambda: isinstance(app.screen, LinkDialog))
+        await until(
+            pilot, lambda: isinstance(app.screen, LinkDialog), "the link dialog is open", detail=lambda: app.screen
+        )
         assert not record.exists()
 
 
@@ -182,9 +189,14 @@ async def test_ctrl_c_in_the_console_browser_does_not_end_the_app(
         previous = signal.signal(signal.SIGINT, asyncio_like)
         try:
             await pilot.press("o")
-            assert await until(pilot, lambda: record.exists())
+            await until(pilot, lambda: record.exists(), "the browser's record file exists")
             assert json.loads(record.read_text(encoding="utf-8")) == {"argv": [URL], "sigint_default": True}
-            assert await until(pilot, lambda: any("Back from" in n.message for n in app._notifications))
+            await until(
+                pilot,
+                lambda: any("Back from" in n.message for n in app._notifications),
+                'a "Back from" notice is shown',
+                detail=lambda: [n.message for n in app._notifications],
+            )
             assert interrupts == []  # the app's handler never saw the browser's Ctrl+C
             assert signal.getsignal(signal.SIGINT) is asyncio_like  # put back as it was
         finally:
@@ -193,8 +205,13 @@ async def test_ctrl_c_in_the_console_browser_does_not_end_the_app(
         assert app.is_running
         record.unlink()
         await pilot.press("o")  # still answers keys: the browser once more
-        assert await until(pilot, lambda: record.exists())
-        assert await until(pilot, lambda: suspensions == ["suspend", "resume"] * 2)
+        await until(pilot, lambda: record.exists(), "the browser's record file exists")
+        await until(
+            pilot,
+            lambda: suspensions == ["suspend", "resume"] * 2,
+            "the app was suspended and resumed twice",
+            detail=lambda: suspensions,
+        )
 
 
 async def test_whatever_the_browser_run_raises_the_app_resumes_and_says_so(
@@ -215,7 +232,9 @@ async def test_whatever_the_browser_run_raises_the_app_resumes_and_says_so(
         pane(app, "ddgs").focus_target()
         before = signal.getsignal(signal.SIGINT)
         await pilot.press("o")
-        assert await until(pilot, lambda: isinstance(app.screen, LinkDialog))
+        await until(
+            pilot, lambda: isinstance(app.screen, LinkDialog), "the link dialog is open", detail=lambda: app.screen
+        )
         assert suspensions == ["suspend", "resume"]
         assert signal.getsignal(signal.SIGINT) is before
         assert any("w3m ended abnormally: KeyboardInterrupt" in n.message for n in app._notifications)
@@ -271,10 +290,17 @@ async def test_no_console_browser_while_a_search_is_running(make_app, fake_strea
     app = make_app(("ddgs",))
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "open it")
-        assert await until(pilot, lambda: pane(app, "ddgs")._selected_url() == URL)
+        await until(
+            pilot,
+            lambda: pane(app, "ddgs")._selected_url() == URL,
+            "the DuckDuckGo pane's selected row is the URL",
+            detail=lambda: pane(app, "ddgs")._selected_url(),
+        )
         pane(app, "ddgs").focus_target()
         await pilot.press("o")
-        assert await until(pilot, lambda: isinstance(app.screen, LinkDialog))
+        await until(
+            pilot, lambda: isinstance(app.screen, LinkDialog), "the link dialog is open", detail=lambda: app.screen
+        )
         assert "only when no search is running" in app.screen.reason
         assert app.screen.url == URL
         assert suspensions == [] and not record.exists()
@@ -284,5 +310,5 @@ async def test_no_console_browser_while_a_search_is_running(make_app, fake_strea
         assert pane(app, "ddgs").status == "done"  # not timed out or cancelled
         pane(app, "ddgs").focus_target()
         await pilot.press("o")
-        assert await until(pilot, lambda: record.exists())
+        await until(pilot, lambda: record.exists(), "the browser's record file exists")
         assert suspensions == ["suspend", "resume"]

@@ -39,9 +39,16 @@ async def run_palette(pilot, words: str, expected: str) -> None:
     """Open the command palette, type ``words``, wait for ``expected`` to be the highlighted choice, run it."""
     app = pilot.app
     await pilot.press("ctrl+p")
-    assert await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    await until(
+        pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette is open", detail=lambda: app.screen
+    )
     await pilot.press(*words)
-    assert await until(pilot, lambda: palette_choice(app).startswith(expected)), palette_choice(app)
+    await until(
+        pilot,
+        lambda: palette_choice(app).startswith(expected),
+        "the palette's first choice is the expected command",
+        detail=lambda: palette_choice(app),
+    )
     await pilot.press("enter")
     await pilot.pause()
 
@@ -54,7 +61,9 @@ async def test_f1_opens_the_keys_by_screen_and_esc_f1_or_q_close_it(make_app, fa
     async with app.run_test(size=SIZE) as pilot:
         for closing_key in ("escape", "f1", "q"):
             await pilot.press("f1")
-            assert await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await until(
+                pilot, lambda: isinstance(app.screen, HelpScreen), "the Help screen is open", detail=lambda: app.screen
+            )
             text = help_text(app.screen)
             for heading in ("Everywhere", "Search screen", "Panes", "Merged view", "History screen", "Settings"):
                 assert f"\n{heading}\n" in f"\n{text}\n"
@@ -62,14 +71,21 @@ async def test_f1_opens_the_keys_by_screen_and_esc_f1_or_q_close_it(make_app, fa
             assert "^s" in text and "Write config.toml" in text  # the settings screen's Save, as the footer shows it
             assert "Merged view (m): every source once" in text  # the modes name their current key
             await pilot.press(closing_key)
-            assert await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, SearchScreen),
+                "the search screen is back",
+                detail=lambda: app.screen,
+            )
 
 
 async def test_help_lists_every_described_binding_of_the_code(make_app, fake_streams):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
-        assert await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await until(
+            pilot, lambda: isinstance(app.screen, HelpScreen), "the Help screen is open", detail=lambda: app.screen
+        )
         text = help_text(app.screen)
         for _, bindings in binding_table():
             for binding in bindings:
@@ -103,15 +119,27 @@ async def test_a_keymap_from_the_config_changes_which_key_opens_settings(tmp_pat
         await pilot.pause()
         assert isinstance(app.screen, SearchScreen)
         await pilot.press("f6")
-        assert await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, SettingsScreen),
+            "the Settings screen is open",
+            detail=lambda: app.screen,
+        )
         await settle(pilot)
         await pilot.press("f10")
-        assert await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await until(
+            pilot, lambda: isinstance(app.screen, HelpScreen), "the Help screen is open", detail=lambda: app.screen
+        )
         text = help_text(app.screen)
         assert "f6  " in text and "f3  " not in text  # Help shows the keys the keymap gave
         assert "Settings (f6):" in text
         await pilot.press("f10")  # the same key closes it
-        assert await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, SettingsScreen),
+            "the Settings screen is back",
+            detail=lambda: app.screen,
+        )
 
 
 def test_an_unknown_keymap_id_names_the_file_the_id_and_the_known_ids(tmp_path):
@@ -136,14 +164,26 @@ async def test_palette_finds_help_cancel_and_providers(make_app, fake_streams):
         screen = app.screen
         assert isinstance(screen, SearchScreen)
         await run_palette(pilot, "brave", "Provider: Brave Search")
-        assert await until(pilot, lambda: "brave" in screen.selector.selected)
-        assert await until(pilot, lambda: screen.pane_area.pane("brave") is not None)
+        await until(
+            pilot,
+            lambda: "brave" in screen.selector.selected,
+            "Brave Search is selected",
+            detail=lambda: screen.selector.selected,
+        )
+        await until(pilot, lambda: screen.pane_area.pane("brave") is not None, "a Brave Search pane is shown")
         await run_palette(pilot, "provider duck", "Provider: DuckDuckGo")
-        assert await until(pilot, lambda: "ddgs" not in screen.selector.selected)
+        await until(
+            pilot,
+            lambda: "ddgs" not in screen.selector.selected,
+            "DuckDuckGo is no longer selected",
+            detail=lambda: screen.selector.selected,
+        )
         await run_palette(pilot, "cancel", "Cancel search")
         assert app.screen is screen
         await run_palette(pilot, "help", "Help: keys and modes")
-        assert await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await until(
+            pilot, lambda: isinstance(app.screen, HelpScreen), "the Help screen is open", detail=lambda: app.screen
+        )
 
 
 async def test_palette_zoom_fills_the_screen_with_the_focused_pane_and_restores_it(make_app, fake_streams):
@@ -154,19 +194,24 @@ async def test_palette_zoom_fills_the_screen_with_the_focused_pane_and_restores_
         pane.focus_target()
         await pilot.pause()
         await run_palette(pilot, "zoom", "Zoom in")
-        assert await until(pilot, lambda: screen.maximized is pane)
+        await until(pilot, lambda: screen.maximized is pane, "the pane is maximized", detail=lambda: screen.maximized)
         await run_palette(pilot, "zoom", "Zoom out")
-        assert await until(pilot, lambda: screen.maximized is None)
+        await until(pilot, lambda: screen.maximized is None, "nothing is maximized", detail=lambda: screen.maximized)
         pane.focus_target()
         await pilot.pause()
         await run_palette(pilot, "maximize", "Zoom in (maximize)")  # Textual's own Maximize cannot zoom a pane
-        assert await until(pilot, lambda: screen.maximized is pane)
+        await until(pilot, lambda: screen.maximized is pane, "the pane is maximized", detail=lambda: screen.maximized)
         await pilot.press("escape")
-        assert await until(pilot, lambda: screen.maximized is None)
+        await until(pilot, lambda: screen.maximized is None, "nothing is maximized", detail=lambda: screen.maximized)
         screen.selector.focus()
         await pilot.pause()
         await run_palette(pilot, "zoom", "Zoom in")
-        assert await until(pilot, lambda: screen.maximized is screen.selector)
+        await until(
+            pilot,
+            lambda: screen.maximized is screen.selector,
+            "the provider list is maximized",
+            detail=lambda: screen.maximized,
+        )
 
 
 # --- the theme ------------------------------------------------------------------------------
@@ -178,7 +223,12 @@ async def choose_theme(pilot, name: str) -> None:
     """Pick ``name`` with the palette's own "Theme" command."""
     await run_palette(pilot, "theme", "Theme")
     await pilot.press(*name)
-    assert await until(pilot, lambda: palette_choice(pilot.app) == name), palette_choice(pilot.app)
+    await until(
+        pilot,
+        lambda: palette_choice(pilot.app) == name,
+        "the palette's first choice is the theme",
+        detail=lambda: palette_choice(pilot.app),
+    )
     await pilot.press("enter")
 
 
@@ -188,7 +238,12 @@ async def test_a_theme_chosen_in_the_palette_is_saved_and_used_after_a_restart(t
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await choose_theme(pilot, "nord")
-        assert await until(pilot, lambda: load_config(path).ui.theme == "nord")
+        await until(
+            pilot,
+            lambda: load_config(path).ui.theme == "nord",
+            "the config file holds the nord theme",
+            detail=lambda: load_config(path).ui.theme,
+        )
         await settle(pilot)
         assert app.config.ui.theme == "nord"
     assert path.read_text(encoding="utf-8") == '# my settings\n[ui]\ntheme = "nord"  # Textual\'s default\n'
@@ -209,7 +264,7 @@ async def test_a_theme_that_cannot_be_saved_is_a_notice_not_a_crash(tmp_path, mo
         await settle(pilot)
         monkeypatch.setattr(app, "notify", lambda message, **_: said.append(message))
         await choose_theme(pilot, "nord")
-        assert await until(pilot, lambda: bool(said))
+        await until(pilot, lambda: bool(said), "a notice was shown")
         assert app.is_running and app.theme == "nord"
     assert said[0].startswith(f"Theme not saved: {path}: the file is read-only")
     assert path.read_text(encoding="utf-8") == COMMENTED_UI
@@ -219,7 +274,9 @@ async def test_help_keeps_keys_apart_says_how_a_pane_scrolls_and_what_tab_visits
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f1")
-        assert await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await until(
+            pilot, lambda: isinstance(app.screen, HelpScreen), "the Help screen is open", detail=lambda: app.screen
+        )
         text = help_text(app.screen)
         lines = text.splitlines()
         shift_tab = next(line for line in lines if line.startswith("shift+tab"))

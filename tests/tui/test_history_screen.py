@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Select
 
-from tests.tui.conftest import fixed_status, submit, wait_for_search, workers_done
+from tests.tui.conftest import fixed_status, submit, until, wait_for_search, workers_done
 from tests.tui.test_search_screen import auth_failure, full_result
 from websearch_tui.engine.engine import Engine
 from websearch_tui.formats.markdown import to_markdown
@@ -85,19 +85,12 @@ def screen_view(app: WebSearchApp) -> dict[str, list[tuple[str, str]]]:
     return {pane.provider_id: pane_view(pane) for pane in app.screen.query(ProviderPane)}
 
 
-async def until(pilot, predicate, what: str, tries: int = 250) -> None:
-    """Let the app run until ``predicate()`` holds (at most ``tries`` short pauses)."""
-    for _ in range(tries):
-        if predicate():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"never happened: {what}")
-
-
 async def open_history(pilot) -> HistoryScreen:
     app = pilot.app
     await pilot.press("f4")
-    await until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the History screen opened")
+    await until(
+        pilot, lambda: isinstance(app.screen, HistoryScreen), "the History screen is open", detail=lambda: app.screen
+    )
     await workers_done(app)
     await pilot.pause()
     return app.screen
@@ -106,7 +99,12 @@ async def open_history(pilot) -> HistoryScreen:
 async def choose(pilot, key: str = "enter") -> None:
     """Press ``key`` on the History screen and wait for the search screen to show the result."""
     await pilot.press(key)
-    await until(pilot, lambda: not isinstance(pilot.app.screen, HistoryScreen), "the History screen closed")
+    await until(
+        pilot,
+        lambda: not isinstance(pilot.app.screen, HistoryScreen),
+        "the History screen has closed",
+        detail=lambda: pilot.app.screen,
+    )
     await workers_done(pilot.app)
     await wait_for_search(pilot.app)
     await pilot.pause()
@@ -208,7 +206,7 @@ async def test_delete_asks_first(make_history_app, calls, history):
         await pilot.pause()
         await pilot.click("#choice-delete")
         await workers_done(app)
-        await until(pilot, lambda: len(screen.rows.entries) == 1, "the row was removed")
+        await until(pilot, lambda: len(screen.rows.entries) == 1, "one row is left", detail=lambda: screen.rows.entries)
         assert [entry.query for entry in HistoryStore(history).entries()] == ["keep me"]
 
 
@@ -263,7 +261,7 @@ async def test_going_back_stops_a_running_search_and_keeps_what_it_found(make_hi
         fake_streams["ddgs"] = slow
         await submit(pilot, "slow one")
         pane = app.screen.query_one("#pane-ddgs", ProviderPane)
-        await until(pilot, lambda: pane.status == "streaming", "the slow search streams")
+        await until(pilot, lambda: pane.status == "streaming", "the slow search streams", detail=lambda: pane.status)
         await pilot.press("alt+left")
         await wait_for_search(app)
         assert app.screen.query_input.value == "done one"
@@ -281,7 +279,9 @@ async def test_export_writes_markdown_and_json(make_history_app, calls, tmp_path
         app.screen.query_one("#pane-ddgs", ProviderPane).focus_target()
         shown = app.screen.shown_result()
         await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, ExportDialog), "the export dialog opened")
+        await until(
+            pilot, lambda: isinstance(app.screen, ExportDialog), "the export dialog is open", detail=lambda: app.screen
+        )
         dialog = app.screen
         assert Path(dialog.path_input.value).name.startswith("rust-release-")
         assert dialog.path_input.value.endswith(".md")
@@ -289,10 +289,12 @@ async def test_export_writes_markdown_and_json(make_history_app, calls, tmp_path
         dialog.path_input.value = str(target)
         await pilot.press("enter")
         await workers_done(app)
-        await until(pilot, lambda: not isinstance(app.screen, ExportDialog), "the dialog closed")
+        await until(pilot, lambda: not isinstance(app.screen, ExportDialog), "the export dialog has closed")
         assert target.read_text(encoding="utf-8") == to_markdown(shown.result)
         await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, ExportDialog), "the export dialog opened")
+        await until(
+            pilot, lambda: isinstance(app.screen, ExportDialog), "the export dialog is open", detail=lambda: app.screen
+        )
         dialog = app.screen
         dialog.query_one("#export-format", Select).value = "json"
         await pilot.pause()
@@ -304,7 +306,7 @@ async def test_export_writes_markdown_and_json(make_history_app, calls, tmp_path
         assert target.read_text(encoding="utf-8") == to_markdown(shown.result)
         await pilot.press("enter")
         await workers_done(app)
-        await until(pilot, lambda: not isinstance(app.screen, ExportDialog), "the dialog closed")
+        await until(pilot, lambda: not isinstance(app.screen, ExportDialog), "the export dialog has closed")
         assert json.loads(target.read_text(encoding="utf-8")) == to_document(shown.result)
 
 
@@ -319,7 +321,9 @@ async def test_export_shows_a_failed_write_and_stays_open(make_history_app, call
         await wait_for_search(app)
         app.screen.query_one("#pane-ddgs", ProviderPane).focus_target()
         await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, ExportDialog), "the export dialog opened")
+        await until(
+            pilot, lambda: isinstance(app.screen, ExportDialog), "the export dialog is open", detail=lambda: app.screen
+        )
         blocker = tmp_path / "not-a-folder"
         blocker.write_text("x")
         app.screen.path_input.value = str(blocker / "out.md")
@@ -418,7 +422,12 @@ async def test_rows_move_with_keys_and_clicks_and_fit_wide_text(make_history_app
         await pilot.click("#history-list", offset=(5, 2))
         assert rows.cursor == 2
         await pilot.click("#history-list", offset=(5, 2))  # again: reopen it
-        await until(pilot, lambda: not isinstance(app.screen, HistoryScreen), "the History screen closed")
+        await until(
+            pilot,
+            lambda: not isinstance(app.screen, HistoryScreen),
+            "the History screen has closed",
+            detail=lambda: app.screen,
+        )
         await workers_done(app)
         assert app.screen.query_input.value == "two"
 
@@ -438,10 +447,20 @@ async def test_stepping_back_keeps_the_focus_among_the_panes_when_they_are_rebui
         await pilot.press("left_square_bracket")
         await wait_for_search(app)
         assert [pane.provider_id for pane in app.screen.query(ProviderPane)] == ["ddgs", "exa"]
-        await until(pilot, lambda: app.screen.pane_area in app.focused.ancestors, "the focus stays on a pane")
+        await until(
+            pilot,
+            lambda: app.screen.pane_area in app.focused.ancestors,
+            "the focus is on a pane",
+            detail=lambda: app.focused,
+        )
         await pilot.press("left_square_bracket", "right_square_bracket")  # the first already; then forward
         await wait_for_search(app)
-        await until(pilot, lambda: app.screen.pane_area in app.focused.ancestors, "the focus stays on a pane")
+        await until(
+            pilot,
+            lambda: app.screen.pane_area in app.focused.ancestors,
+            "the focus is on a pane",
+            detail=lambda: app.focused,
+        )
         assert app.screen.query_input.value == "rust"
 
 

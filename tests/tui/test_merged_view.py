@@ -79,7 +79,12 @@ async def test_each_pane_marks_a_source_other_providers_found_too(make_app, fake
         def ddgs() -> list[str]:
             return [row.plain.splitlines()[0] for row in app.screen.query_one("#pane-ddgs").query_one(SourceList).rows]
 
-        await until(pilot, lambda: any("+" in line for line in ddgs()))  # badges follow at the next refresh tick
+        await until(
+            pilot,
+            lambda: any("+" in line for line in ddgs()),
+            'the DuckDuckGo source rows show a "+N" badge',
+            detail=lambda: ddgs(),
+        )  # badges follow at the next refresh tick
         assert ddgs() == ["[1] Only DDG", "[2] asyncio docs +1"]  # exa found it too; a citation is not a finding
 
 
@@ -91,11 +96,18 @@ async def test_the_view_fills_in_while_providers_report(make_app, fake_streams):
         await submit(pilot, "asyncio")
         app.screen.query_one("#pane-ddgs", ProviderPane).focus_target()
         await pilot.press("m")
-        assert await until(pilot, lambda: len(rows_text(app)) == 3), rows_text(app)  # ddgs and parallel; exa waits
+        await until(
+            pilot, lambda: len(rows_text(app)) == 3, "the merged view shows three rows", detail=lambda: rows_text(app)
+        )  # ddgs and parallel; exa waits
         assert "found by 1 · DuckDuckGo" in next(r for r in rows_text(app) if "asyncio docs" in r)
         gate.set()
         await wait_for_search(app)
-        await until(pilot, lambda: "found by 2" in rows_text(app)[0])  # the view follows at its next refresh tick
+        await until(
+            pilot,
+            lambda: "found by 2" in rows_text(app)[0],
+            'the first merged row is "found by 2"',
+            detail=lambda: rows_text(app),
+        )  # the view follows at its next refresh tick
         assert "found by 2 · Exa, DuckDuckGo" in rows_text(app)[0]
 
 

@@ -50,12 +50,22 @@ async def test_at_80_columns_the_boxes_compact_and_a_41_character_question_fits(
         await pilot.pause()
         remembered = screen._remembered
         await pilot.resize_terminal(140, 36)  # wide again: the full labels, the same values
-        assert await until(pilot, lambda: box_label(app, "recency") == "past week"), box_label(app, "recency")
+        await until(
+            pilot,
+            lambda: box_label(app, "recency") == "past week",
+            'the recency box reads "past week"',
+            detail=lambda: box_label(app, "recency"),
+        )
         assert box_label(app, "count") == "5 results"
         assert screen.query_one("#recency", Select).value == "week"
         assert screen._remembered == remembered  # relabelling is not a change of the controls
         await pilot.resize_terminal(80, 24)
-        assert await until(pilot, lambda: box_label(app, "recency") == "week"), box_label(app, "recency")
+        await until(
+            pilot,
+            lambda: box_label(app, "recency") == "week",
+            'the recency box reads "week"',
+            detail=lambda: box_label(app, "recency"),
+        )
 
 
 async def test_the_footer_keeps_history_and_help_with_a_pane_focused_at_80x24(make_app, fake_streams):
@@ -86,12 +96,22 @@ async def test_a_preset_chosen_after_a_search_keeps_the_results_until_the_next_s
         selector = app.screen.selector
         selector.focus()
         await pilot.press("p")
-        assert await until(pilot, lambda: set(selector.selected) == {"brave", "tavily"})
+        await until(
+            pilot,
+            lambda: set(selector.selected) == {"brave", "tavily"},
+            "Brave Search and Tavily are the selection",
+            detail=lambda: selector.selected,
+        )
         await pilot.pause()
         assert shown(app) == ["ddgs", "exa"]  # the results stay
         assert all(pane(app, pid).status == "done" for pid in ("ddgs", "exa"))
         assert "keep these" in pane(app, "ddgs").answer.source
-        assert await until(pilot, lambda: hint(app).startswith("Next search: Brave Search, Tavily")), hint(app)
+        await until(
+            pilot,
+            lambda: hint(app).startswith("Next search: Brave Search, Tavily"),
+            "the hint names Brave Search and Tavily as the next search",
+            detail=lambda: hint(app),
+        )
         await submit(pilot, "now the preset")
         await wait_for_search(app)
         assert shown(app) == ["brave", "tavily"]
@@ -101,8 +121,15 @@ async def test_before_any_search_the_panes_follow_the_selection(make_app, fake_s
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=(160, 40)) as pilot:
         app.screen.selector.select("brave")
-        assert await until(pilot, lambda: shown(app) == ["ddgs", "exa", "brave"]), shown(app)
-        assert await until(pilot, lambda: len(app.screen.query(Tab)) == 3)  # done: the tabs follow the panes
+        await until(
+            pilot,
+            lambda: shown(app) == ["ddgs", "exa", "brave"],
+            "the panes are DuckDuckGo, Exa and Brave Search",
+            detail=lambda: shown(app),
+        )
+        await until(
+            pilot, lambda: len(app.screen.query(Tab)) == 3, "there are three tabs"
+        )  # done: the tabs follow the panes
 
 
 async def test_retry_failed_is_offered_only_while_a_failed_pane_is_on_screen(make_app, fake_streams):
@@ -114,17 +141,37 @@ async def test_retry_failed_is_offered_only_while_a_failed_pane_is_on_screen(mak
         await wait_for_search(app)
         pane(app, "ddgs").focus_target()
         await pilot.pause()
-        assert await until(pilot, lambda: "Retry failed" in footer_keys(app))
+        await until(
+            pilot,
+            lambda: "Retry failed" in footer_keys(app),
+            '"Retry failed" is in the footer',
+            detail=lambda: list(footer_keys(app)),
+        )
         fake_streams["brave"] = full_result  # the key works now
         await pilot.press("R")
         await wait_for_search(app)
-        assert await until(pilot, lambda: pane(app, "brave").status == "done")
-        assert await until(pilot, lambda: "Retry failed" not in footer_keys(app)), list(footer_keys(app))
+        await until(
+            pilot,
+            lambda: pane(app, "brave").status == "done",
+            "the Brave Search pane is done",
+            detail=lambda: pane(app, "brave").status,
+        )
+        await until(
+            pilot,
+            lambda: "Retry failed" not in footer_keys(app),
+            '"Retry failed" has left the footer',
+            detail=lambda: list(footer_keys(app)),
+        )
         fake_streams["brave"] = auth_failure  # fails again in a new search, then a new search without failures
         await submit(pilot, "fails again")
         await wait_for_search(app)
         pane(app, "ddgs").focus_target()
-        assert await until(pilot, lambda: "Retry failed" in footer_keys(app))
+        await until(
+            pilot,
+            lambda: "Retry failed" in footer_keys(app),
+            '"Retry failed" is in the footer',
+            detail=lambda: list(footer_keys(app)),
+        )
         app.screen.selector.deselect("brave")  # the failed pane stays on screen: retrying it still works
         await pilot.pause()
         assert "Retry failed" in footer_keys(app)
@@ -133,4 +180,9 @@ async def test_retry_failed_is_offered_only_while_a_failed_pane_is_on_screen(mak
         pane(app, "ddgs").focus_target()
         await pilot.pause()
         assert shown(app) == ["ddgs"]
-        assert await until(pilot, lambda: "Retry failed" not in footer_keys(app)), list(footer_keys(app))
+        await until(
+            pilot,
+            lambda: "Retry failed" not in footer_keys(app),
+            '"Retry failed" has left the footer',
+            detail=lambda: list(footer_keys(app)),
+        )

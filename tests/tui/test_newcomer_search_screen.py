@@ -60,17 +60,17 @@ async def test_provider_list_keys_select_all_none_and_only_the_highlighted(make_
         selector.focus()
         assert "a all · n none · o only · p preset" in str(selector.border_subtitle)
         await pilot.press("n")
-        assert await until(pilot, lambda: shown(app) == []), shown(app)
+        await until(pilot, lambda: shown(app) == [], "no provider is shown", detail=lambda: shown(app))
         assert selector.selected == []
         selector.highlighted = selector.get_option_index("brave")
         await pilot.press("o")
-        assert await until(pilot, lambda: shown(app) == ["brave"]), shown(app)
+        await until(pilot, lambda: shown(app) == ["brave"], "only Brave Search is shown", detail=lambda: shown(app))
         await pilot.press("a")
-        assert await until(pilot, lambda: len(shown(app)) == len(SPECS)), shown(app)
+        await until(pilot, lambda: len(shown(app)) == len(SPECS), "every provider is shown", detail=lambda: shown(app))
         assert set(selector.selected) == set(SPECS)
         selector.highlighted = selector.get_option_index("exa")
         await pilot.press("o")
-        assert await until(pilot, lambda: shown(app) == ["exa"]), shown(app)
+        await until(pilot, lambda: shown(app) == ["exa"], "only Exa is shown", detail=lambda: shown(app))
 
 
 async def test_presets_from_the_p_key_and_from_the_palette(make_app, fake_streams):
@@ -80,23 +80,40 @@ async def test_presets_from_the_p_key_and_from_the_palette(make_app, fake_stream
         selector = app.screen.selector
         selector.focus()
         await pilot.press("p")
-        assert await until(pilot, lambda: set(shown(app)) == {"brave", "tavily", "exa"}), shown(app)
+        await until(
+            pilot,
+            lambda: set(shown(app)) == {"brave", "tavily", "exa"},
+            "the preset's providers are shown",
+            detail=lambda: shown(app),
+        )
         assert "Preset quick: Brave Search, Tavily, Exa." in [n.message for n in app._notifications]
         await pilot.press("p")
-        assert await until(pilot, lambda: shown(app) == ["ddgs"]), shown(app)
+        await until(pilot, lambda: shown(app) == ["ddgs"], "only DuckDuckGo is shown", detail=lambda: shown(app))
         await pilot.press("p")  # round again
-        assert await until(pilot, lambda: set(shown(app)) == {"brave", "tavily", "exa"}), shown(app)
+        await until(
+            pilot,
+            lambda: set(shown(app)) == {"brave", "tavily", "exa"},
+            "the preset's providers are shown",
+            detail=lambda: shown(app),
+        )
         selector.select_only(["ddgs"])
-        assert await until(pilot, lambda: shown(app) == ["ddgs"]), shown(app)
+        await until(pilot, lambda: shown(app) == ["ddgs"], "only DuckDuckGo is shown", detail=lambda: shown(app))
         await pilot.press("ctrl+p")
-        assert await until(pilot, lambda: app.screen.query("CommandInput"))
+        await until(pilot, lambda: app.screen.query("CommandInput"), "the command palette's input is shown")
         await pilot.press(*"Preset: quick")
         await pilot.pause()
-        assert await until(
-            pilot, lambda: "Preset: quick" in str(app.screen.query_one("CommandList").get_option_at_index(0).prompt)
+        await until(
+            pilot,
+            lambda: "Preset: quick" in str(app.screen.query_one("CommandList").get_option_at_index(0).prompt),
+            'the palette\'s first choice is "Preset: quick"',
         )
         await pilot.press("enter")
-        assert await until(pilot, lambda: set(shown(app)) == {"brave", "tavily", "exa"}), shown(app)
+        await until(
+            pilot,
+            lambda: set(shown(app)) == {"brave", "tavily", "exa"},
+            "the preset's providers are shown",
+            detail=lambda: shown(app),
+        )
 
 
 async def test_p_without_presets_says_how_to_add_one(make_app, fake_streams):
@@ -104,7 +121,12 @@ async def test_p_without_presets_says_how_to_add_one(make_app, fake_streams):
     async with app.run_test(size=(160, 40)) as pilot:
         app.screen.selector.focus()
         await pilot.press("p")
-        assert await until(pilot, lambda: any("[presets]" in n.message for n in app._notifications))
+        await until(
+            pilot,
+            lambda: any("[presets]" in n.message for n in app._notifications),
+            "a notice names [presets]",
+            detail=lambda: [n.message for n in app._notifications],
+        )
         assert shown(app) == ["ddgs"]
 
 
@@ -166,10 +188,17 @@ async def test_escape_is_offered_while_a_search_runs(make_app, fake_streams):
     app = make_app(("ddgs",))
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "hang")
-        assert await until(pilot, lambda: "esc Cancel" in footer(app)), footer(app)
+        await until(
+            pilot, lambda: "esc Cancel" in footer(app), '"esc Cancel" is in the footer', detail=lambda: footer(app)
+        )
         await pilot.press("escape")
         await wait_for_search(app)
-        assert await until(pilot, lambda: "esc Cancel" not in footer(app)), footer(app)
+        await until(
+            pilot,
+            lambda: "esc Cancel" not in footer(app),
+            '"esc Cancel" has left the footer',
+            detail=lambda: footer(app),
+        )
 
 
 @pytest.mark.parametrize(
@@ -226,14 +255,27 @@ async def test_z_zooms_the_focused_pane_and_back(make_app, fake_streams):
         target = app.screen.pane_area.panes[1]
         target.focus_target()
         await pilot.press("z")
-        assert await until(pilot, lambda: app.screen.maximized is target)
-        assert await until(pilot, lambda: target.outer_size.width == 200)
+        await until(
+            pilot, lambda: app.screen.maximized is target, "the pane is maximized", detail=lambda: app.screen.maximized
+        )
+        await until(
+            pilot,
+            lambda: target.outer_size.width == 200,
+            "the maximized pane is 200 columns wide",
+            detail=lambda: target.outer_size,
+        )
         await pilot.press("z")
-        assert await until(pilot, lambda: app.screen.maximized is None)
+        await until(
+            pilot, lambda: app.screen.maximized is None, "nothing is maximized", detail=lambda: app.screen.maximized
+        )
         await pilot.press("z")
-        assert await until(pilot, lambda: app.screen.maximized is target)
+        await until(
+            pilot, lambda: app.screen.maximized is target, "the pane is maximized", detail=lambda: app.screen.maximized
+        )
         await pilot.press("escape")  # Esc puts a zoomed pane back too
-        assert await until(pilot, lambda: app.screen.maximized is None)
+        await until(
+            pilot, lambda: app.screen.maximized is None, "nothing is maximized", detail=lambda: app.screen.maximized
+        )
         app.screen.query_input.focus()
         await pilot.press("z")
         assert app.screen.maximized is None and app.screen.query_input.value.endswith("z")
@@ -276,10 +318,18 @@ async def test_a_running_provider_shows_its_time_limit(make_app, fake_streams):
     app = make_app(("ddgs",), timeout=60, clock=lambda: now[0])
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "limits")
-        assert await until(pilot, lambda: "searching" in status_text(app, "ddgs")), status_text(app, "ddgs")
+        await until(
+            pilot,
+            lambda: "searching" in status_text(app, "ddgs"),
+            "the DuckDuckGo pane says searching",
+            detail=lambda: status_text(app, "ddgs"),
+        )
         now[0] = 106.0
-        assert await until(pilot, lambda: "searching · 6.0s / 60s" in status_text(app, "ddgs")), status_text(
-            app, "ddgs"
+        await until(
+            pilot,
+            lambda: "searching · 6.0s / 60s" in status_text(app, "ddgs"),
+            'the DuckDuckGo pane says "searching · 6.0s / 60s"',
+            detail=lambda: status_text(app, "ddgs"),
         )
         await pilot.press("escape")
         await wait_for_search(app)
@@ -312,7 +362,12 @@ async def test_retry_runs_only_the_failed_providers_again_in_their_panes(make_ap
         ddgs_answer = screen.pane_area.pane("ddgs").answer.source
         assert "R Retry failed" not in footer(app)  # the query box has focus: R would be typed
         screen.pane_area.pane("ddgs").focus_target()
-        assert await until(pilot, lambda: "R Retry failed" in footer(app)), footer(app)
+        await until(
+            pilot,
+            lambda: "R Retry failed" in footer(app),
+            '"R Retry failed" is in the footer',
+            detail=lambda: footer(app),
+        )
         await pilot.press("R")
         await wait_for_search(app)
         assert sorted(calls) == ["brave", "brave", "ddgs", "exa", "exa"]
@@ -327,11 +382,16 @@ async def test_retry_runs_only_the_failed_providers_again_in_their_panes(make_ap
         ]
         assert "2 done, 1 failed" in screen.query_one("#hint").visual.plain
         await pilot.press("ctrl+p")
-        assert await until(pilot, lambda: app.screen.query("CommandInput"))
+        await until(pilot, lambda: app.screen.query("CommandInput"), "the command palette's input is shown")
         await pilot.press(*"Retry failed")
-        assert await until(pilot, lambda: "Retry failed providers" in command_shown(app))
+        await until(
+            pilot,
+            lambda: "Retry failed providers" in command_shown(app),
+            'the palette offers "Retry failed providers"',
+            detail=lambda: command_shown(app),
+        )
         await pilot.press("enter")
-        assert await until(pilot, lambda: calls.count("exa") == 3)
+        await until(pilot, lambda: calls.count("exa") == 3, "Exa has been called three times", detail=lambda: calls)
         await wait_for_search(app)
         assert calls.count("exa") == 3 and calls.count("brave") == 2  # only the one still failing
 
@@ -342,7 +402,12 @@ async def test_retry_with_nothing_failed_says_so(make_app, fake_streams):
     nothing = "Nothing to retry now: no provider on screen failed."
     async with app.run_test(size=(120, 36)) as pilot:
         await app.screen.action_retry_failed()  # before any search
-        assert await until(pilot, lambda: [n.message for n in app._notifications] == [nothing])
+        await until(
+            pilot,
+            lambda: [n.message for n in app._notifications] == [nothing],
+            "the one notice says there is nothing to retry",
+            detail=lambda: [n.message for n in app._notifications],
+        )
         app.clear_notifications()
         await submit(pilot, "fine")
         await wait_for_search(app)
@@ -350,7 +415,12 @@ async def test_retry_with_nothing_failed_says_so(make_app, fake_streams):
         await pilot.pause()
         assert "R Retry failed" not in footer(app)  # not offered: nothing failed
         await app.screen.action_retry_failed()  # as from the palette
-        assert await until(pilot, lambda: [n.message for n in app._notifications] == [nothing])
+        await until(
+            pilot,
+            lambda: [n.message for n in app._notifications] == [nothing],
+            "the one notice says there is nothing to retry",
+            detail=lambda: [n.message for n in app._notifications],
+        )
 
 
 async def test_a_preset_name_is_shown_literally_in_the_palette(make_app, fake_streams):
@@ -358,7 +428,7 @@ async def test_a_preset_name_is_shown_literally_in_the_palette(make_app, fake_st
     app = make_app(("ddgs", "exa"), presets={"[b]fast[/]": ("brave",)})
     async with app.run_test(size=(160, 40)) as pilot:
         await pilot.press("ctrl+p")
-        assert await until(pilot, lambda: app.screen.query("CommandInput"))
+        await until(pilot, lambda: app.screen.query("CommandInput"), "the command palette's input is shown")
         await pilot.press(*"fast")
 
         def first() -> str:
@@ -367,7 +437,9 @@ async def test_a_preset_name_is_shown_literally_in_the_palette(make_app, fake_st
                 str(options.first().get_option_at_index(0).prompt) if options and options.first().option_count else ""
             )
 
-        assert await until(pilot, lambda: "Preset: " in first()), first()
+        await until(
+            pilot, lambda: "Preset: " in first(), "the palette's first choice is a preset", detail=lambda: first()
+        )
         assert "[b]fast[/]" in first()
         await pilot.press("enter")
-        assert await until(pilot, lambda: shown(app) == ["brave"]), shown(app)
+        await until(pilot, lambda: shown(app) == ["brave"], "only Brave Search is shown", detail=lambda: shown(app))

@@ -96,9 +96,12 @@ async def stream_then_end(pilot, end: asyncio.Event) -> list[ProviderPane]:
     app = pilot.app
     await submit(pilot, "asyncio")
     panes = list(app.screen.pane_area.panes)
-    assert await until(pilot, lambda: all(p.status == "streaming" and p.body.scroll_y > 0 for p in panes)), [
-        (p.provider_id, p.status, p.body.scroll_y) for p in panes
-    ]
+    await until(
+        pilot,
+        lambda: all(p.status == "streaming" and p.body.scroll_y > 0 for p in panes),
+        "every pane streams and has scrolled to follow its answer",
+        detail=lambda: [(p.provider_id, p.status, p.body.scroll_y) for p in panes],
+    )
     end.set()
     await wait_for_search(app)
     return panes
@@ -112,7 +115,12 @@ async def test_finished_panes_show_their_true_end(make_app, fake_streams):
     async with app.run_test(size=(200, 50)) as pilot:
         panes = await stream_then_end(pilot, end)
         assert app.screen.pane_area.mode == "grid"
-        rested = await until(pilot, lambda: all(at_true_end(p) and sentence_in_view(p) for p in panes))
+        await until(
+            pilot,
+            lambda: all(at_true_end(p) and sentence_in_view(p) for p in panes),
+            "every pane rests at its true end with the answer's last sentence in view",
+            detail=lambda: [(p.provider_id, p.body.scroll_y, p.body.max_scroll_y) for p in panes],
+        )
         for p in panes:
             where = (p.provider_id, p.body.scroll_y, p.body.max_scroll_y, view(p))
             assert p.status == "done", where
@@ -120,7 +128,6 @@ async def test_finished_panes_show_their_true_end(make_app, fake_streams):
             assert sentence_in_view(p), where  # ...with the answer's last sentence
             for section in (".sources-title", ".sources", ".citations-title", ".citations", ".meta"):
                 assert in_view(p, p.query_one(section)), (section, *where)
-        assert rested
 
 
 async def test_sections_taller_than_the_pane_rest_at_the_true_end(make_app, fake_streams):
@@ -131,7 +138,12 @@ async def test_sections_taller_than_the_pane_rest_at_the_true_end(make_app, fake
     app = make_app(("perplexity",))
     async with app.run_test(size=(120, 30)) as pilot:
         (p,) = await stream_then_end(pilot, end)
-        assert await until(pilot, lambda: at_true_end(p)), (p.body.scroll_y, p.body.max_scroll_y, view(p))
+        await until(
+            pilot,
+            lambda: at_true_end(p),
+            "the pane rests at its true end",
+            detail=lambda: (p.body.scroll_y, p.body.max_scroll_y, view(p)),
+        )
 
 
 async def test_a_background_tab_shows_its_end_when_it_is_shown(make_app, fake_streams):
@@ -148,9 +160,14 @@ async def test_a_background_tab_shows_its_end_when_it_is_shown(make_app, fake_st
         hidden = area.pane("openai")
         assert hidden is not None and not hidden.display
         area.activate("openai")
-        assert await until(pilot, lambda: at_true_end(hidden) and sentence_in_view(hidden)), (
-            hidden.body.scroll_y,
-            hidden.body.max_scroll_y,
+        await until(
+            pilot,
+            lambda: at_true_end(hidden) and sentence_in_view(hidden),
+            "the hidden pane rests at its true end with the answer's last sentence in view",
+            detail=lambda: (
+                hidden.body.scroll_y,
+                hidden.body.max_scroll_y,
+            ),
         )
 
 
@@ -161,7 +178,12 @@ async def test_t_puts_every_pane_at_its_top_and_back_at_its_end(make_app, fake_s
     app = make_app(MODELS)
     async with app.run_test(size=(200, 50)) as pilot:
         panes = await stream_then_end(pilot, end)
-        assert await until(pilot, lambda: all(at_true_end(p) for p in panes))
+        await until(
+            pilot,
+            lambda: all(at_true_end(p) for p in panes),
+            "every pane rests at its true end",
+            detail=lambda: [(p.provider_id, p.body.scroll_y, p.body.max_scroll_y) for p in panes],
+        )
         query = app.screen.query_input
         await pilot.press("t")  # in the query box a letter is text
         assert query.value.endswith("t") and all(at_true_end(p) for p in panes)
@@ -183,7 +205,12 @@ async def test_t_stops_and_resumes_following_a_streaming_answer(make_app, fake_s
     async with app.run_test(size=(120, 30)) as pilot:
         await submit(pilot, "asyncio")
         p = app.screen.pane_area.panes[0]
-        assert await until(pilot, lambda: p.status == "streaming" and p.body.scroll_y > 0)
+        await until(
+            pilot,
+            lambda: p.status == "streaming" and p.body.scroll_y > 0,
+            "the pane streams and has scrolled to follow its answer",
+            detail=lambda: (p.status, p.body.scroll_y),
+        )
         p.body.focus()
         await pilot.press("t")
         assert p.body.scroll_y == 0
@@ -191,7 +218,12 @@ async def test_t_stops_and_resumes_following_a_streaming_answer(make_app, fake_s
         assert p.body.scroll_y > 0  # following the answer again
         end.set()
         await wait_for_search(app)
-        assert await until(pilot, lambda: at_true_end(p) and sentence_in_view(p))
+        await until(
+            pilot,
+            lambda: at_true_end(p) and sentence_in_view(p),
+            "the pane rests at its true end with the answer's last sentence in view",
+            detail=lambda: (p.body.scroll_y, p.body.max_scroll_y, view(p)),
+        )
 
 
 async def test_home_and_end_jump(make_app, fake_streams):

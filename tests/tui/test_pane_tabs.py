@@ -66,7 +66,12 @@ async def test_narrow_tabs_show_status_marks_and_counts_when_they_fit(make_app, 
         await wait_for_search(app)
         area = app.screen.pane_area
         assert area.mode == "tabs"
-        assert await until(pilot, lambda: labels(app) == {"ddgs": "✓ DuckDuckGo · 2", "brave": "✗ Brave Search"})
+        await until(
+            pilot,
+            lambda: labels(app) == {"ddgs": "✓ DuckDuckGo · 2", "brave": "✗ Brave Search"},
+            "the tabs read done with 2 sources and failed",
+            detail=lambda: labels(app),
+        )
         assert overflow(app) == ""
 
 
@@ -76,11 +81,23 @@ async def test_a_running_pane_shows_the_spinner_in_its_tab(make_app, fake_stream
     app = make_app(("ddgs", "exa"), clock=frozen)
     async with app.run_test(size=(70, 20)) as pilot:
         await submit(pilot, "spinning")
-        assert await until(pilot, lambda: labels(app).get("exa", "").startswith("⠋ Exa"))
-        assert await until(pilot, lambda: labels(app).get("ddgs") == "✓ DuckDuckGo · 2")
+        await until(
+            pilot,
+            lambda: labels(app).get("exa", "").startswith("⠋ Exa"),
+            "the Exa tab shows the spinner",
+            detail=lambda: labels(app),
+        )
+        await until(
+            pilot,
+            lambda: labels(app).get("ddgs") == "✓ DuckDuckGo · 2",
+            "the DuckDuckGo tab reads done with 2 sources",
+            detail=lambda: labels(app),
+        )
         await pilot.press("escape")
         await wait_for_search(app)
-        assert await until(pilot, lambda: labels(app).get("exa") == "⊘ Exa"), labels(app)
+        await until(
+            pilot, lambda: labels(app).get("exa") == "⊘ Exa", "the Exa tab reads cancelled", detail=lambda: labels(app)
+        )
 
 
 async def test_with_every_provider_at_80x24_the_bar_counts_the_tabs_it_cuts_off(make_app, fake_streams):
@@ -97,11 +114,21 @@ async def test_with_every_provider_at_80x24_the_bar_counts_the_tabs_it_cuts_off(
         shown = labels(app)
         assert shown["ddgs"] == "✓ DuckDuckGo"  # 24 labels with counts do not fit: marks only
         assert shown["brave"] == "✗ Brave Search"
-        assert await until(pilot, lambda: re.fullmatch(r"\+\d+ ▶", overflow(app)) is not None), overflow(app)
+        await until(
+            pilot,
+            lambda: re.fullmatch(r"\+\d+ ▶", overflow(app)) is not None,
+            'the tab bar says "+N ▶"',
+            detail=lambda: overflow(app),
+        )
         cut = int(overflow(app)[1:-2])
         assert 10 < cut < len(ids)
         area.activate(ids[-1])  # the last tab scrolls into view: now the others are cut off on the left
-        assert await until(pilot, lambda: re.fullmatch(r"◀ \+\d+", overflow(app)) is not None), overflow(app)
+        await until(
+            pilot,
+            lambda: re.fullmatch(r"◀ \+\d+", overflow(app)) is not None,
+            'the tab bar says "◀ +N"',
+            detail=lambda: overflow(app),
+        )
 
 
 async def test_the_hint_line_counts_progress_as_the_cli_does(make_app, fake_streams):
@@ -118,10 +145,20 @@ async def test_the_hint_line_counts_progress_as_the_cli_does(make_app, fake_stre
     app = make_app(("ddgs", "exa", "parallel"))
     async with app.run_test(size=(160, 36)) as pilot:
         await submit(pilot, "progress")
-        assert await until(pilot, lambda: hint(app) == "2/3 done · waiting for Exa"), hint(app)
+        await until(
+            pilot,
+            lambda: hint(app) == "2/3 done · waiting for Exa",
+            'the hint says "2/3 done · waiting for Exa"',
+            detail=lambda: hint(app),
+        )
         gate.set()
         await wait_for_search(app)
-        assert await until(pilot, lambda: hint(app) == "Finished — 3 done."), hint(app)
+        await until(
+            pilot,
+            lambda: hint(app) == "Finished — 3 done.",
+            'the hint says "Finished — 3 done."',
+            detail=lambda: hint(app),
+        )
 
 
 def test_the_cli_progress_line_is_the_shared_wording():

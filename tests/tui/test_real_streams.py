@@ -31,7 +31,12 @@ async def test_answer_grows_then_citations_appear(provider_id: str, tmp_path, mo
                 def shown() -> int:
                     return len(pane.answer.source)
 
-                assert await until(pilot, lambda: shown() > 0), (pane.status, pane.response)
+                await until(
+                    pilot,
+                    lambda: shown() > 0,
+                    "the pane shows part of the answer",
+                    detail=lambda: (pane.status, pane.response),
+                )
                 partial = shown()
                 assert pane.status == "streaming"  # the pane shows part of the answer before the end
                 release.set()

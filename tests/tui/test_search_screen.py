@@ -137,11 +137,21 @@ async def test_answer_streams_over_time(make_app, fake_streams):
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "stream please")
         steps[0].set()
-        assert await until(pilot, lambda: "tok9 " in answer_source(app, "ddgs")), answer_source(app, "ddgs")
+        await until(
+            pilot,
+            lambda: "tok9 " in answer_source(app, "ddgs"),
+            'the DuckDuckGo pane shows "tok9"',
+            detail=lambda: answer_source(app, "ddgs"),
+        )
         first = len(answer_source(app, "ddgs"))
         assert pane(app, "ddgs").status == "streaming"  # shown while the rest has not been sent
         steps[1].set()
-        assert await until(pilot, lambda: "tok19 " in answer_source(app, "ddgs")), answer_source(app, "ddgs")
+        await until(
+            pilot,
+            lambda: "tok19 " in answer_source(app, "ddgs"),
+            'the DuckDuckGo pane shows "tok19"',
+            detail=lambda: answer_source(app, "ddgs"),
+        )
         second = len(answer_source(app, "ddgs"))
         assert 0 < first < second
         assert pane(app, "ddgs").status == "streaming"
@@ -158,8 +168,11 @@ async def test_escape_cancels_every_search(make_app, fake_streams):
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "cancel me")
-        assert await until(
-            pilot, lambda: "started" in answer_source(app, "ddgs") and "drip" in answer_source(app, "exa")
+        await until(
+            pilot,
+            lambda: "started" in answer_source(app, "ddgs") and "drip" in answer_source(app, "exa"),
+            "both panes show their first text",
+            detail=lambda: (answer_source(app, "ddgs"), answer_source(app, "exa")),
         )
         workers = [w for w in app.workers if w.group == "search"]
         assert workers
@@ -186,7 +199,12 @@ async def test_new_query_replaces_old_without_leaking(make_app, fake_streams):
     app = make_app(("ddgs",))
     async with app.run_test(size=(120, 36)) as pilot:
         await submit(pilot, "old")
-        assert await until(pilot, lambda: "old-" in answer_source(app, "ddgs"))
+        await until(
+            pilot,
+            lambda: "old-" in answer_source(app, "ddgs"),
+            "the DuckDuckGo pane shows the first search's text",
+            detail=lambda: answer_source(app, "ddgs"),
+        )
         await submit(pilot, "new")
         await wait_for_search(app)
         source = answer_source(app, "ddgs")
@@ -463,15 +481,22 @@ async def test_provider_toggle_and_statuses(make_app, fake_streams):
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=(160, 36)) as pilot:
         selector = app.screen.selector
-        assert await until(pilot, lambda: len(selector.statuses) == len(SPECS))  # the readiness worker's thread
+        await until(
+            pilot,
+            lambda: len(selector.statuses) == len(SPECS),
+            "every provider's readiness is known",
+            detail=lambda: len(selector.statuses),
+        )  # the readiness worker's thread
         assert selector.statuses["brave"] == "needs key"
         assert selector.statuses["ddgs"] == "keyless"
         shown = lambda: [p.provider_id for p in app.screen.pane_area.panes]  # noqa: E731
         selector.select("brave")
-        assert await until(pilot, lambda: len(shown()) == 3), shown()  # the panes are mounted after the message
+        await until(
+            pilot, lambda: len(shown()) == 3, "three panes are shown", detail=lambda: shown()
+        )  # the panes are mounted after the message
         assert shown() == ["ddgs", "exa", "brave"]
         selector.deselect_all()
-        assert await until(pilot, lambda: shown() == []), shown()
+        await until(pilot, lambda: shown() == [], "no pane is shown", detail=lambda: shown())
         await submit(pilot, "nothing selected")
         assert "Select at least one provider" in app.screen.query_one("#hint").visual.plain
 
@@ -549,13 +574,14 @@ def watch_follows(p: ProviderPane) -> list[tuple[int, int, float]]:
 
 
 async def settle(pilot, follows: list[tuple[int, int, float]], paragraphs: int) -> None:
-    """Wait (by state, not by the clock; at most 30 s) until ``paragraphs`` one-line paragraphs are
-    rendered and the pane's follow step has run twice on that same layout: it has then acted on the
-    answer's end."""
-    for _ in range(600):
-        await pilot.pause(0.05)
-        if len(follows) >= 2 and follows[-1] == follows[-2] and follows[-1][0] >= 2 * paragraphs - 1:
-            break
+    """Wait until ``paragraphs`` one-line paragraphs are rendered and the pane's follow step has run
+    twice on that same layout: it has then acted on the answer's end."""
+    await until(
+        pilot,
+        lambda: len(follows) >= 2 and follows[-1] == follows[-2] and follows[-1][0] >= 2 * paragraphs - 1,
+        f"{paragraphs} paragraphs are rendered and followed",
+        detail=lambda: follows[-2:],
+    )
 
 
 async def test_pane_follows_the_answer_not_the_sources(make_app, fake_streams):
@@ -587,13 +613,14 @@ async def test_scrolling_up_stops_following(make_app, fake_streams):
         follows = watch_follows(p)
         bursts[0].set()
         await settle(pilot, follows, PARAGRAPHS_PER_BURST)
-        assert p.body.scroll_y > 0
-        p.body.scroll_to(y=0, animate=False, immediate=True)
-        del follows[:]
-        await settle(pilot, follows, PARAGRAPHS_PER_BURST)  # a follow has run since the user scrolled up
+        assert p.body.scroll_y > 0  # it followed the first burst
+        p.body.scroll_to(y=0, animate=False, immediate=True)  # the user scrolls up
+        await pilot.pause()
         bursts[1].set()
-        await settle(pilot, follows, 2 * PARAGRAPHS_PER_BURST)
-        assert p.status == "streaming" and p.body.scroll_y == 0
+        await settle(pilot, follows, 2 * PARAGRAPHS_PER_BURST)  # the follow step ran on the longer answer
+        assert p.status == "streaming"
+        assert p.body.scroll_y == 0  # and left the view where the user put it
+        assert answer_bottom(p) > p.body.scrollable_content_region.height  # though the answer's end is out of view
 
 
 async def test_hint_names_providers_that_ignore_recency_before_sending(make_app, fake_streams):
@@ -687,7 +714,12 @@ async def test_retry_wait_is_shown_until_the_retry_is_sent(tmp_path, monkeypatch
         app = WebSearchApp(config, engine, status_resolver=fixed_status, clock=lambda: 100.0)
         async with app.run_test(size=(120, 36)) as pilot:  # the pane's clock stands still: the wait reads 2s
             await submit(pilot, "rust release")
-            assert await until(pilot, lambda: waits and "retrying" in status_text(app, "brave"))
+            await until(
+                pilot,
+                lambda: waits and "retrying" in status_text(app, "brave"),
+                "the Brave Search pane says retrying",
+                detail=lambda: (waits, status_text(app, "brave")),
+            )
             shown = status_text(app, "brave")
             assert waits == [2.0]  # the server's 1 s plus 1 s padding
             assert re.search(r"retrying in 2s \(429\)", shown), shown
@@ -745,11 +777,21 @@ async def test_keys_typed_in_one_burst_while_panes_stream_are_applied_in_order(m
         query.value = ""
         burst(app, "asyncio tutorial for beginers", *["backspace"] * 4, "ners with examples")
         expected = "asyncio tutorial for beginers with examples"
-        assert await until(pilot, lambda: len(query.value) >= len(expected)), query.value
+        await until(
+            pilot,
+            lambda: len(query.value) >= len(expected),
+            "every typed key reached the query box",
+            detail=lambda: query.value,
+        )
         assert query.value == expected
         query.value = ""
         burst(app, "world", "home", "hello ", "end", "!", "left", "left", "right", "X")
-        assert await until(pilot, lambda: len(query.value) >= len("hello worldX!")), query.value
+        await until(
+            pilot,
+            lambda: len(query.value) >= len("hello worldX!"),
+            "every typed key reached the query box",
+            detail=lambda: query.value,
+        )
         assert query.value == "hello worldX!"
         assert pane(app, "ddgs").status in ("running", "streaming")  # still streaming all along
 
@@ -845,7 +887,12 @@ async def test_a_tick_that_lays_out_an_answer_draws_that_pane_alone_and_panes_ta
             each.tick = tick
         await submit(pilot, "q")
         laid_out = lambda: {pid for _, pid, laid in ticks if laid}  # noqa: E731
-        assert await until(pilot, lambda: laid_out() == {"ddgs", "exa"} and len(ticks) > 40)
+        await until(
+            pilot,
+            lambda: laid_out() == {"ddgs", "exa"} and len(ticks) > 40,
+            "both panes are laid out and have ticked 40 times",
+            detail=lambda: (laid_out(), len(ticks)),
+        )
         for number in {n for n, _, laid in ticks if laid}:
             assert [pid for n, pid, _ in ticks if n == number] in (["ddgs"], ["exa"]), ticks
         assert any(sum(1 for n, _, _ in ticks if n == number) == 2 for number, _, _ in ticks)  # the others: all at once

@@ -190,9 +190,19 @@ async def test_opens_from_the_command_palette(config_file):
     async with app.run_test(size=(150, 45)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
-        assert await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommandPalette),
+            "the command palette is open",
+            detail=lambda: app.screen,
+        )
         await pilot.press(*"settings")
-        assert await until(pilot, lambda: palette_choice(app).startswith("Settings"))  # its search is async
+        await until(
+            pilot,
+            lambda: palette_choice(app).startswith("Settings"),
+            'the palette\'s first choice is "Settings"',
+            detail=lambda: palette_choice(app),
+        )  # its search is async
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, SettingsScreen)
@@ -640,7 +650,7 @@ async def click_test(pilot, provider_id: str) -> None:
     its press effect (0.2 s) still shows, so a second click that comes sooner (two pilot clicks on a
     warm, idle machine are about 0.1 s apart) would silently do nothing."""
     button = pilot.app.screen.query_one(f"#test-{provider_id}", Button)
-    assert await until(pilot, lambda: not button.has_class("-active"))
+    await until(pilot, lambda: not button.has_class("-active"), "the button is no longer active")
     await pilot.click(button)
 
 
@@ -1154,9 +1164,19 @@ async def test_the_theme_field_and_the_palette_name_and_mark_the_theme_in_use(co
         await pilot.press("escape")
         await settle(pilot)
         app.search_themes()  # Ctrl+P → Theme
-        assert await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommandPalette),
+            "the command palette is open",
+            detail=lambda: app.screen,
+        )
         await pilot.press(*"textual-d")
-        assert await until(pilot, lambda: palette_choice(app) == "textual-dark (in use)")
+        await until(
+            pilot,
+            lambda: palette_choice(app) == "textual-dark (in use)",
+            'the palette\'s first choice is "textual-dark (in use)"',
+            detail=lambda: palette_choice(app),
+        )
 
 
 def test_a_theme_the_app_lacks_is_named_in_the_theme_field():

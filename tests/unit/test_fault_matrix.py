@@ -551,7 +551,9 @@ async def test_hostile_titles_render_literally_in_the_panes(caplog: pytest.LogCa
                 assert not any(CONTROL.search(text) for text in shown), (provider, shown)
             # the panes hold their sources now, but on a loaded machine the frame that shows them may
             # not be painted yet (seen: every pane body still blank): wait for it, not for a time
-            await until(pilot, lambda: LITERAL_TITLE in screen_text(app))
+            await until(
+                pilot, lambda: LITERAL_TITLE in screen_text(app), "the screen shows the hostile title literally"
+            )
             screenshot = app.export_screenshot()
     assert "\x1b" not in screenshot and "\x07" not in screenshot and "pwned" not in screenshot
     assert LITERAL_TITLE in screenshot.replace("&#160;", " ")
