@@ -16,6 +16,7 @@ from websearch_tui.cli.commands.search import Progress
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import SearchResult
+from websearch_tui.session import LiveSearch
 from websearch_tui.tui.search.pane_tabs import PaneTabs, overflow_text, tab_label
 
 
@@ -166,5 +167,5 @@ def test_the_cli_progress_line_is_the_shared_wording():
     assert result.progress_text(set()) == "0/3 done · waiting for Alpha, Beta, Gamma"
     assert result.progress_text({"b"}) == "1/3 done · waiting for Alpha, Gamma"
     assert result.progress_text({"a", "b", "c"}) == "3/3 done"
-    progress = Progress(result, io.StringIO(), width=200)
+    progress = Progress(LiveSearch(result), io.StringIO(), width=200)
     assert progress.text() == result.progress_text(set())

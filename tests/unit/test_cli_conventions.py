@@ -28,6 +28,7 @@ from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
 from websearch_tui.engine import engine as engine_module
 from websearch_tui.providers.base import ProviderContext
+from websearch_tui.session import LiveSearch
 
 SUBCOMMANDS = ("search", "providers", "tui", "keys", "config", "mcp", "completion")
 
@@ -275,7 +276,7 @@ def test_progress_line_fits_the_terminal_width() -> None:
     result = SearchResult(
         SearchRequest("q"), "compare", providers=providers, labels={pid: SPECS[pid].label for pid in providers}
     )
-    progress = Progress(result, Terminal(), width=40)
+    progress = Progress(LiveSearch(result), Terminal(), width=40)
     assert progress.text() == "0/24 done · waiting for DuckDuckGo, Ex…"
     assert len(progress.text()) == 39
 

@@ -1,6 +1,7 @@
 """``websearch-tui history list|show|search|delete|clear``: the searches kept in the history file
-(:mod:`websearch_tui.history`), listed, printed again as ``search`` printed them, found by full-text
-search, or deleted. Reading never creates the file."""
+(:mod:`websearch_tui.history`, read through :class:`~websearch_tui.session.HistoryAccess`), listed,
+printed again as ``search`` printed them, found by full-text search, or deleted. Reading never
+creates the file."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from websearch_tui.cli.common import UsageError, load_config, print_table, warn
 from websearch_tui.cli.output import check_merged, document, emit, output_path
 
 if TYPE_CHECKING:
-    from websearch_tui.history import HistoryEntry, HistoryStore
+    from websearch_tui.history import HistoryEntry
+    from websearch_tui.session import HistoryAccess
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,9 +27,10 @@ def run(args: argparse.Namespace) -> int:
         UsageError: an unknown id, an unusable history or config file, nothing to search for.
     """
     from websearch_tui.history import HistoryError, history_path
+    from websearch_tui.session import HistoryAccess
 
     config = load_config(args)
-    path = history_path(config.history.path)
+    history = HistoryAccess(history_path(config.history.path))  # readable also while recording is off
     commands = {
         "list": _history_list,
         "show": _history_show,
@@ -36,40 +39,25 @@ def run(args: argparse.Namespace) -> int:
         "clear": _history_clear,
     }
     try:
-        return commands[args.history_command](args, path)
+        return commands[args.history_command](args, history)
     except HistoryError as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        warn([notice] if (notice := history.take_notice()) else [])
+        history.close()
 
 
-def _history_store(path: Path) -> HistoryStore | None:
-    """The history file, or ``None`` when it does not exist yet (nothing is created by reading)."""
-    from websearch_tui.history import HistoryStore
-
-    if not path.exists():
-        return None
-    store = HistoryStore(path)
-    warn([notice] if (notice := store.take_notice()) else [])
-    return store
-
-
-def _history_list(args: argparse.Namespace, path: Path) -> int:
+def _history_list(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history list``: the newest ``--limit`` searches."""
-    store = _history_store(path)
-    return _print_entries(store.entries(limit=args.limit) if store else [], args.format, path)
+    return _print_entries(history.entries(limit=args.limit), args.format, history.path)
 
 
-def _history_search(args: argparse.Namespace, path: Path) -> int:
+def _history_search(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history search``: the best ``--limit`` matches of the words (only the queries without FTS5)."""
-    from websearch_tui.history import HistoryError
-    from websearch_tui.history.index import match_expression
-
-    text = " ".join(args.text)
-    if match_expression(text) is None:
-        raise HistoryError(f"nothing to search for in {text!r}: give at least one word or number")
-    store = _history_store(path)
-    if store is not None and not store.full_text:
+    entries = history.search(" ".join(args.text), limit=args.limit)
+    if not history.full_text:
         warn(["this SQLite has no full-text search (FTS5): only the queries were searched"])
-    return _print_entries(store.search(text, limit=args.limit) if store else [], args.format, path)
+    return _print_entries(entries, args.format, history.path)
 
 
 def _print_entries(entries: Sequence[HistoryEntry], output_format: str, path: Path) -> int:
@@ -107,38 +95,27 @@ def _entry_row(entry: HistoryEntry) -> list[str]:
     ]
 
 
-def _history_show(args: argparse.Namespace, path: Path) -> int:
+def _history_show(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history show ID``: the search as ``search --format`` printed it, on stdout or to ``-o``."""
-    from websearch_tui.history import UnknownEntry
-
     check_merged(args)
     output = output_path(args.output)
-    store = _history_store(path)
-    if store is None:
-        raise UnknownEntry(f"no search with id {args.id}: the history file {path} does not exist yet")
-    emit(document(store.get(args.id).result, args.format, merged=args.merged) + "\n", output)
+    emit(document(history.get(args.id).result, args.format, merged=args.merged) + "\n", output)
     if output is not None:
         print(f"Wrote search {args.id} to {output}.", file=sys.stderr)
     return 0
 
 
-def _history_delete(args: argparse.Namespace, path: Path) -> int:
+def _history_delete(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history delete ID``."""
-    from websearch_tui.history import UnknownEntry
-
-    store = _history_store(path)
-    if store is None:
-        raise UnknownEntry(f"no search with id {args.id}: the history file {path} does not exist yet")
-    store.delete(args.id)
+    history.delete(args.id)
     print(f"Deleted search {args.id}.")
     return 0
 
 
-def _history_clear(args: argparse.Namespace, path: Path) -> int:
+def _history_clear(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history clear``: every search, after a yes on stdin unless ``--yes``; 1 when declined."""
-    store = _history_store(path)
-    count = store.count() if store else 0
-    if store is None or not count:
+    path, count = history.path, history.count()
+    if not count:
         print(f"The history is already empty ({path}).")
         return 0
     if not args.yes:
@@ -147,5 +124,5 @@ def _history_clear(args: argparse.Namespace, path: Path) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("Nothing was deleted.", file=sys.stderr)
             return 1
-    print(f"Deleted {store.clear()} searches.")
+    print(f"Deleted {history.clear()} searches.")
     return 0

@@ -22,7 +22,7 @@ from websearch_tui.core.text import sanitize
 
 if TYPE_CHECKING:
     from websearch_tui.core.results import OnUpdate, ProviderUpdate, SearchResult
-    from websearch_tui.engine.engine import Engine
+    from websearch_tui.session import LiveSearch, Session
     from websearch_tui.settings.config import Config
 
 
@@ -34,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
         UsageError: bad arguments (providers, preset, query, ``-o``), an unusable config file.
     """
     from websearch_tui.core.models import RequestError
-    from websearch_tui.engine.engine import Engine
     from websearch_tui.engine.requests import build_request
+    from websearch_tui.session import Session
 
     providers = check_providers(_provider_ids(args.providers or ()))
     check_merged(args)
@@ -54,15 +54,16 @@ def run(args: argparse.Namespace) -> int:
         )
     except RequestError as exc:
         raise UsageError(str(exc)) from None
-    engine = Engine.from_config(config)
+    session = Session.from_config(config)
     notices: list[str] = []
-    engine.history_notice = notices.append
-    result = engine.prepare(request)
-    progress = Progress.on_terminal(result, sys.stderr)
+    session.history_notices(notices.append)
+    live = session.begin(request)
+    result = live.result
+    progress = Progress.on_terminal(live, sys.stderr)
     stream = AnswerStream(result, sys.stdout, progress) if streams_answer(args.format, result, output) else None
     color = use_color(args.color, sys.stdout if output is None else None)
     try:
-        asyncio.run(_run_search(engine, result, progress, record=not args.no_history, on_update=stream))
+        asyncio.run(_run_search(session, live, progress, record=not args.no_history, on_update=stream))
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
@@ -139,39 +140,38 @@ def _query_text(words: Sequence[str]) -> str:
 
 
 async def _run_search(
-    engine: Engine, result: SearchResult, progress: Progress | None, *, record: bool, on_update: OnUpdate | None = None
+    session: Session, live: LiveSearch, progress: Progress | None, *, record: bool, on_update: OnUpdate | None = None
 ) -> None:
-    """Run the prepared search, reporting to ``on_update`` (default: ``progress``); the progress line
-    is cleared and the engine closed at the end, also when cancelled."""
+    """Run the session's ``live`` search, reporting to ``on_update`` (default: ``progress``); the
+    progress line is cleared and the session closed at the end, also when cancelled."""
     try:
-        await engine.search(result.request, on_update or progress, result=result, record=record)
+        await session.run(live, on_update or progress, record=record)
     finally:
         if progress is not None:
             progress.clear()
-        await engine.aclose()  # also writes the search to the history
+        await session.aclose()  # also writes the search to the history
 
 
 class Progress:
     """The stderr line ``3/6 done · waiting for Perplexity, Gemini`` while a search runs, rewritten in
     place (carriage return and padding, no escape sequences) as providers finish, cut to the
     terminal's width and cleared by :meth:`clear`. It is an ``on_update`` callback for
-    :meth:`~websearch_tui.engine.engine.Engine.search`.
+    :meth:`Session.run <websearch_tui.session.Session.run>`, which counts the finished providers.
 
     Args:
-        result: the prepared search (its id, providers and labels).
+        live: the session's search (its id, providers, labels and the providers done so far).
         stream: where the line goes (stderr).
         width: the terminal's width in columns; the line stays one character shorter.
     """
 
-    def __init__(self, result: SearchResult, stream: TextIO, width: int = 80) -> None:
-        self._result = result
+    def __init__(self, live: LiveSearch, stream: TextIO, width: int = 80) -> None:
+        self._live = live
         self._stream = stream
         self._width = max(20, width)
-        self._done: set[str] = set()
         self._shown = ""
 
     @classmethod
-    def on_terminal(cls, result: SearchResult, stream: TextIO | None) -> Progress | None:
+    def on_terminal(cls, live: LiveSearch, stream: TextIO | None) -> Progress | None:
         """A progress line for ``stream`` when it is a terminal, else ``None`` (a pipe or a file never
         gets one)."""
         if stream is None or not stream.isatty():
@@ -180,21 +180,18 @@ class Progress:
             width = os.get_terminal_size(stream.fileno()).columns
         except (OSError, ValueError):
             width = 0
-        return cls(result, stream, width or 80)  # a terminal that reports no size: 80 columns
+        return cls(live, stream, width or 80)  # a terminal that reports no size: 80 columns
 
     def __call__(self, update: ProviderUpdate) -> None:
-        """Count ``update`` (an :data:`~websearch_tui.core.results.OnUpdate` callback) and redraw."""
-        if update.search_id != self._result.search_id:
-            return
-        if update.final:
-            self._done.add(update.provider)
-        self._show(self.text())
+        """Redraw after ``update`` (an :data:`~websearch_tui.core.results.OnUpdate` callback)."""
+        if self._live.owns(update):
+            self._show(self.text())
 
     def text(self) -> str:
         """The line as it reads now, cut to the width."""
         from websearch_tui.core.text import truncate
 
-        return truncate(self._result.progress_text(self._done), self._width - 1)
+        return truncate(self._live.progress_text(), self._width - 1)
 
     def clear(self) -> None:
         """Erase the line (the cursor ends at the start of the empty line)."""
@@ -269,7 +266,7 @@ def streams_answer(output_format: str, result: SearchResult, output: Path | None
 
 class AnswerStream:
     """Writes the answer of a search's only provider to a terminal as it arrives: an ``on_update``
-    callback for :meth:`~websearch_tui.engine.engine.Engine.search`. Each piece is sanitized again
+    callback for :meth:`Session.run <websearch_tui.session.Session.run>`. Each piece is sanitized again
     here (no escape sequence or control character reaches the terminal; the engine already
     sanitized and redacted it) and leading blank space is skipped. Until the first piece, updates
     go to ``progress``; the first piece clears its line.
