@@ -41,10 +41,10 @@ from websearch_tui.core.errors import register_secret
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import RunStatus, SearchResult
 from websearch_tui.engine.engine import Engine
-from websearch_tui.session import Session
 from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA
 from websearch_tui.mcp.server import build_server, http_options, transport_security
 from websearch_tui.mcp.tools import TOOL_LIST_BUDGET, SearchTools
+from websearch_tui.session import Session
 from websearch_tui.settings.config import Config, load_config
 
 if sys.version_info < (3, 11):
