@@ -1,4 +1,4 @@
-"""The fault matrix: every registered provider x every fault, one search each through the real Engine.
+"""The fault matrix: every registered provider against 30 faults, one search each through the real Engine.
 
 Each cell runs a ``compare`` search with the faulty provider plus one healthy provider over real HTTP
 to the loopback fake (``tests/fake_providers``). The fault is put on the faulty provider's search
@@ -7,6 +7,28 @@ Z.AI, the ``tools/call`` POST; their handshake stays healthy). DuckDuckGo runs i
 mode, Codex on the fake login. A cell checks the faulty provider's outcome (status, error kind, key
 phrases of its message, how many search calls the fake saw), that the healthy provider is untouched,
 and that no secret reaches the outcome, the CLI output formats or the log.
+
+Per provider or per transport family. A provider's search call travels one of five ways
+(:data:`FAMILIES`): JSON over a GET, JSON over a POST, an SSE stream, MCP over Streamable HTTP
+(a JSON-RPC ``tools/call`` answered as an event stream), and DuckDuckGo's HTML page.
+:func:`test_families_are_what_the_fake_answers` checks each provider's family against its fault-free
+search call, so the table cannot drift from what the providers send.
+
+- Per family (:data:`FAMILY_FAULTS`): faults the shared layer settles before a provider reads a
+  field: timeout, refused connection, malformed JSON, an HTML page with 200, split and CRLF framing,
+  a cut connection, gzip, deflate with and without its zlib header, the two bombs, brotli and a
+  50 MB body. The deadline, the connection, the body cap, decompression, JSON parsing, SSE framing
+  and the MCP envelope are ``transport.http``'s and the family's (``families/mcp.py`` for MCP), the
+  same code for every member, and the outcome depends on the family only: the error comes from
+  that code, or the payload a provider then reads is byte for byte its fault-free one. The method
+  is part of the family because a cut connection is resent for a GET only. Each such fault runs
+  once per family, on one member chosen in turn (the n-th family fault on member n modulo the
+  family's size), so every member of a family meets some of these faults.
+- Per provider (the other columns): faults whose outcome the provider's own code decides. The HTTP
+  error answers (401/403/404/410/422, 429/500/503, the retry-hint bodies) carry the provider's
+  error body, which its error describer words (and must redact: the body echoes the key), under
+  its own retry policy; an empty body, null fields, hostile titles and the two foreign shapes
+  reach the provider's parser. Every provider runs all of these columns.
 
 Equivalents for providers that do not stream (said here so no cell is skipped silently):
 ``split`` cuts a JSON (or HTML) body into six pieces and inside every multi-byte character instead
@@ -145,10 +167,12 @@ _TITLE_PIECES = re.compile(r"[^\w\s.,:'()/-]+")
 
 @dataclass(frozen=True)
 class Baseline:
-    """A provider's fault-free run: its sources and every payload string its search call answered."""
+    """A provider's fault-free run: its sources, every payload string its search call answered and
+    the transport family that call showed (:func:`family_seen`)."""
 
     sources: tuple[Source, ...]
     strings: tuple[str, ...]
+    family: str
 
     def title_to_replace(self) -> tuple[Source, str] | None:
         """A source and the longest part of its title sent verbatim in the payload (the whole title
@@ -171,6 +195,39 @@ class Baseline:
 
 _baselines: dict[str, Baseline] = {}
 
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "json_get": ("brave", "searxng"),
+    "json_post": (
+        "tavily",
+        "perplexity_search",
+        "jina",
+        "kimi",
+        "kagi",
+        "synthetic",
+        "you",
+        "zhipu_web_search",
+        "codex_alpha",
+        "deepseek",
+        "ark",
+    ),
+    "sse": ("perplexity", "anthropic", "gemini", "openai", "codex", "grok", "zhipu_chat_search"),
+    "mcp": ("exa", "parallel", "zai"),
+    "html": ("ddgs",),
+}
+"""The transport families (module docstring) and their members, as the fake's default routes answer."""
+
+
+def family_seen(route: tuple[str, str], response: FakeResponse) -> str:
+    """The transport family of a search call on ``route`` (``(METHOD, path)``) answered by ``response``."""
+    method, path = route
+    if path.endswith("/mcp"):
+        return "mcp"
+    if "text/html" in (response.content_type() or ""):
+        return "html"
+    if payload.is_sse(response):
+        return "sse"
+    return "json_get" if method == "GET" else "json_post"
+
 
 async def baseline(provider: str, caplog: pytest.LogCaptureFixture) -> Baseline:
     """``provider``'s fault-free run (computed once per session)."""
@@ -186,7 +243,9 @@ async def baseline(provider: str, caplog: pytest.LogCaptureFixture) -> Baseline:
             outcome = (await run_cell(server, provider, caplog)).outcome(provider)
         assert outcome.status is RunStatus.DONE and outcome.response.sources, (provider, outcome.error)
         strings = tuple(text for response in answered for text in payload.payload_strings(response))
-        _baselines[provider] = Baseline(tuple(outcome.response.sources), strings)
+        families = {family_seen(search_route(provider), response) for response in answered}
+        assert len(families) == 1, (provider, families)
+        _baselines[provider] = Baseline(tuple(outcome.response.sources), strings, families.pop())
     return _baselines[provider]
 
 
@@ -264,6 +323,37 @@ FAULTS: dict[str, Install] = {
     "foreign_json": _rewrite(payload.foreign_json),
     "foreign_sse": _rewrite(payload.foreign_sse),
 }
+
+FAMILY_FAULTS = (
+    "timeout",
+    "refused",
+    "malformed_json",
+    "html_200",
+    "split",
+    "crlf",
+    "truncated",
+    "gzip",
+    "huge",
+    "deflate",
+    "raw_deflate",
+    "deflate_bomb",
+    "gzip_bomb",
+    "brotli",
+)
+"""Faults the shared layer settles for every member of a transport family alike (module docstring):
+each runs once per family."""
+PROVIDER_FAULTS = tuple(fault for fault in FAULTS if fault not in FAMILY_FAULTS)
+"""Faults whose outcome the provider's own code decides: each runs for every provider."""
+
+
+def family_cells() -> list[tuple[str, str]]:
+    """``(provider, fault)`` for each family and family fault: the n-th fault on the family's member n
+    (modulo its size), so the members share the family's faults."""
+    return [
+        (members[index % len(members)], fault)
+        for members in FAMILIES.values()
+        for index, fault in enumerate(FAMILY_FAULTS)
+    ]
 
 
 # --------------------------------------------------------------------------- what each cell expects
@@ -472,9 +562,38 @@ def matrix_environment(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptur
     caplog.set_level("DEBUG")
 
 
-@pytest.mark.parametrize("fault", list(FAULTS))
+def family_of(provider: str) -> str:
+    """The transport family :data:`FAMILIES` puts ``provider`` in."""
+    return next(family for family, members in FAMILIES.items() if provider in members)
+
+
+def test_every_provider_has_one_family_and_every_fault_one_kind() -> None:
+    members = [provider for providers in FAMILIES.values() for provider in providers]
+    assert sorted(members) == sorted(SPECS)  # each registered provider, once
+    assert set(FAMILY_FAULTS) < set(FAULTS) and set(PROVIDER_FAULTS) | set(FAMILY_FAULTS) == set(FAULTS)
+    assert {provider for provider, _ in family_cells()} == set(SPECS)  # every member meets some family faults
+
+
+async def test_families_are_what_the_fake_answers(caplog: pytest.LogCaptureFixture) -> None:
+    seen = {provider: (await baseline(provider, caplog)).family for provider in SPECS}
+    assert seen == {provider: family_of(provider) for provider in SPECS}
+
+
+@pytest.mark.parametrize("fault", PROVIDER_FAULTS)
 @pytest.mark.parametrize("provider", list(SPECS))
 async def test_fault_cell(provider: str, fault: str, caplog: pytest.LogCaptureFixture) -> None:
+    await check_cell(provider, fault, caplog)
+
+
+@pytest.mark.parametrize(
+    ("provider", "fault"), family_cells(), ids=[f"{family_of(p)}-{p}-{f}" for p, f in family_cells()]
+)
+async def test_family_fault_cell(provider: str, fault: str, caplog: pytest.LogCaptureFixture) -> None:
+    await check_cell(provider, fault, caplog)
+
+
+async def check_cell(provider: str, fault: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Run the cell ``(provider, fault)`` and check it (see the module docstring)."""
     normal = await baseline(provider, caplog)
     partner = await baseline(healthy_partner(provider), caplog)
     with FakeServer() as server:
