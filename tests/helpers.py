@@ -319,12 +319,20 @@ def three_cli_providers(monkeypatch: pytest.MonkeyPatch, brave_source: Any) -> l
     return received
 
 
+_held_ports: list[socket.socket] = []
+"""The sockets :func:`closed_port_url` keeps bound (never listening) until the process ends."""
+
+
 def closed_port_url() -> str:
-    """``http://127.0.0.1:<port>`` of a port nothing listens on (connections are refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
+    """``http://127.0.0.1:<port>`` of a port nothing listens on (connections are refused).
+
+    The port stays bound by this process, never listening, until it exits: a port merely closed
+    again could be taken meanwhile by another test's server (tests run in parallel processes), or
+    picked as the source port of the very connection meant to be refused."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _held_ports.append(sock)
+    return f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tmux_smoke import tmux, wait_for
+from tests.e2e.test_tmux_smoke import end_session, tmux, wait_for
 from tests.fake_providers import FAKE_KEYS, FakeServer
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -76,4 +76,4 @@ def test_finished_answers_rest_at_their_true_end(tmp_path: Path) -> None:
             for title in TITLES:
                 assert "✓ done" in pane_text(shown, title), shown
         finally:
-            tmux("kill-session", "-t", session)
+            end_session(session)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -17,8 +18,24 @@ from tests.fake_providers import FAKE_KEYS, FakeServer
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
+TMUX_SOCKET = f"websearch-tui-tests-{os.getpid()}"
+"""This process's own tmux server (``tmux -L``): tests in parallel processes, and the developer's own
+tmux, never share a server; no tmux.conf is read."""
+
+
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=30).stdout
+    """Run ``tmux <args>`` on this process's own server (:data:`TMUX_SOCKET`); its stdout."""
+    argv = ["tmux", "-L", TMUX_SOCKET, "-f", os.devnull, *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout
+
+
+def end_session(session: str) -> None:
+    """Kill ``session`` and this process's tmux server, and remove the server's socket file (tmux
+    leaves it behind)."""
+    tmux("kill-session", "-t", session)
+    tmux("kill-server")
+    folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+    (folder / TMUX_SOCKET).unlink(missing_ok=True)
 
 
 def wait_for(session: str, predicate, timeout: float = 30.0) -> str:
@@ -64,4 +81,4 @@ def test_query_fills_panes_and_ctrl_c_quits(tmp_path: Path) -> None:
             exited = wait_for(session, lambda s: "EXITED" in s)
             assert "EXITED 0" in exited and "Traceback" not in exited
         finally:
-            tmux("kill-session", "-t", session)
+            end_session(session)

@@ -16,7 +16,7 @@ import httpcore
 import httpx
 import pytest
 
-from tests.helpers import SleepLog, finishes_within, make_ctx
+from tests.helpers import SleepLog, closed_port_url, finishes_within, make_ctx
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.transport import http
@@ -882,7 +882,6 @@ def test_hint_patterns_are_linear_on_hostile_bodies(text: str) -> None:
 async def test_https_verifies_with_httpxs_default_context_built_once_in_a_thread(monkeypatch) -> None:
     """Plain http never loads the CA bundle; the first https requests share one context, httpx's own
     default (built off the event loop), so certificate checks are exactly httpx's."""
-    import socket
     import ssl
 
     made: list[str] = []
@@ -893,9 +892,7 @@ async def test_https_verifies_with_httpxs_default_context_built_once_in_a_thread
         return real()
 
     monkeypatch.setattr(httpx, "create_ssl_context", recording_context)
-    with socket.socket() as sock:  # a port nothing listens on: connecting fails after the context exists
-        sock.bind(("127.0.0.1", 0))
-        closed = f"https://127.0.0.1:{sock.getsockname()[1]}/"
+    closed = closed_port_url().replace("http:", "https:") + "/"  # connecting fails after the context exists
     client = http.build_client()
     try:
         [plain] = http.client_pools(client)
