@@ -35,7 +35,9 @@ def text_of(view: AnswerView) -> list[str]:
 
 
 async def shown(markdown: str, *, chunks: list[str] | None = None) -> tuple[list[str], list[Strip]]:
-    """Render ``markdown`` (appended in ``chunks`` and flushed after each, or at once)."""
+    """Render ``markdown`` (appended in ``chunks`` and flushed after each, or at once). After each chunk
+    the app handles what the flush queued and draws the frame (``pilot.pause(0)``: the same frames as
+    waiting for the process to go idle, without that wait)."""
     app = Host()
     async with app.run_test(size=(WIDTH + 2, 50)) as pilot:
         view = app.query_one(AnswerView)
@@ -46,7 +48,7 @@ async def shown(markdown: str, *, chunks: list[str] | None = None) -> tuple[list
             for chunk in chunks:
                 view.append(chunk)
                 view.flush()
-                await pilot.pause()
+                await pilot.pause(0)
         await pilot.pause()
         return text_of(view), lines_of(view)
 
