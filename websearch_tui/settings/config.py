@@ -12,6 +12,7 @@ Schema (see ``config.example.toml``)::
     [search]  providers, mode, max_results, recency, timeout, max_body_mib
     [ui]  theme
     [history]  enabled, max_entries, path
+    [reader]  allow_private, max_bytes, timeout, max_age  (reading pages: websearch_tui.reader)
     [presets]  <name> = [provider ids]  (named selections, chosen in the TUI)
     [keymap]  <binding id> = "<keys>" (the TUI's keys; ids are checked by the TUI, see check_keymap_ids)
     [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit
 
 from websearch_tui.core.catalogue import DEFAULT_PROVIDERS, SPECS
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
+from websearch_tui.core.pages import MAX_AGE_RANGE, MAX_BYTES_RANGE, TIMEOUT_RANGE, ReaderSettings, allowed_host
 from websearch_tui.core.specs import ProviderSettings
 
 APP_NAME = "websearch-tui"
@@ -46,6 +48,7 @@ _COMMON_PROVIDER_KEYS = {
 }
 _SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_body_mib")
 _HISTORY_KEYS = ("enabled", "max_entries", "path")
+_READER_KEYS = ("allow_private", "max_bytes", "timeout", "max_age")
 MAX_HISTORY_ENTRIES = 1_000_000
 _ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
 _KEY_NAME = re.compile(r"[a-z0-9_]+(\+[a-z0-9_]+)*|[^\s,]")
@@ -95,6 +98,7 @@ class Config:
     search: SearchSettings = SearchSettings()
     ui: UiSettings = UiSettings()
     history: HistorySettings = HistorySettings()
+    reader: ReaderSettings = ReaderSettings()
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
     presets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``[presets]``: name -> provider ids in order (``quick = ["brave", "tavily", "exa"]``), in file order."""
@@ -169,12 +173,13 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         ConfigError: as :func:`load_config`.
     """
     where = str(file) if file else "config"
-    _reject_unknown(where, "", data, ("search", "ui", "history", "keymap", "providers", "presets"))
+    _reject_unknown(where, "", data, ("search", "ui", "history", "reader", "keymap", "providers", "presets"))
     search_table = _table(where, "search", data.get("search", {}))
     providers_table = _table(where, "providers", data.get("providers", {}))
     search = _parse_search(where, search_table)
     ui = _parse_ui(where, _table(where, "ui", data.get("ui", {})))
     history = _parse_history(where, _table(where, "history", data.get("history", {})))
+    reader = _parse_reader(where, _table(where, "reader", data.get("reader", {})))
     presets = _parse_presets(where, _table(where, "presets", data.get("presets", {})))
     keymap = _parse_keymap(where, _table(where, "keymap", data.get("keymap", {})))
     providers: dict[str, ProviderSettings] = {}
@@ -184,7 +189,16 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
                 f"{where}: [providers.{provider_id}] is not a known provider{_suggest(provider_id, SPECS)}"
             )
         providers[provider_id] = _parse_provider(where, provider_id, _table(where, f"providers.{provider_id}", table))
-    return Config(path=file, search=search, ui=ui, history=history, providers=providers, presets=presets, keymap=keymap)
+    return Config(
+        path=file,
+        search=search,
+        ui=ui,
+        history=history,
+        reader=reader,
+        providers=providers,
+        presets=presets,
+        keymap=keymap,
+    )
 
 
 def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
@@ -267,6 +281,49 @@ def _parse_history(where: str, table: Mapping[str, Any]) -> HistorySettings:
             f"got {path!r}"
         )
     return HistorySettings(enabled, max_entries, path or None)
+
+
+def _parse_reader(where: str, table: Mapping[str, Any]) -> ReaderSettings:
+    """``[reader]``: ``allow_private`` a list of host names, IP addresses or networks; ``max_bytes``
+    a whole number of bytes; ``timeout`` and ``max_age`` numbers of seconds; each within its range
+    (:mod:`websearch_tui.core.pages`)."""
+    _reject_unknown(where, "reader", table, _READER_KEYS)
+    defaults = ReaderSettings()
+    allow = table.get("allow_private", [])
+    if not isinstance(allow, list) or not all(isinstance(entry, str) for entry in allow):
+        raise ConfigError(
+            f'{where}: [reader] allow_private must be a list of hosts, e.g. ["127.0.0.1", "intranet.example"], '
+            f"got {allow!r}"
+        )
+    for entry in allow:
+        try:
+            allowed_host(entry)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: [reader] allow_private: {exc}") from None
+    max_bytes = table.get("max_bytes", defaults.max_bytes)
+    low, high = MAX_BYTES_RANGE
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not low <= max_bytes <= high:
+        raise ConfigError(
+            f"{where}: [reader] max_bytes must be a whole number of bytes from {low:,} to {high:,} "
+            f"(5 MiB is 5242880), got {max_bytes!r}"
+        )
+    timeout = _seconds(where, "timeout", table.get("timeout", defaults.timeout), TIMEOUT_RANGE)
+    max_age = _seconds(where, "max_age", table.get("max_age", defaults.max_age), MAX_AGE_RANGE)
+    return ReaderSettings(tuple(dict.fromkeys(entry.strip() for entry in allow)), max_bytes, timeout, max_age)
+
+
+def _seconds(where: str, key: str, value: Any, bounds: tuple[float, float]) -> float:
+    """``[reader] key`` as a number of seconds within ``bounds``.
+
+    Raises:
+        ConfigError: not a number, or out of range (the message names both ends).
+    """
+    low, high = bounds
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        raise ConfigError(
+            f"{where}: [reader] {key} must be a number of seconds from {low:,.0f} to {high:,.0f}, got {value!r}"
+        )
+    return float(value)
 
 
 def _parse_keymap(where: str, table: Mapping[str, Any]) -> dict[str, str]:

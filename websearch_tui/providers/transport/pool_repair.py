@@ -124,7 +124,14 @@ def repair(transport: httpx.AsyncHTTPTransport) -> bool:
     """Make the pool of ``transport`` (a new one, not used yet) a :class:`ReclaimingPool`; True if it
     now is. False, with the pool left as httpcore's and a warning logged once, when an internal this
     relies on is gone or the pool is not httpcore's plain ``AsyncConnectionPool``."""
-    pool = transport_pool(transport)
+    return repair_pool(transport_pool(transport))
+
+
+def repair_pool(pool: httpcore.AsyncConnectionPool | None) -> bool:
+    """Make ``pool`` (httpcore's own, not used yet; ``None``: the transport kept none) a
+    :class:`ReclaimingPool`; True if it now is, False (the pool left as it was, a warning logged
+    once) as :func:`repair` says. The page reader builds its pools itself (over its guarded network
+    backend) and repairs them here."""
     problem = _missing_internals(pool)
     if problem:
         fall_back(log, PATCH, problem)
