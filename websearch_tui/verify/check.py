@@ -97,8 +97,8 @@ async def verify_response(response: SearchResponse, read: Reader, *, concurrency
     its check. Each URL (as :func:`~websearch_tui.core.text.canonical_url` keys it) is read once
     with ``read``, at most ``concurrency`` (>= 1) at a time; matching runs in worker threads. A read
     that raises an exception with a ``reason`` attribute (``PageError``) gives ``UNREADABLE`` checks
-    with that reason and the exception's message; any other exception propagates (and cancels the
-    other reads).
+    with that reason and the exception's message; any other exception (a bug) cancels the other
+    reads and propagates, as does a cancellation of this call.
 
     Raises:
         ValueError: ``concurrency`` is below 1.
@@ -112,12 +112,18 @@ async def verify_response(response: SearchResponse, read: Reader, *, concurrency
         if url:
             by_url.setdefault(canonical_url(url), []).append(index)
     gate = asyncio.Semaphore(concurrency)
-    async with asyncio.TaskGroup() as group:
-        tasks = [
-            group.create_task(_verify_url(response.citations[indexes[0]].url, indexes, claims, read, gate))
-            for indexes in by_url.values()
-        ]
-    return {index: check for task in tasks for index, check in task.result().items()}
+    tasks = [
+        asyncio.create_task(_verify_url(response.citations[indexes[0]].url, indexes, claims, read, gate))
+        for indexes in by_url.values()
+    ]
+    try:
+        results = await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    return {index: check for result in results for index, check in result.items()}
 
 
 async def _verify_url(

@@ -72,7 +72,8 @@ def _marker_groups(sentence: str) -> list[tuple[int, int, list[int]]]:
         gap = _MARKER_GAP.match(sentence, groups[-1][1]) if groups else None
         if groups and gap is not None and gap.end() == marker.start():
             start, _, earlier = groups[-1]
-            groups[-1] = (start, marker.end(), earlier + numbers)
+            earlier.extend(numbers)
+            groups[-1] = (start, marker.end(), earlier)
         else:
             groups.append((marker.start(), marker.end(), numbers))
     return groups

@@ -52,7 +52,12 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?+"
+_FULL_MONTHS = [name for name in _MONTHS if len(name) > 4 or name in ("may", "june", "july")]
+_MONTH = (
+    rf"(?:(?:{'|'.join(_FULL_MONTHS)})\b"
+    rf"|(?:{'|'.join(sorted(set(_MONTHS) - set(_FULL_MONTHS), key=len, reverse=True))})\b\.?+)"
+)
+"""A month's name, or its abbreviation with or without a full stop (the stop after a full name ends a sentence)."""
 _ORDINAL = r"(?:st|nd|rd|th)?+"
 _DATE = re.compile(
     rf"(?<!\d)(?P<y1>\d{{4}})-(?P<m1>\d{{1,2}})-(?P<d1>\d{{1,2}})(?!\d)"
@@ -180,16 +185,23 @@ def has(found: Evidence, fact: Fact) -> bool:
     return any(_same(fact, page) for page in found.facts if page.kind == fact.kind)
 
 
-def describe(claim_missing: list[Fact], claim: str, found: Evidence, passage: str) -> str:
-    """How the claim's facts ``claim_missing`` (from :func:`missing`; not empty) differ from the
-    passage's: ``"page says 3,000 and 6,000, claim says 30,000 and 60,000"``; each claim fact is
-    paired with the passage fact of its kind that stands between the same words, and facts written
-    side by side (a range, a full name) are reported together. ``claim`` and ``passage`` are the
-    texts the facts were read from."""
+def describe(claim_facts: list[Fact], claim: str, found: Evidence, passage: str) -> str:
+    """How the claim's facts ``claim_facts`` differ from those of the passage whose evidence is
+    ``found`` (some must be :func:`missing` from it): ``"page says 3,000 and 6,000, claim says
+    30,000 and 60,000"``. Each claim fact the passage lacks is paired with a passage fact of its
+    kind: the one between the most of the same words; failing that, the one in the same place
+    among the facts the two do not share (when they lack as many as they add); failing that, the
+    only one. Facts written side by side (a range, a full name) are reported together. ``claim``
+    and ``passage`` are the texts the facts were read from."""
+    lacking = missing(claim_facts, found)
+    unshared = [
+        page for page in found.facts if not any(_same(fact, page) for fact in claim_facts if fact.kind == page.kind)
+    ]
     parts = []
-    for group in _groups(claim_missing):
+    for group in _groups(lacking):
         said = _span(claim, group)
-        counterparts = _unique(fact for fact in (_counterpart(one, found) for one in group) if fact is not None)
+        paired = (_counterpart(fact, found, lacking, unshared) for fact in group)
+        counterparts = _unique(fact for fact in paired if fact is not None)
         if counterparts:
             parts.append(f"page says {_span(passage, counterparts)}, claim says {said}")
         else:
@@ -329,17 +341,25 @@ def _groups(facts: list[Fact]) -> Iterator[list[Fact]]:
         yield group
 
 
-def _counterpart(claim: Fact, found: Evidence) -> Fact | None:
-    """The passage's fact of ``claim``'s kind that the claim's fact stands for: of those that are
-    percentages when it is one (or not when it is not), if any, the one between the most of the same
-    words (two before, two after), or the only one."""
-    candidates = [fact for fact in found.facts if fact.kind == claim.kind]
-    alike = [fact for fact in candidates if fact.percent == claim.percent]
-    candidates = alike or candidates
+def _counterpart(claim: Fact, found: Evidence, lacking: list[Fact], unshared: list[Fact]) -> Fact | None:
+    """The passage's fact that the claim's fact ``claim`` (one of ``lacking``) stands for (see
+    :func:`describe`); ``unshared`` are the passage's facts no claim fact matches. Among facts of
+    its kind, and of those the percentages when it is one (or not when it is not), if any."""
+    candidates = _alike(claim, found.facts)
     best = max(candidates, key=lambda fact: _shared_context(claim, fact), default=None)
     if best is not None and _shared_context(claim, best) > 0:
         return best
+    ours, theirs = _alike(claim, lacking), _alike(claim, unshared)
+    if len(ours) == len(theirs):
+        return theirs[ours.index(claim)]
     return candidates[0] if len(candidates) == 1 else None
+
+
+def _alike(claim: Fact, facts: list[Fact]) -> list[Fact]:
+    """The ``facts`` of ``claim``'s kind; of those, the percentages when it is one (or the others
+    when it is not), if there are any."""
+    candidates = [fact for fact in facts if fact.kind == claim.kind]
+    return [fact for fact in candidates if fact.percent == claim.percent] or candidates
 
 
 def _shared_context(one: Fact, other: Fact) -> int:

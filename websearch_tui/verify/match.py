@@ -80,13 +80,15 @@ class PageIndex:
         self._sentences: list[str] = []
         self._headings: list[tuple[str, ...]] = []
         keys: list[str] = []
+        words: list[list[str]] = []
         for block in blocks(clean(page_text)):
             for sentence in split_sentences(block.text):
-                key = quote_key(sentence)
-                if key:
+                found = tokens(sentence)
+                if found:
                     self._sentences.append(sentence)
                     self._headings.append(block.headings)
-                    keys.append(key)
+                    keys.append(" ".join(found))
+                    words.append(content_words(found))
         self._offsets: list[int] = []
         position = 1
         for key in keys:
@@ -95,7 +97,6 @@ class PageIndex:
         self._key = " " + " ".join(keys) + " "
         count = len(self._sentences)
         self._passages = [range(start, min(start + WINDOW, count)) for start in range(0, max(count - 1, 1), STEP)]
-        words = [content_words(tokens(sentence)) for sentence in self._sentences]
         self._words = [frozenset(word for i in passage for word in words[i]) for passage in self._passages]
         self._choices = [" ".join(word for i in passage for word in words[i]) for passage in self._passages]
         self._evidence: dict[int, Evidence] = {}
@@ -121,6 +122,10 @@ class PageIndex:
         low = bisect.bisect_right(self._offsets, first + 1) - 1
         high = bisect.bisect_right(self._offsets, position - 1) - 1
         return " ".join(self._sentences[max(low, 0) : high + 1])
+
+    def __len__(self) -> int:
+        """How many passages the page has."""
+        return len(self._passages)
 
     def passage(self, index: int) -> str:
         """The text of passage ``index``: its sentences joined by spaces."""
@@ -168,7 +173,7 @@ def judge(claim: str, page: PageIndex) -> Judgement:
     best = max(judged, key=lambda one: (_supports(one, facts), one.coverage, -len(one.lacking), one.score))
     if _supports(best, facts):
         return Verdict.SUPPORTED, page.passage(best.index), None
-    return Verdict.NOT_SUPPORTED, *_why_not(best, claim_words, plain, page)
+    return Verdict.NOT_SUPPORTED, *_why_not(best, claim_words, plain, facts, page)
 
 
 def _judge_passage(page: PageIndex, index: int, score: float, claim_words: list[str], facts: list[Fact]) -> _Candidate:
@@ -199,11 +204,14 @@ def _supports(candidate: _Candidate, facts: list[Fact]) -> bool:
     return candidate.coverage >= (SUPPORT_WITH_FACTS if pinned else SUPPORT)
 
 
-def _why_not(best: _Candidate, claim_words: list[str], claim: str, page: PageIndex) -> tuple[str | None, str]:
-    """The passage to show and the reason for a claim ``best`` (the closest passage) does not support."""
+def _why_not(
+    best: _Candidate, claim_words: list[str], claim: str, facts: list[Fact], page: PageIndex
+) -> tuple[str | None, str]:
+    """The passage to show and the reason ``best``, the closest passage, does not support the claim
+    ``claim`` with ``claim_words`` and ``facts``."""
     if best.coverage < RELATED:
         return None, f"no passage states it; the closest has {best.found} of the claim's {len(claim_words)} words"
     passage = page.passage(best.index)
     if best.lacking:
-        return passage, describe(best.lacking, claim, page.evidence(best.index), passage)
+        return passage, describe(facts, claim, page.evidence(best.index), passage)
     return passage, f"the closest passage has only {best.found} of the claim's {len(claim_words)} words"

@@ -1,7 +1,7 @@
 """Sentence splitting for answers and pages, English and CJK alike.
 
 A sentence ends at ``.``, ``!``, ``?`` or an ellipsis followed by a space, or at a CJK full stop
-(``。``, and ``!``/``?`` after a CJK character) with or without one; closing quotes and brackets
+(``。``, and ``!``/``?`` next to a CJK character) with or without one; closing quotes and brackets
 after the stop, and citation markers (``[3]``, ``[1, 2]``, ``[4][5]``, before or after a space),
 stay with the sentence they close. A full stop does not end a sentence inside a number (``3.5``),
 a URL or a dotted abbreviation (``e.g.``, ``U.S.``) when the next word starts in lower case, after
@@ -55,7 +55,7 @@ def _ends_sentence(text: str, stop: re.Match[str], end: int) -> bool:
     if "\u3002" in run or end == len(text):
         return True
     before = text[stop.start() - 1] if stop.start() else ""
-    if run[0] in "!?" and before and is_cjk(before):
+    if run[0] in "!?" and (is_cjk(before or " ") or is_cjk(text[end])):  # CJK: no space after a stop
         return True
     if not text[end].isspace():  # 3.5, e.g, example.com
         return False
@@ -93,14 +93,14 @@ def _word_before(text: str, index: int) -> str:
 
 def _pieces(sentence: str) -> list[str]:
     """``sentence`` stripped and cut at spaces into pieces of at most :data:`MAX_SENTENCE`
-    characters (hard cuts where a stretch has no space); ``[]`` when it is blank."""
+    characters (hard cuts where a stretch has no space); ``[]`` when it is blank. Linear."""
     sentence = sentence.strip()
     pieces = []
-    while len(sentence) > MAX_SENTENCE:
-        cut = sentence.rfind(" ", MAX_SENTENCE // 2, MAX_SENTENCE)
-        cut = cut if cut > 0 else MAX_SENTENCE
-        pieces.append(sentence[:cut].strip())
-        sentence = sentence[cut:].strip()
-    if sentence:
-        pieces.append(sentence)
-    return pieces
+    start = 0
+    while len(sentence) - start > MAX_SENTENCE:
+        cut = sentence.rfind(" ", start + MAX_SENTENCE // 2, start + MAX_SENTENCE)
+        cut = cut if cut > 0 else start + MAX_SENTENCE
+        pieces.append(sentence[start:cut].strip())
+        start = cut
+    pieces.append(sentence[start:].strip())
+    return [piece for piece in pieces if piece]

@@ -37,11 +37,13 @@ _LINE_MARK = re.compile(r"[ \t]{0,3}+(?:(#{1,6})[ \t]++|(?:>[ \t]?+)++|[-*+\u202
 """What opens a Markdown line: a heading's hashes (group 1), quote marks, a bullet or an item number
 (group 2)."""
 _TABLE_RULE = re.compile(r"[\s|:\-]*+")
+_RULE = re.compile(r"[ \t]{0,3}+(?:[-=*_][ \t]*+){3,}+")
+"""A thematic break or a setext heading's underline (``---``, ``===``, ``* * *``)."""
 _INLINE = re.compile(
     r"!?\[([^\[\]\n]{0,500}+)\]\([^()\s]{0,2048}+(?:\([^()\s]{0,2048}+\)[^()\s]{0,2048}+)?+"
     r"(?:[ \t]{1,5}+\"[^\"\n]{0,300}+\")?+\)"  # a link or image: its text
     r"|<(https?://[^<>\s]{1,2048}+)>"  # an autolink: its URL
-    r"|\\(?=[!-/:-@\[-`{-~])"  # a backslash escape: the escaped character stays
+    r"|\\([!-/:-@\[-`{-~])"  # a backslash escape: the escaped character
     r"|[*`]++|~~"  # emphasis, code and strikethrough marks (a lone "~" is "about")
 )
 _SPACES = re.compile(r"\s+")
@@ -73,7 +75,7 @@ def fold(text: str) -> str:
 
 def is_cjk(char: str) -> bool:
     """True when ``char`` (one character) is written without spaces between words (Han, kana)."""
-    return _CJK_CHAR.match(char) is not None
+    return char >= "\u3040" and _CJK_CHAR.match(char) is not None
 
 
 def tokens(text: str) -> list[str]:
@@ -112,7 +114,7 @@ def _inline_replacement(match: re.Match[str]) -> str:
     label = match.group(1)
     if label is not None:
         return f"[{label}]" if _NUMBER_LINK.fullmatch(label) else label
-    return match.group(2) or ""
+    return match.group(2) or match.group(3) or ""
 
 
 @dataclass(frozen=True)
@@ -131,27 +133,30 @@ class Block:
 def blocks(text: str) -> Iterator[Block]:
     """The blocks of Markdown ``text`` (already :func:`clean`), in order: a blank line, a heading,
     a list item, a quote line or a table row starts a new block, other lines continue the one
-    before (a soft line break). Table rules and blocks without a word are dropped. Linear."""
+    before (a soft line break). Rules, setext underlines, table rules and blocks without a word are
+    dropped. Linear."""
     trail: list[str] = []
     paragraph: list[str] = []
     in_item = False
     for line in text.splitlines():
+        if _RULE.fullmatch(line):
+            line = ""  # ends the paragraph, like a blank line
         mark = _line_mark(line, plain_paragraph=bool(paragraph) and not in_item)
         body = line[mark.end() :] if mark else line
         table = body.lstrip().startswith("|")
         if (mark is not None or table or not body.strip()) and paragraph:
-            yield from _block(" ".join(paragraph), trail)
+            yield from _block(_plain(" ".join(paragraph)), trail)
             paragraph = []
         in_item = (mark is not None or in_item) and bool(body.strip())
         if mark is not None and mark.group(1):
             yield from _heading(len(mark.group(1)), body, trail)
         elif table:
             if not _TABLE_RULE.fullmatch(body):
-                yield from _block(body.replace("|", " "), trail)
+                yield from _block(_plain(body.replace("|", " ")), trail)
         elif body.strip():
             paragraph.append(body)
     if paragraph:
-        yield from _block(" ".join(paragraph), trail)
+        yield from _block(_plain(" ".join(paragraph)), trail)
 
 
 def _heading(level: int, body: str, trail: list[str]) -> Iterator[Block]:
@@ -172,11 +177,12 @@ def _line_mark(line: str, *, plain_paragraph: bool) -> re.Match[str] | None:
     return mark
 
 
-def _block(text: str, trail: list[str], *, heading: bool = False) -> Iterator[Block]:
-    plain = _plain(text)
+def _block(plain: str, trail: list[str], *, heading: bool = False) -> Iterator[Block]:
+    """The block of plain text ``plain`` under the headings ``trail``, unless it has no word."""
     if _TOKEN.search(plain):
         yield Block(plain, tuple(part for part in trail if part), heading)
 
 
 def _plain(text: str) -> str:
+    """Markdown ``text`` (one block) as plain text on one line (:func:`strip_inline`, spaces collapsed)."""
     return _SPACES.sub(" ", strip_inline(text)).strip()
