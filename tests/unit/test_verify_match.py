@@ -272,3 +272,13 @@ def test_hostile_pages_take_linear_time(unit: str) -> None:
     small = _best_time(lambda: check_claim(claim, small_page))
     large = _best_time(lambda: check_claim(claim, large_page))
     assert large < 8 * small + 0.05  # linear is 4x; quadratic would be 16x (+50 ms against timer noise)
+
+
+def test_a_long_claim_takes_time_linear_in_its_length() -> None:
+    page = long_page(100_000)
+    sentence = "Officials counted 3,000 people at the march on 5 May 2021 in Lisbon. "
+    small_claim, large_claim = sentence * 1_000, sentence * 4_000
+    small = _best_time(lambda: check_claim(small_claim, page))
+    large = _best_time(lambda: check_claim(large_claim, page))
+    assert check_claim(large_claim, page)[0] is N
+    assert large < 8 * small + 0.05

@@ -90,6 +90,10 @@ def test_a_deeper_heading_without_its_parents_keeps_only_the_headings_there_are(
             ["Visit example.com for more.", 'It is "great." [2]', "Okay."],
         ),
         ("Version 3.12.1 is out. Approx. five people came.", ["Version 3.12.1 is out.", "Approx. five people came."]),
+        (
+            "See No. 5 and Fig. 2 on p. 7. The answer is no. It is 1,083 ft. Done.",
+            ["See No. 5 and Fig. 2 on p. 7.", "The answer is no.", "It is 1,083 ft.", "Done."],
+        ),
         ("It ends here.[1, 2] And here.", ["It ends here.[1, 2]", "And here."]),
         (
             "北京是中国的首都。[1]上海是最大的城市!人口约2400万?是的。",

@@ -116,9 +116,10 @@ class Fact:
         start, end: where it is in the text it was read from (character offsets).
         context: the two casefolded words before it and the two after (``""`` past either end),
             to pair a claim's fact with the page's it differs from.
-        keys: dates: what it states (``{"y1755", "y1755-m11", "y1755-m11-d1", "m11-d1"}``) of
-            which a claim's needs its most precise (its first); names: the words it is made of;
-            numbers: its form as written without separators (``{"3000"}``, ``{"3.12.1"}``).
+        keys: dates: what it states, most precise first (``("y1755-m11-d1", "y1755-m11",
+            "m11-d1", "y1755")``), of which a claim's needs the first; names: the casefolded word
+            (``("pombal",)``); numbers: the form as written without separators (``("3000",)``,
+            ``("3.12.1",)``), or the value's digits when a scale word is applied (``("1500000",)``).
         value: numbers: the value, scale applied (``Decimal("1.5E+6")``); ``None`` for a version.
         step: numbers: how coarsely the text rounds the value (``about 567,000``: 1000; ``2.9
             million``: 100000), ``None`` when it is exact.
@@ -323,7 +324,9 @@ def _with_context(facts: list[Fact], text: str) -> list[Fact]:
     padded = ["", "", *words, "", ""]
     out = []
     for fact in facts:
-        before = bisect.bisect_left(starts, fact.start)  # the index of the first word at or after it, in padded - 2
+        before = bisect.bisect_left(
+            starts, fact.start
+        )  # the first word at or after the fact (words[i] is padded[i + 2])
         after = bisect.bisect_left(starts, fact.end)
         out.append(replace(fact, context=(padded[before], padded[before + 1], padded[after + 2], padded[after + 3])))
     return out

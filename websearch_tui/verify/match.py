@@ -53,8 +53,9 @@ RELATED = 0.5
 """The share from which the closest passage is shown with a not-supported verdict."""
 NEAR_SPELLING = 85.0
 """The rapidfuzz ``ratio`` (0-100) from which a passage word stands for a claim word of 4 letters or more."""
-MAX_CLAIM_WORDS = 100
-"""A longer claim is matched on its first this many distinct content words (the quote search uses all of it)."""
+MAX_CLAIM_CHARS = 2000
+"""A longer claim is matched on its first this many characters (the quote search uses all of it), so
+the work per passage stays bounded whatever a provider sends as cited text."""
 
 Judgement = tuple[Verdict, str | None, str | None]
 """A verdict, the passage it rests on (or ``None``) and the reason (``None`` when quoted or supported)."""
@@ -62,8 +63,9 @@ Judgement = tuple[Verdict, str | None, str | None]
 
 @dataclass(frozen=True)
 class _Candidate:
-    """One passage judged against a claim: ``coverage`` is the share of the claim's words it has,
-    ``lacking`` the claim's facts it does not state, ``score`` the prefilter's."""
+    """One passage (number ``index``) judged against a claim: ``found`` is how many of the claim's
+    content words it has, ``coverage`` their share (0-1), ``lacking`` the claim's facts it does not
+    state, ``score`` the prefilter's ``token_set_ratio`` (0-100)."""
 
     index: int
     coverage: float
@@ -163,8 +165,9 @@ def judge(claim: str, page: PageIndex) -> Judgement:
     quoted = page.quote(plain)
     if quoted is not None:
         return Verdict.QUOTED, quoted, None
-    claim_words = list(dict.fromkeys(content_words(tokens(plain))))[:MAX_CLAIM_WORDS]
-    facts = find_facts(plain)
+    head = plain[:MAX_CLAIM_CHARS]
+    claim_words = list(dict.fromkeys(content_words(tokens(head))))
+    facts = find_facts(head)
     if not claim_words and not facts:
         return Verdict.NOT_SUPPORTED, None, "the claim has no words to look for"
     judged = [_judge_passage(page, index, score, claim_words, facts) for index, score in page.candidates(claim_words)]
@@ -173,7 +176,7 @@ def judge(claim: str, page: PageIndex) -> Judgement:
     best = max(judged, key=lambda one: (_supports(one, facts), one.coverage, -len(one.lacking), one.score))
     if _supports(best, facts):
         return Verdict.SUPPORTED, page.passage(best.index), None
-    return Verdict.NOT_SUPPORTED, *_why_not(best, claim_words, plain, facts, page)
+    return Verdict.NOT_SUPPORTED, *_why_not(best, claim_words, head, facts, page)
 
 
 def _judge_passage(page: PageIndex, index: int, score: float, claim_words: list[str], facts: list[Fact]) -> _Candidate:

@@ -4,10 +4,10 @@ A sentence ends at ``.``, ``!``, ``?`` or an ellipsis followed by a space, or at
 (``。``, and ``!``/``?`` next to a CJK character) with or without one; closing quotes and brackets
 after the stop, and citation markers (``[3]``, ``[1, 2]``, ``[4][5]``, before or after a space),
 stay with the sentence they close. A full stop does not end a sentence inside a number (``3.5``),
-a URL or a dotted abbreviation (``e.g.``, ``U.S.``) when the next word starts in lower case, after
-a title (``Dr.``, ``Prof.``), an initial (``J. K. Rowling``) or a short abbreviation that usually
-goes on (``approx.``, ``no.``, ``fig.``), nor before a word in lower case; an ellipsis ends one only
-before a capital.
+a URL or a dotted abbreviation (``e.g.``, ``U.S.``) unless a capital follows, after a title
+(``Dr.``, ``Prof.``), an initial (``J. K. Rowling``) or an abbreviation that goes on (``approx.``,
+``cf.``; ``No.``, ``Fig.`` and ``p.`` before a number), nor before a word in lower case; an
+ellipsis ends one only before a capital.
 
 Linear: only the stops are visited, and each looks at a bounded neighbourhood.
 """
@@ -27,11 +27,10 @@ MAX_SENTENCE = 600
 """A run of text with no sentence end is cut into pieces of at most this many characters (at a
 space where there is one), so one passage stays short and matching stays linear."""
 
-_NEVER_ENDS = frozenset(
-    "mr mrs ms dr prof st sr jr mt ft gen col lt sgt rev hon vs v e.g i.e cf viz approx ca fig figs no nos vol "
-    "pp p ch sec eq art op ed eds est dept".split()
-)
+_NEVER_ENDS = frozenset("mr mrs ms dr prof st sr jr lt sgt rev hon vs e.g i.e cf viz approx ca".split())
 """Abbreviations after which a full stop does not end the sentence, whatever follows."""
+_BEFORE_NUMBERS = frozenset("no nos vol p pp fig figs ch art sec eq op".split())
+"""Abbreviations after which a full stop does not end the sentence when a number follows (``No. 5``)."""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -55,7 +54,7 @@ def _ends_sentence(text: str, stop: re.Match[str], end: int) -> bool:
     if "\u3002" in run or end == len(text):
         return True
     before = text[stop.start() - 1] if stop.start() else ""
-    if run[0] in "!?" and (is_cjk(before or " ") or is_cjk(text[end])):  # CJK: no space after a stop
+    if run[0] in "!?" and (is_cjk(before) or is_cjk(text[end])):  # CJK: no space after a stop
         return True
     if not text[end].isspace():  # 3.5, e.g, example.com
         return False
@@ -77,6 +76,8 @@ def _full_stop_ends(word: str, next_char: str) -> bool:
     lower-case letter), ends the sentence."""
     lowered = word.lower()
     if lowered in _NEVER_ENDS or (len(word) == 1 and word.isupper()):
+        return False
+    if lowered in _BEFORE_NUMBERS and next_char.isdigit():
         return False
     if "." in word:  # U.S., a.m.: the end only when a capital follows
         return next_char.isupper()

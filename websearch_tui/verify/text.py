@@ -74,7 +74,8 @@ def fold(text: str) -> str:
 
 
 def is_cjk(char: str) -> bool:
-    """True when ``char`` (one character) is written without spaces between words (Han, kana)."""
+    """True when ``char`` (one character, or ``""``: False) is written without spaces between words
+    (Han, kana)."""
     return char >= "\u3040" and _CJK_CHAR.match(char) is not None
 
 
