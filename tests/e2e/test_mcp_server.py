@@ -722,3 +722,38 @@ def test_history_tools_say_when_the_history_is_off(tmp_path: Path) -> None:
     result = asyncio.run(tools.call("history_search", {"text": "asyncio"}, no_progress))
     assert result.is_error and "history is off" in result.content[0].text
     assert not (tmp_path / "history.sqlite3").exists()
+
+
+async def test_web_search_verify_checks_each_citation_and_refuses_a_bad_flag(
+    fake_server: FakeServer, fake_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``verify=true``: every citation of the structured document carries its check (pages read by a
+    stand-in for the reader, so nothing leaves the machine); ``verify`` must be a boolean."""
+    read: list[str] = []
+
+    class Page:
+        text = "Nothing here is about asyncio."
+        retrieved_at = "2026-12-02T10:00:00Z"
+        content_sha256 = "ab" * 32
+
+        def __init__(self, url: str) -> None:
+            self.final_url = url
+
+    async def stand_in(self: Session, url: str) -> Page:
+        read.append(url)
+        return Page(url)
+
+    monkeypatch.setattr(Session, "read_page", stand_in)
+    config = load_config(fake_config)
+    tools = SearchTools(Session(config, Engine.from_config(config)))
+    try:
+        bad = await tools.call("web_search", {"query": QUERY, "verify": "yes"}, no_progress)
+        assert bad.is_error and bad.content[0].text == "verify must be true or false"
+        done = await tools.call("web_search", {"query": QUERY, "providers": ["perplexity"], "verify": True}, no_progress)
+        citations = done.structured_content["results"][0]["response"]["citations"]
+        assert citations and all(c["check"]["verdict"] == "not_supported" for c in citations)
+        assert sorted(read) == sorted({c["url"] for c in citations})  # each page read once
+        plain = await tools.call("web_search", {"query": QUERY, "providers": ["perplexity"]}, no_progress)
+        assert all(c["check"] is None for c in plain.structured_content["results"][0]["response"]["citations"])
+    finally:
+        await tools.aclose()

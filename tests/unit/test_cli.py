@@ -580,3 +580,39 @@ def test_the_program_exits_at_once_with_its_code_and_everything_flushed(tmp_path
     assert out.returncode == 1, out.stderr
     document = json.loads(out.stdout)
     assert document["results"][0]["error"]["kind"] == "config"
+
+
+def test_search_verify_marks_every_citation(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--verify`` reads each cited page (here a stand-in for the reader) and every format shows the
+    verdicts; json puts them in each citation's ``check``."""
+    from collections.abc import AsyncIterator
+
+    from websearch_tui.core.models import AnswerDelta, Citation, CitationsFound
+    from websearch_tui.core.pages import PageError, PageReason
+    from websearch_tui.engine import engine as engine_module
+    from websearch_tui.session import Session
+
+    async def cited(request: object, ctx: object) -> AsyncIterator[object]:
+        yield AnswerDelta("The town had 30,000 people in 2019 [1]. See the archive [2].")
+        yield CitationsFound((Citation("https://a.example/town", "Town"), Citation("https://a.example/gone", "Gone")))
+
+    class Page:
+        text = "The town had 3,000 people in 2019."
+        final_url = "https://a.example/town"
+        retrieved_at = "2026-12-02T10:00:00Z"
+        content_sha256 = "ab" * 32
+
+    async def read(self: Session, url: str) -> Page:
+        if url.endswith("gone"):
+            raise PageError(PageReason.HTTP_STATUS, f"{url} answered 404 Not Found", url=url, status=404)
+        return Page()
+
+    monkeypatch.setattr(engine_module, "load_stream", lambda pid: cited)
+    monkeypatch.setattr(Session, "read_page", read)
+    assert main(["search", "--verify", "--no-history", "-p", "perplexity", "--json", "town"]) == 0
+    citations = json.loads(capsys.readouterr().out)["results"][0]["response"]["citations"]
+    assert [c["check"]["verdict"] for c in citations] == ["not_supported", "unreadable"]
+    assert "3,000" in citations[0]["check"]["reason"] and "30,000" in citations[0]["check"]["reason"]
+    assert main(["search", "--verify", "--no-history", "-p", "perplexity", "town"]) == 0
+    out = capsys.readouterr().out
+    assert "Citations checked: 0 of 2 check out" in out and "? unreadable" in out

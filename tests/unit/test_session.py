@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -277,3 +278,90 @@ async def test_a_cancelled_retry_still_merges_what_it_reached(monkeypatch, tmp_p
         await task
     assert [(o.provider, o.status) for o in first.outcomes] == [("brave", RunStatus.DONE), ("exa", RunStatus.CANCELLED)]
     assert datetime.now(timezone.utc) >= live.result.created_at
+
+
+@dataclass(frozen=True)
+class FakePage:
+    """What the citation check reads of a page (the reader's Page has more)."""
+
+    text: str
+    final_url: str
+    retrieved_at: str = "2026-12-02T10:00:00Z"
+    content_sha256: str = "ab" * 32
+
+
+async def test_verify_reads_each_cited_page_once_and_attaches_a_check_to_every_citation(tmp_path) -> None:
+    from websearch_tui.core.checks import Verdict
+    from websearch_tui.core.models import Citation, SearchResponse
+    from websearch_tui.core.pages import PageError, PageReason
+    from websearch_tui.core.results import ProviderOutcome, SearchResult
+
+    pages = {
+        "https://example.com/rust": "Rust 1.80 was released on 25 July 2024. It adds LazyCell and LazyLock.",
+        "https://example.com/moved": "The population of the town was 3,000 in 2019.",
+    }
+    reads: list[str] = []
+
+    async def read(url: str) -> FakePage:
+        reads.append(url)
+        if url not in pages:
+            raise PageError(PageReason.HTTP_STATUS, f"{url} answered 404 Not Found", url=url, status=404)
+        return FakePage(pages[url], url)
+
+    first = SearchResponse(
+        "perplexity",
+        answer="Rust 1.80 was released on 25 July 2024 [1]. The town had 30,000 people in 2019 [2].",
+        citations=[Citation("https://example.com/rust", "Rust"), Citation("https://example.com/moved", "Town")],
+    )
+    second = SearchResponse(
+        "gemini",
+        answer="It adds LazyCell and LazyLock [1]; see also the tracker [2].",
+        citations=[Citation("https://example.com/rust", "Rust"), Citation("https://example.com/gone", "Gone")],
+    )
+    result = SearchResult(request("perplexity", "gemini"), "compare", providers=("perplexity", "gemini"))
+    result.outcomes = [
+        ProviderOutcome("perplexity", RunStatus.DONE, first),
+        ProviderOutcome("gemini", RunStatus.DONE, second),
+    ]
+    checked: list[str] = []
+    await make_session(tmp_path).verify(result, read=read, on_checked=checked.append)
+
+    assert sorted(reads) == ["https://example.com/gone", "https://example.com/moved", "https://example.com/rust"]
+    assert sorted(checked) == ["gemini", "perplexity"]
+    verdicts = [[c.check.verdict if c.check else None for c in r.citations] for r in (first, second)]
+    assert verdicts[0][0] in (Verdict.QUOTED, Verdict.SUPPORTED)
+    assert verdicts[0][1] is Verdict.NOT_SUPPORTED  # 30,000 against the page's 3,000
+    assert verdicts[1][1] is Verdict.UNREADABLE
+    gone = second.citations[1].check
+    assert gone is not None and gone.reason is not None and "404" in gone.reason
+    assert first.check_tally() == (1, 2) and second.check_tally() == (1, 2)
+    assert SearchResponse("x").check_tally() is None
+
+
+async def test_run_with_verify_checks_then_records_the_search_with_its_checks(monkeypatch, tmp_path) -> None:
+    from websearch_tui.core.checks import Verdict
+    from websearch_tui.core.models import Citation, CitationsFound
+
+    async def cited(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        yield AnswerDelta("Rust 1.80 was released on 25 July 2024 [1].")
+        yield CitationsFound((Citation("https://example.com/rust", "Rust"),))
+
+    install(monkeypatch, {"perplexity": cited})
+    path = tmp_path / "history.sqlite3"
+    session = make_session(tmp_path, recorder=HistoryRecorder(path, max_entries=None))
+
+    async def read(self: Session, url: str) -> FakePage:
+        return FakePage("Rust 1.80 was released on 25 July 2024. It adds LazyCell.", url)
+
+    monkeypatch.setattr(Session, "read_page", read)
+    heard: list[str | None] = []
+    live = session.begin(request("perplexity"))
+    result = await session.run(live, verify=True, on_checked=heard.append)
+    assert heard == [None, "perplexity"] and live.checking == {"perplexity"}
+    assert live.progress_text() == "Checking citations: 1/1 providers"
+    [citation] = result.outcomes[0].response.citations
+    assert citation.check is not None and citation.check.verdict is Verdict.QUOTED
+    [entry] = await asyncio.to_thread(session.history.entries)
+    stored = await asyncio.to_thread(session.history.get, entry.id)
+    assert stored.result.outcomes[0].response.citations[0].check == citation.check  # recorded once, checked
+    await session.aclose()

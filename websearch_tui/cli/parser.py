@@ -87,6 +87,7 @@ examples:
   {PROG} search -p brave,tavily --json "rust 1.80" -o rust.json
   {PROG} search --preset quick -p gemini "rust 1.80"    the preset's providers and gemini
   {PROG} search - --format markdown -o report.md < question.txt
+  {PROG} search --verify -p perplexity "when was rust 1.80 released"   and check its citations
 
 formats:
   text      a status line per provider, then its answer, sources, citations (default)
@@ -95,6 +96,13 @@ formats:
   markdown  a readable report with a merged source table
   llm       the compact text agents read: one "# Label (id)" block per provider
             (--merged: the answers, then one de-duplicated source list)
+
+citations:
+  --verify reads each cited page once (the reader's SSRF guard and limits apply: [reader] in
+  config.toml) and marks every citation: quoted (the cited text is on the page), supported (a
+  passage states it, with every number, date and name of the claim), not supported (the closest
+  passage and what differs), unreadable (why). Every format shows the marks; json puts them in each
+  citation's "check".
 
 providers:
   -p takes one id or several separated by commas, and may be repeated (-p brave,tavily -p exa).
@@ -207,6 +215,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --format llm: the answers, then one de-duplicated, ranked source list for all providers",
     )
     search.add_argument("--no-history", action="store_true", help="do not record this search in the history")
+    search.add_argument(
+        "--verify",
+        action="store_true",
+        help="then check every citation against the page it cites (quoted, supported, not supported, unreadable)",
+    )
     search.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
     _add_output_option(search)
 

@@ -28,6 +28,18 @@ class Verdict(str, Enum):
     UNREADABLE = "unreadable"
 
 
+CHECKED_OUT = frozenset({Verdict.QUOTED, Verdict.SUPPORTED})
+"""The verdicts under which a citation "checks out"."""
+
+CHECK_MARKS = {
+    Verdict.QUOTED: "✓ quoted",
+    Verdict.SUPPORTED: "✓ supported",
+    Verdict.NOT_SUPPORTED: "✗ not supported",
+    Verdict.UNREADABLE: "? unreadable",
+}
+"""How every front end and format marks a verdict beside its citation."""
+
+
 @dataclass(frozen=True)
 class CitationCheck:
     """The check of one citation against the page it links to.
@@ -50,6 +62,12 @@ class CitationCheck:
     final_url: str | None = None
     retrieved_at: str | None = None
     content_sha256: str | None = None
+
+    def summary(self) -> str:
+        """The mark and, when there is one, the reason: ``"✗ not supported: page says 3,000 to
+        6,000, claim says 30,000 to 60,000"``."""
+        mark = CHECK_MARKS[self.verdict]
+        return f"{mark}: {self.reason}" if self.reason else mark
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with exactly the keys ``verdict`` (the enum's string value),

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypeVar
 
+from websearch_tui.core.checks import CHECKED_OUT, CitationCheck
 from websearch_tui.core.errors import redact, redact_stream
 from websearch_tui.core.text import canonical_url, sanitize
 
@@ -122,11 +123,14 @@ class Source:
 
 @dataclass(frozen=True)
 class Citation:
-    """A link from the answer to a source; ``cited_text`` is the supported span, if known."""
+    """A link from the answer to a source; ``cited_text`` is the supported span, if known; ``check``
+    what checking it against the page found (:class:`~websearch_tui.core.checks.CitationCheck`;
+    ``None`` until the citations are checked)."""
 
     url: str
     title: str
     cited_text: str | None = None
+    check: CitationCheck | None = None
 
 
 @dataclass(frozen=True)
@@ -252,6 +256,15 @@ class SearchResponse:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with the field names of this class."""
         return asdict(self)
+
+    def check_tally(self) -> tuple[int, int] | None:
+        """``(checked out, checked)``: how many of the checked citations are quoted or supported
+        (:data:`~websearch_tui.core.checks.CHECKED_OUT`), of how many were checked; ``None`` when
+        none was ("4 of 5 citations check out")."""
+        checks = [citation.check for citation in self.citations if citation.check is not None]
+        if not checks:
+            return None
+        return sum(check.verdict in CHECKED_OUT for check in checks), len(checks)
 
 
 LIMITS: dict[str, int] = {"sources": 100, "citations": 200, "related questions": 20, "search queries": 50}

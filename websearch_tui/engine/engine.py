@@ -403,6 +403,12 @@ class Engine:
             self._record(result, started_at)
         return result
 
+    def record(self, result: SearchResult) -> None:
+        """Hand ``result``, ended and run with ``record=False``, to the history (as it is now: with
+        what was added after it ended, such as citation checks). Returns at once; a recorder bug never
+        raises here."""
+        self._record(result, result.created_at or datetime.now(timezone.utc))
+
     def _record(self, result: SearchResult, started_at: datetime) -> None:
         """Hand an ended search to the recorder; a recorder bug never breaks the search."""
         if self.recorder is None:

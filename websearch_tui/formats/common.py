@@ -3,8 +3,18 @@ the outcomes a format shows, the merged source list and the secret-safe JSON tre
 
 from __future__ import annotations
 
+from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.results import ProviderOutcome, SearchResult
 from websearch_tui.core.text import format_age
+
+
+def checks_line(response: SearchResponse) -> str | None:
+    """``"Citations checked: 4 of 5 check out"`` once any citation of ``response`` was checked."""
+    tally = response.check_tally()
+    if tally is None:
+        return None
+    good, checked = tally
+    return f"Citations checked: {good} of {checked} check out"
 
 
 def plural(count: int, word: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from websearch_tui.core.checks import Verdict
 from websearch_tui.core.models import MODES
 from websearch_tui.core.results import RunStatus, SearchResult
 
@@ -44,7 +45,14 @@ _DEFINITIONS: dict[str, Any] = {
     },
     "citation": {
         "type": "object",
-        "properties": {"url": _STRING, "title": _STRING, "cited_text": _NULLABLE_STRING},
+        "properties": {
+            "url": _STRING,
+            "title": _STRING,
+            "cited_text": _NULLABLE_STRING,
+            # verdict, passage, reason, final_url, retrieved_at, content_sha256 (CitationCheck.to_dict);
+            # only the verdict is spelled out, to keep the tool list small
+            "check": {"type": ["object", "null"], "properties": {"verdict": {"enum": [v.value for v in Verdict]}}},
+        },
     },
     "response": {
         "type": ["object", "null"],

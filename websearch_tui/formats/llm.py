@@ -14,7 +14,7 @@ from websearch_tui.core.merge import MergedSource
 from websearch_tui.core.models import Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import canonical_url, truncate
-from websearch_tui.formats.common import age_text, indented, plural, visible_outcomes, when_published
+from websearch_tui.formats.common import age_text, checks_line, indented, plural, visible_outcomes, when_published
 
 
 def to_llm_text(response: SearchResponse) -> str:
@@ -62,11 +62,13 @@ def _seed_citation_parts(response: SearchResponse) -> list[str]:
     if not response.citations:
         return []
     parts = ["\n## Citations", plural(len(response.citations), "citation")]
+    parts += [line for line in (checks_line(response),) if line]
     for index, citation in enumerate(response.citations, 1):
         parts.append(f"[{index}] {citation.title or citation.url}")
         parts.append(f"    {citation.url}")
         if citation.cited_text:
             parts.append(indented(truncate(citation.cited_text, 240)))
+        parts += check_parts(citation)
     return parts
 
 
@@ -103,8 +105,24 @@ def citations_repeat_sources(response: SearchResponse) -> bool:
 
 
 def views_repeat_sources(views: list[CitationView]) -> bool:
-    """:func:`citations_repeat_sources` of these views."""
-    return bool(views) and all(view.source == index and view.quote is None for index, view in enumerate(views, 1))
+    """:func:`citations_repeat_sources` of these views (never when a citation was checked: its
+    verdict is news)."""
+    return bool(views) and all(
+        view.source == index and view.quote is None and view.citation.check is None
+        for index, view in enumerate(views, 1)
+    )
+
+
+def check_parts(citation: Citation) -> list[str]:
+    """The indented lines of a citation's check: its verdict and reason, then the passage it rests
+    on (cut to 240 characters); none when it was not checked."""
+    check = citation.check
+    if check is None:
+        return []
+    parts = [f"    {check.summary()}"]
+    if check.passage:
+        parts.append(indented(f"page: {truncate(check.passage, 240)}"))
+    return parts
 
 
 def same_as_sources(count: int, *, brackets: bool = True) -> str:

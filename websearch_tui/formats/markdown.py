@@ -11,7 +11,7 @@ from websearch_tui.core.errors import redact, safe_text
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.results import SearchResult
 from websearch_tui.core.text import host_of, markdown_literal, sanitize, truncate
-from websearch_tui.formats.common import dropped_sources_text, plural, status_line, when_published
+from websearch_tui.formats.common import checks_line, dropped_sources_text, plural, status_line, when_published
 from websearch_tui.formats.llm import citation_views, same_as_sources, views_repeat_sources
 from websearch_tui.providers.helpers.parse import markdown_quote
 
@@ -125,7 +125,7 @@ def _markdown_citations(response: SearchResponse) -> list[str]:
     views = citation_views(response)
     if views_repeat_sources(views):
         return [same_as_sources(len(views), brackets=False)]  # our words: nothing to escape
-    lines = []
+    lines = [_md_escape(line) + "\n" for line in (checks_line(response),) if line]
     for index, view in enumerate(views, 1):
         citation = view.citation
         title = _md_escape(citation.title or citation.url)
@@ -133,6 +133,10 @@ def _markdown_citations(response: SearchResponse) -> list[str]:
         lines.append(f"{index}. {link}" + (f" — source {view.source}" if view.source is not None else ""))
         if view.quote:
             lines.append(f"   {_md_quote(view.quote)}")
+        if citation.check is not None:
+            lines.append(f"   {_md_escape(citation.check.summary())}")
+            if citation.check.passage:
+                lines.append(f"   {_md_quote(citation.check.passage)}")
     return lines
 
 

@@ -6,8 +6,8 @@ from websearch_tui.core.errors import safe_text
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.results import SearchResult
 from websearch_tui.core.text import truncate
-from websearch_tui.formats.common import dropped_sources_text, indented, plural, status_line
-from websearch_tui.formats.llm import citation_views, llm_parts, same_as_sources, views_repeat_sources
+from websearch_tui.formats.common import checks_line, dropped_sources_text, indented, plural, status_line
+from websearch_tui.formats.llm import check_parts, citation_views, llm_parts, same_as_sources, views_repeat_sources
 
 
 def to_text(result: SearchResult) -> str:
@@ -36,6 +36,7 @@ def _reader_citation_parts(response: SearchResponse) -> list[str]:
     if views_repeat_sources(views):
         return ["\n## Citations", same_as_sources(len(views))]
     parts = ["\n## Citations", plural(len(views), "citation")]
+    parts += [line for line in (checks_line(response),) if line]
     for index, view in enumerate(views, 1):
         citation = view.citation
         if view.source is not None:
@@ -46,4 +47,5 @@ def _reader_citation_parts(response: SearchResponse) -> list[str]:
                 parts.append(f"    {citation.url}")
         if view.quote:
             parts.append(indented(truncate(view.quote, 240)))
+        parts += check_parts(citation)
     return parts

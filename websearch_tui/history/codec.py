@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
+from websearch_tui.core.checks import CitationCheck, Verdict
 from websearch_tui.core.errors import ErrorKind, ProviderError, redact
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage
 from websearch_tui.core.results import SUMMARY_ORDER, ProviderOutcome, RunStatus, SearchResult
@@ -246,11 +247,33 @@ def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key in names}
 
 
+def _citation(data: Mapping[str, Any]) -> Citation:
+    """A stored citation, with its check when it was checked (an unknown verdict drops the check)."""
+    citation = Citation(**_known(Citation, data))
+    check = data.get("check")
+    if not isinstance(check, Mapping):
+        return dataclasses.replace(citation, check=None)
+    try:
+        verdict = Verdict(check.get("verdict"))
+    except ValueError:
+        return dataclasses.replace(citation, check=None)
+    text = {key: value if isinstance(value, str) else None for key, value in check.items()}
+    stored = CitationCheck(
+        verdict,
+        passage=text.get("passage"),
+        reason=text.get("reason"),
+        final_url=text.get("final_url"),
+        retrieved_at=text.get("retrieved_at"),
+        content_sha256=text.get("content_sha256"),
+    )
+    return dataclasses.replace(citation, check=stored)
+
+
 def _outcome(record: Mapping[str, Any]) -> ProviderOutcome:
     data = record.get("response") or {"provider": record["provider"]}
     response = SearchResponse(**_known(SearchResponse, data))
     response.sources = [Source(**_known(Source, s)) for s in data.get("sources") or []]
-    response.citations = [Citation(**_known(Citation, c)) for c in data.get("citations") or []]
+    response.citations = [_citation(c) for c in data.get("citations") or []]
     response.usage = Usage(**_known(Usage, data["usage"])) if data.get("usage") else None
     error = record.get("error")
     return ProviderOutcome(

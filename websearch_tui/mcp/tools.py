@@ -3,9 +3,10 @@
 
 Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDef` there):
 
-- ``web_search(query, providers?, mode?, recency?, max_results?, grok_search_mode?)``: runs the engine
-  (``grok_search_mode``, as the seed agent-web-search takes it: ``web_search``, ``x_search`` or
-  ``both``, aliases ``web`` and ``x``, sets the Grok provider's ``search_mode`` for this call only,
+- ``web_search(query, providers?, mode?, recency?, max_results?, grok_search_mode?, verify?)``: runs
+  the session's search (``verify``: then checks every citation against its page, the verdicts in
+  each citation's ``check``; ``grok_search_mode``, as the seed agent-web-search takes it:
+  ``web_search``, ``x_search`` or ``both``, aliases ``web`` and ``x``, sets the Grok provider's ``search_mode`` for this call only,
   through the engine's per-search provider options). The text content
   is the LLM text format and the structured content the ``search --format json`` document (output
   schema :data:`~websearch_tui.formats.json_document.JSON_DOCUMENT_SCHEMA`), exactly as the CLI prints them.
@@ -53,11 +54,12 @@ from websearch_tui.session import LiveSearch, Session
 
 log = logging.getLogger(__name__)
 
-TOOL_LIST_BUDGET = 6656
-"""The most bytes (6.5 KB) the ``tools/list`` tools may take as compact JSON with every provider ready:
+TOOL_LIST_BUDGET = 7424
+"""The most bytes (7.25 KB) the ``tools/list`` tools may take as compact JSON with every provider ready:
 an agent is sent them on every turn. 6,486 bytes on 2026-12-02, down from 12,839 (descriptions cut,
 the document schema's parts shared through ``$defs``, ``history_show`` naming that schema instead of
-repeating it); the tests hold it under this."""
+repeating it); 6,678 with ``web_search``'s ``verify`` and the citations' ``check``, and room for
+``fetch_page``; the tests hold it under this."""
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 """``progress(done, total, message)``: sends one progress notification for the current tool call."""
@@ -131,6 +133,7 @@ SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
             "enum": list(GROK_SEARCH_MODES),
             "description": "grok only: search web pages, X posts or both (default from the config).",
         },
+        "verify": {"type": "boolean", "description": "Check citations against their pages."},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -311,12 +314,13 @@ class SearchTools:
         try:
             request = build_request(self.config, **search_arguments(arguments))
             options = provider_options(arguments)
+            verify = verify_argument(arguments)
         except RequestError as exc:
             return tool_error(str(exc))
         live = self.session.begin(request)
         result = live.result
         try:
-            await _finish_cancelled(self._search_with_progress(live, progress, options))
+            await _finish_cancelled(self._search_with_progress(live, progress, options, verify=verify))
         except asyncio.CancelledError:
             log.info("web_search cancelled by the client: %s", result.summary().text())
             raise
@@ -328,15 +332,21 @@ class SearchTools:
         return types.CallToolResult(content=[text], structured_content=document)
 
     async def _search_with_progress(
-        self, live: LiveSearch, progress: Progress, options: Mapping[str, Mapping[str, Any]] | None = None
+        self,
+        live: LiveSearch,
+        progress: Progress,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+        *,
+        verify: bool = False,
     ) -> None:
-        """Run the session's ``live`` search (with the call's provider ``options``), reporting each
-        provider that finishes through ``progress`` (in order, from one task, so a slow client never
-        holds a provider up)."""
+        """Run the session's ``live`` search (with the call's provider ``options``; with ``verify``
+        its citations are checked after), reporting each provider that finishes through ``progress``
+        (in order, from one task, so a slow client never holds a provider up)."""
         queue: asyncio.Queue[tuple[int, int, str] | None] = asyncio.Queue()
         reporter = asyncio.ensure_future(_report_progress(queue, progress))
         try:
-            await self.session.run(live, FinishCounter(live, queue.put_nowait), options=options or None)
+            counter = FinishCounter(live, queue.put_nowait)
+            await self.session.run(live, counter, options=options or None, verify=verify)
         except BaseException:  # cancelled: the client is not waiting for progress any more
             reporter.cancel()
             raise
@@ -437,6 +447,18 @@ def search_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     if providers is not None and not (isinstance(providers, list) and all(isinstance(p, str) for p in providers)):
         raise RequestError('providers must be a list of provider ids, e.g. ["ddgs", "brave"]')
     return {name: arguments.get(name) for name in REQUEST_ARGUMENTS}
+
+
+def verify_argument(arguments: Mapping[str, Any]) -> bool:
+    """``web_search``'s ``verify`` (default false).
+
+    Raises:
+        RequestError: ``verify`` is not true, false or null.
+    """
+    verify = arguments.get("verify")
+    if verify is not None and not isinstance(verify, bool):
+        raise RequestError("verify must be true or false")
+    return bool(verify)
 
 
 def provider_options(arguments: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -32,8 +32,10 @@ from websearch_tui.session.trail import SessionTrail, Shown
 
 if TYPE_CHECKING:
     from websearch_tui.core.models import SearchRequest
+    from websearch_tui.core.pages import Page
     from websearch_tui.engine.engine import Engine
     from websearch_tui.history import StoredSearch
+    from websearch_tui.reader import Reader
     from websearch_tui.secrets.credentials import KeyStore
     from websearch_tui.settings.config import Config
 
@@ -43,6 +45,12 @@ StatusResolver = Callable[[ProviderSpec, ProviderSettings], str]
 
 OnUpdate = Callable[[ProviderUpdate], None]
 """Called on the event loop with every update of a running search."""
+
+ReadPage = Callable[[str], Awaitable["Page"]]
+"""``read(url) -> Page``: how the citation check reads a page (raises ``PageError``)."""
+
+VERIFY_CONCURRENCY = 4
+"""The most pages the citation check reads at once, over all providers."""
 
 
 class NothingToRetry(Exception):
@@ -59,6 +67,8 @@ class LiveSearch:
     into: SearchResult | None = None
     done: set[str] = field(default_factory=set)
     ended: bool = False
+    checking: set[str] | None = None
+    """While its citations are checked: the providers whose citations are checked so far."""
 
     @property
     def search_id(self) -> int:
@@ -80,7 +90,11 @@ class LiveSearch:
             self.done.add(update.provider)
 
     def progress_text(self) -> str:
-        """``"3/6 done · waiting for Exa, Kagi"``: as every front end shows the search in flight."""
+        """``"3/6 done · waiting for Exa, Kagi"``: as every front end shows the search in flight;
+        then, while citations are checked, ``"Checking citations: 1/3 providers"``."""
+        if self.checking is not None:
+            citing = sum(1 for o in self.result.outcomes if o.response.citations)
+            return f"Checking citations: {len(self.checking)}/{citing} providers"
         return self.result.progress_text(self.done)
 
     def summary_text(self) -> str:
@@ -111,6 +125,7 @@ class Session:
         self.history = HistoryAccess.of(config, engine.recorder)
         self._live: LiveSearch | None = None
         self._task: asyncio.Task[Any] | None = None
+        self._reader: Reader | None = None
 
     @classmethod
     def from_config(cls, config: Config, **kwargs: Any) -> Session:
@@ -121,8 +136,12 @@ class Session:
         return cls(config, Engine.from_config(config), **kwargs)
 
     async def aclose(self) -> None:
-        """Close the engine (its connections; the recorder writes what it holds) and the history file."""
+        """Close the engine (its connections; the recorder writes what it holds), the page reader and
+        the history file."""
         await self.engine.aclose()
+        if self._reader is not None:
+            await self._reader.aclose()
+            self._reader = None
         await asyncio.to_thread(self.history.close)
 
     def use_config(self, config: Config) -> None:
@@ -251,16 +270,22 @@ class Session:
         *,
         record: bool = True,
         options: Mapping[str, Mapping[str, Any]] | None = None,
+        verify: bool = False,
+        on_checked: Callable[[str | None], None] | None = None,
     ) -> SearchResult:
         """Run ``live`` to its end and return the search on screen (:attr:`LiveSearch.shown`).
 
-        Every update is counted toward ``live``'s progress, then handed to ``on_update``. The search is
-        recorded in the history unless ``record`` is False or private mode is on. ``options``: provider
-        options for this search only (:meth:`Engine.search`).
+        Every update is counted toward ``live``'s progress, then handed to ``on_update``. With
+        ``verify`` every citation is then checked against its page (:meth:`verify`; ``live.checking``
+        collects the providers done; ``on_checked(None)`` hears that checking starts, then
+        ``on_checked(provider_id)`` of each provider done). The search is
+        recorded in the history (with its checks) unless ``record`` is False or private mode is on.
+        ``options``: provider options for this search only (:meth:`Engine.search`).
 
         Raises:
             asyncio.CancelledError: when cancelled (:meth:`cancel`); the runs that had not ended are
-                ``cancelled`` in ``live.result`` (and merged, for a retry) before it propagates.
+                ``cancelled`` in ``live.result`` (and merged, for a retry) before it propagates; a
+                search cancelled while its citations are checked is recorded with the checks it has.
         """
 
         def update(event: ProviderUpdate) -> None:
@@ -269,21 +294,36 @@ class Session:
                 on_update(event)
 
         self._task = asyncio.current_task()
+        record = record and not self.private
         try:
             await self.engine.search(
-                live.result.request,
-                update,
-                result=live.result,
-                record=record and not self.private,
-                options=options,
+                live.result.request, update, result=live.result, record=record and not verify, options=options
             )
+            if verify:
+                await self._check(live, on_checked)
         finally:
+            if verify and record:
+                self.engine.record(live.result)
             live.ended = True
             if live.into is not None:
                 merge_outcomes(live.into, live.result)
             if self._live is live:
                 self._task = None
         return live.shown
+
+    async def _check(self, live: LiveSearch, on_checked: Callable[[str | None], None] | None) -> None:
+        """Check ``live``'s citations, counting the providers done in ``live.checking``."""
+        checked = live.checking = set()
+
+        def done(provider_id: str) -> None:
+            checked.add(provider_id)
+            if on_checked is not None:
+                on_checked(provider_id)
+
+        if on_checked is not None:
+            on_checked(None)
+
+        await self.verify(live.result, on_checked=done)
 
     async def search(
         self,
@@ -292,13 +332,17 @@ class Session:
         *,
         record: bool = True,
         options: Mapping[str, Mapping[str, Any]] | None = None,
+        verify: bool = False,
     ) -> SearchResult:
         """:meth:`begin` and :meth:`run` in one: what the CLI, the MCP server and the Python API do.
+        With ``verify``, every citation is then checked (:meth:`verify`) and the search is recorded
+        with its checks.
 
         Raises:
-            ValueError: as :meth:`begin`; asyncio.CancelledError: as :meth:`run`.
+            ValueError: as :meth:`begin`; asyncio.CancelledError: as :meth:`run` (a search cancelled
+                while its citations are checked is recorded with the checks it has).
         """
-        return await self.run(self.begin(request), on_update, record=record, options=options)
+        return await self.run(self.begin(request), on_update, record=record, options=options, verify=verify)
 
     def cancel(self) -> bool:
         """Cancel the live search if it runs; True when there was one to cancel."""
@@ -312,6 +356,70 @@ class Session:
         """Stop routing updates to the screen: a search shown from the trail or the history is not live."""
         self._live = None
         self._task = None
+
+    # --- reading pages and checking citations ------------------------------------------------
+
+    @property
+    def reader(self) -> Reader:
+        """The page reader of this session (``[reader]``: the SSRF guard's allowed hosts, the body
+        cap, the timeout), created on first use and closed by :meth:`aclose`."""
+        if self._reader is None:
+            from websearch_tui.reader import Reader
+
+            self._reader = Reader(self.config.reader)
+        return self._reader
+
+    async def read_page(self, url: str) -> Page:
+        """Read ``url``'s main content (:meth:`Reader.read <websearch_tui.reader.Reader.read>`).
+
+        Raises:
+            PageError: the page cannot be read; the reason says why (blocked, HTTP status, ...).
+        """
+        return await self.reader.read(url)
+
+    async def verify(
+        self,
+        result: SearchResult,
+        *,
+        read: ReadPage | None = None,
+        on_checked: Callable[[str], None] | None = None,
+        concurrency: int = VERIFY_CONCURRENCY,
+    ) -> None:
+        """Check every citation of ``result`` against the page it cites and attach the
+        :class:`~websearch_tui.core.checks.CitationCheck` to it (``citation.check``), provider by
+        provider as each one's pages are read (``on_checked(provider_id)`` then). Each URL is read
+        once for the whole search (``read``, default :meth:`read_page`), at most ``concurrency``
+        pages at a time; matching runs in worker threads (:func:`websearch_tui.verify.verify_response`).
+
+        Raises:
+            asyncio.CancelledError: when cancelled (citations checked so far keep their checks).
+        """
+        from websearch_tui.verify.check import verify_response
+
+        gate = asyncio.Semaphore(concurrency)
+        pages: dict[str, asyncio.Future[Page]] = {}
+        reader = read or self.read_page
+
+        async def read_once(url: str) -> Page:
+            if url not in pages:
+                pages[url] = asyncio.ensure_future(_gated(gate, reader(url)))
+            return await asyncio.shield(pages[url])
+
+        async def check(outcome: ProviderOutcome) -> None:
+            response = outcome.response
+            checks = await verify_response(response, read_once, concurrency=concurrency)
+            response.citations = [
+                dataclasses.replace(citation, check=checks.get(index, citation.check))
+                for index, citation in enumerate(response.citations)
+            ]
+            if on_checked is not None:
+                on_checked(outcome.provider)
+
+        try:
+            await asyncio.gather(*(check(o) for o in result.outcomes if o.response.citations))
+        finally:
+            for future in pages.values():
+                future.cancel()
 
     # --- the trail and the history -----------------------------------------------------------
 
@@ -339,6 +447,12 @@ class Session:
         """Private mode on or off; returns the new state. While on, nothing is recorded."""
         self.private = not self.private
         return self.private
+
+
+async def _gated(gate: asyncio.Semaphore, read: Awaitable[Page]) -> Page:
+    """``await read`` while holding one of ``gate``'s places."""
+    async with gate:
+        return await read
 
 
 def rerun_request(result: SearchResult) -> SearchRequest:

@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     stream = AnswerStream(result, sys.stdout, progress) if streams_answer(args.format, result, output) else None
     color = use_color(args.color, sys.stdout if output is None else None)
     try:
-        asyncio.run(_run_search(session, live, progress, record=not args.no_history, on_update=stream))
+        search = _run_search(session, live, progress, record=not args.no_history, verify=args.verify, on_update=stream)
+        asyncio.run(search)
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
@@ -140,12 +141,20 @@ def _query_text(words: Sequence[str]) -> str:
 
 
 async def _run_search(
-    session: Session, live: LiveSearch, progress: Progress | None, *, record: bool, on_update: OnUpdate | None = None
+    session: Session,
+    live: LiveSearch,
+    progress: Progress | None,
+    *,
+    record: bool,
+    verify: bool = False,
+    on_update: OnUpdate | None = None,
 ) -> None:
-    """Run the session's ``live`` search, reporting to ``on_update`` (default: ``progress``); the
-    progress line is cleared and the session closed at the end, also when cancelled."""
+    """Run the session's ``live`` search, reporting to ``on_update`` (default: ``progress``), then with
+    ``verify`` check its citations (the progress line says how far); the progress line is cleared
+    and the session closed at the end, also when cancelled."""
+    redraw = progress.redraw if progress is not None else None
     try:
-        await session.run(live, on_update or progress, record=record)
+        await session.run(live, on_update or progress, record=record, verify=verify, on_checked=redraw)
     finally:
         if progress is not None:
             progress.clear()
@@ -186,6 +195,10 @@ class Progress:
         """Redraw after ``update`` (an :data:`~websearch_tui.core.results.OnUpdate` callback)."""
         if self._live.owns(update):
             self._show(self.text())
+
+    def redraw(self, *_: object) -> None:
+        """Show the line as it reads now (the citation check calls this as each provider's are done)."""
+        self._show(self.text())
 
     def text(self) -> str:
         """The line as it reads now, cut to the width."""
