@@ -584,6 +584,7 @@ def test_every_front_end_words_readiness_the_same(
     from websearch_tui.cli.main import main
     from websearch_tui.core.specs import READINESS
     from websearch_tui.mcp.tools import SearchTools
+    from websearch_tui.session import Session
     from websearch_tui.settings.config import load_config
     from websearch_tui.tui.common.provider_selector import status_tag
 
@@ -593,7 +594,7 @@ def test_every_front_end_words_readiness_the_same(
     assert main(["providers", "--json", "--config", str(path)]) == 0
     cli = {row["id"]: row["status"] for row in json.loads(capsys.readouterr().out)}
     config = load_config(path)
-    mcp = SearchTools(config, Engine.from_config(config)).readiness()
+    mcp = SearchTools(Session(config, Engine.from_config(config))).readiness()
     tui = {pid: status_tag(word)[0] for pid, word in mcp.items()}
     assert cli == mcp == tui
     assert set(cli.values()) == set(READINESS)

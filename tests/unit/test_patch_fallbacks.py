@@ -30,8 +30,10 @@ from websearch_tui.tui.patches.ordered_input import OrderedInput
 
 @pytest.fixture(autouse=True)
 def warnings(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
-    """The warnings logged by the patches in this test (none reported yet in it)."""
+    """The warnings logged by the patches in this test (none reported yet in it). A CLI run earlier in
+    this process may have sent the package's log to a file only (``propagate`` off): put it back."""
     monkeypatch.setattr(internals, "_reported", set())
+    monkeypatch.setattr(logging.getLogger("websearch_tui"), "propagate", True)
     caplog.set_level(logging.WARNING, logger="websearch_tui")
     return caplog
 
