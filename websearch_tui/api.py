@@ -1,11 +1,13 @@
-"""The Python API: :func:`search`, :func:`asearch` and :func:`list_providers`, also reached as
-``websearch_tui.search(...)``, ``websearch_tui.asearch(...)`` and ``websearch_tui.list_providers()``.
+"""The Python API: :func:`search`, :func:`asearch`, :func:`list_providers`, :func:`fetch` and
+:func:`afetch`, also reached as ``websearch_tui.search(...)``, ``websearch_tui.fetch(url)``, ...
 
 The same session, engine, providers and normalised result as the TUI and the CLI. Each search
 opens its own :class:`~websearch_tui.session.Session` and closes its connections when it ends; keys
 come from the environment, the OS keyring or the key file, as for the CLI, and the search is recorded
 in the history unless ``record=False``. ``result.to_dict()`` is exactly the CLI's ``--format json``
-document. Importing this module is cheap: the engine (and httpx) is imported when a search runs.
+document. :func:`fetch` reads one page as the CLI's ``fetch`` does (the SSRF guard and the
+``[reader]`` limits of the config) and returns its :class:`~websearch_tui.core.pages.Page`. Importing
+this module is cheap: the engine, the reader (and httpx) are imported when a search or a read runs.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from websearch_tui.core.pages import Page
     from websearch_tui.core.results import SearchResult
     from websearch_tui.core.specs import ProviderSpec
     from websearch_tui.settings.config import Config
@@ -37,12 +40,7 @@ def search(
         RuntimeError: when called from a running event loop (``await asearch(...)`` there).
         websearch_tui.core.models.RequestError, websearch_tui.settings.config.ConfigError: as :func:`asearch`.
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise RuntimeError("websearch_tui.search() cannot run inside an event loop; await websearch_tui.asearch()")
+    _no_running_loop("search", "asearch")
     return asyncio.run(
         asearch(
             query,
@@ -99,12 +97,55 @@ async def asearch(
         await session.aclose()
 
 
+def fetch(url: str, *, config: str | os.PathLike[str] | Config | None = None) -> Page:
+    """Read the page at ``url`` (blocking; see :func:`afetch`).
+
+    Raises:
+        RuntimeError: when called from a running event loop (``await afetch(...)`` there).
+        websearch_tui.core.pages.PageError, websearch_tui.settings.config.ConfigError: as :func:`afetch`.
+    """
+    _no_running_loop("fetch", "afetch")
+    return asyncio.run(afetch(url, config=config))
+
+
+async def afetch(url: str, *, config: str | os.PathLike[str] | Config | None = None) -> Page:
+    """Read the page at ``url`` and return its :class:`~websearch_tui.core.pages.Page`: ``.text``
+    (the main content as Markdown), ``.title``, ``.site``, ``.author``, ``.published_date``,
+    ``.final_url``, ``.word_count``, ``.truncated``, ... (``page.to_dict()`` is the CLI's
+    ``fetch --format json``). ``config`` as for :func:`asearch`: its ``[reader]`` table gives the hosts
+    allowed past the SSRF guard, the body cap and the timeout.
+
+    Raises:
+        websearch_tui.core.pages.PageError: the page could not be read; ``.reason`` says why
+            (``blocked``, ``http_status``, ``too_large``, ``no_main_text``, ``timeout``, ``network``,
+            ``unsupported``, ``bad_url``, ``too_many_redirects``), the message what to do.
+        websearch_tui.settings.config.ConfigError: the config file cannot be used.
+    """
+    from websearch_tui.reader import Reader
+
+    async with Reader(_config(config).reader) as reader:
+        return await reader.read(url)
+
+
 def list_providers() -> list[ProviderSpec]:
     """Every registered provider's :class:`~websearch_tui.core.specs.ProviderSpec` (``.id``, ``.label``,
     ``.kind``, ``.capabilities``, ``.key_env_vars``, ...), in registry order. Imports no provider code."""
     from websearch_tui.core.catalogue import SPECS
 
     return list(SPECS.values())
+
+
+def _no_running_loop(name: str, async_name: str) -> None:
+    """Refuse to block inside a running event loop.
+
+    Raises:
+        RuntimeError: naming ``websearch_tui.<name>()`` and the ``await websearch_tui.<async_name>()`` to use.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(f"websearch_tui.{name}() cannot run inside an event loop; await websearch_tui.{async_name}()")
 
 
 def _config(config: str | os.PathLike[str] | Config | None) -> Config:

@@ -1,5 +1,5 @@
-"""Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``doctor``, ``keys``,
-``config``, ``mcp``, ``completion``, ``history``, ``--version``.
+"""Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``doctor``, ``fetch``,
+``keys``, ``config``, ``mcp``, ``completion``, ``history``, ``--version``.
 
 This module is the entry: :func:`main` parses the command line (:mod:`websearch_tui.cli.parser`)
 and runs one command of :mod:`websearch_tui.cli.commands`; :func:`run` is the process's entry. The
@@ -9,12 +9,13 @@ launcher (:mod:`websearch_tui.__main__`, the ``websearch-tui`` command) hands th
 
 Exit codes (:data:`~websearch_tui.cli.parser.EXIT_CODES`, also in ``--help``): 0 success
 (``search``: at least one provider returned content), 1 every provider failed, a provider failed its
-``doctor`` check, a key could not be stored or deleted, the output could not be written, or
-``history clear`` was declined, 2 bad arguments, an unusable config file, an unknown history id or
-an unreadable history file (one line on stderr), 130 interrupted.
+``doctor`` check, a page could not be read (``fetch``), a key could not be stored or deleted, the
+output could not be written, or ``history clear`` was declined, 2 bad arguments, an unusable config
+file, an unknown history id or an unreadable history file (one line on stderr), 130 interrupted.
 
 Every command that prints data takes ``--format`` (``search``: text, json, markdown, llm;
-``providers``, ``doctor`` and ``keys list``: text, json; ``config show``: toml, json).
+``providers``, ``doctor`` and ``keys list``: text, json; ``fetch``: markdown, text, json; ``config
+show``: toml, json).
 
 A first argument that is neither an option of the program nor a subcommand is a query:
 ``websearch-tui "how does asyncio work"`` is ``websearch-tui search "how does asyncio work"`` (as
@@ -103,7 +104,7 @@ def _run_command(args: argparse.Namespace, front_ends: FrontEnds) -> int:
 
 
 def _run_plain_command(command: str, args: argparse.Namespace) -> int:
-    """Run ``command``, one that needs no front end (``providers``, ``doctor``, ``keys``,
+    """Run ``command``, one that needs no front end (``providers``, ``doctor``, ``fetch``, ``keys``,
     ``completion``, ``history``), importing only its module; returns its exit code."""
     if command == "providers":
         from websearch_tui.cli.commands import providers
@@ -113,6 +114,10 @@ def _run_plain_command(command: str, args: argparse.Namespace) -> int:
         from websearch_tui.cli.commands import doctor
 
         return doctor.run(args)
+    if command == "fetch":
+        from websearch_tui.cli.commands import fetch
+
+        return fetch.run(args)
     if command == "keys":
         from websearch_tui.cli.commands import keys
 

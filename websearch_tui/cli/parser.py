@@ -26,12 +26,15 @@ COLOR_CHOICES = ("auto", "always", "never")
 """``search --color``: colour the text format's labels on a terminal, always, or never."""
 DATA_FORMATS = ("text", "json")
 """``--format`` of ``providers`` and ``keys list``."""
+PAGE_FORMATS = ("markdown", "text", "json")
+"""``--format`` of ``fetch``."""
 
 EXIT_CODES = """\
 exit codes:
   0    success (search: at least one provider returned results)
-  1    every provider failed, a provider failed its `doctor` check, a key could not be stored or
-       deleted, the output could not be written, or `history clear` was declined
+  1    every provider failed, a provider failed its `doctor` check, a page could not be read
+       (`fetch`), a key could not be stored or deleted, the output could not be written, or
+       `history clear` was declined
   2    bad arguments, an unusable config file, an unknown history id or an unreadable history file
        (one line on stderr)
   130  interrupted (Ctrl+C; search still prints what had finished)"""
@@ -144,6 +147,34 @@ exit codes:
   2    bad arguments (an unknown provider id), an unusable config file"""
 
 
+FETCH_EXAMPLES = f"""\
+examples:
+  {PROG} fetch https://docs.python.org/3/whatsnew/3.13.html
+  {PROG} fetch https://example.com/report.pdf --format text -o report.txt
+  {PROG} fetch https://example.com/article --format json
+
+The page's main content is extracted (trafilatura, readability-lxml when that finds nothing, pypdf
+for PDFs): navigation, ads and footers left out; headings, lists, tables and links kept.
+
+formats:
+  markdown  the title, a "site · author · date" line, the final URL, then the text (default)
+  text      the same without Markdown markup
+  json      {{"url", "final_url", "status", "title", "site", "author", "published_date", "text",
+            "word_count", "truncated", "retrieved_at", "content_sha256", "content_type"}}
+
+safety and limits ([reader] in config.toml):
+  Only http and https URLs without credentials. No connection to a loopback, private, link-local,
+  unique-local or cloud-metadata address (checked on the address a name resolves to, for every
+  redirect) unless allow_private lists the host. At most 5 redirects; at most max_bytes of body
+  (default 5 MiB; a longer page is read up to there and marked truncated) within timeout seconds.
+
+exit codes:
+  0    the page was read and printed
+  1    it could not be read; the reason on stderr: blocked, http_status, too_large, no_main_text,
+       timeout, network, unsupported, bad_url or too_many_redirects
+  2    bad arguments, an unusable config file"""
+
+
 def _help_parser(
     commands: argparse._SubParsersAction[_Parser], name: str, *, help: str, description: str, epilog: str
 ) -> _Parser:
@@ -225,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_providers_parser(commands)
     _add_doctor_parser(commands)
+    _add_fetch_parser(commands)
 
     tui = commands.add_parser("tui", help="open the terminal UI (the default)")
     tui.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
@@ -280,6 +312,20 @@ def _add_doctor_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         "--timeout", type=_timeout, metavar="SECONDS", help="deadline of each check (default: [search] timeout)"
     )
     doctor.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+
+
+def _add_fetch_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    fetch = _help_parser(
+        commands,
+        "fetch",
+        help="read one web page and print its main content (Markdown, text or JSON)",
+        description="Fetch URL (safely: see below), extract its main content and print it.",
+        epilog=FETCH_EXAMPLES,
+    )
+    fetch.add_argument("url", help="the page: an http or https URL")
+    _add_format_option(fetch, PAGE_FORMATS)
+    fetch.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+    _add_output_option(fetch)
 
 
 def _timeout(value: str) -> float:

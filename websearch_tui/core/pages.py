@@ -81,6 +81,14 @@ class PageError(Exception):
         self.status = status
         super().__init__(self.message)
 
+    @property
+    def line(self) -> str:
+        """The reason and the message on one line, as the CLI and the MCP tool show it:
+        ``"http_status: example.com answered HTTP 404: the page does not exist; check the URL"``
+        (a message that starts with its reason already, ``"blocked: ..."``, as it is)."""
+        reason = self.reason.value
+        return self.message if self.message.startswith(f"{reason}:") else f"{reason}: {self.message}"
+
 
 @dataclass(frozen=True)
 class Page:
