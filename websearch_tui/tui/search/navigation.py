@@ -50,9 +50,9 @@ class PaneNavigation(AppScreen[None]):
         Returns True when it was hidden now (F2 shows it again).
         """
         selector = self.selector
-        if selector.has_class("-hidden"):
-            return False
         area = self.pane_area.size
+        if selector.has_class("-hidden") or not (area.width and area.height):
+            return False  # hidden already, or not laid out yet (a search sent before the first layout)
         wider = area.width + selector.outer_size.width
         rank = {"columns": 0, "grid": 1, "tabs": 2}
         better = rank[choose_layout(panes, wider, area.height)[0]] < rank[choose_layout(panes, *area)[0]]
