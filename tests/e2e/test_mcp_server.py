@@ -163,7 +163,7 @@ async def test_stdio_tools_schemas_and_ready_providers(fake_config: Path, tmp_pa
     async with stdio_session(fake_config, tmp_path / "err.txt", env) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         providers = await client.call_tool("list_providers", {})
-    assert list(tools) == ["web_search", "list_providers", "history_search", "history_show"]
+    assert list(tools) == ["web_search", "list_providers", "history_search", "history_show", "fetch_page"]
     search = tools["web_search"]
     assert search.output_schema == JSON_DOCUMENT_SCHEMA
     assert search.input_schema["required"] == ["query"]
@@ -601,7 +601,7 @@ def test_the_tool_list_stays_within_its_budget(monkeypatch: pytest.MonkeyPatch) 
     """A size check, not a timing one: an agent is sent ``tools/list`` on every turn. Worst case:
     every provider ready (each is named in web_search's description). 6,486 bytes on 2026-12-02
     (12,839 before: web_search's description named every provider with its label, and history_show
-    repeated the 4 KB document schema)."""
+    repeated the 4 KB document schema); 7,237 with web_search's verify and fetch_page (558 bytes)."""
     tools = SearchTools(Session(Config(), Engine()))
     monkeypatch.setattr(tools, "readiness", lambda: dict.fromkeys(PROVIDERS, "ready"))
     listing = asyncio.run(tools.listing())
@@ -612,6 +612,27 @@ def test_the_tool_list_stays_within_its_budget(monkeypatch: pytest.MonkeyPatch) 
     )
     assert size <= TOOL_LIST_BUDGET, f"tools/list is {size} bytes; the budget is {TOOL_LIST_BUDGET}"
     assert all(len(tool.description or "") <= 400 for tool in listing)
+
+
+async def test_stdio_fetch_page_reads_a_page_in_parts(tmp_path: Path) -> None:
+    """``fetch_page`` through a real server process: a loopback page (allowed by the config's
+    ``[reader]``) read in two parts, and the SDK's own check of the arguments' schema."""
+    from tests.page_server import PageServer, html_reply
+
+    config = tmp_path / "reader.toml"
+    config.write_text('[reader]\nallow_private = ["127.0.0.1"]\n', encoding="utf-8")
+    paragraph = "<p>A page read by an agent through the MCP server, one part at a time, paragraph {}.</p>"
+    markup = "<html><head><title>Parts</title></head><body><article><h1>Parts</h1>{}</article></body></html>"
+    with PageServer() as pages:
+        url = pages.route("/parts", html_reply(markup.format("".join(paragraph.format(n) for n in range(20)))))
+        async with stdio_session(config, tmp_path / "err.txt") as client:
+            first = await client.call_tool("fetch_page", {"url": url, "max_chars": 1000})
+            second = await client.call_tool("fetch_page", {"url": url, "start": first.structured_content["next_start"]})
+            refused = await client.call_tool("fetch_page", {"url": url, "max_chars": 1})
+    assert first.structured_content["title"] == "Parts" and first.structured_content["next_start"] <= 1000
+    assert second.structured_content["next_start"] is None and "paragraph 19." in second.structured_content["text"]
+    assert pages.hits == ["/parts"]
+    assert refused.is_error
 
 
 # --- grok_search_mode -----------------------------------------------------------------------------
@@ -749,7 +770,9 @@ async def test_web_search_verify_checks_each_citation_and_refuses_a_bad_flag(
     try:
         bad = await tools.call("web_search", {"query": QUERY, "verify": "yes"}, no_progress)
         assert bad.is_error and bad.content[0].text == "verify must be true or false"
-        done = await tools.call("web_search", {"query": QUERY, "providers": ["perplexity"], "verify": True}, no_progress)
+        done = await tools.call(
+            "web_search", {"query": QUERY, "providers": ["perplexity"], "verify": True}, no_progress
+        )
         citations = done.structured_content["results"][0]["response"]["citations"]
         assert citations and all(c["check"]["verdict"] == "not_supported" for c in citations)
         assert sorted(read) == sorted({c["url"] for c in citations})  # each page read once

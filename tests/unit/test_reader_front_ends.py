@@ -1,7 +1,8 @@
 """Reading a page from the front ends, against pages served on loopback: ``websearch-tui fetch``
 (Markdown, text, JSON, ``-o FILE``, the reason on stderr and exit 1), the Python API
-(``websearch_tui.fetch`` / ``afetch``), the ``[reader]`` table of ``config.toml``, and the page
-formats (escaping, markup dropped, secrets redacted)."""
+(``websearch_tui.fetch`` / ``afetch``), the MCP tool ``fetch_page`` (in parts, read once, errors),
+the ``[reader]`` table of ``config.toml``, and the page formats (escaping, markup dropped, secrets
+redacted)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -205,3 +207,98 @@ def test_page_error_line_starts_with_its_reason() -> None:
     assert PageError("blocked", "blocked: 10.0.0.5 is private").line == "blocked: 10.0.0.5 is private"
     assert PageError("network", "\x1b[31mred\x1b[0m" + "x" * 5000).message.startswith("redx")
     assert len(PageError("network", "x" * 5000).message) == 1000
+
+
+# --- the MCP tool ---------------------------------------------------------------------------------------
+
+
+def mcp_tools(allow: tuple[str, ...] = ("127.0.0.1",), max_age: float = 86400.0) -> Any:
+    """The MCP server's tools over a session whose ``[reader]`` allows ``allow``."""
+    from websearch_tui.engine.engine import Engine
+    from websearch_tui.mcp.tools import SearchTools
+    from websearch_tui.session import Session
+
+    config = parse_config({"reader": {"allow_private": list(allow), "max_age": max_age}})
+    return SearchTools(Session(config, Engine()))
+
+
+async def no_progress(done: float, total: float | None, message: str | None) -> None:
+    """Progress goes nowhere."""
+
+
+LONG = (
+    "<html><head><title>Long read</title></head><body><article><h1>Long read</h1>"
+    + "".join(
+        f"<p>Paragraph {n} of a long article, with words enough to make it worth reading in parts.</p>"
+        for n in range(300)
+    )
+    + "</article></body></html>"
+)
+
+
+async def test_fetch_page_pages_through_a_long_page_reading_it_once(server: PageServer) -> None:
+    server.route("/long", html_reply(LONG))
+    tools = mcp_tools()
+    try:
+        parts, start = [], 0
+        while start is not None:
+            result = await tools.call(
+                "fetch_page", {"url": server.url("/long"), "start": start, "max_chars": 5000}, no_progress
+            )
+            assert not result.is_error, result.content[0].text
+            document = result.structured_content
+            parts.append(document["text"])
+            assert document["start"] == start and len(document["text"]) <= 5000
+            start = document["next_start"]
+    finally:
+        await tools.aclose()
+    whole = "".join(parts)
+    assert whole.startswith("# Long read") and whole.endswith("worth reading in parts.")
+    assert len(whole) == document["total_chars"] and len(parts) >= 5
+    assert all(part.endswith(("\n", " ")) for part in parts[:-1])  # cut between paragraphs or words
+    assert server.hits == ["/long"]
+    text = result.content[0].text
+    assert text.startswith("# Long read\n\n") and f"<{server.url('/long')}>" in text
+    assert text.endswith(f"of {len(whole):,}; the end.")
+    assert {"title", "final_url", "word_count", "retrieved_at", "content_sha256"} <= set(document)
+
+
+async def test_fetch_page_short_page_and_errors(server: PageServer) -> None:
+    tools = mcp_tools()
+    try:
+        whole = await tools.call("fetch_page", {"url": server.url("/tides")}, no_progress)
+        assert whole.structured_content["next_start"] is None and whole.structured_content["start"] == 0
+        assert whole.content[0].text.endswith(
+            f"The whole text: {whole.structured_content['total_chars']:,} characters."
+        )
+        past = await tools.call("fetch_page", {"url": server.url("/tides"), "start": 10**6}, no_progress)
+        assert past.is_error and "is past the end of the text" in past.content[0].text
+        for arguments, words in (
+            ({}, "url is required"),
+            ({"url": "x", "page": 2}, "fetch_page takes url, start and max_chars (got 'page')"),
+            ({"url": "x", "start": -1}, "start must be 0 or more"),
+            ({"url": "x", "max_chars": 10}, "max_chars from 500 to 100,000"),
+            ({"url": "x", "start": "2"}, "start must be a whole number"),
+            ({"url": "ftp://x/"}, "bad_url: only http and https"),
+        ):
+            result = await tools.call("fetch_page", arguments, no_progress)
+            assert result.is_error and words in result.content[0].text, (arguments, result.content[0].text)
+    finally:
+        await tools.aclose()
+    blocked_tools = mcp_tools(allow=())
+    try:
+        result = await blocked_tools.call("fetch_page", {"url": server.url("/tides")}, no_progress)
+    finally:
+        await blocked_tools.aclose()
+    assert result.is_error and result.content[0].text.startswith("blocked: 127.0.0.1 is a loopback address")
+
+
+async def test_fetch_page_reads_again_when_its_copy_is_stale(server: PageServer) -> None:
+    tools = mcp_tools(max_age=0)
+    try:
+        for _ in range(2):
+            result = await tools.call("fetch_page", {"url": server.url("/tides")}, no_progress)
+            assert not result.is_error
+    finally:
+        await tools.aclose()
+    assert server.hits == ["/tides", "/tides"]

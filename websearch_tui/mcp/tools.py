@@ -6,8 +6,8 @@ Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDe
 - ``web_search(query, providers?, mode?, recency?, max_results?, grok_search_mode?, verify?)``: runs
   the session's search (``verify``: then checks every citation against its page, the verdicts in
   each citation's ``check``; ``grok_search_mode``, as the seed agent-web-search takes it:
-  ``web_search``, ``x_search`` or ``both``, aliases ``web`` and ``x``, sets the Grok provider's ``search_mode`` for this call only,
-  through the engine's per-search provider options). The text content
+  ``web_search``, ``x_search`` or ``both``, aliases ``web`` and ``x``, sets the Grok provider's
+  ``search_mode`` for this call only, through the engine's per-search provider options). The text content
   is the LLM text format and the structured content the ``search --format json`` document (output
   schema :data:`~websearch_tui.formats.json_document.JSON_DOCUMENT_SCHEMA`), exactly as the CLI prints them.
   A progress notification follows each provider that finishes (``"3/6 done: Brave Search failed"``);
@@ -23,6 +23,13 @@ Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDe
 - ``history_show(id)``: one stored search, offline, exactly as ``web_search`` returned it (LLM text
   and the JSON document; its output schema only points at ``web_search``'s, rather than repeat it).
   Both are tool errors while the history is off (``[history] enabled``).
+- ``fetch_page(url, start?, max_chars?)``: one page read by the session's reader (the SSRF guard and
+  ``[reader]`` limits), its main text as Markdown, in parts of ``max_chars`` characters (default
+  20,000): the text content is the page's title, byline and URL, the part, and where it is; the
+  structured content the page's fields (``fetch --format json``) with the part as ``text``, plus
+  ``start``, ``next_start`` (``null`` after the last part) and ``total_chars``. Paging reads the page
+  once (:class:`~websearch_tui.mcp.pages.RecentPages`). A page that cannot be read is a tool error
+  that starts with its reason (``blocked: ...``, ``http_status: ...``).
 
 Bad input and unexpected failures are tool errors (``isError``), never exceptions; a client cancel
 propagates. This module imports the SDK's types; only the server imports it.
@@ -50,6 +57,14 @@ from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA
 from websearch_tui.formats.llm import to_llm_document
 from websearch_tui.history import HistoryError
 from websearch_tui.history.index import match_expression
+from websearch_tui.mcp.pages import (
+    FETCH_PAGE_DESCRIPTION,
+    FETCH_PAGE_SCHEMA,
+    ArgumentError,
+    PagePart,
+    PageRequest,
+    RecentPages,
+)
 from websearch_tui.session import LiveSearch, Session
 
 log = logging.getLogger(__name__)
@@ -58,8 +73,9 @@ TOOL_LIST_BUDGET = 7424
 """The most bytes (7.25 KB) the ``tools/list`` tools may take as compact JSON with every provider ready:
 an agent is sent them on every turn. 6,486 bytes on 2026-12-02, down from 12,839 (descriptions cut,
 the document schema's parts shared through ``$defs``, ``history_show`` naming that schema instead of
-repeating it); 6,678 with ``web_search``'s ``verify`` and the citations' ``check``, and room for
-``fetch_page``; the tests hold it under this."""
+repeating it); 6,678 with ``web_search``'s ``verify`` and the citations' ``check``; 7,237 with
+``fetch_page`` (558 bytes: no output schema, its fields are ``fetch --format json``'s); the tests hold
+it under this."""
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 """``progress(done, total, message)``: sends one progress notification for the current tool call."""
@@ -220,6 +236,7 @@ class SearchTools:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.config = session.config
+        self.pages = RecentPages(session.config.reader.max_age)
         self.tools = {tool.name: tool for tool in self.registry()}
 
     def registry(self) -> tuple[ToolDef, ...]:
@@ -260,6 +277,14 @@ class SearchTools:
                 output_schema=HISTORY_SHOW_OUTPUT_SCHEMA,
                 run=self.history_show,
                 annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+            ),
+            ToolDef(
+                name="fetch_page",
+                title="Read a web page",
+                describe=lambda readiness: FETCH_PAGE_DESCRIPTION,
+                input_schema=FETCH_PAGE_SCHEMA,
+                run=self.fetch_page,
+                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True),
             ),
         )
 
@@ -418,9 +443,31 @@ class SearchTools:
         text = types.TextContent(type="text", text=to_llm_document(stored.result) or "(no results)")
         return types.CallToolResult(content=[text], structured_content=document)
 
+    async def fetch_page(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
+        """The ``fetch_page`` tool: one part of a page's text with the page's fields, or a tool error
+        (bad arguments; a page that cannot be read, its reason first).
+
+        Raises:
+            asyncio.CancelledError: the client cancelled (the page's connection is closed).
+        """
+        from websearch_tui.core.pages import PageError
+        from websearch_tui.formats.page import page_markdown
+
+        try:
+            request = PageRequest.of(arguments)
+            page = self.pages.get(request.url) or await self.session.read_page(request.url)
+            self.pages.put(request.url, page)
+            part = PagePart.of(page.text, request.start, request.max_chars)
+        except ArgumentError as exc:
+            return tool_error(str(exc))
+        except PageError as exc:
+            return tool_error(exc.line)
+        text = types.TextContent(type="text", text=f"{page_markdown(page, part.text)}\n{part.note()}")
+        return types.CallToolResult(content=[text], structured_content=part.document(page))
+
     async def aclose(self) -> None:
-        """Close the session: the engine's connections (writing what the history still holds) and the
-        history file."""
+        """Close the session: the engine's connections (writing what the history still holds), the page
+        reader and the history file."""
         await self.session.aclose()
 
 
