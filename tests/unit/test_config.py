@@ -159,6 +159,19 @@ def test_history_table(tmp_path: Path) -> None:
     assert (defaults.enabled, defaults.max_entries, defaults.path) == (True, 10_000, None)
 
 
+def test_verify_table(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "[verify]\nauto = true\n")).verify.auto is True
+    assert load_config(write(tmp_path, "")).verify.auto is False
+    for text, message in (
+        ("[verify]\nauto = 'yes'\n", "[verify] auto must be true or false, got 'yes'"),
+        ("[verify]\nato = true\n", "unknown key 'ato' in [verify] (did you mean 'auto'?)"),
+        ("verify = 1\n", "[verify] must be a table"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            load_config(write(tmp_path, text))
+        assert message in str(info.value)
+
+
 def test_presets_keep_their_order_and_drop_repeats(tmp_path: Path) -> None:
     config = load_config(
         write(tmp_path, "[presets]\nquick = ['brave', 'tavily', 'exa', 'brave']\nmodels = ['openai']\n")

@@ -13,6 +13,7 @@ Schema (see ``config.example.toml``)::
     [ui]  theme
     [history]  enabled, max_entries, path
     [reader]  allow_private, max_bytes, timeout, max_age  (reading pages: websearch_tui.reader)
+    [verify]  auto  (check every citation against its page after each search in the TUI)
     [presets]  <name> = [provider ids]  (named selections, chosen in the TUI)
     [keymap]  <binding id> = "<keys>" (the TUI's keys; ids are checked by the TUI, see check_keymap_ids)
     [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
@@ -49,6 +50,7 @@ _COMMON_PROVIDER_KEYS = {
 _SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_body_mib")
 _HISTORY_KEYS = ("enabled", "max_entries", "path")
 _READER_KEYS = ("allow_private", "max_bytes", "timeout", "max_age")
+_VERIFY_KEYS = ("auto",)
 MAX_HISTORY_ENTRIES = 1_000_000
 _ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
 _KEY_NAME = re.compile(r"[a-z0-9_]+(\+[a-z0-9_]+)*|[^\s,]")
@@ -91,6 +93,14 @@ class HistorySettings:
 
 
 @dataclass(frozen=True)
+class VerifySettings:
+    """The ``[verify]`` table: with ``auto`` the TUI checks every citation of a search against the
+    page it cites once the search ends (as ``C`` does; the search is recorded with its checks)."""
+
+    auto: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     """Validated settings; ``path`` is the file they came from (which may not exist)."""
 
@@ -99,6 +109,7 @@ class Config:
     ui: UiSettings = UiSettings()
     history: HistorySettings = HistorySettings()
     reader: ReaderSettings = ReaderSettings()
+    verify: VerifySettings = VerifySettings()
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
     presets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``[presets]``: name -> provider ids in order (``quick = ["brave", "tavily", "exa"]``), in file order."""
@@ -173,13 +184,14 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         ConfigError: as :func:`load_config`.
     """
     where = str(file) if file else "config"
-    _reject_unknown(where, "", data, ("search", "ui", "history", "reader", "keymap", "providers", "presets"))
+    _reject_unknown(where, "", data, ("search", "ui", "history", "reader", "verify", "keymap", "providers", "presets"))
     search_table = _table(where, "search", data.get("search", {}))
     providers_table = _table(where, "providers", data.get("providers", {}))
     search = _parse_search(where, search_table)
     ui = _parse_ui(where, _table(where, "ui", data.get("ui", {})))
     history = _parse_history(where, _table(where, "history", data.get("history", {})))
     reader = _parse_reader(where, _table(where, "reader", data.get("reader", {})))
+    verify = _parse_verify(where, _table(where, "verify", data.get("verify", {})))
     presets = _parse_presets(where, _table(where, "presets", data.get("presets", {})))
     keymap = _parse_keymap(where, _table(where, "keymap", data.get("keymap", {})))
     providers: dict[str, ProviderSettings] = {}
@@ -195,6 +207,7 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         ui=ui,
         history=history,
         reader=reader,
+        verify=verify,
         providers=providers,
         presets=presets,
         keymap=keymap,
@@ -310,6 +323,15 @@ def _parse_reader(where: str, table: Mapping[str, Any]) -> ReaderSettings:
     timeout = _seconds(where, "timeout", table.get("timeout", defaults.timeout), TIMEOUT_RANGE)
     max_age = _seconds(where, "max_age", table.get("max_age", defaults.max_age), MAX_AGE_RANGE)
     return ReaderSettings(tuple(dict.fromkeys(entry.strip() for entry in allow)), max_bytes, timeout, max_age)
+
+
+def _parse_verify(where: str, table: Mapping[str, Any]) -> VerifySettings:
+    """``[verify]``: ``auto`` true or false."""
+    _reject_unknown(where, "verify", table, _VERIFY_KEYS)
+    auto = table.get("auto", VerifySettings.auto)
+    if not isinstance(auto, bool):
+        raise ConfigError(f"{where}: [verify] auto must be true or false, got {auto!r}")
+    return VerifySettings(auto)
 
 
 def _seconds(where: str, key: str, value: Any, bounds: tuple[float, float]) -> float:
