@@ -151,6 +151,17 @@ def test_reader_table_errors_name_the_key_and_what_to_do(table: dict[str, object
     assert words in str(caught.value)
 
 
+def test_config_show_includes_the_reader_table(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["config", "show", "--format", "json", "--config", str(config)]) == 0
+    reader = json.loads(capsys.readouterr().out)["reader"]
+    assert reader == {
+        "allow_private": ["127.0.0.1"],
+        "max_bytes": DEFAULT_MAX_BYTES,
+        "timeout": 10.0,
+        "max_age": 86400.0,
+    }
+
+
 def test_config_example_documents_the_reader_table() -> None:
     import tomllib
 

@@ -51,9 +51,9 @@ def run(args: argparse.Namespace, check_keymap: CheckKeymap | None) -> int:
 
 
 def _effective_toml(config: Config) -> str:
-    """The effective settings as TOML: every ``[search]``, ``[ui]`` and ``[history]`` key, the
-    ``[keymap]`` and, per provider, its enabled state, endpoints, model and pacing with defaults
-    filled in, plus the options set in the file.
+    """The effective settings as TOML: every ``[search]``, ``[ui]``, ``[history]`` and ``[reader]``
+    key, the ``[keymap]`` and, per provider, its enabled state, endpoints, model and pacing with
+    defaults filled in, plus the options set in the file.
 
     Keys never live in the config; URL passwords and secret-looking query values are masked anyway.
     """
@@ -65,6 +65,7 @@ def _effective_toml(config: Config) -> str:
     document["search"] = settings["search"]
     document["ui"] = settings["ui"]
     document["history"] = settings["history"]
+    document["reader"] = settings["reader"]
     document["presets"] = settings["presets"]
     document["keymap"] = settings["keymap"]
     providers = tomlkit.table(is_super_table=True)
@@ -90,9 +91,21 @@ def _effective_settings(config: Config) -> dict[str, Any]:
         },
         "ui": {"theme": config.ui.theme or ""},
         "history": _history_settings(config),
+        "reader": _reader_settings(config),
         "presets": {name: list(ids) for name, ids in config.presets.items()},
         "keymap": dict(config.keymap),
         "providers": {spec.id: _provider_table(spec, config.settings_for(spec.id)) for spec in SPECS.values()},
+    }
+
+
+def _reader_settings(config: Config) -> dict[str, object]:
+    """The effective ``[reader]`` table."""
+    reader = config.reader
+    return {
+        "allow_private": list(reader.allow_private),
+        "max_bytes": reader.max_bytes,
+        "timeout": reader.timeout,
+        "max_age": reader.max_age,
     }
 
 
