@@ -267,7 +267,7 @@ async def test_stdio_bad_input_and_failed_providers_never_stop_the_server(
     assert (
         unknown.is_error
         and unknown.content[0].text
-        == "unknown tool 'no_such_tool'; tools: web_search, list_providers, history_search, history_show"
+        == "unknown tool 'no_such_tool'; tools: web_search, list_providers, history_search, history_show, fetch_page"
     )
     assert not partly.is_error
     brave_block = "# Brave Search (brave)\nError: Brave Search authorization failed (401). Check API key or base URL."

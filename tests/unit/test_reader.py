@@ -367,7 +367,7 @@ def gzip_bomb(size: int, piece: bytes) -> bytes:
 
 
 async def test_a_gzip_bomb_stops_at_the_cap_with_memory_bounded(server: PageServer) -> None:
-    bomb = gzip_bomb(512 * MIB, b" " * 64)  # half a GiB of spaces in about half a MiB
+    bomb = gzip_bomb(256 * MIB, b" " * 64)  # a quarter of a GiB of spaces in about a quarter of a MiB
     server.route("/bomb", Reply(headers=[("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body=bomb))
     tracemalloc.start()
     try:
@@ -381,7 +381,7 @@ async def test_a_gzip_bomb_stops_at_the_cap_with_memory_bounded(server: PageServ
 
 async def test_a_gzip_bomb_of_words_is_a_truncated_page(server: PageServer) -> None:
     body = b"<html><body><article><p>" + b"many words in one endless paragraph " * 100 + b"</p>"
-    bomb = gzip_reply(body + b"<p>more of the same words, again and again</p>" * (20 * MIB // 46))
+    bomb = gzip_reply(body + b"<p>more of the same words, again and again</p>" * (8 * MIB // 46))
     page = await read(server.route("/words", bomb), max_bytes=MIB)
     assert page.truncated and "many words in one endless paragraph" in page.text
 

@@ -58,7 +58,7 @@ EXTRACT_WORKERS = 2
 DEFAULTS = ReaderSettings()
 """The ``[reader]`` table's defaults (no private host allowed, 5 MiB, 30 s)."""
 
-__all__ = ["EXTRACT_TIMEOUT", "Page", "PageError", "PageReason", "Reader", "ReaderSettings", "read_page"]
+__all__ = ["EXTRACT_TIMEOUT", "Page", "PageError", "PageReason", "Reader", "ReaderSettings", "build_page", "read_page"]
 
 
 class Reader:

@@ -144,7 +144,7 @@ async def _read(url: str, response: httpx.Response, max_bytes: int) -> Fetched:
         )
     if declared is BodyKind.PDF:
         _refuse_long_pdf(url, response, max_bytes)
-    body, truncated = await read_capped(response, max_bytes)
+    body, truncated = await read_body(response, max_bytes)
     kind = declared or _sniff(body)
     if kind is None:
         raise PageError(
@@ -226,7 +226,7 @@ def _too_large_pdf(url: str, max_bytes: int) -> PageError:
     )
 
 
-async def read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
+async def read_body(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
     """The (decompressed) body, at most ``max_bytes`` of it, and whether there was more; reading
     stops at the cap, so an endless body or a decompression bomb costs at most ``max_bytes`` of
     memory (plus one inflate step).
