@@ -117,9 +117,9 @@ def _redirect_target(url: str, current: httpx.URL, response: httpx.Response) -> 
     try:
         target = current.join(location)
     except (httpx.InvalidURL, ValueError):
-        target = None
-    if target is None:
-        raise PageError(PageReason.BAD_URL, f"{current.host} redirects to an unusable address: {location[:200]}")
+        raise PageError(
+            PageReason.BAD_URL, f"{current.host} redirects to an unusable address: {location[:200]}", url=url
+        ) from None
     return check_url(str(target))
 
 
