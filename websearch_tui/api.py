@@ -92,7 +92,7 @@ async def asearch(
     request = build_request(loaded, query, providers=providers, mode=mode, max_results=max_results, recency=recency)
     session = Session.from_config(loaded)
     try:
-        return await session.search(request, record=record)
+        return await session.search(request, record=record, remember=False)
     finally:
         await session.aclose()
 

@@ -365,3 +365,63 @@ async def test_run_with_verify_checks_then_records_the_search_with_its_checks(mo
     stored = await asyncio.to_thread(session.history.get, entry.id)
     assert stored.result.outcomes[0].response.citations[0].check == citation.check  # recorded once, checked
     await session.aclose()
+
+
+async def test_the_history_object_follows_a_new_history_path(monkeypatch, tmp_path) -> None:
+    """An open History screen holds ``session.history.store``: after Settings changes ``[history]
+    path`` it reads the new file, and the old one is released."""
+    monkeypatch.delenv("WEBSEARCH_TUI_HISTORY")  # the config's path decides here
+    session = make_session(tmp_path)
+    store = session.history.store
+    old = store()
+    assert old.path == tmp_path / "history.sqlite3"
+    moved = parse_config({"history": {"path": str(tmp_path / "moved.sqlite3")}}, tmp_path / "config.toml")
+    session.use_config(moved)
+    assert store().path == tmp_path / "moved.sqlite3"
+    with pytest.raises(Exception, match="closed"):
+        old.count()
+    await session.aclose()
+
+
+async def test_searches_that_are_not_remembered_leave_the_live_search_alone(monkeypatch, tmp_path) -> None:
+    """The MCP server runs several calls at once on one session: none of them becomes the search on
+    screen or a step of the trail, and cancelling the live search still works while they end."""
+    closed: list[str] = []
+    install(monkeypatch, {"brave": answering("a"), "exa": hanging(closed)})
+    session = make_session(tmp_path)
+    live = session.begin(request("exa"))
+    running = asyncio.create_task(session.run(live))
+    while not session.searching:
+        await asyncio.sleep(0.01)
+    other = await session.search(request("brave"), remember=False)
+    assert other.outcomes[0].status is RunStatus.DONE
+    assert session.live is live and session.searching and session.trail.position == (1, 1)
+    assert session.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert closed == ["exa"] and not session.searching
+
+
+def test_running_a_past_search_again_drops_providers_this_version_does_not_know() -> None:
+    from websearch_tui.core.results import SearchResult
+
+    past = SearchResult(request("brave", "gone"), "compare", providers=("brave", "gone"))
+    assert rerun_request(past).providers == ("brave",)
+
+
+async def test_verify_records_nothing_for_a_search_without_providers(tmp_path) -> None:
+    recorded: list[object] = []
+
+    class Recorder:
+        def record(self, result, started_at) -> None:
+            recorded.append(result)
+
+        def flush(self, timeout=None) -> bool:
+            return True
+
+        def close(self) -> None: ...
+
+    config = parse_config({"history": {"path": str(tmp_path / "h.sqlite3")}}, tmp_path / "config.toml")
+    session = Session(config, Engine(recorder=Recorder(), default_providers=()))
+    result = await session.search(SearchRequest(query=QUERY), verify=True)
+    assert result.providers == () and recorded == []

@@ -157,7 +157,7 @@ SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
 HISTORY_LIMIT = 10
 """Entries ``history_search`` returns when no ``limit`` is given (at most :data:`MAX_HISTORY_LIMIT`)."""
 MAX_HISTORY_LIMIT = 100
-"""How long a history tool waits for searches still being written before it reads the file."""
+"""The most entries one ``history_search`` call may ask for."""
 HISTORY_SEARCH_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -342,7 +342,7 @@ class SearchTools:
             verify = verify_argument(arguments)
         except RequestError as exc:
             return tool_error(str(exc))
-        live = self.session.begin(request)
+        live = self.session.begin(request, remember=False)
         result = live.result
         try:
             await _finish_cancelled(self._search_with_progress(live, progress, options, verify=verify))
@@ -434,7 +434,7 @@ class SearchTools:
         if set(arguments) != {"id"} or isinstance(entry_id, bool) or not isinstance(entry_id, int) or entry_id < 1:
             return tool_error("history_show takes one argument, id: a whole number from history_search")
         try:
-            if not await asyncio.to_thread(self.session.history.count):
+            if not self.session.history.path.exists():
                 return tool_error(f"no search with id {entry_id}: the history is empty")
             stored = await asyncio.to_thread(self.session.history.get, entry_id)
         except HistoryError as exc:

@@ -31,7 +31,8 @@ class HistoryAccess:
 
     Args:
         path: the history file (:func:`~websearch_tui.history.history_path` of the config's).
-        enabled: ``[history] enabled``; when False every method raises :class:`HistoryError`.
+        enabled: ``[history] enabled``; when False every reading or deleting method raises
+            :class:`HistoryError`.
         recorder: the engine's recorder, flushed before the file is first read (``None``: none).
         flush_seconds: how long to wait for the recorder, in seconds.
     """
@@ -55,6 +56,20 @@ class HistoryAccess:
     def of(cls, config: Config, recorder: SearchRecorder | None = None) -> HistoryAccess:
         """The history ``config`` names (``[history] enabled`` and ``path``)."""
         return cls(history_path(config.history.path), enabled=config.history.enabled, recorder=recorder)
+
+    def retarget(self, path: Path, *, enabled: bool, recorder: SearchRecorder | None) -> None:
+        """Follow newly saved settings in place (so whoever holds this object, such as an open History
+        screen, reads the new file): a changed ``path`` or ``enabled`` releases the open file (the
+        next read opens the new one); the recorder is always the engine's current one. Blocking only
+        while the old file closes."""
+        self.recorder = recorder
+        with self._lock:
+            if (path, enabled) == (self.path, self.enabled):
+                return
+            store, self._store = self._store, None
+            self.path, self.enabled = path, enabled
+        if store is not None:
+            store.close()
 
     def open(self, *, create: bool = False) -> HistoryStore | None:
         """The store, once what the recorder holds is written; ``None`` when the file does not exist

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -27,6 +26,7 @@ from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus, SearchResult
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
+from websearch_tui.history import history_path
 from websearch_tui.session.history import HistoryAccess
 from websearch_tui.session.trail import SessionTrail, Shown
 
@@ -67,6 +67,8 @@ class LiveSearch:
     into: SearchResult | None = None
     done: set[str] = field(default_factory=set)
     ended: bool = False
+    task: asyncio.Task[Any] | None = None
+    """The task running it (:meth:`Session.run`), while it runs."""
     checking: set[str] | None = None
     """While its citations are checked: the providers whose citations are checked so far."""
 
@@ -124,7 +126,6 @@ class Session:
         self.trail = trail or SessionTrail()
         self.history = HistoryAccess.of(config, engine.recorder)
         self._live: LiveSearch | None = None
-        self._task: asyncio.Task[Any] | None = None
         self._reader: Reader | None = None
 
     @classmethod
@@ -145,16 +146,14 @@ class Session:
         await asyncio.to_thread(self.history.close)
 
     def use_config(self, config: Config) -> None:
-        """Use newly saved settings: the engine's (providers, timeout, history recorder) and the
-        history file ``[history]`` names (the previous file is released in a thread of its own)."""
+        """Use newly saved settings: the engine's (providers, timeout, history recorder), the history
+        file ``[history]`` names (the same :attr:`history` object follows it, releasing the previous
+        file) and, from the next page read, the ``[reader]`` table."""
         self.config = config
         self.engine.reconfigure(config)
-        history = HistoryAccess.of(config, self.engine.recorder)
-        if (history.enabled, history.path) != (self.history.enabled, self.history.path):
-            threading.Thread(target=self.history.close, name="history-release").start()
-            self.history = history
-        else:
-            self.history.recorder = self.engine.recorder
+        self.history.retarget(
+            history_path(config.history.path), enabled=config.history.enabled, recorder=self.engine.recorder
+        )
 
     def history_notices(self, notice: Callable[[str], None] | None) -> None:
         """Tell ``notice`` (from any thread) what the history has to say: a damaged file moved aside,
@@ -221,20 +220,24 @@ class Session:
 
     @property
     def searching(self) -> bool:
-        """True while the live search runs."""
-        return self._live is not None and not self._live.ended and self._task is not None
+        """True while the live search (the one on screen) runs."""
+        live = self._live
+        return live is not None and live.task is not None and not live.task.done()
 
-    def begin(self, request: SearchRequest) -> LiveSearch:
-        """A new search for ``request``, not started yet: it becomes the live search and the newest
-        one of the trail. The previous search, if still running, is the caller's to cancel first.
+    def begin(self, request: SearchRequest, *, remember: bool = True) -> LiveSearch:
+        """A new search for ``request``, not started yet. With ``remember`` (a screen's searches) it
+        becomes the live search and the newest one of the trail; without (the MCP server's and the
+        Python API's calls, several at once) it is only returned. The previous live search, if still
+        running, is the caller's to cancel first.
 
         Raises:
             ValueError: a provider id that is not registered (:meth:`Engine.prepare`).
         """
-        result = self.engine.prepare(request)
-        self._live = LiveSearch(result)
-        self.trail.push(Shown(result, datetime.now(timezone.utc)))
-        return self._live
+        live = LiveSearch(self.engine.prepare(request))
+        if remember:
+            self._live = live
+            self.trail.push(Shown(live.result, datetime.now(timezone.utc)))
+        return live
 
     def failed(self) -> list[str]:
         """The providers of the search on screen whose run failed, in its order."""
@@ -293,7 +296,7 @@ class Session:
             if on_update is not None:
                 on_update(event)
 
-        self._task = asyncio.current_task()
+        live.task = asyncio.current_task()
         record = record and not self.private
         try:
             await self.engine.search(
@@ -302,13 +305,11 @@ class Session:
             if verify:
                 await self._check(live, on_checked)
         finally:
-            if verify and record:
+            if verify and record and live.result.providers:
                 self.engine.record(live.result)
-            live.ended = True
+            live.ended, live.task = True, None
             if live.into is not None:
                 merge_outcomes(live.into, live.result)
-            if self._live is live:
-                self._task = None
         return live.shown
 
     async def _check(self, live: LiveSearch, on_checked: Callable[[str | None], None] | None) -> None:
@@ -333,8 +334,10 @@ class Session:
         record: bool = True,
         options: Mapping[str, Mapping[str, Any]] | None = None,
         verify: bool = False,
+        remember: bool = True,
     ) -> SearchResult:
-        """:meth:`begin` and :meth:`run` in one: what the CLI, the MCP server and the Python API do.
+        """:meth:`begin` (``remember`` as there) and :meth:`run` in one: what the CLI, the MCP server
+        and the Python API do.
         With ``verify``, every citation is then checked (:meth:`verify`) and the search is recorded
         with its checks.
 
@@ -342,12 +345,13 @@ class Session:
             ValueError: as :meth:`begin`; asyncio.CancelledError: as :meth:`run` (a search cancelled
                 while its citations are checked is recorded with the checks it has).
         """
-        return await self.run(self.begin(request), on_update, record=record, options=options, verify=verify)
+        live = self.begin(request, remember=remember)
+        return await self.run(live, on_update, record=record, options=options, verify=verify)
 
     def cancel(self) -> bool:
-        """Cancel the live search if it runs; True when there was one to cancel."""
-        task = self._task
-        if not self.searching or task is None or task.done():
+        """Cancel the live search (the one on screen) if it runs; True when there was one to cancel."""
+        task = self._live.task if self._live is not None else None
+        if task is None or task.done():
             return False
         task.cancel()
         return True
@@ -355,7 +359,6 @@ class Session:
     def leave(self) -> None:
         """Stop routing updates to the screen: a search shown from the trail or the history is not live."""
         self._live = None
-        self._task = None
 
     # --- reading pages and checking citations ------------------------------------------------
 
@@ -457,8 +460,9 @@ async def _gated(gate: asyncio.Semaphore, read: Awaitable[Page]) -> Page:
 
 def rerun_request(result: SearchResult) -> SearchRequest:
     """``result``'s request with the providers it ran (also when its request named none and the
-    default selection ran): what running a past search again sends."""
-    return dataclasses.replace(result.request, providers=result.providers)
+    default selection ran) that this version still knows: what running a past search again sends
+    (none known: the default selection)."""
+    return dataclasses.replace(result.request, providers=tuple(pid for pid in result.providers if pid in SPECS))
 
 
 def merge_outcomes(into: SearchResult, retried: SearchResult) -> None:

@@ -39,11 +39,12 @@ def run(args: argparse.Namespace) -> int:
         "clear": _history_clear,
     }
     try:
+        history.open()  # a damaged file is moved aside now, and said before any output
+        warn([notice] if (notice := history.take_notice()) else [])
         return commands[args.history_command](args, history)
     except HistoryError as exc:
         raise UsageError(str(exc)) from None
     finally:
-        warn([notice] if (notice := history.take_notice()) else [])
         history.close()
 
 
