@@ -79,18 +79,21 @@ def binding_table() -> BindingTable:
     from websearch_tui.tui.help.screen import HelpScreen
     from websearch_tui.tui.history.rows import HistoryRows
     from websearch_tui.tui.history.screen import HistoryScreen, HistoryTable
+    from websearch_tui.tui.reader.screen import ReaderScreen
+    from websearch_tui.tui.search.citation_checks import CitationChecks
     from websearch_tui.tui.search.export import ExportDialog
     from websearch_tui.tui.search.query_input import QueryInput
     from websearch_tui.tui.search.related_list import RelatedList
-    from websearch_tui.tui.search.source_list import SourceList
+    from websearch_tui.tui.search.source_list import CitationList, SourceList
     from websearch_tui.tui.settings.screen import SettingsScreen
 
     groups: list[tuple[str, tuple[type[DOMNode], ...]]] = [
         ("Everywhere", (WebSearchApp, App)),
-        ("Search screen", (SearchScreen, QueryInput)),
+        ("Search screen", (SearchScreen, CitationChecks, QueryInput)),
         ("Provider list", (ProviderSelector,)),
-        ("Panes", (ProviderPane, SourceList, RelatedList)),
+        ("Panes", (ProviderPane, SourceList, CitationList, RelatedList)),
         ("Merged view", (MergedView,)),
+        ("Reader view", (ReaderScreen,)),
         ("History screen", (HistoryScreen, HistoryTable, HistoryRows)),
         ("Settings", (SettingsScreen,)),
         ("Help and dialogs", (HelpScreen, ExportDialog, ChoiceDialog, LinkDialog)),
@@ -202,8 +205,9 @@ class WebSearchApp(App[int]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
-        "History", "Export", "Copy answer", "Tops / Ends", "Back", "Forward", "Private search", "Retry
-        failed providers" and one "Preset: <name>" per ``[presets]`` entry; then :meth:`_commands_by_name`."""
+        "History", "Export", "Copy answer", "Check citations", "Tops / Ends", "Back", "Forward", "Private
+        search", "Retry failed providers" and one "Preset: <name>" per ``[presets]`` entry; then
+        :meth:`_commands_by_name`."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
@@ -247,6 +251,11 @@ class WebSearchApp(App[int]):
         )
         yield SystemCommand("Export results", "Save what is on screen as Markdown or JSON (e)", screen.action_export)
         yield SystemCommand("Copy answer", "Copy the focused pane's answer to the clipboard", screen.action_copy_answer)
+        yield SystemCommand(
+            "Check citations",
+            "Read every cited page and mark each citation ✓ quoted, ✓ supported, ✗ not supported or ? unreadable (C)",
+            screen.action_check_citations,
+        )
         yield SystemCommand(
             "Tops / Ends",
             "Every pane to its top, to compare the answers' openings; again: every pane back to its end (t)",

@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.widgets import Static, Tab, Tabs
 
 from websearch_tui.core.merge import SourceMerger
-from websearch_tui.core.models import SearchResponse
+from websearch_tui.core.models import Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.search.merged_view import MergedView
@@ -218,12 +218,18 @@ class PaneArea(Vertical):
         """Tab bar (tabs mode only), the pane grid and an empty-state hint."""
         yield PaneTabs(id="tab-bar")
         with Container(id="pane-grid"):
-            yield MergedView(self._label, id="merged-view").set_classes("merged-view -off")
+            yield MergedView(self._label, citation=self.citation, id="merged-view").set_classes("merged-view -off")
         yield Static("No provider selected. Press F2 to choose providers.", id="no-panes", markup=False)
 
     def _label(self, provider_id: str) -> str:
         pane = self._by_id.get(provider_id)
         return pane.spec.label if pane is not None else provider_id
+
+    def citation(self, provider_id: str, number: int) -> Citation | None:
+        """Citation ``number`` (from 1) of ``provider_id``'s pane as it shows it now, if there is one."""
+        pane = self._by_id.get(provider_id)
+        citations = pane.response.citations if pane is not None else []
+        return citations[number - 1] if 0 < number <= len(citations) else None
 
     @property
     def panes(self) -> list[ProviderPane]:

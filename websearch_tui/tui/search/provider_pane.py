@@ -1,4 +1,4 @@
-"""One provider's pane: status line, streamed answer, sources, citations, related questions.
+"""One provider's pane: status line, streamed answer, sources, citations (with their checks), related questions.
 
 The pane is a view: it shows what the engine reports (:meth:`ProviderPane.show` takes each
 :class:`~websearch_tui.core.results.ProviderUpdate` of the current search) and runs nothing itself.
@@ -33,8 +33,9 @@ from websearch_tui.tui.common.links import copy_source, open_source, open_url_sa
 from websearch_tui.tui.common.safe import clean, plain
 from websearch_tui.tui.patches.border_subtitle import set_border_subtitle
 from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
+from websearch_tui.tui.reader.request import ReadRequest, ReadRequested
 from websearch_tui.tui.search.related_list import RelatedList
-from websearch_tui.tui.search.source_list import CitationList, SourceList
+from websearch_tui.tui.search.source_list import CitationList, SourceList, citations_heading
 from websearch_tui.tui.search.status_line import ACTIVE, FINAL, PaneStatus, StatusLine
 
 FLUSH_SECONDS = 0.1
@@ -111,6 +112,14 @@ class ProviderPane(Vertical):
         Binding("c", "copy_source", "Copy URL", id="pane-copy-url", tooltip="Copy the selected source's URL"),
         Binding("s", "focus_sources", "Sources", id="pane-sources", tooltip="Move to the first source"),
         Binding("r", "focus_related", "Related", id="pane-related", tooltip="Move to the related questions"),
+        Binding("i", "focus_citations", "Citations", id="pane-citations", tooltip="Move to the first citation"),
+        Binding(
+            "v",
+            "read",
+            "Read",
+            id="pane-read",
+            tooltip="Read the selected source or citation here, in the reader view (a checked citation at its passage)",
+        ),
     ]
 
     ALLOW_MAXIMIZE = True
@@ -141,6 +150,7 @@ class ProviderPane(Vertical):
         self._others: Mapping[str, int] = {}
         self._limit: float | None = None
         self._marker = ""
+        self._checking = False
         self.border_title = Content(spec.label)
         self._status_line = StatusLine(classes="pane-status")
         self._body = PaneBody(classes="pane-body")
@@ -301,6 +311,7 @@ class ProviderPane(Vertical):
         self._started = self._ended = None
         self._retry = None
         self._status = "queued"
+        self._checking = False
         self._render_sections()
         self._refresh_status()
         self._rest(False)
@@ -452,8 +463,7 @@ class ProviderPane(Vertical):
         self._notes.display = bool(lines)
         self._sources_title.display = bool(r.sources)
         self._sources.set_sources(r.sources, self._others)
-        self._citations_title.display = bool(r.citations)
-        self._citations.set_citations(r.citations)
+        self._render_citations()
         self._related_title.display = bool(r.related_questions)
         self._related.set_questions(r.related_questions)
         lines = [Content.styled("Searched:", "bold")] + [plain(q, one_line=True, limit=160) for q in r.search_queries]
@@ -461,6 +471,19 @@ class ProviderPane(Vertical):
         self._queries.display = bool(r.search_queries)
         self._meta.update(Content.styled(self._meta_text(r), "dim"))
         self._meta.display = bool(r.model or r.usage)
+
+    def _render_citations(self) -> None:
+        """The citations, with their checks, and the heading that counts how many check out."""
+        citations = self.response.citations
+        self._citations_title.display = bool(citations)
+        self._citations_title.update(citations_heading(self.response, checking=self._checking and bool(citations)))
+        self._citations.set_citations(citations)
+
+    def show_checks(self, *, checking: bool = False) -> None:
+        """Show the citations' checks as the response has them now (the session attaches them), or,
+        with ``checking``, that they are being checked."""
+        self._checking = checking
+        self._render_citations()
 
     @staticmethod
     def _meta_text(r: SearchResponse) -> str:
@@ -527,6 +550,32 @@ class ProviderPane(Vertical):
         """Focus the first source."""
         if self._sources.sources:
             self._sources.focus_row(0)
+
+    def action_focus_citations(self) -> None:
+        """Focus the first citation."""
+        if self._citations.citations:
+            self._citations.focus_row(0)
+
+    def read_request(self) -> ReadRequest | None:
+        """What ``v`` reads: the citation under the cursor while the citations have the focus, else the
+        source under the cursor (the first source when the sources do not have the focus), else the
+        first citation; ``None`` when the pane lists neither."""
+        citations, sources = self._citations, self._sources
+        citation = citations.selected if citations.has_focus else None
+        if citation is None:
+            source = sources.selected if sources.has_focus else next(iter(sources.sources), None)
+            if source is not None:
+                return ReadRequest(source.url, source.title)
+            citation = next(iter(citations.citations), None)
+        return ReadRequest(citation.url, citation.title, citation) if citation is not None else None
+
+    def action_read(self) -> None:
+        """Read the selected source or citation in the reader view (``v``)."""
+        request = self.read_request()
+        if request is None:
+            self.notify("No source or citation to read.", severity="warning", markup=False)
+        else:
+            self.post_message(ReadRequested(request))
 
     def action_focus_related(self) -> None:
         """Focus the first related question."""

@@ -4,7 +4,8 @@ View code only: what a search does is the :class:`~websearch_tui.session.Session
 cancelling and retrying searches, their progress, private mode, the back/forward trail, reopening
 from the history, provider readiness). The screen collects the query and the controls, lays out
 one pane per provider and routes each update of the live search to its pane; it also exports what
-it shows (``e``) and copies a pane's answer.
+it shows (``e``) and copies a pane's answer. Checking citations (``C``, ``[verify] auto``) and opening
+the reader view (``v``) are :class:`~websearch_tui.tui.search.citation_checks.CitationChecks`'.
 """
 
 from __future__ import annotations
@@ -34,10 +35,8 @@ from websearch_tui.tui.common.keys_footer import KeysFooter
 from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.common.remembered import Controls, initial_controls, save_controls
 from websearch_tui.tui.patches.compositor import use_span_compositor
-from websearch_tui.tui.search.navigation import PaneNavigation
-from websearch_tui.tui.search.pane_area import (
-    PaneArea,
-)
+from websearch_tui.tui.search.citation_checks import CitationChecks, tally_text
+from websearch_tui.tui.search.pane_area import PaneArea
 from websearch_tui.tui.search.query_input import QueryInput
 from websearch_tui.tui.search.related_list import RelatedList
 from websearch_tui.tui.search.search_bar import COMPACT_WIDTH, SearchBar
@@ -51,7 +50,7 @@ IDLE_HINT = "Enter searches · ↑↓ history · Tab moves on · Esc cancels · 
 PRIVATE_MARK = "private: not recorded"
 
 
-class SearchScreen(PaneNavigation):
+class SearchScreen(CitationChecks):
     """Search across the selected providers and watch each pane fill in.
 
     The screen owns the one search worker: it runs the session's live search in it and routes each
@@ -106,7 +105,7 @@ class SearchScreen(PaneNavigation):
         ),
     ]
 
-    TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed", "tops_ends"})
+    TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed", "tops_ends", "check_citations"})
     """Actions bound to a printable key: in a text field the key is typed instead, so there they are
     neither run nor shown in the footer."""
     FOOTER_FIRST = ("cancel", "quit", "help", "open_settings", "open_history", "retry_failed")
@@ -146,14 +145,15 @@ class SearchScreen(PaneNavigation):
     # --- what the footer offers -----------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer (in the footer, and for its key) only what works now: Cancel while a search runs,
-        the :data:`TYPED_KEY_ACTIONS` outside text fields, Retry once a search has failed providers."""
+        """Offer (in the footer, and for its key) only what works now: Cancel while a search runs or
+        citations are checked, the :data:`TYPED_KEY_ACTIONS` outside text fields, Retry once a search
+        has failed providers (and no citation is being checked)."""
         if action == "cancel":
-            return self._searching
+            return self._searching or self.checking
         if action in self.TYPED_KEY_ACTIONS and isinstance(self.focused, Input):
             return False
         if action == "retry_failed":
-            return not self._searching and bool(self._failed())
+            return not self._searching and not self.checking and bool(self._failed())
         return True
 
     @property
@@ -212,10 +212,6 @@ class SearchScreen(PaneNavigation):
         order = [pid for pid in self.config.search.providers if pid in SPECS]
         order += [pid for pid in SPECS if pid not in order]
         return [SPECS[pid] for pid in order if pid in selected]
-
-    def set_hint(self, text: str) -> None:
-        """Show a short plain-text hint under the search bar."""
-        self.query_one("#hint", Static).update(text)
 
     def refresh_statuses(self) -> None:
         """Resolve every provider's readiness again (after a key was stored or deleted)."""
@@ -350,14 +346,20 @@ class SearchScreen(PaneNavigation):
 
     @work(exclusive=True, group="search", exit_on_error=False, description="search")
     async def _search_worker(self, live: LiveSearch) -> None:
-        """Run the session's ``live`` search; when it ends (cancelled too) and is still the one on screen,
-        show its summary and the merged view and badges as the search ended (not at the next refresh
-        tick). A retry's summary is the whole search's (:meth:`Session.begin_retry`)."""
+        """Run the session's ``live`` search (then, under ``[verify] auto``, check its citations); when
+        it ends (cancelled too) and is still the one on screen, show its summary (and the citations'
+        tally) and the merged view and badges as the search ended (not at the next refresh tick). A
+        retry's summary is the whole search's (:meth:`Session.begin_retry`)."""
+        verify = self.config.verify.auto
+        checked = self.checks_callback(live.result, live.progress_text, lambda: live is self._live)
         try:
-            await self.session.run(live, self._show_update)
+            await self.session.run(live, self._show_update, verify=verify, on_checked=checked)
         finally:
+            if verify:
+                self.checks_ended(live.result)
             if live is self._live and self.is_attached:
-                self.set_hint(live.summary_text())
+                tally = tally_text(live.shown) if verify else None
+                self.set_hint(live.summary_text() + (f" · {tally}" if tally else ""))
                 self.pane_area.refresh_merged()
                 self.pane_area.refresh_tabs()
                 self.refresh_bindings()
@@ -405,11 +407,14 @@ class SearchScreen(PaneNavigation):
         self._live = None
 
     def action_cancel(self) -> None:
-        """Cancel the search in flight; the engine reports its unfinished runs ``cancelled``."""
-        active = self._searching
+        """Cancel the search in flight (the engine reports its unfinished runs ``cancelled``), or stop
+        checking citations (those checked keep their marks)."""
+        active, checking = self._searching, self.checking
         self.workers.cancel_group(self, "search")
         if active:
             self.set_hint("Search cancelled.")
+        elif checking:
+            self.set_hint("Citation check stopped; the citations checked so far keep their marks.")
 
     # --- history, back and forward, export ----------------------------------------------
 

@@ -1,8 +1,11 @@
 """Numbered sources and citations of one provider pane.
 
 Every string comes from a provider, so it is sanitized and shown as :class:`Content` (never
-parsed as markup). The sources are one :class:`~websearch_tui.tui.common.line_list.LineList` with a
-cursor, so ``o`` / ``c`` on the pane act on the source under it.
+parsed as markup). The sources and the citations are each one
+:class:`~websearch_tui.tui.common.line_list.LineList` with a cursor, so ``o`` / ``c`` / ``v`` on the
+pane act on the source under it, and Enter (or ``v``) on a citation reads its page. A checked
+citation shows its mark (``✓ quoted``, ``✗ not supported``, ...) and the reason; the heading above
+the citations says how many check out.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from collections.abc import Mapping, Sequence
 from textual.binding import Binding
 from textual.content import Content
 
-from websearch_tui.core.models import Citation, Source
+from websearch_tui.core.models import Citation, SearchResponse, Source
 from websearch_tui.core.text import canonical_url, format_age, host_of, sanitize
+from websearch_tui.tui.common.check_marks import check_mark, tally_words
 from websearch_tui.tui.common.line_list import LineList
 from websearch_tui.tui.common.safe import clean, plain
+from websearch_tui.tui.reader.request import ReadRequest, ReadRequested
 
 SNIPPET_CHARS = 300
 TITLE_CHARS = 200
@@ -91,29 +96,71 @@ class SourceList(LineList):
 
 
 def render_citation(index: int, citation: Citation) -> Content:
-    """Citation number ``index`` (1-based): ``[i] title — host``, then the cited text on an indented line."""
+    """Citation number ``index`` (1-based): ``[i] title — host`` and, once checked, its mark
+    (``✓ quoted``); then the cited text, and a checked citation's reason, on indented lines."""
     title = plain(citation.title or citation.url, one_line=True, limit=TITLE_CHARS)
     host = host_of(sanitize(citation.url))
     parts: list[Content | str] = [Content.styled(f"[{index}] ", "bold $accent"), title]
     if host:
         parts += [" ", Content.styled(f"— {host}", "dim")]
+    check = citation.check
+    if check is not None:
+        parts += ["  ", check_mark(check)]
     cited = clean(citation.cited_text, one_line=True, limit=240)
     if cited:
         parts += ["\n    ", Content.styled(f"“{cited}”", "italic dim")]
+    if check is not None and check.reason:
+        parts += ["\n    ", Content.styled(clean(check.reason, one_line=True, limit=300), "dim")]
     return Content.assemble(*parts)
 
 
-class CitationList(LineList, can_focus=False):
+def citations_heading(response: SearchResponse, *, checking: bool = False) -> Content:
+    """The heading above a pane's citations: ``Citations``, then ``· checking against their pages…``
+    while they are checked, or how many check out (``· 4 of 5 citations check out``)."""
+    tally = response.check_tally()
+    if checking:
+        return Content.assemble("Citations", Content.styled(" · checking against their pages…", "dim"))
+    if tally is None:
+        return Content("Citations")
+    style = "$text-success" if tally[0] == tally[1] else "$text-warning"
+    return Content.assemble("Citations", Content.styled(f" · {tally_words(*tally)}", style))
+
+
+class CitationList(LineList):
     """Citations linking the answer to sources, one row each (see :func:`render_citation`), drawn by
-    one widget (not focusable)."""
+    one widget; Up / Down move the cursor, Enter reads the page of the citation under it (opened at
+    its check's passage). Hidden when there are none."""
+
+    BINDINGS = [
+        Binding("enter", "read", "Read", id="citation-read", tooltip="Read the cited page, at the checked passage"),
+        Binding("down", "step(1)", "Next citation", show=False, id="citation-next"),
+        Binding("up", "step(-1)", "Previous citation", show=False, id="citation-previous"),
+    ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._citations: tuple[Citation, ...] = ()
 
+    @property
+    def citations(self) -> tuple[Citation, ...]:
+        """The citations shown, in order."""
+        return self._citations
+
+    @property
+    def selected(self) -> Citation | None:
+        """The citation under the cursor (None when there is none)."""
+        return self._citations[self.cursor] if self._citations else None
+
     def set_citations(self, citations: Sequence[Citation]) -> None:
-        """Show ``citations`` (hidden when there are none; nothing is drawn again when unchanged)."""
+        """Show ``citations`` (hidden when there are none; nothing is drawn again when unchanged, a
+        check that arrived included)."""
         if tuple(citations) != self._citations:
             self._citations = tuple(citations)
             self.set_rows([render_citation(i, citation) for i, citation in enumerate(citations, start=1)])
         self.display = bool(citations)
+
+    def action_read(self) -> None:
+        """Read the page of the citation under the cursor (:class:`ReadRequested`)."""
+        citation = self.selected
+        if citation is not None:
+            self.post_message(ReadRequested(ReadRequest(citation.url, citation.title, citation)))
