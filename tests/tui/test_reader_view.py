@@ -52,10 +52,9 @@ def make_page(url: str, text: str, **facts: object) -> Page:
     return Page(**fields)  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def pages(monkeypatch: pytest.MonkeyPatch) -> dict[str, Page | PageError]:
-    """URL -> the page ``Session.read_page`` returns for it (or the error it raises); the URLs read, in
-    order, under the key ``"read"`` of the fixture's ``calls`` attribute."""
+def serve_pages(monkeypatch: pytest.MonkeyPatch) -> dict[str, Page | PageError]:
+    """URL -> the page ``Session.read_page`` returns for it (or the error it raises; a URL not in it
+    cannot be reached), ``Session.read_page`` patched to read from it."""
     table: dict[str, Page | PageError] = {}
 
     async def read_page(self: Session, url: str) -> Page:
@@ -69,6 +68,12 @@ def pages(monkeypatch: pytest.MonkeyPatch) -> dict[str, Page | PageError]:
 
     monkeypatch.setattr(Session, "read_page", read_page)
     return table
+
+
+@pytest.fixture
+def pages(monkeypatch: pytest.MonkeyPatch) -> dict[str, Page | PageError]:
+    """The pages the fake reader serves (:func:`serve_pages`)."""
+    return serve_pages(monkeypatch)
 
 
 def answering(*sources: Source, citations: tuple[Citation, ...] = ()) -> Callable[..., object]:
@@ -316,6 +321,11 @@ async def test_a_checked_citation_opens_at_its_passage(make_app, fake_streams, p
 
         await until(pilot, passage_in_view, "the passage is scrolled into view", detail=lambda: screen.body.scroll_y)
         assert screen.body.scroll_y > 0
+        assert "The cited passage is highlighted." in screen.status_text
+        marked_bg = screen.page_view.get_component_rich_style("page--passage").bgcolor
+        drawn = screen.page_view.render_line(hit.line)
+        assert [seg.text for seg in drawn if seg.style is not None and seg.style.bgcolor == marked_bg] != []
+        assert "The bridge" in "".join(seg.text for seg in drawn if seg.style and seg.style.bgcolor == marked_bg)
 
 
 async def test_hostile_page_text_shows_literally_and_clean(make_app, fake_streams, pages):

@@ -11,6 +11,8 @@ never parsed as markup, and highlighting only restyles cells already drawn.
 from __future__ import annotations
 
 from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from textual.strip import Strip
 
 from websearch_tui.tui.common.answer_view import AnswerView
@@ -134,8 +136,16 @@ class PageView(AnswerView):
         for start, end, name in self._marks.get(y, ()):
             if end > start:
                 left, middle, right = strip.divide([start, end, strip.cell_length])
-                strip = Strip.join([left, middle.apply_style(self.get_component_rich_style(name)), right])
+                style = self._mark_style(name)
+                marked = Strip(list(Segment.apply_style(iter(middle), post_style=style)), middle.cell_length)
+                strip = Strip.join([left, marked, right])
         return strip
+
+    def _mark_style(self, name: str) -> Style:
+        """The style a highlight is drawn in, over the text's own: the current match's whole style,
+        only the background of the others (a heading or a link keeps its colour)."""
+        style = self.get_component_rich_style(name)
+        return style if name == CURRENT else Style(bgcolor=style.bgcolor)
 
 
 def _marks(lines: list[str], passage: list[Hit], matches: list[Hit], current: int | None) -> Marks:

@@ -230,9 +230,10 @@ class ReaderScreen(AppScreen[None]):
         hits = self.page_view.passage_hits
         if hits:
             self.scroll_to_hit(hits[0], center=True)
+            self._notes = ["The cited passage is highlighted."]
         else:
             self._notes = ["The cited passage was not found in the text as shown."]
-            self._show_extent()
+        self._show_extent()
 
     def _set_status(self, text: str, *, error: bool = False) -> None:
         self._status = text

@@ -112,7 +112,9 @@ class ProviderPane(Vertical):
         Binding("c", "copy_source", "Copy URL", id="pane-copy-url", tooltip="Copy the selected source's URL"),
         Binding("s", "focus_sources", "Sources", id="pane-sources", tooltip="Move to the first source"),
         Binding("r", "focus_related", "Related", id="pane-related", tooltip="Move to the related questions"),
-        Binding("i", "focus_citations", "Citations", id="pane-citations", tooltip="Move to the first citation"),
+        Binding(
+            "i", "focus_citations", "Citations", show=False, id="pane-citations", tooltip="Move to the first citation"
+        ),
         Binding(
             "v",
             "read",

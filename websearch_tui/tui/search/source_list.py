@@ -17,7 +17,7 @@ from textual.content import Content
 
 from websearch_tui.core.models import Citation, SearchResponse, Source
 from websearch_tui.core.text import canonical_url, format_age, host_of, sanitize
-from websearch_tui.tui.common.check_marks import check_mark, tally_words
+from websearch_tui.tui.common.check_marks import check_summary, tally_words
 from websearch_tui.tui.common.line_list import LineList
 from websearch_tui.tui.common.safe import clean, plain
 from websearch_tui.tui.reader.request import ReadRequest, ReadRequested
@@ -96,21 +96,19 @@ class SourceList(LineList):
 
 
 def render_citation(index: int, citation: Citation) -> Content:
-    """Citation number ``index`` (1-based): ``[i] title — host`` and, once checked, its mark
-    (``✓ quoted``); then the cited text, and a checked citation's reason, on indented lines."""
+    """Citation number ``index`` (1-based): ``[i] title — host``, then on indented lines the cited
+    text and, once checked, the check's mark and reason (``✗ not supported: page says 3,000, claim
+    says 30,000``)."""
     title = plain(citation.title or citation.url, one_line=True, limit=TITLE_CHARS)
     host = host_of(sanitize(citation.url))
     parts: list[Content | str] = [Content.styled(f"[{index}] ", "bold $accent"), title]
     if host:
         parts += [" ", Content.styled(f"— {host}", "dim")]
-    check = citation.check
-    if check is not None:
-        parts += ["  ", check_mark(check)]
     cited = clean(citation.cited_text, one_line=True, limit=240)
     if cited:
         parts += ["\n    ", Content.styled(f"“{cited}”", "italic dim")]
-    if check is not None and check.reason:
-        parts += ["\n    ", Content.styled(clean(check.reason, one_line=True, limit=300), "dim")]
+    if citation.check is not None:
+        parts += ["\n    ", check_summary(citation.check)]
     return Content.assemble(*parts)
 
 
