@@ -108,6 +108,8 @@ class Page:
         retrieved_at: when the body was received (UTC, aware).
         content_sha256: the SHA-256 of the body bytes read (after decompression), hex.
         content_type: the media type it came as (``"text/html"``, ``"application/pdf"``, ...).
+        from_history: True when this is the copy kept in the history (read earlier, at
+            ``retrieved_at``), not a read just made; not part of :meth:`to_dict`.
     """
 
     url: str
@@ -123,10 +125,11 @@ class Page:
     retrieved_at: datetime
     content_sha256: str
     content_type: str
+    from_history: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """The page as JSON-ready data: every field, ``retrieved_at`` as ISO 8601 UTC with ``Z``
-        (``"2026-12-02T18:00:00Z"``)."""
+        """The page as JSON-ready data: every field but ``from_history``, ``retrieved_at`` as ISO 8601
+        UTC with ``Z`` (``"2026-12-02T18:00:00Z"``)."""
         moment = self.retrieved_at.astimezone(timezone.utc).replace(microsecond=0, tzinfo=None)
         return {
             "url": self.url,

@@ -2,7 +2,9 @@
 
 - :class:`HistoryStore` is the file: add, list (:meth:`~HistoryStore.entries`), full-text
   :meth:`~HistoryStore.search`, :meth:`~HistoryStore.get` (a :class:`StoredSearch` whose ``result``
-  renders exactly as the search did), delete and clear.
+  renders exactly as the search did), delete and clear; and the pages the app read
+  (:meth:`~HistoryStore.add_page`, :meth:`~HistoryStore.page`), so a reopened search reads its
+  sources offline.
 - :class:`HistoryRecorder` is what the engine records through: it writes on its own thread, so a
   search is never delayed by the disk.
 - :func:`history_path` says where the file is.

@@ -23,6 +23,21 @@ the searches already stored. Where SQLite was built without FTS5 the index is le
 then matches queries only) and is created, with every stored search, once a library with FTS5
 opens the file.
 
+Version 3 adds ``pages``, the pages the app read (the reader view, the citation check, the MCP
+``fetch_page`` tool), so a reopened search reads its sources offline::
+
+    pages(id INTEGER PRIMARY KEY,       -- grows with every page stored: the oldest have the lowest ids
+          url TEXT UNIQUE,              -- the URL asked for (redacted): a page read again replaces its row
+          final_url TEXT,               -- where the content came from, after redirects (indexed)
+          status INTEGER, title TEXT NULL, site TEXT NULL, author TEXT NULL,
+          published_date TEXT NULL,     -- ISO date
+          text BLOB,                    -- the Markdown, UTF-8, zlib-compressed
+          word_count INTEGER, truncated INTEGER,   -- 0 or 1
+          retrieved_at TEXT,            -- ISO 8601 UTC with microseconds, "2026-05-01T14:03:05.120000Z"
+          content_sha256 TEXT, content_type TEXT)
+
+(see :mod:`websearch_tui.history.pages`). The migration only creates the table.
+
 :func:`migrate` runs in one ``BEGIN IMMEDIATE`` transaction, so two processes opening a new or older
 file at once migrate it once. A file of a newer version than :data:`LATEST` is refused, never changed,
 and so is another program's database (version 0 with tables of its own).
@@ -40,7 +55,7 @@ from websearch_tui.history.index import index_body, index_form
 
 log = logging.getLogger(__name__)
 
-LATEST = 2
+LATEST = 3
 """The schema version this code writes."""
 INDEX_MODULE = "fts5"
 """The SQLite module of the full-text index."""
@@ -116,7 +131,30 @@ def create_index(db: sqlite3.Connection) -> bool:
     return True
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], object], ...] = (_create_searches, create_index)
+def _create_pages(db: sqlite3.Connection) -> None:
+    """Version 2 -> 3: the ``pages`` table (the pages read) and its index on ``final_url``."""
+    db.execute(
+        """CREATE TABLE pages (
+            id INTEGER PRIMARY KEY,
+            url TEXT NOT NULL UNIQUE,
+            final_url TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            title TEXT,
+            site TEXT,
+            author TEXT,
+            published_date TEXT,
+            text BLOB NOT NULL,
+            word_count INTEGER NOT NULL,
+            truncated INTEGER NOT NULL,
+            retrieved_at TEXT NOT NULL,
+            content_sha256 TEXT NOT NULL,
+            content_type TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX pages_final_url ON pages(final_url)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], object], ...] = (_create_searches, create_index, _create_pages)
 """``MIGRATIONS[n]`` upgrades a file of version ``n`` to ``n + 1``."""
 
 

@@ -1,4 +1,6 @@
-"""The history store: every recorded search in one SQLite file, listed, searched, read back, deleted.
+"""The history store: every recorded search in one SQLite file, listed, searched, read back, deleted;
+and the pages the app read (:meth:`HistoryStore.add_page`, :meth:`HistoryStore.page`), kept so a
+reopened search reads its sources offline.
 
 The file is ``history.sqlite3`` in the platformdirs user data dir (``~/.local/share/websearch-tui/``
 on Linux); ``$WEBSEARCH_TUI_HISTORY`` or config ``[history] path`` names another (:func:`history_path`).
@@ -28,7 +30,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
+from websearch_tui.core.errors import redact
+from websearch_tui.core.pages import DEFAULT_MAX_BYTES, Page
 from websearch_tui.core.results import SearchResult
+from websearch_tui.core.text import sanitize, truncate
 from websearch_tui.history.codec import (
     ENTRY_COLUMNS,
     RESULT_COLUMNS,
@@ -41,6 +46,7 @@ from websearch_tui.history.codec import (
     unpack,
 )
 from websearch_tui.history.index import index_body, index_form, match_expression, query_words
+from websearch_tui.history.pages import PAGE_COLUMNS, decode_page, encode_page, text_bytes
 from websearch_tui.history.schema import ForeignFile, NewerSchema, check_version, has_index, migrate
 
 log = logging.getLogger(__name__)
@@ -53,6 +59,12 @@ BUSY_TIMEOUT_SECONDS = 10.0
 QUERY_WEIGHT = 4.0
 """bm25 weight of a match in the query against one in the answers and sources (1.0)."""
 
+
+MAX_PAGES = 2_000
+"""The most pages the file keeps: storing one more drops the least recently stored."""
+MAX_PAGES_BYTES = 256 * 1024 * 1024
+"""The most bytes the kept pages' compressed texts may take together (256 MiB): past it the least
+recently stored pages are dropped (the newest is always kept)."""
 
 MAX_ID = 2**63 - 1
 """The largest id SQLite can hold: a larger one is simply not there (not an OverflowError)."""
@@ -120,6 +132,9 @@ class HistoryStore:
         path: the file (see :func:`history_path`).
         max_entries: the most searches kept: adding one more deletes the oldest (``None``: no limit;
             the recorder passes config ``[history] max_entries``).
+        max_pages: the most pages kept (:data:`MAX_PAGES`; ``None``: no limit).
+        max_pages_bytes: the most bytes of compressed page text kept (:data:`MAX_PAGES_BYTES`;
+            ``None``: no limit).
 
     Attributes:
         notice: set when a damaged file was moved aside while opening or using it (the message to
@@ -130,9 +145,18 @@ class HistoryStore:
         HistoryError: the file cannot be opened or created, or is of a newer schema version.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, max_entries: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_entries: int | None = None,
+        max_pages: int | None = MAX_PAGES,
+        max_pages_bytes: int | None = MAX_PAGES_BYTES,
+    ) -> None:
         self.path = Path(path)
         self.max_entries = max_entries
+        self.max_pages = max_pages
+        self.max_pages_bytes = max_pages_bytes
         self.notice: str | None = None
         self.full_text = False
         self._lock = threading.Lock()
@@ -328,8 +352,8 @@ class HistoryStore:
         self._run(remove)
 
     def clear(self) -> int:
-        """Delete every search, empty the index and compact the file; returns how many were deleted.
-        Ids are not reused afterwards.
+        """Delete every search and every page kept, empty the index and compact the file; returns how
+        many searches were deleted. Ids are not reused afterwards.
 
         Raises:
             HistoryError: as :meth:`_run`.
@@ -339,12 +363,86 @@ class HistoryStore:
             with _transaction(db):
                 count = int(db.execute("SELECT count(*) FROM searches").fetchone()[0])
                 db.execute("DELETE FROM searches")
+                db.execute("DELETE FROM pages")
                 if self.full_text:
                     db.execute("INSERT INTO search_index(search_index) VALUES ('delete-all')")
             db.execute("VACUUM")
             return count
 
         return self._run(remove_all)
+
+    # --- pages --------------------------------------------------------------------------
+
+    def add_page(self, page: Page, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bool:
+        """Keep ``page`` (every string redacted, the text compressed), replacing the page stored for
+        the same URL; then drop the least recently stored pages beyond :attr:`max_pages` and
+        :attr:`max_pages_bytes`, in the same transaction. A page whose text is longer than
+        ``max_bytes`` UTF-8 bytes (the reader's ``[reader] max_bytes``) is not stored.
+
+        Returns:
+            True when it was stored, False when it was too long.
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+        if text_bytes(page) > max_bytes:
+            return False
+        columns = encode_page(page)
+        names, marks = ", ".join(columns), ", ".join("?" for _ in columns)
+
+        def insert(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                db.execute(f"INSERT OR REPLACE INTO pages({names}) VALUES ({marks})", tuple(columns.values()))
+                self._prune_pages(db)
+
+        self._run(insert)
+        return True
+
+    def _prune_pages(self, db: sqlite3.Connection) -> None:
+        """Delete the least recently stored pages beyond :attr:`max_pages` and :attr:`max_pages_bytes`
+        (the newest page is always kept)."""
+        if self.max_pages is None and self.max_pages_bytes is None:
+            return
+        most = self.max_pages if self.max_pages is not None else MAX_ID
+        budget = self.max_pages_bytes if self.max_pages_bytes is not None else MAX_ID
+        total = 0
+        rows = db.execute("SELECT id, length(text) FROM pages ORDER BY id DESC").fetchall()
+        for kept, (page_id, size) in enumerate(rows):
+            total += int(size or 0)
+            if kept and (kept >= most or total > budget):
+                db.execute("DELETE FROM pages WHERE id <= ?", (page_id,))
+                return
+
+    def page(self, url: str) -> Page | None:
+        """The page stored for ``url``: the one read for that URL, else the newest one whose content
+        came from there (its final URL); ``from_history`` is True and ``retrieved_at`` says when it was
+        read. ``None`` when none is stored (or its row cannot be read back: that is logged).
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+        key = redact(url)
+        columns = ", ".join(PAGE_COLUMNS)
+
+        def find(db: sqlite3.Connection) -> Any:
+            row = db.execute(f"SELECT {columns} FROM pages WHERE url = ?", (key,)).fetchone()
+            if row is None:
+                sql = f"SELECT {columns} FROM pages WHERE final_url = ? ORDER BY id DESC LIMIT 1"
+                row = db.execute(sql, (key,)).fetchone()
+            return row
+
+        row = self._run(find)
+        if row is None:
+            return None
+        try:
+            return decode_page(row)
+        except RowError as exc:
+            log.warning("the page stored for %s cannot be read back: %s", truncate(sanitize(url), 200), exc)
+            return None
+
+    def page_count(self) -> int:
+        """How many pages are stored."""
+        return self._run(lambda db: int(db.execute("SELECT count(*) FROM pages").fetchone()[0]))
 
     # --- reading ------------------------------------------------------------------------
 
