@@ -425,3 +425,229 @@ async def test_verify_records_nothing_for_a_search_without_providers(tmp_path) -
     session = Session(config, Engine(recorder=Recorder(), default_providers=()))
     result = await session.search(SearchRequest(query=QUERY), verify=True)
     assert result.providers == () and recorded == []
+
+
+# --- pages kept in the history (Session.read_page) ---------------------------------------------
+
+
+class CountingReader:
+    """A page reader that reads nothing from the network: ``read(url)`` returns the test page for
+    ``url`` read now (or raises ``error``), and records every URL asked for."""
+
+    def __init__(self, text: str | None = None) -> None:
+        self.reads: list[str] = []
+        self.text = text
+        self.error: Exception | None = None
+
+    async def read(self, url: str):
+        from tests.unit.test_history_pages import make_page
+        from websearch_tui.core.pages import utc_now
+
+        self.reads.append(url)
+        if self.error is not None:
+            raise self.error
+        changes = {"text": self.text, "word_count": len(self.text.split())} if self.text else {}
+        return make_page(url, final_url=url, retrieved_at=utc_now(), **changes)
+
+    async def aclose(self) -> None: ...
+
+
+class NoNetwork(CountingReader):
+    """A page reader that fails the test when it is used."""
+
+    async def read(self, url: str):
+        raise AssertionError(f"the network was used for {url}")
+
+
+def use_reader(monkeypatch: pytest.MonkeyPatch, reader: CountingReader) -> None:
+    monkeypatch.setattr(Session, "reader", property(lambda self: reader))
+
+
+def page_session(tmp_path: Path, **reader_table: object) -> Session:
+    table = {"history": {"path": str(tmp_path / "history.sqlite3")}, "reader": reader_table}
+    return Session(parse_config(table, tmp_path / "config.toml"), Engine(default_providers=()))
+
+
+def keep(tmp_path: Path, page) -> None:
+    """Put ``page`` in the history file, as an earlier session would have."""
+    store = HistoryStore(tmp_path / "history.sqlite3")
+    store.add_page(page)
+    store.close()
+
+
+async def test_a_page_read_is_kept_and_read_back_offline_until_max_age(monkeypatch, tmp_path) -> None:
+    import dataclasses
+    from datetime import timedelta
+
+    reader = CountingReader()
+    use_reader(monkeypatch, reader)
+    session = page_session(tmp_path, max_age=3600)
+    url = "https://example.com/tides"
+
+    first = await session.read_page(url)
+    assert reader.reads == [url] and not first.from_history
+    again = await session.read_page(url)
+    assert reader.reads == [url] and again.from_history  # from the history: no network
+    assert again == dataclasses.replace(first, from_history=True)
+
+    older = dataclasses.replace(
+        first, title="read 59 minutes ago", retrieved_at=first.retrieved_at - timedelta(minutes=59)
+    )
+    keep(tmp_path, older)
+    kept = await session.read_page(url)
+    assert kept.title == "read 59 minutes ago" and kept.from_history and len(reader.reads) == 1
+
+    keep(tmp_path, dataclasses.replace(older, title="stale", retrieved_at=first.retrieved_at - timedelta(hours=2)))
+    fresh = await session.read_page(url)  # older than max_age: read again, and kept in its place
+    assert len(reader.reads) == 2 and not fresh.from_history and fresh.title == "Tides of Brittany"
+    assert (await session.read_page(url)).retrieved_at == fresh.retrieved_at and len(reader.reads) == 2
+
+    await session.read_page(url, fresh=True)  # fresh: the kept copy is not used
+    assert len(reader.reads) == 3
+    await session.aclose()
+
+
+async def test_max_age_zero_reads_every_time(monkeypatch, tmp_path) -> None:
+    reader = CountingReader()
+    use_reader(monkeypatch, reader)
+    session = page_session(tmp_path, max_age=0)
+    for _ in range(2):
+        assert not (await session.read_page("https://example.com/a")).from_history
+    assert len(reader.reads) == 2
+    await session.aclose()
+
+
+async def test_private_mode_neither_reads_nor_writes_kept_pages(monkeypatch, tmp_path) -> None:
+    from tests.unit.test_history_pages import make_page
+    from websearch_tui.core.pages import utc_now
+
+    kept = make_page("https://example.com/kept", title="kept before", retrieved_at=utc_now())
+    keep(tmp_path, kept)
+    reader = CountingReader()
+    use_reader(monkeypatch, reader)
+    session = page_session(tmp_path)
+    assert session.keeps_pages and session.toggle_private() and not session.keeps_pages
+
+    page = await session.read_page(kept.url)  # read from the network although a copy is kept
+    assert reader.reads == [kept.url] and not page.from_history and page.title == "Tides of Brittany"
+    await session.read_page("https://example.com/private")
+    store = HistoryStore(tmp_path / "history.sqlite3")
+    assert store.page_count() == 1 and store.page("https://example.com/private") is None
+    stored = store.page(kept.url)
+    assert stored is not None and stored.title == "kept before"  # not replaced either
+    store.close()
+
+    session.toggle_private()
+    assert (await session.read_page(kept.url)).from_history and len(reader.reads) == 2
+    await session.aclose()
+
+
+async def test_with_the_history_off_pages_are_read_and_no_file_is_made(monkeypatch, tmp_path) -> None:
+    reader = CountingReader()
+    use_reader(monkeypatch, reader)
+    path = tmp_path / "off.sqlite3"
+    monkeypatch.setenv("WEBSEARCH_TUI_HISTORY", str(path))
+    config = parse_config({"history": {"enabled": False}}, tmp_path / "config.toml")
+    session = Session(config, Engine(default_providers=()))
+    for _ in range(2):
+        await session.read_page("https://example.com/a")
+    assert len(reader.reads) == 2 and not session.keeps_pages and not path.exists()
+    await session.aclose()
+
+
+async def test_a_stale_copy_is_used_when_the_network_fails_but_not_for_other_failures(monkeypatch, tmp_path) -> None:
+    from datetime import timedelta
+
+    from tests.unit.test_history_pages import make_page
+    from websearch_tui.core.pages import PageError, PageReason, utc_now
+
+    url = "https://example.com/tides"
+    keep(tmp_path, make_page(url, retrieved_at=utc_now() - timedelta(days=30)))
+    reader = CountingReader()
+    use_reader(monkeypatch, reader)
+    session = page_session(tmp_path)
+
+    for reason in (PageReason.NETWORK, PageReason.TIMEOUT):
+        reader.error = PageError(reason, "example.com could not be reached")
+        page = await session.read_page(url)
+        assert page.from_history and page.title == "Tides of Brittany"
+    reader.error = PageError(PageReason.NETWORK, "example.com could not be reached")
+    with pytest.raises(PageError, match="could not be reached"):
+        await session.read_page(url, fresh=True)
+    reader.error = PageError(PageReason.HTTP_STATUS, "example.com answered HTTP 404", status=404)
+    with pytest.raises(PageError, match="404"):  # the page is gone: the old copy does not hide that
+        await session.read_page(url)
+    await session.aclose()
+
+
+async def test_a_reopened_search_checks_its_citations_with_no_network(monkeypatch, tmp_path) -> None:
+    import dataclasses
+
+    from websearch_tui.core.checks import Verdict
+    from websearch_tui.core.models import Citation, CitationsFound
+
+    async def cited(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
+        yield AnswerDelta("Rust 1.80 was released on 25 July 2024 [1]. It adds LazyLock [2].")
+        yield CitationsFound(
+            (Citation("https://example.com/rust", "Rust"), Citation("https://example.com/lazy", "LazyLock"))
+        )
+
+    install(monkeypatch, {"perplexity": cited})
+    path = tmp_path / "history.sqlite3"
+    reader = CountingReader("Rust 1.80 was released on 25 July 2024. It adds LazyCell and LazyLock.")
+    use_reader(monkeypatch, reader)
+    first = make_session(tmp_path, recorder=HistoryRecorder(path, max_entries=None))
+    ran = await first.search(request("perplexity"), verify=True)
+    assert sorted(reader.reads) == ["https://example.com/lazy", "https://example.com/rust"]
+    checked = [c.check for c in ran.outcomes[0].response.citations]
+    await first.aclose()
+
+    use_reader(monkeypatch, NoNetwork())  # a later session, offline
+    later = make_session(tmp_path)
+    [entry] = await asyncio.to_thread(later.history.entries)
+    shown = later.reopen(await asyncio.to_thread(later.history.get, entry.id))
+    response = shown.result.outcomes[0].response
+    response.citations = [dataclasses.replace(c, check=None) for c in response.citations]
+    await later.verify(shown.result)
+    again = [c.check for c in response.citations]
+    assert [check.verdict if check else None for check in again] == [Verdict.QUOTED, Verdict.SUPPORTED]
+    assert again == checked  # the same pages: the same verdicts, passages, addresses, times and digests
+    await later.aclose()
+
+
+async def test_a_kept_copy_of_a_host_no_longer_allowed_is_not_shown(monkeypatch, tmp_path) -> None:
+    from tests.unit.test_history_pages import make_page
+    from websearch_tui.core.pages import PageError, PageReason, utc_now
+
+    url = "http://127.0.0.1:8080/intranet"
+    keep(tmp_path, make_page(url, final_url=url, title="internal", retrieved_at=utc_now()))
+    reader = CountingReader()
+    reader.error = PageError(PageReason.BLOCKED, "blocked: 127.0.0.1 is a loopback address")
+    use_reader(monkeypatch, reader)
+    allowed = page_session(tmp_path, allow_private=["127.0.0.1"])
+    assert (await allowed.read_page(url)).title == "internal" and reader.reads == []
+    await allowed.aclose()
+
+    strict = page_session(tmp_path)  # [reader] allow_private no longer lists it: the guard decides again
+    with pytest.raises(PageError, match="loopback"):
+        await strict.read_page(url)
+    reader.error = PageError(PageReason.NETWORK, "down")  # nor is it the offline fallback
+    with pytest.raises(PageError, match="down"):
+        await strict.read_page(url)
+    redirected = make_page("https://example.com/r", final_url="http://[::1]/x", retrieved_at=utc_now())
+    keep(tmp_path, redirected)
+    with pytest.raises(PageError, match="down"):  # a public URL whose content came from a loopback address
+        await strict.read_page(redirected.url)
+    assert len(reader.reads) == 3
+    await strict.aclose()
+
+
+async def test_a_kept_page_is_found_by_the_url_as_the_reader_normalises_it(monkeypatch, tmp_path) -> None:
+    from tests.unit.test_history_pages import make_page
+    from websearch_tui.core.pages import utc_now
+
+    keep(tmp_path, make_page("https://example.com/a%20b", retrieved_at=utc_now()))
+    use_reader(monkeypatch, NoNetwork())
+    session = page_session(tmp_path)
+    assert (await session.read_page("https://EXAMPLE.com/a b")).from_history
+    await session.aclose()

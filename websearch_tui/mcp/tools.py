@@ -28,7 +28,9 @@ Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDe
   20,000): the text content is the page's title, byline and URL, the part, and where it is; the
   structured content the page's fields (``fetch --format json``) with the part as ``text``, plus
   ``start``, ``next_start`` (``null`` after the last part) and ``total_chars``. Paging reads the page
-  once (:class:`~websearch_tui.mcp.pages.RecentPages`). A page that cannot be read is a tool error
+  once (:class:`~websearch_tui.mcp.pages.RecentPages`); pages are read through
+  :meth:`Session.read_page <websearch_tui.session.Session.read_page>`, so a page the history keeps,
+  younger than ``[reader] max_age``, is not fetched again. A page that cannot be read is a tool error
   that starts with its reason (``blocked: ...``, ``http_status: ...``).
 
 Bad input and unexpected failures are tool errors (``isError``), never exceptions; a client cancel

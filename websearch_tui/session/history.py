@@ -2,8 +2,8 @@
 
 The engine's recorder writes ended searches from a thread of its own; a front end that lists,
 searches, shows or deletes them first waits (at most :data:`HISTORY_FLUSH_SECONDS`) until what was
-recorded is written, then opens the file once and keeps it open. Reading never creates the file.
-Every method blocks (SQLite): call it from a thread in async code.
+recorded is written, then opens the file once and keeps it open. Reading never creates the file
+(keeping a page read does). Every method blocks (SQLite): call it from a thread in async code.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from websearch_tui.history import HistoryError, HistoryStore, UnknownEntry, hist
 from websearch_tui.history.index import match_expression
 
 if TYPE_CHECKING:
+    from websearch_tui.core.pages import Page
     from websearch_tui.engine.engine import SearchRecorder
     from websearch_tui.history import HistoryEntry, StoredSearch
     from websearch_tui.settings.config import Config
@@ -150,6 +151,25 @@ class HistoryAccess:
         """Delete every search; returns how many there were."""
         store = self.open()
         return store.clear() if store is not None else 0
+
+    def page(self, url: str) -> Page | None:
+        """The page kept for ``url`` (:meth:`HistoryStore.page`), however old; ``None`` when none is
+        kept, or there is no file yet.
+
+        Raises:
+            HistoryError: as :meth:`open`.
+        """
+        store = self.open()
+        return store.page(url) if store is not None else None
+
+    def add_page(self, page: Page, *, max_bytes: int) -> bool:
+        """Keep ``page`` (:meth:`HistoryStore.add_page`: not when its text is longer than ``max_bytes``
+        UTF-8 bytes, the reader's cap), creating the file when there is none yet; True when kept.
+
+        Raises:
+            HistoryError: as :meth:`open`.
+        """
+        return self.store().add_page(page, max_bytes=max_bytes)
 
     def close(self) -> None:
         """Release the file (a later call opens it again)."""

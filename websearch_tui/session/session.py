@@ -17,16 +17,21 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import ipaddress
+import logging
+import sqlite3
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.errors import redact
 from websearch_tui.core.models import SearchResponse
+from websearch_tui.core.pages import PageError, PageReason, utc_now
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus, SearchResult
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
-from websearch_tui.history import history_path
+from websearch_tui.history import HistoryError, history_path
 from websearch_tui.session.history import HistoryAccess
 from websearch_tui.session.trail import SessionTrail, Shown
 
@@ -38,6 +43,8 @@ if TYPE_CHECKING:
     from websearch_tui.reader import Reader
     from websearch_tui.secrets.credentials import KeyStore
     from websearch_tui.settings.config import Config
+
+log = logging.getLogger(__name__)
 
 StatusResolver = Callable[[ProviderSpec, ProviderSettings], str]
 """Blocking ``(spec, settings) -> "ready" | "keyless" | "needs key" | ...``
@@ -51,6 +58,8 @@ ReadPage = Callable[[str], Awaitable["Page"]]
 
 VERIFY_CONCURRENCY = 4
 """The most pages the citation check reads at once, over all providers."""
+OFFLINE_REASONS = frozenset({PageReason.NETWORK, PageReason.TIMEOUT})
+"""The read failures after which a stale page kept in the history is returned instead (offline)."""
 
 
 class NothingToRetry(Exception):
@@ -372,13 +381,90 @@ class Session:
             self._reader = Reader(self.config.reader)
         return self._reader
 
-    async def read_page(self, url: str) -> Page:
-        """Read ``url``'s main content (:meth:`Reader.read <websearch_tui.reader.Reader.read>`).
+    @property
+    def keeps_pages(self) -> bool:
+        """True when pages read are kept in the history and read back from it: the history is on
+        (``[history] enabled``) and private mode is off."""
+        return self.history.enabled and not self.private
+
+    async def read_page(self, url: str, *, fresh: bool = False) -> Page:
+        """``url``'s main content: the copy kept in the history when there is one younger than
+        ``[reader] max_age`` seconds (no network; its ``from_history`` is True and ``retrieved_at``
+        says when it was read), else a read (:meth:`Reader.read <websearch_tui.reader.Reader.read>`)
+        that is then kept in the history, replacing the older copy. ``fresh`` skips the kept copy
+        (the page is read, then kept). When a read fails for the network (``network``, ``timeout``:
+        :data:`OFFLINE_REASONS`) and an older copy is kept, that copy is returned instead (``fresh``:
+        never).
+
+        Pages are kept only while :attr:`keeps_pages` (the history on, private mode off): in private
+        mode the history is neither read nor written. A kept copy is looked up by the URL as the
+        reader normalises it (host in lower case, path percent-encoded), matching the URL it was read
+        for or else its final URL. It is not used when the reader's address guard, as configured now,
+        refuses its URL or final URL by what is known without the network (an IP address that is not
+        public and not in ``[reader] allow_private``, a cloud metadata host name): the page is then
+        read, and refused, as any other. The history file is read and written in a worker thread,
+        never on the event loop; a history that cannot be read or written is logged and the page read
+        from the network as if none were kept.
 
         Raises:
             PageError: the page cannot be read; the reason says why (blocked, HTTP status, ...).
         """
-        return await self.reader.read(url)
+        stored: Page | None = None
+        address = _reader_url(url)
+        if self.keeps_pages and not fresh and address is not None:
+            stored = await asyncio.to_thread(self._kept_page, address)
+            if stored is not None and not self._may_reuse(stored):
+                stored = None
+            if stored is not None and self._young(stored):
+                return stored
+        try:
+            page = await self.reader.read(url)
+        except PageError as exc:
+            if stored is not None and exc.reason in OFFLINE_REASONS:
+                log.info("reading %s failed (%s): the copy kept in the history is used", redact(url), exc.reason.value)
+                return stored
+            raise
+        if self.keeps_pages:  # private mode may have been turned on while the page was read
+            await asyncio.to_thread(self._keep_page, page)
+        return page
+
+    def _young(self, page: Page) -> bool:
+        """True when ``page`` was read less than ``[reader] max_age`` seconds ago (not in the future)."""
+        age = (utc_now() - page.retrieved_at).total_seconds()
+        return 0 <= age < self.config.reader.max_age
+
+    def _may_reuse(self, page: Page) -> bool:
+        """True unless the address guard, as ``[reader] allow_private`` says now, refuses ``page``'s
+        URL or final URL by what is known offline (a literal address, a metadata host name): a copy
+        read while a private host was allowed is not shown once it no longer is."""
+        from websearch_tui.reader.guard import AddressPolicy, check_url
+
+        try:
+            policy = AddressPolicy(self.config.reader.allow_private)
+            for url in {page.url, page.final_url}:
+                host = check_url(url).host
+                policy.check(host, [ipaddress.ip_address(host)] if _is_address(host) else [])
+        except (PageError, ValueError):
+            return False
+        return True
+
+    def _kept_page(self, url: str) -> Page | None:
+        """The page the history keeps for ``url`` (blocking); ``None`` also when it cannot be read."""
+        try:
+            return self.history.page(url)
+        except (HistoryError, sqlite3.Error) as exc:  # closed meanwhile by aclose: sqlite3.ProgrammingError
+            log.warning("a page kept in the history could not be read: %s", exc)
+            return None
+
+    def _keep_page(self, page: Page) -> None:
+        """Keep ``page`` in the history (blocking); a failure is logged, never raised."""
+        try:
+            kept = self.history.add_page(page, max_bytes=self.config.reader.max_bytes)
+        except (HistoryError, sqlite3.Error) as exc:
+            log.warning("a page read was not kept in the history: %s", exc)
+            return
+        if not kept:
+            log.info("%s is longer than [reader] max_bytes: not kept in the history", redact(page.url))
 
     async def verify(
         self,
@@ -391,8 +477,10 @@ class Session:
         """Check every citation of ``result`` against the page it cites and attach the
         :class:`~websearch_tui.core.checks.CitationCheck` to it (``citation.check``), provider by
         provider as each one's pages are read (``on_checked(provider_id)`` then). Each URL is read
-        once for the whole search (``read``, default :meth:`read_page`), at most ``concurrency``
-        pages at a time; matching runs in worker threads (:func:`websearch_tui.verify.verify_response`).
+        once for the whole search (``read``, default :meth:`read_page`: a page the history keeps,
+        younger than ``[reader] max_age``, is not fetched again, so a reopened search is checked
+        offline), at most ``concurrency`` pages at a time; matching runs in worker threads
+        (:func:`websearch_tui.verify.verify_response`).
 
         Raises:
             asyncio.CancelledError: when cancelled (citations checked so far keep their checks).
@@ -450,6 +538,26 @@ class Session:
         """Private mode on or off; returns the new state. While on, nothing is recorded."""
         self.private = not self.private
         return self.private
+
+
+def _reader_url(url: str) -> str | None:
+    """``url`` as the reader normalises it (what a kept page's ``url`` holds), or ``None`` when the
+    reader would refuse it (``bad_url``: the read then says why)."""
+    from websearch_tui.reader.guard import check_url
+
+    try:
+        return str(check_url(url))
+    except PageError:
+        return None
+
+
+def _is_address(host: str) -> bool:
+    """True when ``host`` is an IP address rather than a name."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 async def _gated(gate: asyncio.Semaphore, read: Awaitable[Page]) -> Page:
