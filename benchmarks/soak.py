@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._child import start_server  # noqa: E402
 from tests.fake_providers import FAKE_KEYS, FakeServer, config_toml  # noqa: E402
+from websearch_tui.core.catalogue import SPECS  # noqa: E402
 from websearch_tui.core.models import SearchRequest  # noqa: E402
 from websearch_tui.core.specs import ProviderSpec  # noqa: E402
 from websearch_tui.engine.engine import Engine  # noqa: E402
-from websearch_tui.core.catalogue import SPECS  # noqa: E402
 from websearch_tui.settings.config import load_config  # noqa: E402
 
 PROVIDERS = ("brave", "tavily", "exa", "perplexity", "anthropic", "gemini")
