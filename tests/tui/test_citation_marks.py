@@ -8,16 +8,17 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Select
 
 from tests.tui.conftest import NO_DEADLINE, fixed_status, submit, until, wait_for_search
 from tests.tui.test_help_palette_keymap import run_palette
 from tests.tui.test_reader_view import BRIDGE, TIDES, TIDES_TEXT, answering, make_page, open_reader, pane, serve_pages
+from tests.tui.test_settings_screen import make_settings_app, open_settings, settle
 from websearch_tui.core.models import Citation, Source
 from websearch_tui.core.pages import Page, PageError
 from websearch_tui.engine.engine import Engine
 from websearch_tui.session import Session
-from websearch_tui.settings.config import Config, SearchSettings, VerifySettings
+from websearch_tui.settings.config import Config, SearchSettings, VerifySettings, load_config
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.search.source_list import CitationList
 
@@ -199,3 +200,21 @@ async def test_v_or_enter_on_a_checked_citation_opens_the_reader_at_it(make_app,
         assert screen.request.citation is citations.selected
         assert str(screen.query_one("#reader-check").visual.plain).startswith("✗ not supported: page says 3,000")
         await until(pilot, lambda: bool(screen.page_view.passage_hits), "the passage is highlighted")
+
+
+async def test_check_citations_after_every_search_is_a_general_setting(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[search]\nproviders = ['ddgs']\n", encoding="utf-8")
+    app = make_settings_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        field = screen.query_one("#f-verify-auto", Select)
+        assert field.value is Select.NULL  # the default: off
+        field.value = True
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.config.verify.auto is True
+        assert app.screen_stack[0].config.verify.auto is True  # the search screen checks after its next search
+    assert load_config(path).verify.auto is True
+    assert "[verify]\nauto = true\n" in path.read_text(encoding="utf-8")

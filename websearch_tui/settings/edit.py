@@ -25,7 +25,7 @@ from tomlkit.exceptions import TOMLKitError
 from websearch_tui.core import files
 from websearch_tui.settings.config import Config, ConfigError, parse_config
 
-_TABLES = ("search", "ui")
+_TABLES = ("search", "ui", "verify")
 
 
 class ConfigChangedOnDisk(ConfigError):

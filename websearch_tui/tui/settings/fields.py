@@ -1,7 +1,7 @@
 """What the settings screen edits: one :class:`FieldSpec` per config key, and text <-> value conversion.
 
-The fields mirror ``config.toml`` (see :mod:`websearch_tui.settings.config`): the ``[search]`` and ``[ui]``
-tables, and one ``[providers.<id>]`` table per provider with ``enabled``, ``base_url``,
+The fields mirror ``config.toml`` (see :mod:`websearch_tui.settings.config`): the ``[search]``, ``[verify]``
+and ``[ui]`` tables, and one ``[providers.<id>]`` table per provider with ``enabled``, ``base_url``,
 ``mcp_url``, ``model``/``models``, ``min_interval`` (pacing) and the provider's own options
 (:attr:`ProviderSpec.options`, choices from :attr:`ProviderSpec.option_choices`). This module
 holds no widgets, so it is cheap to import and test.
@@ -119,7 +119,8 @@ def theme_choices(themes: Sequence[str], current: str) -> tuple[tuple[str, str],
 
 
 def general_fields(themes: Sequence[str], current: str = "", configured: object = None) -> list[FieldSpec]:
-    """The ``[search]`` and ``[ui]`` fields (``search.providers`` is edited as a checklist, not here).
+    """The ``[search]``, ``[verify]`` and ``[ui]`` fields (``search.providers`` is edited as a checklist,
+    not here).
 
     ``themes`` are the Textual theme names the app offers; ``current`` is the one in use (Textual's
     ``App.theme``): marked in the choices, and named in the field when the file's ``[ui] theme``
@@ -164,6 +165,15 @@ def general_fields(themes: Sequence[str], current: str = "", configured: object 
             FLOAT,
             placeholder="8",
             help="MiB read from one provider before it is stopped, 1 to 1024",
+        ),
+        FieldSpec(
+            "verify",
+            "auto",
+            "Check citations",
+            BOOL,
+            (("on: after every search", True), ("off: with C only", False)),
+            placeholder="default (off: with C only)",
+            help="read every cited page and mark each citation when a search ends",
         ),
         FieldSpec("ui", "theme", "Theme", CHOICE, theme_choices(themes, current), placeholder=unset),
     ]

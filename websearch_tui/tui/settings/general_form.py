@@ -1,4 +1,4 @@
-"""The General entry of the settings screen: :class:`GeneralForm` (``[search]`` and ``[ui]``)."""
+"""The General entry of the settings screen: :class:`GeneralForm` (``[search]``, ``[verify]`` and ``[ui]``)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ START_RULE = (
 
 
 class GeneralForm(VerticalScroll, can_focus=False):
-    """The ``[search]`` and ``[ui]`` settings: default providers, mode, result count, recency, timeout, theme.
+    """The ``[search]``, ``[verify]`` and ``[ui]`` settings: default providers, mode, result count, recency,
+    timeout, checking citations after each search, theme.
 
     Like :class:`~websearch_tui.tui.settings.provider_form.ProviderForm`, it never takes focus itself.
 
@@ -60,7 +61,7 @@ class GeneralForm(VerticalScroll, can_focus=False):
         self.check = check
 
     def compose(self) -> ComposeResult:
-        """Title, the default-provider checklist, the search and look settings."""
+        """Title, the default-provider checklist, the search, citation and look settings."""
         yield Static(plain("General", "bold"), classes="form-title")
         yield section("Default providers")
         chosen = set(self.selected)
@@ -74,9 +75,13 @@ class GeneralForm(VerticalScroll, can_focus=False):
         for field in self.fields:
             if field.table == "search":
                 yield SettingRow(field, self.values.get((field.table, field.key)), self.check)
+        yield section("Citations")
+        for field in self.fields:
+            if field.table == "verify":
+                yield SettingRow(field, self.values.get((field.table, field.key)), self.check)
         yield section("Look")
         for field in self.fields:
-            if field.table != "search":
+            if field.table not in ("search", "verify"):
                 yield SettingRow(field, self.values.get((field.table, field.key)), self.check)
 
     def default_providers(self) -> list[str]:
