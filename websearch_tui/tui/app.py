@@ -80,7 +80,6 @@ def binding_table() -> BindingTable:
     from websearch_tui.tui.history.rows import HistoryRows
     from websearch_tui.tui.history.screen import HistoryScreen, HistoryTable
     from websearch_tui.tui.reader.screen import ReaderScreen
-    from websearch_tui.tui.search.citation_checks import CitationChecks
     from websearch_tui.tui.search.export import ExportDialog
     from websearch_tui.tui.search.query_input import QueryInput
     from websearch_tui.tui.search.related_list import RelatedList
@@ -89,7 +88,7 @@ def binding_table() -> BindingTable:
 
     groups: list[tuple[str, tuple[type[DOMNode], ...]]] = [
         ("Everywhere", (WebSearchApp, App)),
-        ("Search screen", (SearchScreen, CitationChecks, QueryInput)),
+        ("Search screen", (SearchScreen, QueryInput)),
         ("Provider list", (ProviderSelector,)),
         ("Panes", (ProviderPane, SourceList, CitationList, RelatedList)),
         ("Merged view", (MergedView,)),

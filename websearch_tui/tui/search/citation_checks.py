@@ -23,6 +23,16 @@ from websearch_tui.tui.common.check_marks import tally_words, total_tally
 from websearch_tui.tui.reader.request import ReadRequested
 from websearch_tui.tui.search.navigation import PaneNavigation
 
+CHECK_BINDING = Binding(
+    "C",
+    "check_citations",
+    "Check citations",
+    id="check-citations",
+    tooltip="Read every cited page; mark each citation ✓ quoted, ✓ supported, ✗ not supported or ? unreadable",
+)
+"""``C``: :meth:`CitationChecks.action_check_citations` (the screen lists it after its own keys, so a
+narrow footer drops it before them)."""
+
 
 def tally_text(result: SearchResult) -> str | None:
     """``"4 of 5 citations check out"`` over every answer of ``result``; ``None`` when none was checked."""
@@ -31,17 +41,8 @@ def tally_text(result: SearchResult) -> str | None:
 
 
 class CitationChecks(PaneNavigation):
-    """The search screen's citation checks (``C``) and its way to the reader view (``v``)."""
-
-    BINDINGS = [
-        Binding(
-            "C",
-            "check_citations",
-            "Check citations",
-            id="check-citations",
-            tooltip="Read every cited page; mark each citation ✓ quoted, ✓ supported, ✗ not supported or ? unreadable",
-        ),
-    ]
+    """The search screen's citation checks (``C``, bound by the screen: :data:`CHECK_BINDING`) and its
+    way to the reader view (``v``)."""
 
     session: Session
     checking = False

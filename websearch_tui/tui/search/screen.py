@@ -35,7 +35,7 @@ from websearch_tui.tui.common.keys_footer import KeysFooter
 from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.common.remembered import Controls, initial_controls, save_controls
 from websearch_tui.tui.patches.compositor import use_span_compositor
-from websearch_tui.tui.search.citation_checks import CitationChecks, tally_text
+from websearch_tui.tui.search.citation_checks import CHECK_BINDING, CitationChecks, tally_text
 from websearch_tui.tui.search.pane_area import PaneArea
 from websearch_tui.tui.search.query_input import QueryInput
 from websearch_tui.tui.search.related_list import RelatedList
@@ -103,6 +103,7 @@ class SearchScreen(CitationChecks):
             id="panes-tops-ends",
             tooltip="Every pane to its top, to compare the answers' openings; again: every pane back to its end",
         ),
+        CHECK_BINDING,
     ]
 
     TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed", "tops_ends", "check_citations"})
