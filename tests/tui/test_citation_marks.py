@@ -14,6 +14,7 @@ from tests.tui.conftest import NO_DEADLINE, fixed_status, submit, until, wait_fo
 from tests.tui.test_help_palette_keymap import run_palette
 from tests.tui.test_reader_view import BRIDGE, TIDES, TIDES_TEXT, answering, make_page, open_reader, pane, serve_pages
 from tests.tui.test_settings_screen import make_settings_app, open_settings, settle
+from websearch_tui.core.checks import Verdict
 from websearch_tui.core.models import Citation, Source
 from websearch_tui.core.pages import Page, PageError
 from websearch_tui.engine.engine import Engine
@@ -98,6 +99,10 @@ async def test_C_marks_every_citation_and_says_how_many_check_out(make_app, fake
         assert any("cited by DuckDuckGo [1] ✓ quoted" in text for text in texts)
         assert any("cited by DuckDuckGo [2] ✗ not supported" in text for text in texts)
         assert any("cited by Exa [1] ? unreadable" in text for text in texts)
+        rows.highlighted = next(i for i, text in enumerate(texts) if "✗ not supported" in text)
+        screen = await open_reader(pilot, "v")  # v on a merged row: at its checked citation's passage
+        assert screen.request.url == BRIDGE and screen.request.citation.check.verdict is Verdict.NOT_SUPPORTED
+        await until(pilot, lambda: bool(screen.page_view.passage_hits), "the passage is highlighted")
 
 
 async def test_the_hint_counts_providers_while_checking_and_esc_stops(make_app, fake_streams, pages, monkeypatch):

@@ -37,21 +37,21 @@ class Hit:
     end: int
 
 
-@dataclass(frozen=True)
-class Token:
-    """One word token of a text: ``key`` (its compared form), on ``line`` from ``start`` to ``end``
-    (character offsets in that line; a text read whole is line 0)."""
+Token = tuple[str, int, int, int]
+"""One word token of a text: ``(key, line, start, end)``: its compared form, on ``line`` from
+``start`` to ``end`` (character offsets in that line; a text read whole is line 0)."""
 
-    key: str
-    line: int
-    start: int
-    end: int
+
+def _key(word: str) -> str:
+    """The compared form of one token: lower case (ASCII), else the checker's clean form casefolded."""
+    return word.lower() if word.isascii() else fold(clean(word))
 
 
 def tokens_of(text: str, line: int = 0) -> Iterator[Token]:
     """The word tokens of ``text`` (one line, or a whole text as line 0), in order."""
     for match in _TOKEN.finditer(text):
-        yield Token(fold(clean(match.group())), line, match.start(), match.end())
+        start, end = match.span()
+        yield _key(text[start:end]), line, start, end
 
 
 def line_tokens(lines: Sequence[str]) -> list[Token]:
@@ -61,7 +61,7 @@ def line_tokens(lines: Sequence[str]) -> list[Token]:
 
 def passage_keys(passage: str) -> list[str]:
     """The compared forms of the tokens of ``passage``."""
-    return [token.key for token in tokens_of(passage)]
+    return [token[0] for token in tokens_of(passage)]
 
 
 class _Keys:
@@ -134,14 +134,14 @@ def passage_hits(lines: Sequence[str], passage: str) -> list[Hit]:
     it (a sentence's full stop); empty when it is not found."""
     tokens = line_tokens(lines)
     hits: list[Hit] = []
-    for index, count in find_runs([token.key for token in tokens], passage_keys(passage)):
+    for index, count in find_runs([token[0] for token in tokens], passage_keys(passage)):
         run = tokens[index : index + count]
-        for line in sorted({token.line for token in run}):
-            on_line = [token for token in run if token.line == line]
-            text, end = lines[line], on_line[-1].end
+        for line in sorted({token[1] for token in run}):
+            on_line = [token for token in run if token[1] == line]
+            text, end = lines[line], on_line[-1][3]
             while end < len(text) and not text[end].isspace() and not text[end].isalnum():
                 end += 1
-            hits.append(Hit(line, on_line[0].start, end))
+            hits.append(Hit(line, on_line[0][2], end))
     return hits
 
 
@@ -149,8 +149,8 @@ def passage_offset(text: str, passage: str) -> int | None:
     """The character offset in ``text`` (a whole page's Markdown) where ``passage`` starts, as
     :func:`find_runs` finds it; ``None`` when it is not found."""
     tokens = list(tokens_of(text))
-    runs = find_runs([token.key for token in tokens], passage_keys(passage))
-    return tokens[runs[0][0]].start if runs else None
+    runs = find_runs([token[0] for token in tokens], passage_keys(passage))
+    return tokens[runs[0][0]][2] if runs else None
 
 
 def term_hits(lines: Sequence[str], term: str) -> list[Hit]:

@@ -51,6 +51,8 @@ class PageView(AnswerView):
         self._term = ""
         self.current: int | None = None
         """The index in :attr:`matches` of the current match (``None``: none is)."""
+        self._version = 0
+        """Counts the changes of the text shown (the highlights are found again after one)."""
         self._found_for: tuple[int, int, str, str] | None = None
         self._passage_hits: list[Hit] = []
         self._matches: list[Hit] = []
@@ -61,12 +63,14 @@ class PageView(AnswerView):
     def show_text(self, markdown: str) -> None:
         """Show ``markdown`` (sanitised page text) as the whole text."""
         self.update(markdown)
+        self._version += 1
         self.refresh(layout=True)
 
     def add_text(self, markdown: str) -> None:
         """Add ``markdown`` after the text shown (the next part of a long page)."""
         self.append(markdown)
         self.flush()
+        self._version += 1
         self.refresh(layout=True)
 
     def set_passage(self, passage: str | None) -> None:
@@ -113,7 +117,7 @@ class PageView(AnswerView):
         """Find the passage and the term in the lines as shown now, unless already found for this
         width, text, passage and term."""
         width = self.size.width
-        key = (width, len(self.source), self._passage, self._term)
+        key = (width, self._version, self._passage, self._term)
         if key == self._found_for:
             return
         if not width:
