@@ -43,12 +43,15 @@ def isolated_log(tmp_path_factory: pytest.TempPathFactory) -> None:
 @pytest.fixture(autouse=True)
 def log_handlers_restored() -> Iterator[None]:
     """A log handler a test's in-process command installs (``setup_logging`` with that test's own
-    ``WEBSEARCH_TUI_LOG``) is closed and removed afterwards, so later tests log where they expect."""
+    ``WEBSEARCH_TUI_LOG``) is closed and removed afterwards, so later tests log where they expect;
+    and every test starts with the package's records reaching pytest's log capture."""
     import logging
 
     logger = logging.getLogger("websearch_tui")
-    before = list(logger.handlers)
+    before, propagate = list(logger.handlers), logger.propagate
+    logger.propagate = True  # an earlier command's setup_logging turns it off; caplog needs it on
     yield
+    logger.propagate = propagate
     for handler in [h for h in logger.handlers if h not in before]:
         logger.removeHandler(handler)
         handler.close()
