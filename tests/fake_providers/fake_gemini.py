@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from .server import FakeRequest, FakeResponse, load_data, split_at, sse_frames, sse_response, utf8_split_offsets
+from .server import FakeRequest, FakeResponse, load_data, split_at, sse_cut_offsets, sse_frames, sse_response
 
 KEY = "fake-gemini-key"
 FAKE_KEYS = {"GEMINI_API_KEY": KEY}
@@ -169,9 +169,12 @@ def _sse(responses: list[dict[str, Any]], variant: str, delay: float) -> FakeRes
     response = sse_response(responses, crlf=variant != "lf", chunk_delay=delay)
     if variant == "split":
         data = response.body_bytes()
-        cuts = list(range(7, len(data), 7)) + utf8_split_offsets(data)
         return FakeResponse(
-            200, response.headers, chunks=split_at(data, cuts), chunked=True, chunk_delay=max(delay, 0.001)
+            200,
+            response.headers,
+            chunks=split_at(data, sse_cut_offsets(data)),
+            chunked=True,
+            chunk_delay=max(delay, 0.001),
         )
     if variant == "fail_midway":  # the connection drops in the middle of the 11th event
         frames = sse_frames(responses, crlf=True)

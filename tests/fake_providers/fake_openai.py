@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from .server import FakeRequest, FakeResponse, load_data, split_at, sse, sse_response, utf8_split_offsets
+from .server import FakeRequest, FakeResponse, load_data, split_at, sse, sse_cut_offsets, sse_response
 
 PREFIX = "/openai"
 KEY = "fake-openai-key"
@@ -263,7 +263,7 @@ def sse_reply(events: list[tuple[str, dict[str, Any]]], request: FakeRequest, va
     delay = request.server.token_delay if request.server else 0.0
     if variant == "split":
         data = sse(events)
-        return _chunked(split_at(data, list(range(7, len(data), 7)) + utf8_split_offsets(data)), delay)
+        return _chunked(split_at(data, sse_cut_offsets(data)), delay)
     return sse_response(events, crlf=variant == "crlf", chunk_delay=delay)
 
 

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from .fake_zhipu_web_search import checked_body, error_response  # noqa: F401 - error_response is part of the plugin contract
-from .server import FakeRequest, FakeResponse, load_data, split_at, sse_frames, sse_response, utf8_split_offsets
+from .server import FakeRequest, FakeResponse, load_data, split_at, sse_cut_offsets, sse_frames, sse_response
 
 KEY = "fake-zhipu_chat_search-key"
 FAKE_KEYS = {"ZHIPU_CHAT_SEARCH_API_KEY": KEY}
@@ -176,8 +176,7 @@ def _sse(events: list[dict[str, Any]], variant: str, delay: float) -> FakeRespon
     response = sse_response(events, done=done, chunk_delay=delay)
     if variant == "split":
         data = response.body_bytes()
-        cuts = list(range(5, len(data), 5)) + utf8_split_offsets(data)
-        pieces = split_at(data, cuts)
+        pieces = split_at(data, sse_cut_offsets(data))
         return FakeResponse(200, response.headers, chunks=pieces, chunked=True, chunk_delay=max(delay, 0.001))
     if variant == "fail_midway":  # the connection drops in the middle of the 12th event
         frames = sse_frames(events)

@@ -223,6 +223,24 @@ def utf8_split_offsets(data: bytes) -> list[int]:
     return [i for i, byte in enumerate(data) if 0x80 <= byte < 0xC0 and not 0x80 <= data[i - 1] < 0xC0]
 
 
+def sse_cut_offsets(data: bytes) -> list[int]:
+    """Offsets that cut an SSE body everywhere a stream parser can go wrong: on both sides of every
+    line-break byte (inside ``\\r\\n``, between the two breaks that end an event), inside every line's
+    field name, just after its colon and in the middle of its value, and inside every multi-byte UTF-8
+    character. A handful of cuts per line, where cutting every few bytes would mostly add cuts inside
+    JSON text, which a parser buffers like any other."""
+    cuts = set(utf8_split_offsets(data))
+    start = 0
+    for i, byte in enumerate(data):
+        if byte not in (0x0A, 0x0D):
+            continue
+        cuts.update((i, i + 1))
+        line = data[start:i]
+        cuts.update(start + k for k in (2, line.find(b":") + 1, len(line) // 2) if 0 < k < len(line))
+        start = i + 1
+    return sorted(cut for cut in cuts if 0 < cut < len(data))
+
+
 def sse_event_bounds(data: bytes) -> list[int]:
     """Byte offsets just after each blank line that ends an SSE event (``\\n\\n``, ``\\r\\n\\r\\n``, ``\\r\\r``)."""
     bounds, i = [], 0
