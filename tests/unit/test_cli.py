@@ -582,7 +582,9 @@ def test_the_program_exits_at_once_with_its_code_and_everything_flushed(tmp_path
     assert document["results"][0]["error"]["kind"] == "config"
 
 
-def test_search_verify_marks_every_citation(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_search_verify_marks_every_citation(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--verify`` reads each cited page (here a stand-in for the reader) and every format shows the
     verdicts; json puts them in each citation's ``check``."""
     from collections.abc import AsyncIterator
