@@ -11,6 +11,7 @@ file, and a stored row is read back as untrusted input: every string is sanitise
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -21,22 +22,9 @@ from websearch_tui.core.pages import MAX_BYTES_RANGE, Page
 from websearch_tui.core.text import sanitize
 from websearch_tui.history.codec import RowError
 
-PAGE_COLUMNS = (
-    "url",
-    "final_url",
-    "status",
-    "title",
-    "site",
-    "author",
-    "published_date",
-    "text",
-    "word_count",
-    "truncated",
-    "retrieved_at",
-    "content_sha256",
-    "content_type",
-)
-"""The ``pages`` columns :func:`encode_page` fills and :func:`decode_page` reads, in their order."""
+PAGE_COLUMNS = tuple(field.name for field in dataclasses.fields(Page) if field.name != "from_history")
+"""The ``pages`` columns :func:`encode_page` fills and :func:`decode_page` reads, in their order: every
+field of :class:`~websearch_tui.core.pages.Page` but ``from_history`` (which only a read sets)."""
 MAX_TEXT_BYTES = MAX_BYTES_RANGE[1]
 """The longest text, in UTF-8 bytes, a stored row may decompress to (the largest ``[reader]
 max_bytes``, 100 MiB): a row that says more is damaged, not read."""
