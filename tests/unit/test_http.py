@@ -229,6 +229,42 @@ async def test_stream_cap_holds_for_lines_that_never_end_an_event(separator: byt
     assert "stream is larger than 1 MiB" in info.value.message
 
 
+NOT_CHARSETS = [
+    "zlib",
+    "bz2",
+    "rot13",
+    "base64",
+    "hex",
+    "uu",
+    "quopri",
+    "idna",
+    "punycode",
+    "unicode_escape",
+    "undefined",
+]
+"""Python codec names that are no character encoding: a reply labelled with one is read as UTF-8."""
+
+
+def reply_in(content_type: str, body: bytes) -> Callable[[httpx.Request], httpx.Response]:
+    """A handler answering 200 with ``body`` and that ``Content-Type``."""
+    return lambda request: httpx.Response(200, content=body, headers={"content-type": content_type})
+
+
+@pytest.mark.parametrize("label", NOT_CHARSETS)
+async def test_a_reply_charset_that_is_no_text_encoding_is_read_as_utf8(label: str, sleeps: SleepLog) -> None:
+    body = json.dumps({"t": "café\n"}, ensure_ascii=False).encode()
+    ctx = make_ctx("perplexity", reply_in(f"application/json; charset={label}", body), sleep=sleeps)
+    assert await fetch_json(ctx, "GET", "https://x.example") == {"t": "café\n"}
+
+
+@pytest.mark.parametrize("label", NOT_CHARSETS)
+async def test_a_stream_charset_that_is_no_text_encoding_is_read_as_utf8(label: str, sleeps: SleepLog) -> None:
+    body = 'data: {"t": "café\\n"}\n\n'.encode()
+    ctx = make_ctx("perplexity", reply_in(f"text/event-stream; charset={label}", body), sleep=sleeps)
+    items = [item async for item in stream_sse(ctx, "POST", "https://x.example")]
+    assert items == [("message", {"t": "café\n"})]
+
+
 async def test_a_stream_that_began_is_never_resent(sleeps: SleepLog) -> None:
     calls = []
 

@@ -218,6 +218,35 @@ async def test_latin1_is_read_as_windows_1252_as_browsers_do(server: PageServer)
     assert "\u201cquotes\u201d" in page.text and "\u2013" in page.text
 
 
+NOT_CHARSETS = ["zlib", "bz2", "rot13", "base64", "hex", "uu", "quopri", "idna", "punycode", "unicode_escape"]
+"""Python codec names that are no character encoding: a page labelled with one is read as if unlabelled."""
+
+
+@pytest.mark.parametrize("label", NOT_CHARSETS)
+async def test_a_header_charset_that_is_no_text_encoding_is_ignored(server: PageServer, label: str) -> None:
+    body = page_html(RUSSIAN).encode("utf-8")
+    page = await read(server.route("/codec", html_reply(body, charset=label)))
+    assert RUSSIAN[:20] in page.text
+
+
+@pytest.mark.parametrize("label", NOT_CHARSETS)
+async def test_a_meta_charset_that_is_no_text_encoding_is_ignored(server: PageServer, label: str) -> None:
+    body = page_html(RUSSIAN, head=f'<meta charset="{label}">').encode("windows-1251")
+    page = await read(server.route("/codec", html_reply(body, charset=None)))
+    assert RUSSIAN[:20] in page.text
+
+
+@pytest.mark.parametrize(
+    ("label", "encoding"), [("utf-16", "utf-16-le"), ("UTF-16LE", "utf-16-le"), ("utf-16be", "utf-16-be")]
+)
+async def test_a_utf16_page_without_a_byte_order_mark_is_read_as_the_header_says(
+    server: PageServer, label: str, encoding: str
+) -> None:
+    body = page_html(RUSSIAN, title="Москва").encode(encoding)
+    page = await read(server.route("/utf16", html_reply(body, charset=label)))
+    assert RUSSIAN[:20] in page.text and page.title == "Москва"
+
+
 # --- redirects ----------------------------------------------------------------------------------------
 
 

@@ -5,14 +5,18 @@ page's own declaration among its first :data:`PRESCAN_BYTES` bytes (``<meta char
 ``<meta http-equiv="Content-Type" content="...; charset=...">``, an XML declaration); valid UTF-8;
 else a guess by ``charset_normalizer`` (on at most :data:`DETECT_BYTES` bytes), else windows-1252.
 Labels are read as the WHATWG Encoding standard says browsers read them (``iso-8859-1`` and
-``us-ascii`` mean windows-1252, ``shift_jis`` means its Microsoft superset cp932, ...). Bytes
-that are not valid in the chosen encoding become U+FFFD. Linear in the body's size.
+``us-ascii`` mean windows-1252, ``shift_jis`` means its Microsoft superset cp932, ...); a label
+that names no character encoding (``zlib``, ``rot13``, ...: :func:`~websearch_tui.core.charsets.text_codec`)
+counts as none, so the next step decides. Bytes that are not valid in the chosen encoding become
+U+FFFD. Linear in the body's size.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
+
+from websearch_tui.core.charsets import text_codec
 
 PRESCAN_BYTES = 8192
 """How much of a page is searched for its own charset declaration."""
@@ -54,26 +58,25 @@ _WHATWG = {
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
-def codec_for(label: str | None) -> str | None:
+def codec_for(label: str | None, *, in_page: bool = False) -> str | None:
     """The Python codec for an encoding ``label`` as a browser reads it (``"iso-8859-1"`` ->
-    ``"cp1252"``), or ``None`` for an unknown label. A declared UTF-16 (which an ASCII-compatible
-    declaration cannot truly be) is read as UTF-8, as browsers do."""
+    ``"cp1252"``), or ``None`` for an unknown label or one that names no character encoding.
+    UTF-16 without a byte order is read little-endian; a UTF-16 declared ``in_page`` (which an
+    ASCII-compatible declaration cannot truly be) is read as UTF-8, as browsers do."""
     if not label:
         return None
     name = label.strip().strip("\"'").lower()
-    name = _WHATWG.get(name, name)
-    try:
-        codec = codecs.lookup(name).name
-    except LookupError:
-        return None
-    return "utf-8" if codec.startswith("utf-16") else codec
+    codec = text_codec(_WHATWG.get(name, name))
+    if codec is None or not codec.startswith("utf-16"):
+        return codec
+    return "utf-8" if in_page else "utf-16-be" if codec == "utf-16-be" else "utf-16-le"
 
 
 def declared_charset(body: bytes) -> str | None:
     """The codec the page declares among its first :data:`PRESCAN_BYTES` bytes, or ``None``."""
     for match in _DECLARATION.finditer(body[:PRESCAN_BYTES]):
         label = (match.group(1) or match.group(2)).decode("ascii")
-        codec = codec_for(label)
+        codec = codec_for(label, in_page=True)
         if codec is not None:
             return codec
     return None

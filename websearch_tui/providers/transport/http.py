@@ -38,6 +38,7 @@ import httpcore
 import httpx
 import httpx_sse
 
+from websearch_tui.core.charsets import text_codec
 from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.version import __version__
@@ -254,7 +255,8 @@ class HttpReply:
 
     @property
     def text(self) -> str:
-        """The body decoded with the response's charset (UTF-8 by default; bad bytes replaced)."""
+        """The body decoded with the response's charset when it names a character encoding (else UTF-8;
+        bad bytes replaced)."""
         return _decode(self.response, self.body)
 
     def json(self) -> Any:
@@ -580,8 +582,14 @@ def too_large(ctx: ProviderContext, what: str, status: int | None = None) -> Pro
     )
 
 
+def _charset(response: httpx.Response) -> str:
+    """The codec of ``response``'s ``Content-Type`` charset when that names a character encoding
+    (:func:`~websearch_tui.core.charsets.text_codec`: never ``zlib``, ``bz2``, ``rot13``, ...), else UTF-8."""
+    return text_codec(response.charset_encoding) or "utf-8"
+
+
 def _decode(response: httpx.Response, body: bytes) -> str:
-    return body.decode(response.encoding or "utf-8", errors="replace")
+    return body.decode(_charset(response), errors="replace")
 
 
 def parse_json_body(spec: ProviderSpec, response: httpx.Response, body: bytes, expect: Shape | None = None) -> Any:
@@ -844,7 +852,7 @@ class _CappedText:
         Raises:
             ProviderError: ``protocol`` once more than ``ctx.max_body_bytes`` bytes were read.
         """
-        decoder = codecs.getincrementaldecoder(self.response.encoding or "utf-8")(errors="replace")
+        decoder = codecs.getincrementaldecoder(_charset(self.response))(errors="replace")
         size = 0
         async for chunk in body_chunks(self.response):
             size += len(chunk)
