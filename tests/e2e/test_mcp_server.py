@@ -186,7 +186,7 @@ async def test_stdio_tools_schemas_and_ready_providers(fake_config: Path, tmp_pa
         "default": True,
     }
     assert rows["tavily"]["readiness"] == "ready" and rows["ddgs"]["readiness"] == "keyless"
-    assert "brave: Brave Search (web) needs key, default" in providers.content[0].text
+    assert "brave: Brave Search (web; index: Brave's own index) needs key, default" in providers.content[0].text
 
 
 async def test_stdio_web_search_matches_the_cli_formats_and_reports_progress(fake_config: Path, tmp_path: Path) -> None:

@@ -7,8 +7,10 @@ import asyncio
 from textual.widgets import Input, OptionList
 
 from tests.tui.conftest import submit, until, wait_for_search, workers_done
-from websearch_tui.core.models import AnswerDelta, Citation, CitationsFound, Source, SourcesFound
-from websearch_tui.tui.search.merged_view import MergedView
+from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.merge import merge_responses
+from websearch_tui.core.models import AnswerDelta, Citation, CitationsFound, SearchResponse, Source, SourcesFound
+from websearch_tui.tui.search.merged_view import MergedView, row_content
 from websearch_tui.tui.search.pane_area import PaneArea
 from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.source_list import SourceList
@@ -34,6 +36,13 @@ def rows_text(app) -> list[str]:
     """The plain text of every row of the merged view."""
     options = app.screen.query_one("#merged-rows", OptionList)
     return [options.get_option_at_index(i).prompt.plain for i in range(options.option_count)]
+
+
+def test_a_row_says_how_many_indexes_its_finders_draw_on() -> None:
+    found = [SearchResponse(pid, sources=[Source(ASYNCIO, "asyncio")]) for pid in ("perplexity_search", "perplexity")]
+    row = merge_responses(found)[0]
+    lines = row_content(1, row, lambda pid: SPECS[pid].label).plain.splitlines()
+    assert lines[1].strip() == "docs.python.org · found by 2 (1 index) · Perplexity Search, Perplexity"
 
 
 def install_agreeing(fake_streams, gate: asyncio.Event | None = None) -> None:

@@ -130,9 +130,16 @@ def test_providers_lists_status_and_key_source_never_the_key(
     assert rows["perplexity"]["status"] == "needs key"
     assert rows["ddgs"]["status"] == "keyless" and rows["ddgs"]["default"] is True
     assert (rows["ddgs"]["key"], rows["exa"]["key"], rows["brave"]["key"]) == ("none", "optional", "required")
+    assert (rows["ddgs"]["index"], rows["brave"]["index"], rows["gemini"]["index"]) == (
+        "Bing-derived",
+        "Brave's own index",
+        "Google",
+    )
     assert main(["providers"]) == 0
     table = capsys.readouterr().out
-    assert table.splitlines()[0].split() == ["PROVIDER", "LABEL", "KIND", "KEY", "STATUS", "KEY", "FROM", "DEFAULT"]
+    header = ["PROVIDER", "LABEL", "KIND", "INDEX", "KEY", "STATUS", "KEY", "FROM", "DEFAULT"]
+    assert table.splitlines()[0].split() == header
+    assert "Brave's own index" in next(line for line in table.splitlines() if line.startswith("brave "))
     assert "secret-value" not in table
 
 

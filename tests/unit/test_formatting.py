@@ -235,6 +235,7 @@ def test_json_document_carries_the_merged_sources() -> None:
         "published_date",
         "published_text",
         "providers",
+        "indexes",
         "ranks",
         "cited_by",
         "score",
@@ -263,6 +264,17 @@ def test_llm_merged_gives_the_answers_then_one_ranked_source_list() -> None:
     assert "[1] asyncio — Asynchronous I/O\n    https://docs.python.org/3/library/asyncio.html?utm_source=exa\n" in text
     assert "    found by exa #1, perplexity #1, brave #2 · cited by perplexity [1]" in text
     assert text.endswith("[2] A | pipes [here]\n    https://a.example/x\n    found by brave #1")
+
+
+def test_every_format_says_when_the_finders_of_a_page_share_an_index() -> None:
+    page = Source("https://a.example/x", "A")
+    responses = [SearchResponse(pid, sources=[page]) for pid in ("perplexity", "perplexity_search", "brave")]
+    request = SearchRequest(query="q", providers=tuple(r.provider for r in responses))
+    outcomes = [ProviderOutcome(r.provider, RunStatus.DONE, r) for r in responses]
+    result = SearchResult(request=request, mode="compare", labels=LABELS, outcomes=outcomes)
+    assert "found by brave #1, perplexity #1, perplexity_search #1 (2 indexes)" in to_llm_merged(result)
+    assert "Perplexity Search (1) — 2 indexes |" in to_markdown(result)
+    assert result.to_dict()["merged"][0]["indexes"] == 2
 
 
 HOSTILE = "\x1b]52;c;Y2xpcA==\x07\x1b]0;title\x07\x1b[2J\x9b31m\u202e"

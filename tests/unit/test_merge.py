@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from websearch_tui.core.merge import CITATION_WEIGHT, DAY, RRF_K, SourceMerger, merge_responses
+from websearch_tui.core.merge import CITATION_WEIGHT, DAY, RRF_K, SourceMerger, index_count, merge_responses
 from websearch_tui.core.models import Citation, SearchResponse, Source
 from websearch_tui.core.text import canonical_url
 
@@ -167,6 +167,25 @@ def test_an_update_replaces_what_that_provider_said_before() -> None:
     assert merger.row(ASYNCIO + "/") is merger.rows[0]
 
 
+def test_providers_of_one_index_count_once_and_unknown_indexes_apart() -> None:
+    assert index_count(["openai", "codex", "codex_alpha"]) == 1  # one model's web search
+    assert index_count(["perplexity", "perplexity_search", "brave"]) == 2
+    assert index_count(["tavily", "kimi", "synthetic"]) == 3  # unknown: each its own
+    assert index_count(["not-a-provider", "also-not"]) == 2
+
+
+def test_found_by_says_when_the_finders_share_an_index() -> None:
+    rows = merge_responses([response(pid, ASYNCIO) for pid in ("openai", "codex", "brave", "perplexity")])
+    assert rows[0].found_by == "found by 4 (3 indexes)"
+    assert rows[0].to_dict()["indexes"] == 3
+    two = merge_responses([response("perplexity", ASYNCIO), response("perplexity_search", ASYNCIO)])[0]
+    assert (two.found_by, two.shared_indexes) == ("found by 2 (1 index)", "1 index")
+    apart = merge_responses([response("brave", ASYNCIO), response("exa", ASYNCIO)])[0]
+    assert (apart.found_by, apart.shared_indexes) == ("found by 2", "")
+    only_cited = merge_responses([SearchResponse("openai", citations=[Citation(ASYNCIO, "t")])])[0]
+    assert only_cited.found_by == ""
+
+
 def test_to_dict_is_the_json_shape() -> None:
     row = merge_responses([response("brave", ASYNCIO), SearchResponse("claude", citations=[Citation(ASYNCIO, "t")])])[0]
     assert row.to_dict() == {
@@ -177,6 +196,7 @@ def test_to_dict_is_the_json_shape() -> None:
         "published_date": None,
         "published_text": None,
         "providers": ["brave"],
+        "indexes": 1,
         "ranks": {"brave": 1},
         "cited_by": {"claude": [1]},
         "score": round(1 / 61 + CITATION_WEIGHT, 6),

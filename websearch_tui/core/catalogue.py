@@ -7,7 +7,7 @@ one adapter a search needs).
 
 from __future__ import annotations
 
-from websearch_tui.core.specs import Capabilities, CredentialSpec, ProviderSpec
+from websearch_tui.core.specs import UNKNOWN_INDEX, Capabilities, CredentialSpec, ProviderSpec
 
 _KEY = "api_key"
 _CONTEXT_SIZES = ("low", "medium", "high")
@@ -18,6 +18,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="ddgs",
             label="DuckDuckGo",
+            index="Bing-derived",
             kind="conventional",
             module="websearch_tui.providers.ddgs",
             keyless=True,
@@ -28,6 +29,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="exa",
             label="Exa",
+            index="Exa's own crawl",
             kind="agent",
             module="websearch_tui.providers.exa",
             credentials=(CredentialSpec(_KEY, ("EXA_API_KEY",)),),
@@ -40,6 +42,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="parallel",
             label="Parallel",
+            index="Parallel's own crawl",
             kind="agent",
             module="websearch_tui.providers.parallel",
             credentials=(CredentialSpec(_KEY, ("PARALLEL_API_KEY",)),),
@@ -51,6 +54,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="brave",
             label="Brave Search",
+            index="Brave's own index",
             kind="conventional",
             module="websearch_tui.providers.brave",
             credentials=(CredentialSpec(_KEY, ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY")),),
@@ -63,6 +67,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="tavily",
             label="Tavily",
+            index=UNKNOWN_INDEX,
             kind="agent",
             module="websearch_tui.providers.tavily",
             credentials=(CredentialSpec(_KEY, ("TAVILY_API_KEY",)),),
@@ -77,6 +82,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="searxng",
             label="SearXNG",
+            index="metasearch",
             kind="conventional",
             module="websearch_tui.providers.searxng",
             credentials=(
@@ -92,6 +98,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="perplexity",
             label="Perplexity",
+            index="Perplexity's own index",
             kind="model",
             module="websearch_tui.providers.perplexity",
             credentials=(CredentialSpec(_KEY, ("PERPLEXITY_API_KEY", "PPLX_API_KEY")),),
@@ -106,6 +113,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="perplexity_search",
             label="Perplexity Search",
+            index="Perplexity's own index",
             kind="agent",
             module="websearch_tui.providers.perplexity_search",
             credentials=(CredentialSpec(_KEY, ("PERPLEXITY_API_KEY", "PPLX_API_KEY")),),
@@ -115,6 +123,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="jina",
             label="Jina Search",
+            index="Jina's own index",
             kind="agent",
             module="websearch_tui.providers.jina",
             credentials=(CredentialSpec(_KEY, ("JINA_API_KEY",)),),
@@ -126,6 +135,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="kimi",
             label="Kimi Code Search",
+            index=UNKNOWN_INDEX,
             kind="agent",
             module="websearch_tui.providers.kimi",
             credentials=(CredentialSpec(_KEY, ("KIMI_SEARCH_API_KEY", "MOONSHOT_SEARCH_API_KEY")),),
@@ -135,6 +145,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="kagi",
             label="Kagi Search",
+            index="Kagi's own index and others",
             kind="conventional",
             module="websearch_tui.providers.kagi",
             credentials=(CredentialSpec(_KEY, ("KAGI_API_KEY",)),),
@@ -146,6 +157,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="synthetic",
             label="Synthetic Search",
+            index=UNKNOWN_INDEX,
             kind="agent",
             module="websearch_tui.providers.synthetic",
             credentials=(CredentialSpec(_KEY, ("SYNTHETIC_API_KEY",)),),
@@ -154,6 +166,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="you",
             label="You.com Search",
+            index="You.com's own index",
             kind="conventional",
             module="websearch_tui.providers.you",
             credentials=(CredentialSpec(_KEY, ("YDC_API_KEY",)),),
@@ -164,6 +177,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="zhipu_web_search",
             label="Zhipu Web Search",
+            index="Zhipu web search",
             kind="agent",
             module="websearch_tui.providers.zhipu_web_search",
             credentials=(CredentialSpec(_KEY, ("ZHIPU_WEB_SEARCH_API_KEY",)),),
@@ -175,6 +189,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="zai",
             label="Z.AI Web Search",
+            index="Z.AI web search",
             kind="agent",
             module="websearch_tui.providers.zai",
             credentials=(CredentialSpec(_KEY, ("ZAI_API_KEY",)),),
@@ -187,6 +202,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="codex_alpha",
             label="Codex Alpha Search",
+            index="OpenAI web search",
             kind="model",
             module="websearch_tui.providers.codex_alpha",
             credentials=(CredentialSpec(_KEY, ("AGENT_WEB_SEARCH_CODEX_ALPHA_API_KEY",)),),
@@ -199,6 +215,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="anthropic",
             label="Anthropic",
+            index="Anthropic web search",
             kind="model",
             module="websearch_tui.providers.anthropic",
             credentials=(
@@ -216,6 +233,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="deepseek",
             label="DeepSeek",
+            index="DeepSeek web search",
             kind="model",
             module="websearch_tui.providers.deepseek",
             credentials=(CredentialSpec(_KEY, ("DEEPSEEK_API_KEY",)),),
@@ -227,6 +245,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="gemini",
             label="Gemini",
+            index="Google",
             kind="model",
             module="websearch_tui.providers.gemini",
             credentials=(CredentialSpec(_KEY, ("GEMINI_API_KEY",)),),
@@ -239,6 +258,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="openai",
             label="OpenAI",
+            index="OpenAI web search",
             kind="model",
             module="websearch_tui.providers.openai",
             credentials=(CredentialSpec(_KEY, ("OPENAI_API_KEY", "AGENT_WEB_SEARCH_RESPONSES_API_KEY")),),
@@ -253,6 +273,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="codex",
             label="Codex",
+            index="OpenAI web search",
             kind="model",
             module="websearch_tui.providers.codex",
             default_base_url="https://chatgpt.com/backend-api",
@@ -267,6 +288,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="grok",
             label="Grok",
+            index="xAI web and X search",
             kind="model",
             module="websearch_tui.providers.grok",
             credentials=(CredentialSpec(_KEY, ("XAI_API_KEY",)),),
@@ -281,6 +303,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="ark",
             label="Volcengine ARK",
+            index="Volcengine web search",
             kind="model",
             module="websearch_tui.providers.ark",
             credentials=(CredentialSpec(_KEY, ("ARK_API_KEY",)),),
@@ -292,6 +315,7 @@ SPECS: dict[str, ProviderSpec] = {
         ProviderSpec(
             id="zhipu_chat_search",
             label="Zhipu Chat Search",
+            index="Zhipu web search",
             kind="model",
             module="websearch_tui.providers.zhipu_chat_search",
             credentials=(CredentialSpec(_KEY, ("ZHIPU_CHAT_SEARCH_API_KEY",)),),

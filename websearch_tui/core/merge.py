@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import Citation, SearchResponse, Source
 from websearch_tui.core.text import canonical_url
 
@@ -65,14 +66,39 @@ class MergedSource:
         return list(self.ranks)
 
     @property
+    def indexes(self) -> int:
+        """How many distinct search indexes the providers that found the page draw on
+        (:func:`index_count`); at most ``len(ranks)``."""
+        return index_count(self.ranks)
+
+    @property
+    def shared_indexes(self) -> str:
+        """``"2 indexes"`` (``"1 index"``) when some of the providers that found the page share a
+        search index (four finds from two indexes are weaker agreement than four from four), else
+        ``""``."""
+        indexes = self.indexes
+        if indexes == len(self.ranks):
+            return ""
+        return f"{indexes} {'index' if indexes == 1 else 'indexes'}"
+
+    @property
+    def found_by(self) -> str:
+        """``"found by 4"``, or ``"found by 4 (2 indexes)"`` (:attr:`shared_indexes`); ``""`` when
+        only answers cite the page."""
+        if not self.ranks:
+            return ""
+        shared = self.shared_indexes
+        return f"found by {len(self.ranks)}" + (f" ({shared})" if shared else "")
+
+    @property
     def best_rank(self) -> int | None:
         """The best (lowest) rank any provider gave the page; ``None`` when only answers cite it."""
         return min(self.ranks.values(), default=None)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready: ``url`` (canonical), ``link``, ``title``, ``snippet``, ``published_date``
-        (ISO 8601 UTC), ``published_text``, ``providers``, ``ranks``, ``cited_by``, ``score`` (rounded
-        to 6 places)."""
+        (ISO 8601 UTC), ``published_text``, ``providers``, ``indexes`` (:attr:`indexes`), ``ranks``,
+        ``cited_by``, ``score`` (rounded to 6 places)."""
         return {
             "url": self.url,
             "link": self.link,
@@ -81,6 +107,7 @@ class MergedSource:
             "published_date": self.published_date,
             "published_text": self.published_text,
             "providers": self.providers,
+            "indexes": self.indexes,
             "ranks": dict(self.ranks),
             "cited_by": {pid: list(numbers) for pid, numbers in self.cited_by.items()},
             "score": round(self.score, 6),
@@ -173,6 +200,13 @@ class SourceMerger:
         else:
             findings[provider] = finding
         self._dirty.add(key)
+
+
+def index_count(provider_ids: Iterable[str]) -> int:
+    """How many distinct search indexes ``provider_ids`` draw on: providers whose
+    :attr:`~websearch_tui.core.specs.ProviderSpec.index` is the same count once (an unknown index,
+    or an id the catalogue does not know, counts as its own)."""
+    return len({SPECS[pid].index_key if pid in SPECS else f"id:{pid}" for pid in provider_ids})
 
 
 def merge_responses(responses: Iterable[SearchResponse]) -> list[MergedSource]:

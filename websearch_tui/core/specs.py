@@ -40,6 +40,9 @@ USABLE_READINESS = frozenset({READY, KEYLESS})
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest response body (or event stream) read by default: 8 MiB (config ``[search] max_body_mib``)."""
 
+UNKNOWN_INDEX = "unknown"
+""":attr:`ProviderSpec.index` of a provider that does not say where its results come from."""
+
 KeyNeed = Literal["login", "none", "optional", "required"]
 """What a provider needs to run: an existing login (Codex), nothing, a key it can do without (a
 keyless endpoint), or a key."""
@@ -109,6 +112,11 @@ class ProviderSpec:
             (client-side pacing; config ``min_interval`` overrides it).
         login: ``"module:function"`` returning an object with ``ready`` (bool) and ``reason``
             (str) for providers that use an existing login instead of a key (Codex).
+        index: the search index its results come from, as a reader is shown it (``"Google"``,
+            ``"Bing-derived"``, ``"Brave's own index"``, ``"Exa's own crawl"``, ``"OpenAlex scholarly
+            graph"``, ``"OpenAI web search"`` for a model whose backend is not published). Providers
+            with the same value draw on one index (so five finding a page may be two indexes agreeing,
+            :func:`websearch_tui.core.merge.index_count`); :data:`UNKNOWN_INDEX` is never shared.
     """
 
     id: str
@@ -126,6 +134,13 @@ class ProviderSpec:
     default_model: str | None = None
     default_min_interval: float = 0.0
     login: str | None = None
+    index: str = UNKNOWN_INDEX
+
+    @property
+    def index_key(self) -> str:
+        """What two providers compare to know they share an index: :attr:`index`, except that an
+        unknown index is the provider's own (``"unknown:<id>"``)."""
+        return f"{UNKNOWN_INDEX}:{self.id}" if self.index == UNKNOWN_INDEX else self.index
 
     @property
     def key_env_vars(self) -> tuple[str, ...]:

@@ -104,6 +104,7 @@ _DEFINITIONS: dict[str, Any] = {
             "published_date": _ref("date"),
             "published_text": _NULLABLE_STRING,
             "providers": _STRINGS,
+            "indexes": {"type": "integer", "minimum": 0},
             "ranks": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
             "cited_by": {
                 "type": "object",

@@ -193,10 +193,12 @@ def to_llm_merged(result: SearchResult) -> str:
 
 
 def _provenance(row: MergedSource) -> str:
-    """``"found by brave #1, exa #3 · cited by perplexity [2]"`` (ids, for agents)."""
+    """``"found by brave #1, exa #3 · cited by perplexity [2]"`` (ids, for agents); ``found by
+    openai #1, codex #2 (1 index)`` when the finders share search indexes."""
     parts = []
     if row.ranks:
-        parts.append("found by " + ", ".join(f"{pid} #{rank}" for pid, rank in row.ranks.items()))
+        found = "found by " + ", ".join(f"{pid} #{rank}" for pid, rank in row.ranks.items())
+        parts.append(f"{found} ({row.shared_indexes})" if row.shared_indexes else found)
     if row.cited_by:
         cited = ", ".join(f"{pid} [{', '.join(map(str, numbers))}]" for pid, numbers in row.cited_by.items())
         parts.append(f"cited by {cited}")

@@ -152,6 +152,8 @@ def _markdown_merged(result: SearchResult) -> list[str]:
             x for x in (host_of(row.link), when_published(row.published_date, row.date_text, row.age_seconds)) if x
         )
         found = ", ".join(f"{_cell(result.label(pid))} ({rank})" for pid, rank in row.ranks.items())
+        if row.shared_indexes:
+            found += f" — {row.shared_indexes}"
         cited = ", ".join(
             f"{_cell(result.label(pid))} [{', '.join(map(str, numbers))}]" for pid, numbers in row.cited_by.items()
         )

@@ -213,11 +213,12 @@ PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["id", "label", "kind", "readiness", "default"],
+                "required": ["id", "label", "kind", "index", "readiness", "default"],
                 "properties": {
                     "id": {"type": "string"},
                     "label": {"type": "string"},
                     "kind": {"enum": list(KIND_LABELS.values())},
+                    "index": {"type": "string", "description": "the search index its results come from"},
                     "readiness": {"enum": list(READINESS)},
                     "default": {"type": "boolean"},
                 },
@@ -392,13 +393,15 @@ class SearchTools:
                 "id": pid,
                 "label": spec.label,
                 "kind": KIND_LABELS[spec.kind],
+                "index": spec.index,
                 "readiness": readiness[pid],
                 "default": pid in default,
             }
             for pid, spec in SPECS.items()
         ]
         lines = [
-            f"{row['id']}: {row['label']} ({row['kind']}) {row['readiness']}{', default' if row['default'] else ''}"
+            f"{row['id']}: {row['label']} ({row['kind']}; index: {row['index']}) {row['readiness']}"
+            + (", default" if row["default"] else "")
             for row in rows
         ]
         text = types.TextContent(type="text", text="\n".join(lines))

@@ -1,5 +1,6 @@
-"""``websearch-tui providers``: every provider with its id, label, kind, key need, status, where its
-key comes from (never the value) and whether it is in the default selection; a table, or JSON."""
+"""``websearch-tui providers``: every provider with its id, label, kind, the search index its results
+come from, key need, status, where its key comes from (never the value) and whether it is in the
+default selection; a table, or JSON."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from websearch_tui.cli.common import load_config, print_table
+from websearch_tui.cli.common import load_config, print_table, warn
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.specs import KIND_LABELS
 
@@ -18,8 +19,8 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``providers``: the table (or with ``--format json`` a list of ``{"id", "label", "kind", "key",
-    "status", "key_source", "key_env_vars", "default"}``); always 0.
+    """``providers``: the table (or with ``--format json`` a list of ``{"id", "label", "kind", "index",
+    "key", "status", "key_source", "key_env_vars", "default"}``); always 0.
 
     Raises:
         UsageError: an unusable config file.
@@ -37,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
                 "id": spec.id,
                 "label": spec.label,
                 "kind": KIND_LABELS[spec.kind],
+                "index": spec.index,
                 "key": spec.key_need,
                 "status": credentials.provider_status(spec, settings, values),
                 "key_source": _key_source(spec, sources),
@@ -44,11 +46,12 @@ def run(args: argparse.Namespace) -> int:
                 "default": spec.id in config.search.providers,
             }
         )
+    warn([key_store.keyring_problem] if key_store.keyring_problem else [])
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return 0
-    header = ["PROVIDER", "LABEL", "KIND", "KEY", "STATUS", "KEY FROM", "DEFAULT"]
-    columns = ("id", "label", "kind", "key", "status", "key_source")
+    header = ["PROVIDER", "LABEL", "KIND", "INDEX", "KEY", "STATUS", "KEY FROM", "DEFAULT"]
+    columns = ("id", "label", "kind", "index", "key", "status", "key_source")
     print_table([header] + [[str(r[c]) for c in columns] + ["yes" if r["default"] else ""] for r in rows])
     return 0
 

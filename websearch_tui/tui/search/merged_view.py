@@ -2,7 +2,8 @@
 
 Rows come from :class:`~websearch_tui.core.merge.SourceMerger` (reciprocal rank fusion over each
 provider's order plus a weight per citing answer). Each row shows the title, the domain and age,
-``found by 3 · Brave Search, Tavily, Exa`` and ``cited by Perplexity [2]`` (with each checked
+``found by 3 · Brave Search, Tavily, Exa`` (``found by 3 (2 indexes) · ...`` when some of them share
+one search index) and ``cited by Perplexity [2]`` (with each checked
 citation's mark: ``cited by Perplexity [2] ✓ quoted``); ``o`` / ``c`` open or copy the highlighted
 source, ``v`` reads it in the reader view, Enter posts :class:`MergedView.Jump` (the screen shows that
 source in the pane of the provider that ranked it best), and the filter narrows the rows by domain or text.
@@ -64,9 +65,10 @@ def cited_content(row: MergedSource, label: Labeller, citation: CitationLookup =
 
 def row_content(index: int, row: MergedSource, label: Labeller, citation: CitationLookup = no_citation) -> Content:
     """The two or three lines of one merged row: ``[i] title``, ``domain · age · found by N · labels``
+    (``found by N (M indexes)`` when they share indexes: :attr:`MergedSource.found_by`)
     and, when answers cite it, ``cited by Label [n], ...`` (see :func:`cited_content`)."""
     title = plain(row.title, "bold", one_line=True, limit=TITLE_CHARS)
-    found = f"found by {len(row.ranks)} · {', '.join(label(pid) for pid in row.ranks)}" if row.ranks else ""
+    found = f"{row.found_by} · {', '.join(label(pid) for pid in row.ranks)}" if row.ranks else ""
     details = [part for part in (host_of(row.link), age_text(row.date_text, row.age_seconds), found) if part]
     parts: list[Content | str] = [Content.styled(f"[{index}] ", "bold $accent"), title]
     if details:
