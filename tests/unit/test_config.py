@@ -8,6 +8,7 @@ import keyring
 import pytest
 from keyring.backends.fail import Keyring as FailKeyring
 
+from websearch_tui.__main__ import main
 from websearch_tui.core.catalogue import DEFAULT_PROVIDERS, get_spec
 from websearch_tui.core.errors import redact
 from websearch_tui.core.specs import ProviderSettings
@@ -87,6 +88,24 @@ models = ["sonar", "sonar-pro"]
     assert engine.default_providers == ("perplexity",)  # disabled providers leave the default selection
     assert engine.timeout == 12.5
     assert engine.max_body_bytes == 8 * 1024 * 1024  # [search] max_body_mib default
+
+
+DEEP = 100_000
+"""Nesting far deeper than a TOML parser's recursion can follow."""
+
+
+@pytest.mark.parametrize(
+    "value", ["[" * DEEP + "]" * DEEP, "{a = " * DEEP + "1" + "}" * DEEP], ids=["arrays", "inline tables"]
+)
+def test_a_config_nested_too_deeply_is_a_config_error(
+    tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, f"[search]\nproviders = {value}\n")
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        load_config(path)
+    assert main(["config", "validate", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("websearch-tui: error: ") and "nested too deeply" in err and "Traceback" not in err
 
 
 def test_max_body_mib_reaches_the_engine(tmp_path: Path) -> None:

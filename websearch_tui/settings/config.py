@@ -159,7 +159,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """Read and validate the config file (defaults when it does not exist).
 
     Raises:
-        ConfigError: unreadable file, TOML syntax error, unknown key or provider, wrong type or range.
+        ConfigError: unreadable file, TOML syntax error, nesting too deep for the parser, unknown key
+            or provider, wrong type or range.
     """
     file = config_path(path)
     try:
@@ -174,7 +175,18 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise nested_too_deeply(file) from None
     return parse_config(data, file)
+
+
+def nested_too_deeply(file: Path) -> ConfigError:
+    """The error for a TOML file whose arrays or inline tables nest deeper than the parser can follow
+    (it runs out of stack, ``RecursionError``, long before a config's few levels would)."""
+    return ConfigError(
+        f"{file}: not valid as a config: its arrays or inline tables are nested too deeply "
+        "(a config needs at most a few levels); fix the file or start from config.example.toml"
+    )
 
 
 def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
