@@ -1,8 +1,15 @@
-"""Logging to a file in the user state dir, with every configured secret redacted.
+"""Logging to a file in the user state dir: every line sanitised, redacted and rate-limited.
 
-Nothing is logged to the terminal (it would corrupt the TUI and clutter CLI output). The log
-file is ``websearch-tui.log`` in the platformdirs user log dir (``~/.local/state/websearch-tui/log/``
-on Linux); ``WEBSEARCH_TUI_LOG`` overrides the path.
+Nothing is logged to the terminal by default (it would corrupt the TUI and clutter CLI output); the
+MCP server adds stderr (:func:`stderr_handler`) and routes the libraries it runs on through the same
+handlers (:func:`route`). The log file is ``websearch-tui.log`` in the platformdirs user log dir
+(``~/.local/state/websearch-tui/log/`` on Linux); ``WEBSEARCH_TUI_LOG`` overrides the path.
+
+Every handler made here formats with :class:`RedactingFormatter` (one formatter for the file and
+the terminal: no escape sequence or control character of a request path, header or error body
+reaches either, a message is one line, every registered secret is replaced) and filters through
+one :class:`RepeatLimiter` (a line repeated in a flood, such as asyncio's "Too many open files",
+is written a few times per window, then counted).
 """
 
 from __future__ import annotations
@@ -10,18 +17,114 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from websearch_tui.core.errors import redact
+from websearch_tui.core.text import sanitize
 
 LOG_ENV = "WEBSEARCH_TUI_LOG"
+FILE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+REPEAT_BURST = 5
+"""Lines with the same logger, level and message template written per :data:`REPEAT_WINDOW`."""
+REPEAT_WINDOW = 60.0
+"""Seconds over which :data:`REPEAT_BURST` is counted."""
+MAX_REPEAT_KEYS = 512
+"""The most message templates :class:`RepeatLimiter` counts at once (the oldest window is dropped first)."""
+_DROPPED = "repeats_dropped"
+"""The record attribute :class:`RepeatLimiter` sets: lines like it left out since the last one written."""
+_VERDICT = "repeat_verdict"
+"""The record attribute holding :class:`RepeatLimiter`'s verdict (so each handler gets the same one)."""
 
 
 class RedactingFormatter(logging.Formatter):
-    """A formatter whose output (message and traceback) has every registered secret replaced."""
+    """A formatter whose output is safe for a terminal and a log file: the message is sanitised
+    (:func:`~websearch_tui.core.text.sanitize`: no escape sequences, C0/C1 controls, bidirectional
+    controls or surrogates) and kept on one line (a newline in it is written ``\\n``, so untrusted
+    text cannot forge a line), the traceback sanitised, and every registered secret in either is
+    replaced (:func:`~websearch_tui.core.errors.redact`). Lines a :class:`RepeatLimiter` left out
+    before this one are counted at its end. Linear in the record's length."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = sanitize(record.message).replace("\n", "\\n")
+        dropped = getattr(record, _DROPPED, 0)
+        if dropped:
+            record.message += f" ({dropped} more like this not logged)"
+        return super().formatMessage(record)
 
     def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
+        return redact(sanitize(super().format(record)))
+
+
+@dataclass
+class _Window:
+    """One message template's count: when its window began, records seen in it, records left out
+    and not yet reported."""
+
+    start: float
+    seen: int = 0
+    dropped: int = 0
+
+
+class RepeatLimiter(logging.Filter):
+    """Lets through at most ``burst`` records with the same logger, level and message template
+    (``record.msg``, before its arguments) in each ``window`` seconds; the first one let through
+    after some were left out carries their count (``repeats_dropped``, written by
+    :class:`RedactingFormatter`). One instance may filter several handlers: a record is judged once
+    (the verdict is kept on it). At most :data:`MAX_REPEAT_KEYS` templates are counted.
+
+    Args:
+        burst: records per window and template.
+        window: seconds.
+        clock: the monotonic clock (seconds).
+    """
+
+    def __init__(
+        self, burst: int = REPEAT_BURST, window: float = REPEAT_WINDOW, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__()
+        self._burst, self._window, self._clock = burst, window, clock
+        self._windows: dict[tuple[str, int, str], _Window] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """True when ``record`` is to be written (the same answer for every handler it reaches)."""
+        verdict = record.__dict__.get(_VERDICT)
+        if verdict is None:
+            verdict = self._judge(record)
+            setattr(record, _VERDICT, verdict)
+        return bool(verdict)
+
+    def _judge(self, record: logging.LogRecord) -> bool:
+        key, now = (record.name, record.levelno, str(record.msg)), self._clock()
+        window = self._windows.get(key)
+        if window is None or now - window.start >= self._window:
+            if window is None and len(self._windows) >= MAX_REPEAT_KEYS:
+                del self._windows[next(iter(self._windows))]  # the template counted longest ago
+            window = _Window(now, dropped=window.dropped if window is not None else 0)
+            self._windows.pop(key, None)
+            self._windows[key] = window
+        window.seen += 1
+        if window.seen > self._burst:
+            window.dropped += 1
+            return False
+        if window.dropped:
+            setattr(record, _DROPPED, window.dropped)
+            window.dropped = 0
+        return True
+
+
+REPEATS = RepeatLimiter()
+"""The one limiter every handler made here shares."""
+
+
+def _prepared(handler: logging.Handler, fmt: str) -> logging.Handler:
+    """``handler`` with the :class:`RedactingFormatter` for ``fmt`` and the shared :data:`REPEATS`."""
+    handler.setFormatter(RedactingFormatter(fmt))
+    handler.addFilter(REPEATS)
+    return handler
 
 
 def log_path() -> Path:
@@ -53,6 +156,25 @@ def setup_logging(level: int = logging.INFO) -> Path | None:
     except OSError:
         logger.addHandler(logging.NullHandler())
         return None
-    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger.addHandler(handler)
+    logger.addHandler(_prepared(handler, FILE_FORMAT))
     return path
+
+
+def stderr_handler(fmt: str, level: int = logging.WARNING) -> logging.Handler:
+    """A handler writing records from ``level`` up to stderr, formatted with ``fmt`` by the
+    :class:`RedactingFormatter` and filtered by :data:`REPEATS`, like the log file's."""
+    handler = _prepared(logging.StreamHandler(sys.stderr), fmt)
+    handler.setLevel(level)
+    return handler
+
+
+def route(names: Iterable[str], *extra: logging.Handler, level: int = logging.WARNING) -> None:
+    """Send the loggers ``names`` (libraries': ``"asyncio"``, ``"uvicorn"``, ...) from ``level`` up
+    to the log file :func:`setup_logging` opened and to ``extra`` handlers, instead of wherever they
+    went (Python's last-resort stderr handler writes raw text); they stop propagating."""
+    handlers = [*logging.getLogger("websearch_tui").handlers, *extra]
+    for name in names:
+        logger = logging.getLogger(name)
+        logger.handlers = list(handlers)
+        logger.setLevel(level)
+        logger.propagate = False
