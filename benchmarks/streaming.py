@@ -9,7 +9,7 @@ Sonar-style SSE streams, one per pane; the real Perplexity adapter parses them a
 - their ratio (1.0 = the UI adds nothing), plus event-loop lag while streaming (how late a 10 ms
   timer fires: what typing in the query box would feel like).
 
-    python3 benchmarks/streaming.py [--panes 6] [--tokens 3000] [--token-delay 0.002]
+    python3 benchmarks/streaming.py [--panes 6] [--tokens 3000] [--token-delay 0.002] [--keys 3]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._child import start_server  # noqa: E402
+from benchmarks._keys import DEFAULT_KEYS, register_user_keys  # noqa: E402
 from tests.fake_providers import FakeRequest, FakeServer, sse_response  # noqa: E402
 from websearch_tui.core.models import SearchRequest  # noqa: E402
 from websearch_tui.core.specs import ProviderSettings  # noqa: E402
@@ -116,6 +117,7 @@ def main() -> None:
     parser.add_argument("--panes", type=int, default=6)
     parser.add_argument("--tokens", type=int, default=3000)
     parser.add_argument("--token-delay", type=float, default=0.002)
+    parser.add_argument("--keys", type=int, default=DEFAULT_KEYS, help="keys registered, as a configured user has")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -126,6 +128,7 @@ def main() -> None:
     scratch = tempfile.mkdtemp(prefix="websearch-bench-")
     os.environ["WEBSEARCH_TUI_STATE"] = os.path.join(scratch, "state.json")
     os.environ["WEBSEARCH_TUI_HISTORY"] = os.path.join(scratch, "history.sqlite3")
+    register_user_keys(args.keys)
     panes = PANES[: args.panes]
     perplexity = load_stream("perplexity")
     engine_module.load_stream = lambda provider_id: perplexity  # every pane speaks Sonar to the fake
@@ -136,7 +139,10 @@ def main() -> None:
         ui_seconds, lags = asyncio.run(with_tui(base_url, panes, expected_answer(args.tokens)))
     finally:
         child.kill()
-    print(f"{len(panes)} panes x {args.tokens} tokens at {args.token_delay * 1000:g} ms (nominal {nominal:.1f} s)")
+    print(
+        f"{len(panes)} panes x {args.tokens} tokens at {args.token_delay * 1000:g} ms (nominal {nominal:.1f} s), "
+        f"{args.keys} keys registered, load average {os.getloadavg()[0]:.2f}"
+    )
     print(f"bare stream time (engine only): {bare_seconds:.2f} s")
     print(f"render-complete time (TUI):     {ui_seconds:.2f} s")
     print(f"ratio render/bare: {ui_seconds / bare_seconds:.2f}   ratio render/nominal: {ui_seconds / nominal:.2f}")

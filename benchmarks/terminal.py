@@ -15,7 +15,7 @@ millisecond). Printed, not asserted:
 - after the answers end, PageDown held (30 presses a second) in the first pane: the longest and p95
   frame (one ``Screen`` update: layout, compositing and writing), from inside the app.
 
-    python3 benchmarks/terminal.py [--panes 6] [--rate 100] [--words 3000] [--interval 0.4]
+    python3 benchmarks/terminal.py [--panes 6] [--rate 100] [--words 3000] [--interval 0.4] [--secrets 3]
     python3 benchmarks/terminal.py --panes 24 --rate 50
 """
 
@@ -37,10 +37,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # after PYTHONPATH: another checkout's package may be tested
 
 from benchmarks._answers import answer_markdown, sonar_stream, token_count  # noqa: E402
 from benchmarks._child import start_server  # noqa: E402
+from benchmarks._keys import DEFAULT_KEYS, register_user_keys  # noqa: E402
 
 QUERY = "bench query"
 BURST = ("asyncio tutorial for beginers", 4, "ners with examples")
@@ -54,9 +55,9 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # --- the app side (runs inside tmux) -------------------------------------------------------------
 
 
-def run_app(base_url: str, panes: int, stats: Path) -> None:
-    """Run the real app over ``panes`` providers, all speaking Sonar to the fake; on exit write its
-    frame times and CPU samples to ``stats`` (JSON)."""
+def run_app(base_url: str, panes: int, stats: Path, secrets: int) -> None:
+    """Run the real app over ``panes`` providers, all speaking Sonar to the fake, with ``secrets``
+    keys registered; on exit write its frame times and CPU samples to ``stats`` (JSON)."""
     import asyncio
 
     from textual.screen import Screen
@@ -69,6 +70,7 @@ def run_app(base_url: str, panes: int, stats: Path) -> None:
     from websearch_tui.settings.config import Config, SearchSettings
     from websearch_tui.tui.app import WebSearchApp
 
+    register_user_keys(secrets)
     ids = tuple(SPECS)[:panes]
     perplexity = load_stream("perplexity")
 
@@ -297,7 +299,7 @@ def drive(args: argparse.Namespace) -> None:
     folder = Path(tempfile.mkdtemp(prefix="wst-terminal-"))
     stats = folder / "stats.json"
     env = {
-        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        "PYTHONPATH": os.environ.get("PYTHONPATH") or str(Path(__file__).resolve().parents[1]),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
         "WEBSEARCH_TUI_LOG": str(folder / "log.txt"),
         "WEBSEARCH_TUI_STATE": str(folder / "state.json"),  # never the user's remembered controls
@@ -305,7 +307,10 @@ def drive(args: argparse.Namespace) -> None:
         "TERM": "xterm-256color",
     }
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    app = f"{shlex.quote(sys.executable)} {shlex.quote(__file__)} --app {base_url} --panes {args.panes} --stats {stats}"
+    app = (
+        f"{shlex.quote(sys.executable)} {shlex.quote(__file__)} --app {base_url} --panes {args.panes} "
+        f"--secrets {args.secrets} --stats {stats}"
+    )
     command = f"env -u COLUMNS -u LINES {exports} {app}; sleep 600"
     width, height = args.size
     subprocess.run(
@@ -462,7 +467,7 @@ def report(
         )
     if frames:
         print(f"PageDown held: {len(frames)} frames, p95 {percentile(frames, 0.95):.1f} ms, max {max(frames):.1f} ms")
-    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}; keys registered in the app: {args.secrets}")
 
 
 def main() -> None:
@@ -472,6 +477,7 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=3000, help="answer length in words")
     parser.add_argument("--interval", type=float, default=0.4, help="seconds between typed keys")
     parser.add_argument("--keys", type=int, default=120, help="most keys typed while the answers stream")
+    parser.add_argument("--secrets", type=int, default=DEFAULT_KEYS, help="keys registered, as a configured user has")
     parser.add_argument("--pagedowns", type=int, default=60, help="PageDown presses after the answers end")
     parser.add_argument("--size", type=int, nargs=2, default=(240, 60), metavar=("W", "H"))
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
@@ -485,7 +491,7 @@ def main() -> None:
         server.set("POST", "/perplexity/chat/completions", sonar_stream(args.words, args.rate))
         server.serve_forever()
     elif args.app:
-        run_app(args.app, args.panes, args.stats)
+        run_app(args.app, args.panes, args.stats, args.secrets)
     else:
         drive(args)
 

@@ -1,7 +1,8 @@
 """No key ever leaves the key store: every provider credential gets a unique key string, every
 provider searches the loopback fake server (some succeed; some fail with 401, 500 or an HTML 200
 page that echo every header, query value and body they received, as careless real APIs do; one
-provider crashes with its key in the exception), and none of the key strings may appear in the
+provider crashes with its key in the exception; the echoes also carry each key upper-cased, hex-encoded
+and joined by zero-width spaces), and none of the key strings may appear in the
 JSON, Markdown, LLM or text output, stderr, the log file, ``keys list``, ``providers``,
 ``config show``, the history file (its bytes, WAL included, and every compressed record in it),
 ``history list/show/search`` or the TUI (its widgets, an exported screenshot and its exports)."""
@@ -77,6 +78,8 @@ def echo(status: int, kind: str):
 
     def handler(request: FakeRequest) -> FakeResponse:
         seen = " ".join([*request.headers.values(), *request.query.values(), request.target, request.text])
+        # and as careless servers transform it: upper-cased, hex-encoded, joined by zero-width spaces
+        seen = " ".join([seen, seen.upper(), seen.encode().hex(), "\u200b".join(seen)])
         if kind == "html":
             page = f"<html><body><h1>Gateway</h1><p>You sent: {seen}</p></body></html>"
             return FakeResponse(status, {"Content-Type": "text/html; charset=utf-8"}, page)

@@ -12,12 +12,13 @@ import base64
 import html
 import json
 import re
+import string
 import threading
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, quote_plus
 
-from websearch_tui.core.text import markdown_escape, sanitize, truncate
+from websearch_tui.core.text import markdown_escape, sanitize, strip_invisible, truncate
 
 ERROR_EXCERPT_CHARS = 8 * 1024
 _MIN_SECRET_CHARS = 4
@@ -216,20 +217,35 @@ _HTML_SCAN_CHARS = 8 * 1024  # the excerpt shows a few hundred characters; scann
 
 _secrets: set[str] = set()
 _secrets_lock = threading.Lock()
-_pattern: re.Pattern[str] | None = None
+
+
+class _Matcher(NamedTuple):
+    """Every registered form, compiled: ``pattern`` finds any of them (ASCII case ignored);
+    ``starts`` maps a form's first character (lower-cased) to the forms starting with it (lower-cased),
+    ``first`` finds such characters and ``longest`` is the longest form's length (see :func:`_held_tail`)."""
+
+    pattern: re.Pattern[str]
+    starts: dict[str, tuple[str, ...]]
+    first: re.Pattern[str]
+    longest: int
+
+
+_matcher: _Matcher | None = None
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 def register_secret(value: str | None) -> None:
     """Remember ``value`` so :func:`redact` removes it everywhere, in the forms a provider may echo it
-    in (:func:`secret_forms`); values shorter than 4 characters are ignored."""
-    global _pattern
+    in (:func:`secret_forms`), whatever the case of its ASCII letters; values shorter than 4
+    characters are ignored. Memory and time are linear in ``len(value)``."""
+    global _matcher
     if not value or len(value) < _MIN_SECRET_CHARS:
         return
     forms = {form for form in secret_forms(value) if len(form) >= _MIN_SECRET_CHARS}
     with _secrets_lock:
         if not forms <= _secrets:
             _secrets.update(forms)
-            _pattern = None
+            _matcher = None
 
 
 PREFIX_CHARS = 8
@@ -242,10 +258,12 @@ value's first 8 characters are too likely to be ordinary text."""
 
 def secret_forms(value: str) -> set[str]:
     """``value`` and the transformed forms an echo may carry: percent-encoded (with and without ``/``
-    kept, ``+`` for spaces, upper- and lower-case escapes), JSON-escaped, base64 (standard and
-    URL-safe, with and without padding), Markdown-escaped (a backslash before each punctuation
-    character), and its first :data:`PREFIX_CHARS` characters when it is :data:`PREFIX_MIN_CHARS`
-    or longer."""
+    kept, ``+`` for spaces), JSON-escaped (as is, and with every character ``\\u``-escaped), base64
+    (standard and URL-safe, with and without padding), hex of its UTF-8 bytes, Markdown-escaped (a
+    backslash before each punctuation character), and its first :data:`PREFIX_CHARS` characters when
+    it is :data:`PREFIX_MIN_CHARS` or longer. Upper- and lower-case variants need no form of their
+    own: matching ignores ASCII case (``%2F`` and ``%2f``, ``SK-ABC`` and ``sk-abc``, hex either way).
+    Their total length is at most about 12 times ``len(value)``."""
     encoded = value.encode("utf-8", "surrogatepass")
     b64 = base64.b64encode(encoded).decode("ascii")
     urlsafe = base64.urlsafe_b64encode(encoded).decode("ascii")
@@ -256,28 +274,33 @@ def secret_forms(value: str) -> set[str]:
         quote_plus(value),
         json.dumps(value)[1:-1],
         json.dumps(value, ensure_ascii=False)[1:-1],
+        _unicode_escaped(value),
         b64,
         b64.rstrip("="),
         urlsafe,
         urlsafe.rstrip("="),
+        encoded.hex(),
+        markdown_escape(value),
     }
-    forms |= {_lower_escapes(form) for form in forms if "%" in form}
-    forms.add(markdown_escape(value))
     if len(value) >= PREFIX_MIN_CHARS:
         forms.add(value[:PREFIX_CHARS])
     return forms
 
 
-def _lower_escapes(form: str) -> str:
-    """``form`` with its percent-escapes in lower case (``%2f``: as valid as ``%2F``)."""
-    return re.sub(r"%[0-9A-F]{2}", lambda match: match.group().lower(), form)
+def _unicode_escaped(value: str) -> str:
+    """``value`` with every character written as a JSON ``\\uXXXX`` escape (a pair for one outside
+    the Basic Multilingual Plane), as a serializer that escapes everything sends it."""
+    units = value.encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
 
 
 def redact(text: str) -> str:
-    """Replace every registered secret (in every form, :func:`secret_forms`) in ``text`` with ``***``."""
+    """Replace every registered secret (in every form, :func:`secret_forms`, any ASCII case, and
+    with invisible characters such as zero-width spaces removed first) in ``text`` with ``***``.
+    Linear in ``len(text)``."""
     if not text or not _secrets:
         return text
-    return _secret_pattern().sub("***", text)
+    return _compiled().pattern.sub("***", strip_invisible(text))
 
 
 def redact_stream(text: str) -> tuple[str, str]:
@@ -285,34 +308,48 @@ def redact_stream(text: str) -> tuple[str, str]:
     now; ``held`` is the (unredacted) tail that could still be the start of a secret completed by
     the next piece, to be prepended to it (at the stream's end, show ``redact(held)``). Only a tail
     that is the start of some registered form is held (usually none, or a few characters), so a
-    live view does not lag. Linear in ``text``."""
+    live view does not lag. Work is linear in ``text`` plus at most the square of the longest form's
+    length (never the stream so far), so a stream redacted piece by piece is linear in its length."""
     if not text or not _secrets:
         return text, ""
-    pattern = _secret_pattern()
-    hold = next((k for k in range(min(_longest - 1, len(text)), 0, -1) if text[-k:] in _prefixes), 0)
-    cut = len(text) - hold
-    for match in pattern.finditer(text):
+    matcher = _compiled()
+    text = strip_invisible(text)
+    cut = len(text) - _held_tail(text, matcher)
+    for match in matcher.pattern.finditer(text):
         if match.start() < cut < match.end():
             cut = match.end()
-    return pattern.sub("***", text[:cut]), text[cut:]
+    return matcher.pattern.sub("***", text[:cut]), text[cut:]
 
 
-_longest = 0
-_prefixes: frozenset[str] = frozenset()
+def _held_tail(text: str, matcher: _Matcher) -> int:
+    """The length of the longest end of ``text`` that is the start (but not the whole) of some
+    registered form, ASCII case ignored; 0 if none."""
+    window = text[-(matcher.longest - 1) :].translate(_ASCII_LOWER) if matcher.longest > 1 else ""
+    for candidate in matcher.first.finditer(window):
+        tail = window[candidate.start() :]
+        if any(len(form) > len(tail) and form.startswith(tail) for form in matcher.starts[tail[0]]):
+            return len(tail)
+    return 0
 
 
-def _secret_pattern() -> re.Pattern[str]:
-    """The compiled alternation of every registered form (longest first), rebuilt after a change,
-    with the proper prefixes of every form (for :func:`redact_stream`)."""
-    global _pattern, _longest, _prefixes
-    pattern = _pattern
-    if pattern is None:
+def _compiled() -> _Matcher:
+    """The :class:`_Matcher` of every registered form, rebuilt after a change (linear in their size)."""
+    global _matcher
+    matcher = _matcher
+    if matcher is None:
         with _secrets_lock:
             ordered = sorted(_secrets, key=len, reverse=True)
-            _longest = len(ordered[0]) if ordered else 0
-            _prefixes = frozenset(form[:k] for form in ordered for k in range(1, len(form)))
-            pattern = _pattern = re.compile("|".join(re.escape(s) for s in ordered))
-    return pattern
+            folded = [form.translate(_ASCII_LOWER) for form in ordered]
+            starts: dict[str, list[str]] = {}
+            for form in folded:
+                starts.setdefault(form[0], []).append(form)
+            matcher = _matcher = _Matcher(
+                pattern=re.compile("|".join(re.escape(s) for s in ordered), re.IGNORECASE | re.ASCII),
+                starts={first: tuple(forms) for first, forms in starts.items()},
+                first=re.compile("[" + "".join(re.escape(first) for first in starts) + "]"),
+                longest=len(ordered[0]) if ordered else 0,
+            )
+    return matcher
 
 
 def safe_text(text: str) -> str:

@@ -12,7 +12,7 @@ Nothing in this module does I/O or imports Textual or httpx.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, TypeVar
 
 from websearch_tui.core.checks import CHECKED_OUT, CitationCheck
@@ -273,22 +273,56 @@ MAX_NOTES = 20
 """The most notes one response keeps."""
 
 
+class LiveResponse(SearchResponse):
+    """The :class:`SearchResponse` a run builds while it streams: the same fields, but the answer is
+    kept as the list of pieces streamed so far and joined only when ``answer`` is read (once per
+    change), so reporting a growing response after every token costs nothing per token.
+    It compares equal to a plain :class:`SearchResponse` with the same values."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._pieces: list[str] = []
+        super().__init__(*args, **kwargs)
+
+    @property
+    def answer(self) -> str | None:
+        """The answer so far (``None`` before the first piece)."""
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else None
+
+    @answer.setter
+    def answer(self, value: str | None) -> None:
+        self._pieces = [value] if value is not None else []
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any :class:`SearchResponse` with the same field values (live or not)."""
+        if not isinstance(other, SearchResponse):
+            return NotImplemented
+        return all(getattr(self, item.name) == getattr(other, item.name) for item in fields(SearchResponse))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as SearchResponse
+
+    def extend_answer(self, piece: str) -> None:
+        """Add ``piece`` (already sanitized and redacted) to the end of the answer; O(1)."""
+        if piece:
+            self._pieces.append(piece)
+
+
 class ResponseBuilder:
     """The reducer: folds :data:`SearchEvent` values into one :class:`SearchResponse`.
 
     Every string enters sanitized and redacted (:func:`clean`), once. A streamed answer piece is
     returned redacted, holding back a tail that could be the start of a key split across tokens until
-    the next piece (or :meth:`finish`) settles it; the joined answer is redacted as a whole. Work per
-    event is proportional to the event, not to the response so far: answer text is joined only when
-    ``response`` is read,
-    sources and search queries are de-duplicated through indexes, and each list stops at its
-    :data:`LIMITS` entry with a note counting what was dropped. ``response`` is always the current state.
+    the next piece (or :meth:`finish`) settles it; the answer is the returned pieces, so the text held
+    back is not in it either. Work per event is proportional to the event, not to the response so far,
+    whatever secrets are registered: the answer is joined only when it is read
+    (:class:`LiveResponse`), sources and search queries are de-duplicated through indexes, and each
+    list stops at its :data:`LIMITS` entry with a note counting what was dropped. ``response`` is
+    always the current state.
     """
 
     def __init__(self, provider: str) -> None:
-        self._response = SearchResponse(provider=provider)
-        self._parts: list[str] = []
-        self._joined = 0
+        self._response = LiveResponse(provider=provider)
         self._held = ""
         self._source_index: dict[str, int] = {}
         self._queries: set[str] = set()
@@ -297,11 +331,7 @@ class ResponseBuilder:
 
     @property
     def response(self) -> SearchResponse:
-        """The response so far (the streamed answer joined on read, not per token)."""
-        if self._joined != len(self._parts):
-            self._parts = [redact("".join(self._parts))]
-            self._joined = 1
-            self._response.answer = self._parts[0]
+        """The response so far: the engine's live object (its answer joined when read, not per token)."""
         return self._response
 
     def apply(self, event: SearchEvent) -> SearchEvent:
@@ -309,9 +339,8 @@ class ResponseBuilder:
         redacted, its lists cut to what was kept (front ends that show a streamed piece show the
         returned one)."""
         if isinstance(event, AnswerDelta):
-            text = sanitize(event.text)
-            self._parts.append(text)
-            ready, self._held = redact_stream(self._held + text)
+            ready, self._held = redact_stream(self._held + sanitize(event.text))
+            self._response.extend_answer(ready)
             return AnswerDelta(ready)
         if isinstance(event, SourcesFound):
             return self._sources(event)
@@ -332,7 +361,11 @@ class ResponseBuilder:
         :func:`~websearch_tui.core.errors.redact_stream`), redacted; call once the stream has ended,
         so a front end that shows the returned deltas shows the whole answer. ``None`` if nothing is held."""
         held, self._held = self._held, ""
-        return AnswerDelta(redact(held)) if held else None
+        if not held:
+            return None
+        piece = redact(held)
+        self._response.extend_answer(piece)
+        return AnswerDelta(piece)
 
     def _kept(self, kind: str, items: Sequence[_T], held: int, *, reset: bool = False) -> Sequence[_T]:
         """The first of ``items`` that fit beside the ``held`` already kept; the rest are counted

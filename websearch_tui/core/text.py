@@ -32,6 +32,12 @@ _ESCAPE_SEQUENCE = re.compile(
 # cannot be encoded, so printing them crashes).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Invisible characters (Unicode's Default_Ignorable_Code_Point set, among them zero-width spaces and tags)
+_INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164"
+    "\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+_INVISIBLE_ONLY = re.compile(f"[{_INVISIBLE}]")
 # Known HTML tags only (<b>, </strong>, <a href="...">, <br/>), so "Vec<T>" and "a < b > c" survive. The
 # attribute part cannot cross a "<", so each tag attempt scans only up to the next one: linear time.
 # Comments are cut by _strip_comments (a regex alternative for them was quadratic on unclosed "<!--").
@@ -127,6 +133,13 @@ def sanitize(text: object) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ESCAPE_SEQUENCE.sub("", text)
     return _CONTROL.sub("", text)
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without invisible characters (zero-width spaces and joiners, soft hyphen, tags, ...;
+    and nothing else); linear. Secret redaction matches keys after this (a key joined by zero-width
+    spaces reads as the key)."""
+    return _INVISIBLE_ONLY.sub("", text)
 
 
 def has_control_chars(text: str) -> bool:
