@@ -8,6 +8,12 @@ broken keyring never fails a lookup: the credential is simply not found there. E
 found or stored is registered with :func:`websearch_tui.core.errors.register_secret`, so it is
 redacted from every message, log and export.
 
+Every keyring call is time-limited (:data:`KEYRING_TIMEOUT`): a keyring that never answers (a D-Bus
+service that accepts the call and never replies, an unlock prompt nobody sees) leaves its call
+waiting on a daemon thread, and the caller goes on as if the keyring held nothing
+(:class:`KeyringNotAnswering`, :data:`NOT_ANSWERING`). While that call is still waiting, the keyring is
+not asked again.
+
 :class:`KeyStore` does the lookups and the writes, and keeps what must be shared by every caller
 in one application (the locked-keyring pause, the read lock, the key file warnings already
 logged). Storage goes to the OS keyring through the ``keyring`` library; keys never go in
@@ -25,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -60,6 +67,15 @@ To move a key into an OS keyring once one works (gnome-keyring, KeePassXC, macOS
 Windows Credential Locker), run `websearch-tui keys set <provider>` again: the key is stored in
 the keyring and removed from this file. Environment variables (BRAVE_API_KEY, ...) win over both."""
 WHERE_LABELS = {"keyring": "keyring", "file": "key file (not encrypted)"}
+KEYRING_TIMEOUT = 5.0
+"""Seconds one keyring call (a read, a write, choosing the backend) may take before the keyring
+counts as not answering."""
+NOT_ANSWERING = (
+    "the OS keyring is not answering (no reply within {seconds:g} s), so keys stored in it are treated as "
+    "absent; check that its service is running and answer any unlock prompt it shows, or use the "
+    "provider's environment variable"
+)
+"""The plain words for a keyring that did not answer (``{seconds}``: :data:`KEYRING_TIMEOUT`)."""
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
@@ -73,14 +89,25 @@ class NoKeyringError(KeyStoreError):
     """There is no usable OS keyring backend; ``str()`` explains the options in plain words."""
 
 
+class KeyringNotAnswering(KeyStoreError):
+    """A keyring call did not return within :data:`KEYRING_TIMEOUT` seconds, or an earlier one is
+    still waiting; ``str()`` is :data:`NOT_ANSWERING`."""
+
+    def __init__(self) -> None:
+        super().__init__(NOT_ANSWERING.format(seconds=KEYRING_TIMEOUT))
+
+
 @dataclass(frozen=True)
 class BackendInfo:
     """The keyring backend in use: ``usable``, its display ``name`` (``"SecretService Keyring"``)
-    and ``message`` (``""`` when usable, else the plain-words explanation of :class:`NoKeyringError`)."""
+    and ``message`` (``""`` when usable, else the plain-words explanation of :class:`NoKeyringError`,
+    or :data:`NOT_ANSWERING`). ``answering`` is False when the keyring did not answer in time: it may
+    work later, so that is no reason to offer the unencrypted key file."""
 
     usable: bool
     name: str
     message: str
+    answering: bool = True
 
 
 @dataclass(frozen=True)
@@ -134,26 +161,83 @@ def no_keyring_message(env_var: str | None = None, detail: str = "") -> str:
 
 
 def backend_info() -> BackendInfo:
-    """Describe the keyring backend that ``keyring.get_keyring()`` selected; never raises.
+    """Describe the keyring backend that ``keyring.get_keyring()`` selected; never raises. Waits at
+    most :data:`KEYRING_TIMEOUT` seconds.
 
     A backend is usable when its priority is at least 1: the ``fail`` and ``null`` backends, a
     chainer with nothing to chain and plain-text backends are not; a backend whose priority
-    raises (D-Bus unreachable) is not either, and its reason becomes part of ``message``.
+    raises (D-Bus unreachable) is not either, and its reason becomes part of ``message``. A keyring
+    that does not answer is not usable now (``answering`` False).
     """
     try:
         import keyring
 
-        backend = keyring.get_keyring()
+        backend = bounded(keyring.get_keyring)
         name = _backend_name(backend)
+    except KeyringNotAnswering as exc:
+        return BackendInfo(False, "none", str(exc), answering=False)
     except Exception as exc:  # a broken keyring installation
         return BackendInfo(False, "none", no_keyring_message(detail=_reason(exc)))
     try:
-        priority = backend.priority
+        priority = bounded(lambda: backend.priority)
+    except KeyringNotAnswering as exc:
+        return BackendInfo(False, name, str(exc), answering=False)
     except Exception as exc:  # e.g. SecretService without a session bus
         return BackendInfo(False, name, no_keyring_message(detail=f"{name}: {_reason(exc)}"))
     if priority < 1:
         return BackendInfo(False, name, no_keyring_message(detail=f"backend: {name}"))
     return BackendInfo(True, name, "")
+
+
+class _Call:
+    """One keyring call run on a thread of its own: its result or its exception, once ``done``."""
+
+    def __init__(self, call: Callable[[], Any]) -> None:
+        self.call = call
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.value = self.call()
+        except BaseException as exc:  # handed to the caller, who re-raises it
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+_waiting_lock = threading.Lock()
+_waiting: threading.Thread | None = None
+"""The keyring call that did not answer in time and is still waiting (``None``: none is)."""
+
+
+def bounded(call: Callable[[], _T], timeout: float | None = None) -> _T:
+    """``call()`` (a call into the ``keyring`` library), run on a daemon thread and waited for at most
+    ``timeout`` seconds (default :data:`KEYRING_TIMEOUT`); its exceptions are re-raised as they are.
+
+    A call that does not return in time is left waiting (the thread ends with the process or when
+    the keyring answers at last); until it returns, every later call fails at once instead of
+    waiting again.
+
+    Raises:
+        KeyringNotAnswering: ``call`` did not return in time, or an earlier call is still waiting.
+    """
+    global _waiting
+    with _waiting_lock:
+        if _waiting is not None and _waiting.is_alive():
+            raise KeyringNotAnswering
+    job = _Call(call)
+    thread = threading.Thread(target=job.run, name="keyring-call", daemon=True)
+    thread.start()
+    if not job.done.wait(KEYRING_TIMEOUT if timeout is None else timeout):
+        with _waiting_lock:
+            _waiting = thread
+        raise KeyringNotAnswering
+    if job.error is not None:
+        raise job.error
+    value: _T = job.value
+    return value
 
 
 def _backend_name(backend: Any) -> str:
@@ -180,7 +264,9 @@ def _keyring_call(spec: ProviderSpec, item: CredentialSpec, action: str, call: C
     from keyring import errors
 
     try:
-        return call()
+        return bounded(call)
+    except KeyringNotAnswering as exc:
+        raise KeyStoreError(f"{spec.label}: could not {action} the key: {exc}.") from None
     except errors.NoKeyringError as exc:
         raise NoKeyringError(no_keyring_message(_env_hint(spec, item), _reason(exc))) from None
     except errors.KeyringLocked:
@@ -223,19 +309,24 @@ def _read_key_file() -> tomlkit.TOMLDocument | None:
     """The key file as a TOML document, ``None`` when it does not exist.
 
     Raises:
-        KeyStoreError: the file is readable by other users or not owned by this user (it is not
+        KeyStoreError: the file is not a regular file (a FIFO, a device, a folder: opened without
+            waiting and never read), is readable by other users or not owned by this user (it is not
             read at all), cannot be read, or is not valid TOML.
     """
     path = key_file_path()
     files.remove_leftovers(path)  # a copy a killed save left behind holds plaintext keys too
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:  # O_NONBLOCK: opening a FIFO would otherwise wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise KeyStoreError(f"Cannot read the key file {path} ({exc.strerror}).") from None
+    try:
+        _check_readable(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
     with os.fdopen(fd, "rb") as file:
-        _check_private(path, os.fstat(fd))
         data = file.read()
     import tomlkit  # only when a key file exists: a lookup without one stays light
     from tomlkit.exceptions import TOMLKitError
@@ -245,6 +336,16 @@ def _read_key_file() -> tomlkit.TOMLDocument | None:
     except (UnicodeDecodeError, TOMLKitError) as exc:
         where = f" (line {exc.line})" if hasattr(exc, "line") else ""
         raise KeyStoreError(f"The key file {path} is not valid TOML{where}; fix or delete it.") from None
+
+
+def _check_readable(path: Path, status: os.stat_result) -> None:
+    """Refuse a key file that is not a regular file (reading a FIFO would wait for a writer), then
+    as :func:`_check_private`."""
+    if not stat.S_ISREG(status.st_mode):
+        raise KeyStoreError(
+            f"The key file {path} is not a regular file, so it was ignored; delete it, or set {KEY_FILE_ENV} to a file."
+        )
+    _check_private(path, status)
 
 
 def _check_private(path: Path, stat: os.stat_result) -> None:
@@ -351,9 +452,9 @@ def _checked(
     or an escape must never go into a request (or an error quoting the request)."""
     if value is None:
         return source, None
-    if credential.secret:
-        register_secret(value)
     problem = value_problem(credential, value)
+    if credential.secret and problem != NOT_TEXT:  # undecodable bytes cannot be sent, nor redacted as text
+        register_secret(value)
     if problem is not None:
         return dataclasses.replace(source, problem=problem), None
     return source, value
@@ -371,13 +472,17 @@ def value_problem(credential: CredentialSpec, value: str) -> str | None:
     """Why ``value`` (already stripped) cannot be stored for ``credential``, as a phrase completing
     "the <credential> ..." (``"is empty"``); ``None`` when it can.
 
-    Refused: an empty value; control characters (a pasted line break or terminal escape; values go
+    Refused: an empty value; bytes that were not valid in the locale's encoding (an environment
+    variable set from a file in another encoding: Python keeps them as lone surrogates,
+    :data:`NOT_TEXT`); control characters (a pasted line break or terminal escape; values go
     into HTTP headers); ``:`` in a Basic-auth user name (RFC 7617 joins ``user:password``); a
     character outside ASCII in anything but a Basic-auth user name or password (those are sent
     base64-encoded as UTF-8; every other credential goes into a header or URL as it is).
     """
     if not value:
         return "is empty"
+    if not _decodable(value):
+        return NOT_TEXT
     if has_control_chars(value):
         return "contains control characters (a pasted line break or terminal escape?)"
     if credential.name == "username" and ":" in value:
@@ -385,6 +490,19 @@ def value_problem(credential: CredentialSpec, value: str) -> str | None:
     if credential.name not in BASIC_AUTH and not value.isascii():
         return "contains a character that is not plain ASCII (a pasted no-break space or typographic quote?)"
     return None
+
+
+NOT_TEXT = "is not valid UTF-8 text (it holds bytes that are not characters; set it again as plain text)"
+""":func:`value_problem`'s words for a value holding undecodable bytes."""
+
+
+def _decodable(value: str) -> bool:
+    """False when ``value`` holds lone surrogates (bytes the locale could not decode)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def credential_problem(credential: CredentialSpec, value: str) -> str | None:
@@ -449,9 +567,15 @@ class KeyStore:
     that makes a locked keyring prompt once, not once per credential or per caller: after the
     keyring reported itself locked, reads are skipped for :data:`LOCKED_PAUSE` seconds; reads are
     serialized, so only one unlock prompt is ever open; a problem with the key file is logged once.
+    A keyring that does not answer within :data:`KEYRING_TIMEOUT` seconds counts as holding nothing
+    (:attr:`keyring_problem` says so).
 
     Args:
         clock: the monotonic clock (seconds) the pause is measured with (tests pass a fake).
+
+    Attributes:
+        keyring_problem: :data:`NOT_ANSWERING` once a lookup found the keyring not answering (its keys
+            were then treated as absent), for a front end to show; ``None`` until then.
     """
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
@@ -459,6 +583,7 @@ class KeyStore:
         self._locked_until = 0.0
         self._read_lock = threading.Lock()
         self._warned: set[str] = set()
+        self.keyring_problem: str | None = None
 
     # --- lookup ---------------------------------------------------------------------------
 
@@ -519,12 +644,18 @@ class KeyStore:
             import keyring
             from keyring.errors import KeyringLocked
 
+            username = keyring_username(provider_id, credential.name)
             try:
-                value = keyring.get_password(KEYRING_SERVICE, keyring_username(provider_id, credential.name))
+                value = bounded(lambda: keyring.get_password(KEYRING_SERVICE, username))
             except KeyringLocked:
                 self._locked_until = self._clock() + LOCKED_PAUSE
                 log.warning("the OS keyring is locked; keys stored in it are not used for %d s", LOCKED_PAUSE)
                 return None
+        except KeyringNotAnswering as exc:
+            if self.keyring_problem is None:
+                log.warning("%s", exc)
+            self.keyring_problem = str(exc)
+            return None
         except Exception as exc:  # no backend, denied, D-Bus down: the key is just not available
             log.debug("keyring unavailable for %s: %s", provider_id, type(exc).__name__)
             return None
@@ -591,8 +722,9 @@ class KeyStore:
 
         Raises:
             NoKeyringError: no usable keyring backend and ``allow_file`` is false.
-            KeyStoreError: an unknown credential, a value :func:`value_problem` refuses, a locked
-                or denying keyring, or an unwritable key file.
+            KeyStoreError: an unknown credential, a value :func:`value_problem` refuses, a locked,
+                denying or not answering keyring (never a reason to use the key file), or an
+                unwritable key file.
         """
         item = _credential(spec, name)
         value = value.strip()
@@ -601,7 +733,7 @@ class KeyStore:
             raise KeyStoreError(f"{spec.label}: the {name} {problem}; nothing was stored.")
         if item.secret:
             register_secret(value)
-        info = backend_info()
+        info = _answering_backend(spec, "store")
         if info.usable:
             import keyring
 
@@ -627,11 +759,11 @@ class KeyStore:
         ``["file"]``, both, or ``[]`` when nothing was stored. Environment variables are not touched.
 
         Raises:
-            KeyStoreError: an unknown credential, a locked or denying keyring, or an unusable key
-                file (the names before it are deleted).
+            KeyStoreError: an unknown credential, a locked, denying or not answering keyring, or an
+                unusable key file (the names before it are deleted).
         """
         removed: list[str] = []
-        usable = backend_info().usable
+        usable = _answering_backend(spec, "delete").usable
         for name in names:
             item = _credential(spec, name)
             if usable and _delete_from_keyring(spec, item):
@@ -639,6 +771,18 @@ class KeyStore:
             if _remove_from_file(spec.id, name):
                 removed.append("file")
         return list(dict.fromkeys(removed))
+
+
+def _answering_backend(spec: ProviderSpec, action: str) -> BackendInfo:
+    """:func:`backend_info`, for storing or deleting a key of ``spec`` (``action``).
+
+    Raises:
+        KeyStoreError: the keyring is not answering.
+    """
+    info = backend_info()
+    if not info.answering:
+        raise KeyStoreError(f"{spec.label}: could not {action} the key: {info.message}.")
+    return info
 
 
 def _refusal(spec: ProviderSpec, values: Mapping[str, str], present: set[str]) -> str | None:

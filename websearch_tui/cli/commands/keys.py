@@ -66,6 +66,8 @@ def _keys_set(key_store: KeyStore, spec: ProviderSpec, credential: CredentialSpe
 
     if not allow_file:
         info = credentials.backend_info()
+        if not info.answering:  # it may answer later: no reason to offer the key file
+            return fail(f"{info.message}; nothing was stored.", 1)
         if not info.usable:  # say so before asking for the key
             message = credentials.no_keyring_message(_first(credential.env_vars), f"backend: {info.name}")
             return fail(f"{message} {_FILE_HINT}", 1)
@@ -148,6 +150,8 @@ def _keys_list(key_store: KeyStore, output_format: str = "text") -> int:
     print()
     if info.usable:
         print(f"Keyring: {info.name}")
+    elif not info.answering or key_store.keyring_problem:
+        print(f"Keyring: {key_store.keyring_problem or info.message}.")
     else:
         print(f"Keyring: not usable. {info.message} (`{PROG} keys set PROVIDER --file` confirms the key file.)")
     if problem:

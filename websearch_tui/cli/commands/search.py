@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         return 130
     code = _print_result(result, args.format, merged=args.merged, output=output, color=color, stream=stream)
     warn(notices)
+    warn([session.key_store.keyring_problem] if session.key_store.keyring_problem else [])
     return code
 
 
