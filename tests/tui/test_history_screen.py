@@ -4,6 +4,8 @@ export, copy, private mode and the controls remembered across restarts (fake str
 from __future__ import annotations
 
 import json
+import os
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -332,6 +334,57 @@ async def test_export_shows_a_failed_write_and_stays_open(make_history_app, call
         await pilot.pause()
         assert isinstance(app.screen, ExportDialog)
         assert "Cannot write" in app.screen.query_one("#export-message").visual.plain
+
+
+async def open_export(app, pilot):
+    """Search, then open the export dialog; returns it."""
+    await submit(pilot, "q")
+    await wait_for_search(app)
+    app.screen.query_one("#pane-ddgs", ProviderPane).focus_target()
+    await pilot.press("e")
+    await until(
+        pilot, lambda: isinstance(app.screen, ExportDialog), "the export dialog is open", detail=lambda: app.screen
+    )
+    return app.screen
+
+
+async def test_export_over_a_symlink_replaces_its_target_as_search_o_does(make_history_app, calls, tmp_path):
+    target = tmp_path / "report.md"
+    target.write_text("old report\n")
+    link = tmp_path / "latest.md"
+    link.symlink_to(target)
+    app = make_history_app(("ddgs",))
+    async with app.run_test(size=(160, 40)) as pilot:
+        dialog = await open_export(app, pilot)
+        shown = app.screen_stack[-2].shown_result()
+        dialog.path_input.value = str(link)
+        await pilot.press("enter")  # exists: the first Save only warns
+        await pilot.press("enter")
+        await workers_done(app)
+        await until(pilot, lambda: not isinstance(app.screen, ExportDialog), "the export dialog has closed")
+    assert link.is_symlink() and link.readlink() == target
+    assert target.read_text(encoding="utf-8") == to_markdown(shown.result)
+
+
+async def test_export_into_a_fifo_writes_into_it_or_says_nothing_reads_it(make_history_app, calls, tmp_path):
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    app = make_history_app(("ddgs",))
+    async with app.run_test(size=(160, 40)) as pilot:
+        dialog = await open_export(app, pilot)
+        dialog.path_input.value = str(fifo)
+        await pilot.press("enter")  # nothing reads it: said at once, the dialog stays
+        await workers_done(app)
+        await pilot.pause()
+        assert app.screen is dialog
+        assert "nothing is reading that FIFO" in dialog.query_one("#export-message").visual.plain
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        await pilot.press("enter")  # a FIFO is written into, never "replaced": no second Save
+        await workers_done(app)
+        await until(pilot, lambda: app.screen is not dialog, "the export dialog has closed")
+    written = os.read(reader, 1 << 16)  # the whole report is in the FIFO's buffer
+    os.close(reader)
+    assert written.startswith(b"# q") and stat.S_ISFIFO(fifo.stat().st_mode)
 
 
 async def test_private_search_records_nothing(make_history_app, calls, history):

@@ -244,6 +244,48 @@ def test_a_bad_output_path_is_refused_before_searching(
     assert calls == []  # nothing ran
 
 
+def read_all(fd: int) -> bytes:
+    """Everything left to read from the pipe or FIFO ``fd`` (its writers closed), closing it."""
+    os.set_blocking(fd, True)
+    with open(fd, "rb") as reader:
+        return reader.read()
+
+
+def test_output_to_a_fifo_writes_into_it(calls: list[str], tmp_path: Path) -> None:
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader is there before the search ends
+    assert main(["search", "hello", "-p", "brave", "--format", "markdown", "-o", str(fifo)]) == 0
+    assert read_all(reader).startswith(b"# hello\n")
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # still the FIFO, not a file put in its place
+
+
+def test_output_to_dev_stdout_writes_into_the_pipe_it_is(calls: list[str]) -> None:
+    read_end, write_end = os.pipe()
+    saved = os.dup(1)
+    os.dup2(write_end, 1)
+    os.close(write_end)
+    try:
+        code = main(["search", "hello", "-p", "brave", "--format", "markdown", "-o", "/dev/stdout"])
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    assert code == 0 and read_all(read_end).startswith(b"# hello\n")
+
+
+def test_output_to_a_socket_is_refused_before_searching(
+    calls: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    path = tmp_path / "s.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        assert main(["search", "hello", "-p", "brave", "-o", str(path)]) == 2
+    assert "that is a socket; name a file, a FIFO or a terminal" in capsys.readouterr().err
+    assert calls == []  # nothing ran
+
+
 # --- the progress line ----------------------------------------------------------------------
 
 
@@ -277,7 +319,7 @@ def test_progress_line_fits_the_terminal_width() -> None:
         SearchRequest("q"), "compare", providers=providers, labels={pid: SPECS[pid].label for pid in providers}
     )
     progress = Progress(LiveSearch(result), Terminal(), width=40)
-    assert progress.text() == "0/24 done · waiting for DuckDuckGo, Ex…"
+    assert progress.text() == f"0/{len(providers)} done · waiting for DuckDuckGo, Ex…"
     assert len(progress.text()) == 39
 
 

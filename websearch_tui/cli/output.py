@@ -28,38 +28,51 @@ def check_merged(args: argparse.Namespace) -> None:
 
 def output_path(value: str | None) -> Path | None:
     """The file ``-o`` names, checked before the search runs (``None``: stdout; ``-`` means stdout
-    too). A symbolic link is followed, so its target is what gets replaced.
+    too), as :func:`~websearch_tui.core.files.output_target` gives it: a FIFO or a character device
+    (``/dev/stdout``, ``/dev/null``) as named, to be written in place; otherwise with its symbolic
+    links followed, so their target is what gets replaced.
 
     Raises:
-        UsageError: the path is a directory, its directory does not exist, or it cannot be written there.
+        UsageError: the path is a directory, a block device or a socket, its directory does not
+            exist, or it cannot be written there.
     """
+    from websearch_tui.core.files import WRITABLE_SPECIAL, output_target, special_file
+
     if value is None or value == "-":
         return None
-    path = Path(os.path.realpath(value))
+    path = output_target(Path(value))
+    kind = special_file(path)
+    if kind is not None and kind not in WRITABLE_SPECIAL:
+        raise UsageError(f"--output {value}: that is a {kind}; name a file, a FIFO or a terminal")
     if path.is_dir():
         raise UsageError(f"--output {value}: that is a directory; name a file")
-    if not path.parent.is_dir():
+    if kind is None and not path.parent.is_dir():
         raise UsageError(f"--output {value}: the directory {path.parent} does not exist; create it or name another")
-    if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    if (kind is None and not os.access(path.parent, os.W_OK | os.X_OK)) or (
+        path.exists() and not os.access(path, os.W_OK)
+    ):
         raise UsageError(f"--output {value}: no permission to write {path}")
     return path
 
 
 def emit(text: str, output: Path | None) -> None:
-    """``text`` on stdout, or as the whole new content of ``output`` (UTF-8, written atomically).
+    """``text`` on stdout, or as the whole new content of ``output`` (UTF-8,
+    :func:`~websearch_tui.core.files.write_output`: a file replaced atomically, a FIFO or a device
+    written in place).
 
     Raises:
-        OSError: the file could not be written (``main`` reports it; nothing was changed).
+        OSError: the file could not be written (``main`` reports it; a regular file is unchanged).
     """
     if output is None:
         sys.stdout.write(text)
         return
-    from websearch_tui.core.files import write_atomically
+    from websearch_tui.core.files import special_file, write_output
 
     try:
-        write_atomically(output, text.encode("utf-8"), mode=None, locked=False)
+        write_output(output, text.encode("utf-8"))
     except OSError as exc:
-        raise OSError(exc.errno, f"{output}: {exc.strerror or exc}; nothing was written") from None
+        unchanged = "" if special_file(output) else "; nothing was written"
+        raise OSError(exc.errno, f"{output}: {exc.strerror or exc}{unchanged}") from None
 
 
 def document(result: SearchResult, output_format: str, *, merged: bool = False) -> str:

@@ -1,25 +1,43 @@
-"""Saving the app's own files safely: ``config.toml`` (settings) and ``keys.toml`` (the opt-in key file).
+"""Saving files safely: the app's own ``config.toml`` (settings) and ``keys.toml`` (the opt-in key file),
+and the output files a user names (``search -o``, ``fetch -o``, ``history show -o``, the TUI's export).
 
 - :func:`locked` holds an exclusive, cross-process lock (``filelock``) for one file, so two app
   instances saving at the same instant take turns instead of one silently losing its edit;
 - :func:`write_atomically` replaces a file in one step through a temporary file that is never left
   behind: it has a fixed name beside the target, is created fresh (never through a link) with the
   final permission bits before any byte is written, and a leftover of a killed save is removed by
-  :func:`remove_leftovers` and by the next save. So a key file's plaintext copy cannot linger.
+  :func:`remove_leftovers` and by the next save. So a key file's plaintext copy cannot linger;
+- :func:`write_output` writes an output file by one rule for every front end: a regular file (or a
+  new one) is replaced atomically, through its symbolic links (the link's target is replaced, the
+  link stays), and a FIFO or a character device (``/dev/stdout``, ``/dev/null``, a terminal) is
+  written in place, since renaming over it would replace the FIFO or fail (:func:`output_target`).
 
 Blocking; call from a thread in the TUI.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 LOCK_TIMEOUT = 5.0
 """Seconds to wait for another instance's save before giving up."""
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "FIFO"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISSOCK, "socket"),
+)
+"""How :func:`special_file` tells the kinds of special file from a ``st_mode``."""
+WRITABLE_SPECIAL = ("FIFO", "character device")
+"""The kinds of special file (:func:`special_file`) an output is written to in place."""
 
 
 class FileBusy(OSError):
@@ -101,3 +119,58 @@ def remove_leftovers(path: Path) -> None:
             leftover.unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def special_file(path: Path) -> str | None:
+    """What ``path`` is when it is a special file, its symbolic links followed: ``"FIFO"``,
+    ``"character device"`` (``/dev/stdout``, ``/dev/null``, a terminal), ``"block device"`` or
+    ``"socket"``; ``None`` for a regular file, a folder, or nothing (yet). Never raises."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):  # ValueError: a NUL in the path
+        return None
+    return next((kind for is_kind, kind in _SPECIAL_KINDS if is_kind(mode)), None)
+
+
+def output_target(path: Path) -> Path:
+    """The path :func:`write_output` writes for the output file ``path``: ``path`` itself when it is a
+    special file (written in place), else where its symbolic links lead (``os.path.realpath``: that
+    file is replaced, the links stay)."""
+    return path if special_file(path) else Path(os.path.realpath(path))
+
+
+def write_output(path: Path, data: bytes, *, wait_for_reader: bool = True) -> None:
+    """Write ``data`` as the whole content of the output file ``path`` (see :func:`output_target`):
+    a FIFO or a character device is opened and written in place; anything else is replaced
+    atomically (:func:`write_atomically`, the permission bits of the file it replaces kept).
+
+    Args:
+        path: the file as the user named it.
+        data: the whole content.
+        wait_for_reader: for a FIFO with no reader yet, wait for one (as a shell's ``>`` does);
+            ``False`` fails at once instead (an interactive front end must not hang).
+
+    Raises:
+        OSError: the file cannot be written (a regular one is then unchanged); a block device or a
+            socket is refused; a FIFO without a reader when ``wait_for_reader`` is False.
+    """
+    kind = special_file(path)
+    if kind is None:
+        write_atomically(output_target(path), data, mode=None, locked=False)
+    elif kind in WRITABLE_SPECIAL:
+        _write_in_place(path, data, kind, wait_for_reader)
+    else:
+        raise OSError(errno.EINVAL, f"that is a {kind}; name a file, a FIFO or a terminal")
+
+
+def _write_in_place(path: Path, data: bytes, kind: str, wait_for_reader: bool) -> None:
+    """Open the existing special file ``path`` (of ``kind``) for writing and write ``data`` whole."""
+    try:
+        fd = os.open(path, os.O_WRONLY | (0 if wait_for_reader else os.O_NONBLOCK))
+    except OSError as exc:
+        if exc.errno == errno.ENXIO and kind == "FIFO":
+            raise OSError(exc.errno, "nothing is reading that FIFO; start its reader first") from None
+        raise
+    with open(fd, "wb") as handle:
+        os.set_blocking(fd, True)  # opened without waiting; the writes may wait for a slow reader
+        handle.write(data)

@@ -1,5 +1,7 @@
 """Exporting what the search screen shows: a Markdown report or the JSON document of ``search --format
-json``, written atomically to a path the user confirms.
+json``, written to a path the user confirms by the rule of ``search -o``
+(:func:`~websearch_tui.core.files.write_output`: a file is replaced atomically, through its symbolic
+links, so a link stays and its target gets the report; a FIFO or a device is written in place).
 
 :class:`ExportDialog` asks for the format and the path (default: in the current directory, named
 after the query and the search's time, see :func:`default_export_path`); it refuses to replace an
@@ -20,7 +22,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Select, Static
 
-from websearch_tui.core.files import write_atomically
+from websearch_tui.core.files import special_file, write_output
 from websearch_tui.core.results import SearchResult
 from websearch_tui.formats.json_document import to_json
 from websearch_tui.formats.markdown import to_markdown
@@ -47,7 +49,7 @@ def default_export_path(query: str, started_at: datetime, export_format: str, fo
 
 
 class ExportDialog(AppModalScreen[Path | None]):
-    """Choose the format and confirm the path; Save writes the file atomically.
+    """Choose the format and confirm the path; Save writes the file (:func:`~websearch_tui.core.files.write_output`).
 
     Args:
         result: what to export.
@@ -138,7 +140,7 @@ class ExportDialog(AppModalScreen[Path | None]):
         if path.is_dir():
             self.say(f"{path} is a folder; add a file name.", error=True)
             return
-        if path.exists() and self._confirmed != path:
+        if path.exists() and not special_file(path) and self._confirmed != path:
             self._confirmed = path
             self.say(f"{path.name} exists. Press Save again to replace it.", error=True)
             return
@@ -148,7 +150,7 @@ class ExportDialog(AppModalScreen[Path | None]):
     async def _write(self, path: Path) -> None:
         data = export_text(self.result, self.export_format).encode("utf-8")
         try:
-            await asyncio.to_thread(write_atomically, path, data, mode=None, locked=False)
+            await asyncio.to_thread(write_output, path, data, wait_for_reader=False)
         except OSError as exc:
             self.say(f"Cannot write {path}: {exc.strerror or exc}. Nothing was written.", error=True)
             return
