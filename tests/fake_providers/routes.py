@@ -39,6 +39,11 @@ PLUGIN_PROVIDERS = (
     "grok",
     "ark",
     "zhipu_chat_search",
+    "linkup",
+    "serper",
+    "firecrawl",
+    "ollama",
+    "valyu",
 )
 """Providers whose fakes live in their own module, ``tests/fake_providers/fake_<id>.py``.
 

@@ -22,8 +22,9 @@ search call, so the table cannot drift from what the providers send.
   same code for every member, and the outcome depends on the family only: the error comes from
   that code, or the payload a provider then reads is byte for byte its fault-free one. The method
   is part of the family because a cut connection is resent for a GET only. Each such fault runs
-  once per family, on one member chosen in turn (the n-th family fault on member n modulo the
-  family's size), so every member of a family meets some of these faults.
+  at least once per family, on one member chosen in turn (the n-th family fault on member n, each
+  modulo its count, for as many cells as the family has faults or members), so every member of a
+  family meets some of these faults.
 - Per provider (the other columns): faults whose outcome the provider's own code decides. The HTTP
   error answers (401/403/404/410/422, 429/500/503, the retry-hint bodies) carry the provider's
   error body, which its error describer words (and must redact: the body echoes the key), under
@@ -209,6 +210,11 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "codex_alpha",
         "deepseek",
         "ark",
+        "linkup",
+        "serper",
+        "firecrawl",
+        "ollama",
+        "valyu",
     ),
     "sse": ("perplexity", "anthropic", "gemini", "openai", "codex", "grok", "zhipu_chat_search"),
     "mcp": ("exa", "parallel", "zai"),
@@ -347,12 +353,13 @@ PROVIDER_FAULTS = tuple(fault for fault in FAULTS if fault not in FAMILY_FAULTS)
 
 
 def family_cells() -> list[tuple[str, str]]:
-    """``(provider, fault)`` for each family and family fault: the n-th fault on the family's member n
-    (modulo its size), so the members share the family's faults."""
+    """``(provider, fault)`` for each family: the n-th cell puts family fault n on member n (each
+    modulo its count), as many cells as the family has faults or members (whichever is more), so
+    every fault runs in each family and every member meets at least one."""
     return [
-        (members[index % len(members)], fault)
+        (members[index % len(members)], FAMILY_FAULTS[index % len(FAMILY_FAULTS)])
         for members in FAMILIES.values()
-        for index, fault in enumerate(FAMILY_FAULTS)
+        for index in range(max(len(members), len(FAMILY_FAULTS)))
     ]
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_engine import answering, failing, hanging, install
+from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import ErrorKind
 from websearch_tui.core.models import AnswerDelta, SearchRequest
 from websearch_tui.core.results import ProviderUpdate, RunStatus
@@ -223,7 +224,7 @@ def test_readiness_asks_every_provider_and_a_broken_resolver_says_unknown(tmp_pa
 
     session = make_session(tmp_path)
     statuses = session.readiness(resolver=resolver)
-    assert len(statuses) == 24 and statuses["brave"] == "unknown"
+    assert statuses.keys() == SPECS.keys() and statuses["brave"] == "unknown"
     assert statuses["ddgs"] == "keyless" and statuses["tavily"] == "needs key"
     assert session.readiness(["exa"], resolver=resolver) == {"exa": "keyless"}
     assert session.readiness(["ddgs"]) == {"ddgs": "keyless"}  # the key store's own answer
