@@ -286,6 +286,29 @@ def test_output_to_a_socket_is_refused_before_searching(
     assert calls == []  # nothing ran
 
 
+ESCAPED = "\x1b]0;title\x07\x1b[31mred\x9b1m\nwebsearch-tui: error: forged"
+"""A path part with an OSC title, a colour, a C1 CSI and a line break that would forge a second line."""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["config", "validate", "--config", f"/nonexistent/{ESCAPED}.toml"],
+        ["search", "hello", "-p", "brave", "-o", f"/nonexistent/{ESCAPED}/out.md"],
+        ["fetch", "https://a.example/", "-o", f"/nonexistent/{ESCAPED}/out.md"],
+    ],
+    ids=["config", "search -o", "fetch -o"],
+)
+def test_a_path_in_an_error_line_is_plain_text(
+    calls: list[str], argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("websearch-tui: error: ")
+    assert "/nonexistent/red websearch-tui: error: forged" in err
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", err)
+
+
 # --- the progress line ----------------------------------------------------------------------
 
 

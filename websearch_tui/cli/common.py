@@ -21,15 +21,25 @@ class UsageError(Exception):
 
 
 def fail(message: str, code: int) -> int:
-    """Print ``websearch-tui: error: <message>`` on stderr; returns ``code`` (the exit code)."""
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    """Print ``websearch-tui: error: <message>`` on stderr as one plain line (:func:`one_line`);
+    returns ``code`` (the exit code)."""
+    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
     return code
 
 
 def warn(messages: Sequence[str]) -> None:
-    """Print each message as ``websearch-tui: warning: <message>`` on stderr."""
+    """Print each message as ``websearch-tui: warning: <message>`` on stderr, one plain line each."""
     for message in messages:
-        print(f"{PROG}: warning: {message}", file=sys.stderr)
+        print(f"{PROG}: warning: {one_line(message)}", file=sys.stderr)
+
+
+def one_line(message: str) -> str:
+    """``message`` as one line of plain text: without escape sequences or control characters
+    (:func:`~websearch_tui.core.text.sanitize`: a path or URL the user typed may hold them), its line
+    breaks made spaces. Linear."""
+    from websearch_tui.core.text import sanitize
+
+    return " ".join(sanitize(message).splitlines())
 
 
 @contextlib.contextmanager
