@@ -220,8 +220,9 @@ _secrets_lock = threading.Lock()
 
 
 class _Matcher(NamedTuple):
-    """Every registered form, compiled: ``pattern`` finds any of them (ASCII case ignored);
-    ``starts`` maps a form's first character (lower-cased) to the forms starting with it (lower-cased),
+    """Every registered form, compiled: ``pattern`` finds any of them in ASCII-lower-cased text (the
+    forms lower-cased too: matching ignores case without the regex engine's slow case-insensitive
+    mode); ``starts`` maps a form's first character to the (lower-cased) forms starting with it,
     ``first`` finds such characters and ``longest`` is the longest form's length (see :func:`_held_tail`)."""
 
     pattern: re.Pattern[str]
@@ -300,7 +301,7 @@ def redact(text: str) -> str:
     Linear in ``len(text)``."""
     if not text or not _secrets:
         return text
-    return _compiled().pattern.sub("***", strip_invisible(text))
+    return _masked(strip_invisible(text), _compiled())
 
 
 def redact_stream(text: str) -> tuple[str, str]:
@@ -314,17 +315,32 @@ def redact_stream(text: str) -> tuple[str, str]:
         return text, ""
     matcher = _compiled()
     text = strip_invisible(text)
-    cut = len(text) - _held_tail(text, matcher)
-    for match in matcher.pattern.finditer(text):
+    folded = text.translate(_ASCII_LOWER)
+    cut = len(text) - _held_tail(folded, matcher)
+    for match in matcher.pattern.finditer(folded):
         if match.start() < cut < match.end():
             cut = match.end()
-    return matcher.pattern.sub("***", text[:cut]), text[cut:]
+    return _masked(text[:cut], matcher), text[cut:]
 
 
-def _held_tail(text: str, matcher: _Matcher) -> int:
-    """The length of the longest end of ``text`` that is the start (but not the whole) of some
-    registered form, ASCII case ignored; 0 if none."""
-    window = text[-(matcher.longest - 1) :].translate(_ASCII_LOWER) if matcher.longest > 1 else ""
+def _masked(text: str, matcher: _Matcher) -> str:
+    """``text`` with every match of ``matcher`` (found in its ASCII-lower-cased copy, which has the
+    same length) replaced by ``***``."""
+    pieces: list[str] = []
+    last = 0
+    for match in matcher.pattern.finditer(text.translate(_ASCII_LOWER)):
+        pieces += (text[last : match.start()], "***")
+        last = match.end()
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _held_tail(folded: str, matcher: _Matcher) -> int:
+    """The length of the longest end of ``folded`` (ASCII-lower-cased text) that is the start (but
+    not the whole) of some registered form; 0 if none."""
+    window = folded[-(matcher.longest - 1) :] if matcher.longest > 1 else ""
     for candidate in matcher.first.finditer(window):
         tail = window[candidate.start() :]
         if any(len(form) > len(tail) and form.startswith(tail) for form in matcher.starts[tail[0]]):
@@ -338,16 +354,15 @@ def _compiled() -> _Matcher:
     matcher = _matcher
     if matcher is None:
         with _secrets_lock:
-            ordered = sorted(_secrets, key=len, reverse=True)
-            folded = [form.translate(_ASCII_LOWER) for form in ordered]
+            folded = sorted({form.translate(_ASCII_LOWER) for form in _secrets}, key=len, reverse=True)
             starts: dict[str, list[str]] = {}
             for form in folded:
                 starts.setdefault(form[0], []).append(form)
             matcher = _matcher = _Matcher(
-                pattern=re.compile("|".join(re.escape(s) for s in ordered), re.IGNORECASE | re.ASCII),
+                pattern=re.compile("|".join(re.escape(form) for form in folded)),
                 starts={first: tuple(forms) for first, forms in starts.items()},
                 first=re.compile("[" + "".join(re.escape(first) for first in starts) + "]"),
-                longest=len(ordered[0]) if ordered else 0,
+                longest=len(folded[0]) if folded else 0,
             )
     return matcher
 
