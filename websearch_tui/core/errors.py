@@ -95,11 +95,14 @@ class ProviderError(Exception):
         return {"kind": self.kind.value, "message": self.message, "status": self.status}
 
 
-_QUOTA_TEXT = re.compile(r"credits?\s*(exhausted|exceeded)|quota|insufficient", re.IGNORECASE)
+_QUOTA_TEXT = re.compile(
+    r"credits?\s*(exhausted|exceeded)|quota|insufficient|(?:not|n't)\s+enough\s+credits?|budget\s+limit", re.IGNORECASE
+)
 
 
 def mentions_quota(text: str) -> bool:
-    """True when ``text`` reads like an exhausted plan or credits ("quota", "insufficient", ...)."""
+    """True when ``text`` reads like an exhausted plan, credits or budget ("quota", "insufficient",
+    "not enough credits", "budget limit", ...)."""
     return bool(_QUOTA_TEXT.search(text or ""))
 
 
