@@ -29,6 +29,16 @@ MARKUP_TITLE = "[bold red]x[/] \x1b[31mred\x1b]0;pwned\x07"
 """A hostile source title: Rich markup, an SGR colour escape and an OSC window-title escape."""
 MARKUP_TITLE_SANITIZED = "[bold red]x[/] red"
 """What :data:`MARKUP_TITLE` must become once sanitized: the brackets kept literally, escapes gone."""
+UNICODE_TITLE = (
+    "tags\U000e0049\U000e0047\U000e004e\U000e004f\U000e0052\U000e0045 zero\u200bwidth soft\u00adhyphen"
+    " fillers\u3164\u115f\uffa0 heart\u2764\ufe0f unassigned\u0378"
+)
+"""A source title of characters the screen and an agent's text must not carry: tag characters (an
+invisible "IGNORE"), a zero-width space, a soft hyphen, the Hangul fillers (0 cells wide to Rich, 2
+in tmux), the VS16 heart (2 cells in some terminals, 1 in others) and an unassigned code point."""
+UNICODE_TITLE_SANITIZED = "tags zerowidth softhyphen fillers heart\u2764 unassigned\ufffd"
+"""What :data:`UNICODE_TITLE` must become once sanitized: invisible characters gone, the unassigned
+one replaced by U+FFFD."""
 PAD_BLOCK = b"x" * (1024 * 1024)
 """One MiB of padding, shared by every padded response (a 50 MB body is 50 references to it)."""
 

@@ -90,6 +90,9 @@ SPACES_BODY = "retry" + " " * 30_000
 ATTEMPTS = 1 + http.MAX_RETRIES
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """Control characters (escape, bell, C1) that must never reach stored text; tab and newline may."""
+INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2028\u2029\u3164\u115f\uffa0\ufe0f\u0378\U000e0000-\U000e007f]")
+"""Invisible, width-disagreeing and unassigned characters (:data:`payload.UNICODE_TITLE`'s) that
+must never reach stored text or an output."""
 
 
 # --------------------------------------------------------------------------- running one search
@@ -318,6 +321,7 @@ FAULTS: dict[str, Install] = {
     "huge": _rewrite(lambda response: payload.pad(response, HUGE_BODY)),
     "null_fields": _rewrite(payload.null_fields),
     "markup_title": _hostile_title(payload.MARKUP_TITLE),
+    "unicode_title": _hostile_title(payload.UNICODE_TITLE),
     "deflate": _encoded("deflate"),
     "raw_deflate": _encoded("raw-deflate"),
     "deflate_bomb": _encoded("deflate", BOMB_BODY),
@@ -416,6 +420,7 @@ EXPECTED: dict[str, Expect] = {
     "huge": failed(ErrorKind.PROTOCOL, "larger than"),
     "null_fields": Expect(RunStatus.EMPTY),
     "markup_title": Expect(RunStatus.DONE),
+    "unicode_title": Expect(RunStatus.DONE),
     "deflate": INTACT,
     "raw_deflate": INTACT,
     "deflate_bomb": failed(ErrorKind.PROTOCOL, "larger than"),
@@ -523,17 +528,20 @@ def check_faulty(provider: str, fault: str, cell: Cell, normal: Baseline) -> Non
         assert comparable(outcome.response.sources) == comparable(normal.sources)
 
 
-def check_markup(provider: str, cell: Cell, normal: Baseline) -> None:
-    """The hostile title is stored sanitized: brackets kept literally, every escape removed."""
+def check_hostile_title(provider: str, cell: Cell, normal: Baseline, sanitized: str) -> None:
+    """The hostile title is stored as ``sanitized`` (markup: brackets kept literally, every escape
+    removed; Unicode: invisible characters removed, unassigned ones replaced), and no control,
+    invisible or unassigned character reaches the response or any output format."""
     target = normal.title_to_replace()
     response = cell.outcome(provider).response
     titles = {source.url: source.title for source in response.sources}
-    hostile = [url for url, title in titles.items() if payload.MARKUP_TITLE_SANITIZED in title]
+    hostile = [url for url, title in titles.items() if sanitized in title]
     assert (target[0].url in hostile) if target else (hostile == list(titles)), titles
     texts = [response.answer or ""] + [s.title + (s.snippet or "") for s in response.sources]
     texts += [c.title + (c.cited_text or "") for c in response.citations]
-    assert not any(CONTROL.search(text) for text in texts)
-    assert payload.MARKUP_TITLE_SANITIZED in to_llm_document(cell.result)
+    assert not any(CONTROL.search(text) or INVISIBLE.search(text) for text in texts)
+    assert sanitized in to_llm_document(cell.result)
+    assert not INVISIBLE.search(outputs(cell.result))
 
 
 def check_partner(provider: str, cell: Cell, partner: Baseline) -> None:
@@ -614,7 +622,9 @@ async def check_cell(provider: str, fault: str, caplog: pytest.LogCaptureFixture
         )
     check_faulty(provider, fault, cell, normal)
     if fault == "markup_title":
-        check_markup(provider, cell, normal)
+        check_hostile_title(provider, cell, normal, payload.MARKUP_TITLE_SANITIZED)
+    if fault == "unicode_title":
+        check_hostile_title(provider, cell, normal, payload.UNICODE_TITLE_SANITIZED)
     check_partner(provider, cell, partner)
     check_no_secret(cell)
 

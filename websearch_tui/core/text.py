@@ -1,6 +1,7 @@
 """Text hygiene shared by every provider and front end.
 
-- :func:`sanitize` removes terminal escape sequences and control characters from untrusted text.
+- :func:`sanitize` removes terminal escape sequences, control and invisible characters from untrusted
+  text and replaces unassigned code points.
 - :func:`plain_text` strips HTML tags, decodes entities and sanitizes (titles, snippets).
 - :func:`safe_url` keeps only absolute http(s) URLs; :func:`canonical_url` is the key under which
   two URLs are one page (parsing and normalisation by ``yarl``).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import unicodedata
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlsplit
 
@@ -26,17 +28,26 @@ _ESCAPE_SEQUENCE = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
     r"|[\x90\x9d\x98\x9e\x9f][^\x07\x9c\x1b]*(?:\x07|\x9c|\x1b\\|$)"  # 8-bit OSC, DCS, ...
 )
-# C0 (but tab/newline), DEL, C1, the Unicode bidirectional controls that can make text display in a
-# different order than it reads (overrides and isolates U+202A-U+202E, U+2066-U+2069, and the marks
-# U+200E, U+200F, U+061C), and surrogate code points (JSON "\ud800" escapes decode to them; they
-# cannot be encoded, so printing them crashes).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-# Invisible characters (Unicode's Default_Ignorable_Code_Point set, among them zero-width spaces and tags)
+# Unicode's Default_Ignorable_Code_Point set (DerivedCoreProperties.txt): characters a renderer draws as
+# nothing, so a reader never sees them while a program (or an agent) reads them. Among them: the soft
+# hyphen, the bidirectional marks, overrides and isolates that make text display in another order than it
+# reads (U+061C, U+200E/F, U+202A-E, U+2066-9), zero-width spaces and joiners (U+200B-D, U+2060, U+FEFF),
+# the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0: Rich draws U+3164 0 cells wide, terminals 2),
+# variation selectors (VS16 makes a 1-cell character 2 cells wide in some terminals only) and the tag
+# characters (U+E0000-E007F: an invisible ASCII copy of any instruction). U+FFF9-FFFB (interlinear
+# annotation controls) are format controls that are not to be interchanged either.
 _INVISIBLE = (
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164"
     "\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
 )
+# C0 (but tab/newline), DEL, C1, and surrogate code points (JSON "\ud800" escapes decode to them; they
+# cannot be encoded, so printing them crashes); with the invisible characters above, for text that is
+# not all ASCII.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_CONTROL_OR_INVISIBLE = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]")
+_SHOWN_SPACES = "\t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+"""Tab and the Unicode spaces (general category Zs) but U+0020: shown, yet not "printable" to Python."""
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _INVISIBLE_ONLY = re.compile(f"[{_INVISIBLE}]")
 # Known HTML tags only (<b>, </strong>, <a href="...">, <br/>), so "Vec<T>" and "a < b > c" survive. The
 # attribute part cannot cross a "<", so each tag attempt scans only up to the next one: linear time.
@@ -123,16 +134,39 @@ def _escape_inline(match: re.Match[str]) -> str:
 
 
 def sanitize(text: object) -> str:
-    """Return ``text`` without escape sequences, C0 controls (except newline and tab), DEL, C1,
-    bidirectional controls (overrides, isolates, marks) or (lone) surrogates.
+    """Return ``text`` as it can be shown and handed on: without escape sequences, C0 controls (except
+    newline and tab), DEL, C1, (lone) surrogates or invisible characters (Unicode's
+    Default_Ignorable_Code_Point set: bidirectional controls, zero-width characters, the soft hyphen,
+    the Hangul fillers, variation selectors, tag characters), and with every unassigned code point
+    (general category ``Cn`` in this Python's Unicode database, noncharacters included) replaced by
+    U+FFFD: what it looks like depends on the font and the terminal's width table.
 
-    ``\\r\\n`` and lone ``\\r`` become ``\\n``. Safe to call on any ``str``; non-strings give ``""``.
+    ``\\r\\n``, lone ``\\r``, U+2028 (line separator) and U+2029 (paragraph separator) become ``\\n``.
+    Linear; safe to call on any ``str``; non-strings give ``""``.
     """
     if not isinstance(text, str):
         return ""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = _ESCAPE_SEQUENCE.sub("", text)
-    return _CONTROL.sub("", text)
+    if text.isascii():
+        return _CONTROL.sub("", text)
+    text = _CONTROL_OR_INVISIBLE.sub("", text)
+    if _printable(text.replace("\n", " ")):  # C-speed scans: the usual text stops here
+        return text
+    return "\n".join(line if _printable(line) else _without_unassigned(line) for line in text.split("\n"))
+
+
+def _printable(text: str) -> bool:
+    """True when every character of ``text`` (one line) is printable or a tab or Unicode space."""
+    for space in _SHOWN_SPACES:
+        if space in text:
+            text = text.replace(space, " ")
+    return text.isprintable()
+
+
+def _without_unassigned(line: str) -> str:
+    """``line`` with every unassigned code point replaced by U+FFFD."""
+    return "".join("\ufffd" if unicodedata.category(char) == "Cn" else char for char in line)
 
 
 def strip_invisible(text: str) -> str:

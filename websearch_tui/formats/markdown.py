@@ -18,6 +18,8 @@ from websearch_tui.providers.helpers.parse import markdown_quote
 _LINK_SCHEMES = ("http", "https", "mailto")
 _INLINE_DESTINATION = re.compile(r"\]\(\s*<?([^)\s>]{0,64})")
 _REFERENCE_DEFINITION = re.compile(r"^( {0,3})(\[[^\]\n]{1,999}\]:[ \t]*<?)(\S{0,64})", re.MULTILINE)
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
+"""A character reference as CommonMark reads one (decimal, hexadecimal or named)."""
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]{0,31}):")
 
 
@@ -60,10 +62,30 @@ def _md_answer(text: str) -> str:
     """An answer stays Markdown, but nothing in it can act in a renderer: raw HTML is shown as text,
     images become plain links (no remote image is fetched when the report is opened), and links or
     link definitions whose target is not http(s) or mailto (``javascript:``, ``file:``, ``data:``,
-    entity-encoded or not) lose their link syntax. Linear in ``text``."""
-    text = sanitize(text).replace("<", "&lt;").replace(">", "&gt;").replace("![", "\\![")
+    entity-encoded or not) lose their link syntax, and a character reference a renderer would decode
+    into a character :func:`~websearch_tui.core.text.sanitize` removes or replaces (``&#8238;``, a
+    right-to-left override; ``&zwj;``; ``&#x3164;``) is removed. Linear in ``text``."""
+    text = _ENTITY.sub(_inert_entity, sanitize(text)).replace("<", "&lt;").replace(">", "&gt;").replace("![", "\\![")
     text = _INLINE_DESTINATION.sub(_neutral_inline, text)
     return _REFERENCE_DEFINITION.sub(_neutral_definition, text)
+
+
+def _inert_entity(match: re.Match[str]) -> str:
+    """A character reference as it may stay in the report: unchanged when what it decodes to would
+    pass :func:`~websearch_tui.core.text.sanitize` unchanged, else nothing."""
+    reference = match.group()
+    decoded = _decoded(reference)
+    return reference if sanitize(decoded) == decoded else ""
+
+
+def _decoded(reference: str) -> str:
+    """The text a CommonMark renderer makes of a character reference: a numeric one is its code point
+    whatever it is (``&#27;`` is ESC, which ``html.unescape`` drops as HTML5 says), U+FFFD for 0 or
+    none; a named one as HTML5 names it."""
+    if reference[1] != "#":
+        return html.unescape(reference)
+    code = int(reference[3:-1], 16) if reference[2] in "xX" else int(reference[2:-1])
+    return chr(code) if 0 < code <= 0x10FFFF else "\ufffd"
 
 
 def _neutral_inline(match: re.Match[str]) -> str:

@@ -170,10 +170,10 @@ class _Inline:
 
     def add(self, text: str, style: Style | None = None) -> None:
         """Append ``text`` under ``style``. markdown-it decodes character references (``&#x202E;``,
-        ``&#95;``) and backslash escapes after the reducer cleaned the source, so the text is redacted
-        again here, and sanitised again when it holds anything not printable (a C-speed check: the
-        usual text skips the second pass)."""
-        if not text.isprintable():
+        ``&#x3164;``, ``&#95;``) and backslash escapes after the reducer cleaned the source, so the text
+        is redacted again here, and sanitised again unless it is printable ASCII (two C-speed checks:
+        the usual English text skips the second pass)."""
+        if not (text.isascii() and text.isprintable()):
             text = sanitize(text)
         text = redact(text)
         if not text:
