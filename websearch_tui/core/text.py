@@ -3,8 +3,9 @@
 - :func:`sanitize` removes terminal escape sequences, control and invisible characters from untrusted
   text and replaces unassigned code points.
 - :func:`plain_text` strips HTML tags, decodes entities and sanitizes (titles, snippets).
-- :func:`safe_url` keeps only absolute http(s) URLs; :func:`canonical_url` is the key under which
-  two URLs are one page (parsing and normalisation by ``yarl``).
+- :func:`safe_url` keeps only absolute http(s) URLs, read as browsers read them (WHATWG, see
+  :mod:`websearch_tui.core.urls`); :func:`canonical_url` is the key under which two URLs are one page
+  (parsing and normalisation by ``yarl``); :func:`host_of` is the host shown for a URL.
 - :func:`parse_date` reads the date shapes providers send; :func:`age_seconds` gives their age in
   seconds and :func:`iso_utc` the ISO 8601 UTC form the JSON carries.
 - :func:`truncate` and :func:`format_age` are the LLM text format helpers (PROVIDERS.md §1.13).
@@ -17,7 +18,8 @@ import html
 import re
 import unicodedata
 from datetime import datetime, timedelta, timezone
-from urllib.parse import urlsplit
+
+from websearch_tui.core.urls import browser_url, display_host
 
 # ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC (ESC ] P X ^ _ ... ST or BEL),
 # and two-character escapes. Their 8-bit C1 forms are removed with the rest of C1 below.
@@ -214,20 +216,19 @@ def strip_comments(text: str) -> str:
 
 
 def safe_url(value: object) -> str | None:
-    """Return ``value`` as an absolute http(s) URL (raw spaces percent-encoded), else ``None``."""
+    """Return ``value`` as an absolute http(s) URL (raw spaces percent-encoded), else ``None``.
+
+    The URL is read as a browser reads it (:func:`~websearch_tui.core.urls.browser_url`): one whose
+    host RFC 3986 and the WHATWG URL Standard read differently (``https://evil.example\\@bank.example/``),
+    or whose host mixes scripts, comes back in its WHATWG serialisation, so the host shown, merged
+    and opened is the one a browser goes to."""
     if not isinstance(value, str):
         return None
     url = sanitize(value).strip()
     if not url or len(url) > MAX_URL_CHARS or any(ch in url for ch in "\n\t"):
         return None
-    url = url.replace(" ", "%20")
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        return None
-    return url
+    web = browser_url(url.replace(" ", "%20"))
+    return web.href if web is not None else None
 
 
 TRACKING_PARAMETERS = frozenset(
@@ -287,8 +288,9 @@ def canonical_url(url: str) -> str:
     """
     import yarl  # first used when sources arrive, not while a search starts
 
+    web = browser_url(url)
     try:
-        parsed = yarl.URL(url)
+        parsed = yarl.URL(web.href if web is not None else url)
         host = parsed.raw_host
     except (ValueError, TypeError):
         return url
@@ -309,12 +311,14 @@ def _is_tracking(name: str) -> bool:
     return lowered in TRACKING_PARAMETERS or lowered.startswith(TRACKING_PREFIXES)
 
 
+@functools.lru_cache(maxsize=8192)
 def host_of(url: str) -> str:
-    """The host of ``url`` without a leading ``www.``, or ``""``."""
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return ""
+    """The host a browser opening ``url`` goes to (:func:`~websearch_tui.core.urls.browser_url`), as it
+    is shown (:func:`~websearch_tui.core.urls.display_host`: Unicode only where the script is
+    consistent, else punycode), without a leading ``www.``; ``""`` for anything but an absolute http(s)
+    URL. The last 8,192 answers are cached (lists are drawn again as they scroll)."""
+    web = browser_url(url)
+    host = display_host(web.host) if web is not None else ""
     return host[4:] if host.startswith("www.") else host
 
 
