@@ -45,6 +45,7 @@ from websearch_tui.core.version import __version__
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.transport.pool_repair import repair, transport_pool
 from websearch_tui.providers.transport.shape import Shape, ShapeSeen, check, unrecognised
+from websearch_tui.providers.transport.slots import connection_slot
 
 MAX_RETRIES = 3
 MAX_RETRY_DELAY = 300.0
@@ -291,15 +292,18 @@ async def send(ctx: ProviderContext, request: HttpRequest) -> HttpReply:
     attempt = 0
     while True:
         try:
-            async with ctx.client.stream(
-                request.method,
-                request.url,
-                headers=request.headers,
-                params=request.params,
-                json=request.json_body,
-                data=request.form,
-                timeout=_timeout(ctx, request.read_timeout),
-            ) as response:
+            async with (
+                connection_slot(ctx),
+                ctx.client.stream(
+                    request.method,
+                    request.url,
+                    headers=request.headers,
+                    params=request.params,
+                    json=request.json_body,
+                    data=request.form,
+                    timeout=_timeout(ctx, request.read_timeout),
+                ) as response,
+            ):
                 body = await read_capped(ctx, response)
             if response.status_code >= 300:
                 text = _decode(response, body)
@@ -809,9 +813,12 @@ async def stream_sse(
     while True:
         status: int | None = None
         try:
-            async with httpx_sse.aconnect_sse(
-                ctx.client, method, url, headers=dict(headers or {}), json=json_body, timeout=_timeout(ctx)
-            ) as source:
+            async with (
+                connection_slot(ctx),
+                httpx_sse.aconnect_sse(
+                    ctx.client, method, url, headers=dict(headers or {}), json=json_body, timeout=_timeout(ctx)
+                ) as source,
+            ):
                 status = source.response.status_code
                 if (json_fallback or expect is not None) and _is_json_response(source.response):
                     body = await read_capped(ctx, source.response)
