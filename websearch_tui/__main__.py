@@ -23,19 +23,20 @@ if TYPE_CHECKING:
     from websearch_tui.settings.config import Config
 
 
-def check_keymap(config: Config) -> None:
-    """Refuse a ``[keymap]`` id that no binding of the terminal UI has; Textual is imported only for
-    a keymap that is not empty.
+def check_keymap(config: Config) -> list[str]:
+    """Refuse a ``[keymap]`` id that no binding of the terminal UI has; returns a note for each entry
+    with a key that types a character (it does not act in a text field). Textual is imported only
+    for a keymap that is not empty.
 
     Raises:
         ConfigError: naming the file, the id and the known ids
             (:func:`websearch_tui.tui.app.check_keymap`).
     """
     if not config.keymap:
-        return
+        return []
     from websearch_tui.tui.app import check_keymap as check
 
-    check(config)
+    return check(config)
 
 
 def start_tui(config: Config) -> int:

@@ -13,9 +13,11 @@ from textual.widgets import Static
 
 from tests.tui.conftest import until
 from tests.tui.test_settings_screen import make_settings_app, palette_choice, settle
+from websearch_tui.__main__ import main
 from websearch_tui.settings.config import ConfigError, load_config
 from websearch_tui.tui.app import binding_table, check_keymap
 from websearch_tui.tui.bindings import binding_ids
+from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.help.screen import HelpScreen
 from websearch_tui.tui.search.screen import SearchScreen
 from websearch_tui.tui.settings.screen import SettingsScreen
@@ -140,6 +142,31 @@ async def test_a_keymap_from_the_config_changes_which_key_opens_settings(tmp_pat
             "the Settings screen is back",
             detail=lambda: app.screen,
         )
+
+
+async def test_a_letter_given_to_quit_types_in_the_query_box_and_quits_elsewhere(tmp_path):
+    app = make_settings_app(write_config(tmp_path, '[keymap]\nquit = "h"\n'))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("h", "i")  # a text field takes letters as text, whatever the keymap says
+        await pilot.pause()
+        assert app.screen.query_input.value == "hi" and app.return_code is None
+        app.screen.query_one(ProviderSelector).focus()
+        await pilot.press("h")  # outside text fields the letter is the Quit key
+        await until(pilot, lambda: app.return_code is not None, "the app quits", detail=lambda: app.return_code)
+
+
+def test_config_validate_says_a_letter_does_not_act_in_text_fields(tmp_path, capsys):
+    path = write_config(tmp_path, '[keymap]\nquit = "h"\nsettings = "f6"\nhelp = "question_mark,f10"\n')
+    assert main(["config", "validate", "--config", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"OK: {path}\n"
+    assert err.splitlines() == [
+        f'websearch-tui: warning: {path}: [keymap] quit = "h": in a text field (the query box, a filter) h enters '
+        "text instead of acting; to act there too, add a key with ctrl or alt, or a function key, after a comma",
+        f'websearch-tui: warning: {path}: [keymap] help = "question_mark,f10": in a text field (the query box, '
+        "a filter) question_mark enters text instead of acting; f10 still acts there",
+    ]
 
 
 def test_an_unknown_keymap_id_names_the_file_the_id_and_the_known_ids(tmp_path):

@@ -39,9 +39,9 @@ StartTui = Callable[["Config"], int]
 code. Raises ``ConfigError`` (:mod:`websearch_tui.settings.config`) for a keymap id no binding has,
 before the UI starts."""
 
-CheckKeymap = Callable[["Config"], None]
+CheckKeymap = Callable[["Config"], list[str]]
 """``check(config)``: raises ``ConfigError`` for a ``[keymap]`` id that no binding of the terminal UI
-has (``config validate``)."""
+has; returns notes on keys that act only outside text fields, one line each (``config validate``)."""
 
 ServeMcp = Callable[["Config", McpOptions], None]
 """``serve(config, options)``: serve MCP until the client closes stdin or the process gets

@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import constants, work
+from textual import constants, events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -24,7 +24,14 @@ from textual.widget import Widget
 
 from websearch_tui.engine.engine import Engine
 from websearch_tui.session import Session, StatusResolver
-from websearch_tui.tui.bindings import BindingTable, binding_ids, help_sections, keys_by_id, own_bindings
+from websearch_tui.tui.bindings import (
+    BindingTable,
+    binding_ids,
+    help_sections,
+    keys_by_id,
+    own_bindings,
+    typing_key_notes,
+)
 from websearch_tui.tui.common.remembered import load_controls
 from websearch_tui.tui.gc_tuning import settle_gc
 from websearch_tui.tui.search.merged_view import MergedView
@@ -53,19 +60,22 @@ def zoom_target(screen: Screen[object]) -> Widget | None:
     return view if isinstance(view, Widget) else focused if focused.allow_maximize else None
 
 
-def check_keymap(config: Config) -> None:
+def check_keymap(config: Config) -> list[str]:
     """Refuse a ``[keymap]`` id that no binding of the app has (the CLI checks before it starts the
-    app). Only a keymap that is not empty costs anything: the check imports every screen.
+    app); returns a note for each entry with a key that types a character, which does not act in a
+    text field (:func:`~websearch_tui.tui.bindings.typing_key_notes`). Only a keymap that is not
+    empty costs anything: the check imports every screen.
 
     Raises:
         ConfigError: naming the file, the id and the known ids
             (:func:`~websearch_tui.settings.config.check_keymap_ids`).
     """
     if not config.keymap:
-        return
+        return []
     from websearch_tui.settings.config import check_keymap_ids
 
     check_keymap_ids(config, binding_ids(binding_table()))
+    return typing_key_notes(config.keymap, str(config.path) if config.path else "config")
 
 
 def binding_table() -> BindingTable:
@@ -166,6 +176,7 @@ class WebSearchApp(App[int]):
         self.clock = clock or time.monotonic
         self._theme_lock = asyncio.Lock()
         self._tune_gc = tune_gc
+        self._typing = False
 
     @property
     def config(self) -> Config:
@@ -295,8 +306,26 @@ class WebSearchApp(App[int]):
 
     # --- end of the main screen's retry and preset commands ---
 
+    async def on_event(self, event: events.Event) -> None:
+        """Note, while the App checks its priority bindings for a key, whether the focused widget
+        takes that key as typing (a letter in the query box): then no binding acts on it
+        (:meth:`check_action`), so a ``[keymap]`` that gives Quit a letter does not quit mid-word."""
+        self._typing = isinstance(event, events.Key) and not event.is_forwarded and self._types_text(event)
+        try:
+            await super().on_event(event)
+        finally:
+            self._typing = False
+
+    def _types_text(self, key: events.Key) -> bool:
+        """True when the focused widget takes ``key`` as text (an input, a text area)."""
+        focused = self.focused
+        return focused is not None and focused.check_consume_key(key.key, key.character)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide "Settings" while the settings screen is open."""
+        """No action for a key typed into a text field (see :meth:`on_event`); hide "Settings" while
+        the settings screen is open."""
+        if self._typing:
+            return False
         if action == "open_settings" and self._settings_screen() is not None:
             return False
         return True

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
+from textual.keys import REPLACED_KEYS, key_to_character
 
 KeyDisplay = Callable[[Binding], str]
 """How one bound key is shown (``App.get_key_display``)."""
@@ -85,3 +86,31 @@ def keys_by_id(table: BindingTable, keymap: Mapping[str, str], display: KeyDispl
     return {
         binding.id: keys_text(binding, keymap, display) for _, bindings in table for binding in bindings if binding.id
     }
+
+
+def typed_character(key: str) -> str | None:
+    """The printable character the key named ``key`` types (``"h"``; ``"question_mark"`` -> ``"?"``,
+    ``"slash"`` -> ``"/"``), or ``None`` for a key that types none (``"ctrl+q"``, ``"f2"``, ``"escape"``)."""
+    character = key_to_character(REPLACED_KEYS.get(key, key))
+    return character if character is not None and character.isprintable() else None
+
+
+def typing_key_notes(keymap: Mapping[str, str], where: str) -> list[str]:
+    """One note per ``[keymap]`` entry (of the file ``where``) that gives a binding a key which types
+    a character: in a text field (the query box, a filter, the settings' fields) that key types, so
+    the binding does not act there (:meth:`websearch_tui.tui.app.WebSearchApp.check_action`)."""
+    notes = []
+    for binding_id, keys in keymap.items():
+        typing = [key for key in keys.split(",") if typed_character(key)]
+        others = [key for key in keys.split(",") if key not in typing]
+        if typing:
+            then = (
+                f"{', '.join(others)} still acts there"
+                if others
+                else "to act there too, add a key with ctrl or alt, or a function key, after a comma"
+            )
+            notes.append(
+                f'{where}: [keymap] {binding_id} = "{keys}": in a text field (the query box, a filter) '
+                f"{', '.join(typing)} enters text instead of acting; {then}"
+            )
+    return notes

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from websearch_tui.cli.common import config_errors_as_usage, load_config
+from websearch_tui.cli.common import config_errors_as_usage, load_config, one_line, warn
 from websearch_tui.cli.front_ends import CheckKeymap
 from websearch_tui.core.catalogue import SPECS
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace, check_keymap: CheckKeymap | None) -> int:
     """``config path|show|validate``; always 0 (``path`` says on stderr whether the file exists).
     ``validate`` checks the ``[keymap]`` ids with ``check_keymap`` (the terminal UI's; ``None``: not
-    checked).
+    checked) and warns on stderr of keys that do not act in a text field (a letter for Quit).
 
     Raises:
         UsageError: an unusable config file, a ``[keymap]`` id no binding has.
@@ -44,9 +44,9 @@ def run(args: argparse.Namespace, check_keymap: CheckKeymap | None) -> int:
         return 0
     if check_keymap is not None:
         with config_errors_as_usage():
-            check_keymap(config)
+            warn(check_keymap(config))
     exists = config.path is not None and config.path.exists()
-    print(f"OK: {config.path}" + ("" if exists else " (does not exist; the defaults apply)"))
+    print(one_line(f"OK: {config.path}" + ("" if exists else " (does not exist; the defaults apply)")))
     return 0
 
 
