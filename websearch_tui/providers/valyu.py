@@ -124,9 +124,9 @@ def authors(row: Mapping[str, Any]) -> object:
 
 
 def usage(payload: dict[str, Any]) -> Usage | None:
-    """``Usage(cost_usd=total_deduction_dollars, search_requests=1)`` when the cost is a finite,
-    non-negative number; ``None`` otherwise."""
+    """``Usage(cost_usd=total_deduction_dollars)`` when the cost is a finite, non-negative number;
+    ``None`` otherwise."""
     cost = payload.get("total_deduction_dollars")
     if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 <= cost < math.inf:
         return None
-    return Usage(search_requests=1, cost_usd=float(cost))
+    return Usage(cost_usd=float(cost))
