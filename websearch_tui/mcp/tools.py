@@ -347,8 +347,9 @@ class SearchTools:
             return tool_error(str(exc))
         live = self.session.begin(request, remember=False)
         result = live.result
+        gate = ProgressGate(progress)
         try:
-            await _finish_cancelled(self._search_with_progress(live, progress, options, verify=verify))
+            await _finish_cancelled(self._search_with_progress(live, gate, options, verify=verify), gate.close)
         except asyncio.CancelledError:
             log.info("web_search cancelled by the client: %s", result.summary().text())
             raise
@@ -561,9 +562,27 @@ async def _report_progress(queue: asyncio.Queue[tuple[int, int, str] | None], pr
             log.debug("progress notification not sent", exc_info=True)
 
 
-async def _finish_cancelled(work: Awaitable[None]) -> None:
-    """Await ``work`` in its own task; when the caller is cancelled, cancel it and wait until it has
-    ended (every provider run cancelled, its connections closed) before the cancel propagates.
+class ProgressGate:
+    """A :data:`Progress` that passes notifications on to ``progress`` until :meth:`close` (the call
+    was cancelled: its progress token is dead, and the runs ending as cancelled must not report)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._open = True
+
+    async def __call__(self, done: float, total: float | None, message: str | None) -> None:
+        if self._open:
+            await self._progress(done, total, message)
+
+    def close(self) -> None:
+        """Send nothing more."""
+        self._open = False
+
+
+async def _finish_cancelled(work: Awaitable[None], on_cancel: Callable[[], None]) -> None:
+    """Await ``work`` in its own task; when the caller is cancelled, call ``on_cancel``, cancel the
+    work and wait until it has ended (every provider run cancelled, its connections closed) before
+    the cancel propagates.
 
     Raises:
         asyncio.CancelledError: the caller was cancelled.
@@ -572,6 +591,7 @@ async def _finish_cancelled(work: Awaitable[None]) -> None:
     try:
         await asyncio.shield(task)
     except asyncio.CancelledError:
+        on_cancel()
         task.cancel()
         with anyio.CancelScope(shield=True):  # the SDK's cancel scope would interrupt this wait
             await asyncio.wait({task})
