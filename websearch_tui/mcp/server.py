@@ -23,21 +23,24 @@ import ipaddress
 import logging
 import os
 import socket
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
 from starlette.types import ASGIApp
 
 from websearch_tui.core.errors import register_secret
 from websearch_tui.core.version import __version__
 from websearch_tui.mcp.gate import BearerGate
+from websearch_tui.mcp.stdio import RequestLines, claimed_stdin
 from websearch_tui.mcp.tools import SearchTools
 from websearch_tui.session import Session
 from websearch_tui.settings.config import Config
@@ -48,6 +51,11 @@ MIN_TOKEN_CHARS = 32
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
+KEEP_ALIVE_SECONDS = 5
+"""Seconds an idle HTTP connection stays open after a response (uvicorn's ``timeout_keep_alive``)."""
+LIBRARY_LOGGERS = ("asyncio", "uvicorn", "mcp", "starlette", "anyio", "httpx")
+"""The libraries whose log lines the server writes (their warnings quote request paths and headers,
+e.g. the SDK's "Invalid Host header"), through :func:`log_to_stderr`'s handlers."""
 
 
 class ServeError(Exception):
@@ -85,13 +93,30 @@ def make_tools(config: Config) -> SearchTools:
 
 
 async def serve_stdio(tools: SearchTools) -> None:
-    """Serve ``tools`` over stdin/stdout until the client closes stdin; then close the engine."""
+    """Serve ``tools`` over stdin/stdout until the client closes stdin; then close the engine.
+
+    Standard input is read by :class:`~websearch_tui.mcp.stdio.RequestLines` (lines capped at
+    :data:`~websearch_tui.mcp.stdio.MAX_LINE_BYTES`, every line the SDK cannot read answered with a
+    JSON-RPC error); its replies join the SDK's on stdout.
+    """
     server = build_server(tools)
+    replies, pending = anyio.create_memory_object_stream[SessionMessage](16)
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        with claimed_stdin() as source:
+            lines = cast("anyio.AsyncFile[str]", RequestLines(source, replies))  # the SDK only iterates it
+            async with stdio_server(stdin=lines) as (read_stream, write_stream), anyio.create_task_group() as group:
+                group.start_soon(_forward, pending, write_stream)
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+                group.cancel_scope.cancel()
     finally:
         await tools.aclose()
+
+
+async def _forward(pending: MemoryObjectReceiveStream[SessionMessage], write_stream: Any) -> None:
+    """Send each reply of ``pending`` to the client through the SDK's ``write_stream``."""
+    async with pending:
+        async for message in pending:
+            await write_stream.send(message)
 
 
 # --- Streamable HTTP --------------------------------------------------------------------------
@@ -220,15 +245,32 @@ async def serve_http(tools: SearchTools, options: HttpOptions, announce: Callabl
     """Serve :func:`http_app` with uvicorn until SIGINT/SIGTERM; then close the engine.
 
     The socket is bound first, so ``announce`` receives the real URL (``--port 0`` picks a free port).
+    Before any token is checked, a connection has :data:`~websearch_tui.mcp.http_limits.REQUEST_TIMEOUT`
+    seconds to send each whole request, a head of at most
+    :data:`~websearch_tui.mcp.http_limits.MAX_HEAD_BYTES`, and at most
+    :data:`~websearch_tui.mcp.http_limits.MAX_CONNECTIONS` are open at once
+    (:class:`~websearch_tui.mcp.http_limits.LimitedH11Protocol`); an idle one closes after
+    :data:`KEEP_ALIVE_SECONDS`.
 
     Raises:
         ServeError: the address cannot be bound.
     """
     import uvicorn
 
+    from websearch_tui.mcp.http_limits import MAX_HEAD_BYTES, LimitedH11Protocol
+
     sock = _bind(options.host, options.port)
     bound = HttpOptions(options.host, sock.getsockname()[1], options.token, options.allowed_hosts)
-    config = uvicorn.Config(http_app(tools, bound), log_level="warning", access_log=False, server_header=False)
+    config = uvicorn.Config(
+        http_app(tools, bound),
+        http=LimitedH11Protocol,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        log_config=None,  # its lines go through log_to_stderr's handlers, not uvicorn's raw formatter
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+    )
     guard = "bearer token required" if options.token else "no token: loopback only"
     announce(f"websearch-tui MCP server (Streamable HTTP) on {bound.url} ({guard})")
     try:
@@ -253,10 +295,11 @@ def _bind(host: str, port: int) -> socket.socket:
 
 def log_to_stderr() -> None:
     """Also send the MCP front end's log lines (refused requests, tool failures: the loggers of
-    ``websearch_tui.mcp`` and its modules) to stderr from WARNING up, redacted."""
-    from websearch_tui.core.logs import RedactingFormatter
+    ``websearch_tui.mcp`` and its modules) to stderr from WARNING up, and the warnings of the libraries
+    it runs on (:data:`LIBRARY_LOGGERS`) to stderr and the log file, all through the one sanitising,
+    redacting, rate-limited formatter (:mod:`websearch_tui.core.logs`)."""
+    from websearch_tui.core.logs import route, stderr_handler
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(RedactingFormatter("websearch-tui mcp: %(levelname)s %(message)s"))
-    handler.setLevel(logging.WARNING)
+    handler = stderr_handler("websearch-tui mcp: %(levelname)s %(message)s")
     logging.getLogger("websearch_tui.mcp").addHandler(handler)
+    route(LIBRARY_LOGGERS, handler)
