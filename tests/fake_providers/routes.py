@@ -21,6 +21,11 @@ from .server import FakeRequest, FakeResponse, html_error_page, load_data, load_
 DATA = Path(__file__).with_name("data")
 CORE_PROVIDERS = ("ddgs", "exa", "parallel", "brave", "tavily", "searxng")
 PLUGIN_PROVIDERS = (
+    "openalex",
+    "arxiv",
+    "semantic_scholar",
+    "wikipedia",
+    "hackernews",
     "perplexity",
     "perplexity_search",
     "jina",

@@ -89,7 +89,10 @@ async def test_presets_from_the_p_key_and_from_the_palette(make_app, fake_stream
         assert "Preset quick: Brave Search, Tavily, Exa." in [n.message for n in app._notifications]
         await pilot.press("p")
         await until(pilot, lambda: shown(app) == ["ddgs"], "only DuckDuckGo is shown", detail=lambda: shown(app))
-        await pilot.press("p")  # round again
+        await pilot.press("p")  # then the built-in ones
+        scholar = ["openalex", "arxiv", "semantic_scholar", "wikipedia"]
+        await until(pilot, lambda: shown(app) == scholar, "the scholar preset is shown", detail=lambda: shown(app))
+        await pilot.press("p", "p")  # community, then round again
         await until(
             pilot,
             lambda: set(shown(app)) == {"brave", "tavily", "exa"},
@@ -116,18 +119,20 @@ async def test_presets_from_the_p_key_and_from_the_palette(make_app, fake_stream
         )
 
 
-async def test_p_without_presets_says_how_to_add_one(make_app, fake_streams):
+async def test_p_without_presets_of_one_s_own_steps_through_the_built_in_ones(make_app, fake_streams):
     app = make_app(("ddgs",))
     async with app.run_test(size=(160, 40)) as pilot:
         app.screen.selector.focus()
         await pilot.press("p")
+        scholar = ["openalex", "arxiv", "semantic_scholar", "wikipedia"]
+        await until(pilot, lambda: shown(app) == scholar, "the scholar preset is shown", detail=lambda: shown(app))
+        assert "Preset scholar: OpenAlex, arXiv, Semantic Scholar, Wikipedia." in [
+            n.message for n in app._notifications
+        ]
+        await pilot.press("p")
         await until(
-            pilot,
-            lambda: any("[presets]" in n.message for n in app._notifications),
-            "a notice names [presets]",
-            detail=lambda: [n.message for n in app._notifications],
+            pilot, lambda: shown(app) == ["ddgs", "hackernews"], "the community preset", detail=lambda: shown(app)
         )
-        assert shown(app) == ["ddgs"]
 
 
 async def test_selected_and_unselected_rows_differ_in_text_with_no_color(make_app, fake_streams, monkeypatch):

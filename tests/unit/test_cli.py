@@ -140,6 +140,18 @@ def test_providers_lists_status_and_key_source_never_the_key(
     header = ["PROVIDER", "LABEL", "KIND", "INDEX", "KEY", "STATUS", "KEY", "FROM", "DEFAULT"]
     assert table.splitlines()[0].split() == header
     assert "Brave's own index" in next(line for line in table.splitlines() if line.startswith("brave "))
+    assert len(rows) == 34
+    new = {pid: (rows[pid]["status"], rows[pid]["index"]) for pid in ("openalex", "arxiv", "wikipedia", "hackernews")}
+    assert new == {
+        "openalex": ("keyless", "OpenAlex scholarly graph"),
+        "arxiv": ("keyless", "arXiv"),
+        "wikipedia": ("keyless", "Wikipedia encyclopedia"),
+        "hackernews": ("keyless", "Hacker News community"),
+    }
+    assert (rows["semantic_scholar"]["key"], rows["semantic_scholar"]["key_env_vars"]) == (
+        "optional",
+        ["SEMANTIC_SCHOLAR_API_KEY", "S2_API_KEY"],
+    )
     assert "secret-value" not in table
 
 
@@ -441,12 +453,13 @@ def test_config_show_prints_effective_settings_without_secrets(
         assert secret not in out
     document = tomlkit.parse(out).unwrap()
     assert document["search"] == {
-        "providers": ["ddgs", "exa", "parallel"],
+        "providers": ["ddgs", "exa", "parallel", "wikipedia", "openalex", "arxiv"],
         "mode": "auto",
         "max_results": 10,
         "recency": "week",
         "timeout": 60.0,
         "max_body_mib": 8.0,
+        "contact": "",
     }
     assert document["ui"] == {"theme": ""}
     assert set(document["providers"]) == set(SPECS)

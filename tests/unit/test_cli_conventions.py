@@ -24,7 +24,7 @@ from websearch_tui.cli.commands.search import Progress, streams_answer
 from websearch_tui.cli.main import implied_search, main
 from websearch_tui.cli.parser import ENVIRONMENT, build_parser
 from websearch_tui.cli.render import use_color
-from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.catalogue import DEFAULT_PROVIDERS, SPECS
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
 from websearch_tui.engine import engine as engine_module
 from websearch_tui.providers.base import ProviderContext
@@ -373,7 +373,7 @@ def test_keys_list_and_config_show_take_format_json(
     assert set(document) == {"credentials", "keyring", "key_file"}
     assert main(["config", "show", "--format", "json"]) == 0
     settings = json.loads(capsys.readouterr().out)
-    assert settings["search"]["providers"] == ["ddgs", "exa", "parallel"]
+    assert settings["search"]["providers"] == list(DEFAULT_PROVIDERS)
     assert set(settings["providers"]) == set(SPECS)
     assert main(["config", "show", "--format", "toml"]) == 0
     assert "[search]" in capsys.readouterr().out
@@ -484,10 +484,12 @@ def test_a_preset_selects_its_providers_and_adds_to_p(requests_seen, tmp_path: P
     requests_seen.clear()
     code, _, err = run_main(capsys, "search", "hello", "--preset", "quik", "--config", str(config))
     assert code == 2 and err == (
-        f"websearch-tui: error: unknown preset 'quik' (did you mean 'quick'?); the presets in {config}: quick, deep\n"
+        "websearch-tui: error: unknown preset 'quik' (did you mean 'quick'?); the presets: "
+        f"quick, deep (in {config}); scholar, community (built in)\n"
     )
-    code, _, err = run_main(capsys, "search", "hello", "--preset", "quick")  # the default config: none
-    assert code == 2 and err.count("\n") == 1 and "unknown preset 'quick':" in err and "has no [presets]" in err
+    code, _, err = run_main(capsys, "search", "hello", "--preset", "quick")  # the default config: built-ins only
+    assert code == 2 and err.count("\n") == 1
+    assert err.endswith("unknown preset 'quick'; the presets: scholar, community (built in)\n")
     assert requests_seen == []  # nothing ran
 
 

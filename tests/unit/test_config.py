@@ -286,3 +286,52 @@ def test_codex_readiness_follows_the_existing_login(tmp_path: Path, monkeypatch:
     home = Path(__file__).resolve().parents[1] / "fake_providers" / "data" / "codex_home"
     monkeypatch.setenv("CODEX_HOME", str(home))
     assert credentials.provider_status(spec, ProviderSettings(), {}) == "ready"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[search]\ncontact = 'me at example.org'\n", "[search] contact must be an e-mail address or an http(s) URL"),
+        ("[search]\ncontact = 'me@example.org\\r\\nX-Evil: 1'\n", "[search] contact must be an e-mail address"),
+        ("[search]\ncontact = 'mé@exemple.fr'\n", "[search] contact must be an e-mail address"),
+        ("[search]\ncontact = 3\n", "[search] contact must be an e-mail address or an http(s) URL"),
+        ("[providers.wikipedia]\ncontact = 'ftp://x'\n", "[providers.wikipedia] contact must be an e-mail address"),
+        ("[providers.brave]\ncontact = 'me@example.org'\n", "unknown key 'contact' in [providers.brave]"),
+    ],
+)
+def test_a_contact_is_an_address_or_a_url_on_one_line(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_search_contact_reaches_only_the_providers_that_ask_for_one(tmp_path: Path) -> None:
+    text = "[search]\ncontact = ' me@example.org '\n[providers.arxiv]\ncontact = 'https://lab.example/me'\n"
+    config = load_config(write(tmp_path, text))
+    assert config.search.contact == "me@example.org"
+    assert config.settings_for("openalex").options["contact"] == "me@example.org"
+    assert config.settings_for("wikipedia").options["contact"] == "me@example.org"
+    assert config.settings_for("arxiv").options["contact"] == "https://lab.example/me"  # its own wins
+    assert "contact" not in config.settings_for("brave").options
+    assert "contact" not in config.settings_for("semantic_scholar").options
+    assert load_config(write(tmp_path, "")).settings_for("openalex").options == {}
+
+
+def test_built_in_presets_sit_beside_the_user_s_and_a_user_preset_of_the_same_name_wins(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[presets]\nquick = ['brave']\ncommunity = ['hackernews', 'grok']\n"))
+    presets = config.enabled_presets()
+    assert presets["scholar"] == ("openalex", "arxiv", "semantic_scholar", "wikipedia")
+    assert presets["community"] == ("hackernews", "grok")
+    assert presets["quick"] == ("brave",)
+    assert load_config(write(tmp_path, "[providers.arxiv]\nenabled = false\n")).enabled_presets()["scholar"] == (
+        "openalex",
+        "semantic_scholar",
+        "wikipedia",
+    )
+
+
+def test_the_keyless_default_is_a_research_bench() -> None:
+    from websearch_tui.core.catalogue import SPECS
+
+    assert DEFAULT_PROVIDERS == ("ddgs", "exa", "parallel", "wikipedia", "openalex", "arxiv")
+    assert all(SPECS[pid].keyless for pid in DEFAULT_PROVIDERS)

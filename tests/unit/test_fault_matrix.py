@@ -8,9 +8,10 @@ mode, Codex on the fake login. A cell checks the faulty provider's outcome (stat
 phrases of its message, how many search calls the fake saw), that the healthy provider is untouched,
 and that no secret reaches the outcome, the CLI output formats or the log.
 
-Per provider or per transport family. A provider's search call travels one of five ways
+Per provider or per transport family. A provider's search call travels one of six ways
 (:data:`FAMILIES`): JSON over a GET, JSON over a POST, an SSE stream, MCP over Streamable HTTP
-(a JSON-RPC ``tools/call`` answered as an event stream), and DuckDuckGo's HTML page.
+(a JSON-RPC ``tools/call`` answered as an event stream), DuckDuckGo's HTML page, and arXiv's Atom
+feed (XML over a GET).
 :func:`test_families_are_what_the_fake_answers` checks each provider's family against its fault-free
 search call, so the table cannot drift from what the providers send.
 
@@ -200,7 +201,7 @@ class Baseline:
 _baselines: dict[str, Baseline] = {}
 
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "json_get": ("brave", "searxng"),
+    "json_get": ("brave", "searxng", "openalex", "semantic_scholar", "wikipedia", "hackernews"),
     "json_post": (
         "tavily",
         "perplexity_search",
@@ -222,6 +223,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "sse": ("perplexity", "anthropic", "gemini", "openai", "codex", "grok", "zhipu_chat_search"),
     "mcp": ("exa", "parallel", "zai"),
     "html": ("ddgs",),
+    "xml_get": ("arxiv",),
 }
 """The transport families (module docstring) and their members, as the fake's default routes answer."""
 
@@ -233,6 +235,8 @@ def family_seen(route: tuple[str, str], response: FakeResponse) -> str:
         return "mcp"
     if "text/html" in (response.content_type() or ""):
         return "html"
+    if "xml" in (response.content_type() or ""):
+        return "xml_get"
     if payload.is_sse(response):
         return "sse"
     return "json_get" if method == "GET" else "json_post"
@@ -466,6 +470,11 @@ DIFFERENT: dict[tuple[str, str], Expect] = {
     # A null-only MCP tool result has no text part left; a null-only model stream has no finish reason.
     **{(p, "null_fields"): _NO_TOOL_CONTENT for p in ("exa", "parallel", "zai")},
     **{(p, "null_fields"): _ENDED_EARLY for p in ("gemini", "zhipu_chat_search")},
+    # arXiv answers XML (an Atom feed): emptying every attribute empties its namespace declarations
+    # (no longer an Atom feed), and XML cannot carry a control character or "--" inside a comment, so
+    # those hostile titles make a feed that does not parse (a protocol error, read in linear time).
+    ("arxiv", "null_fields"): failed(ErrorKind.PROTOCOL, "not an Atom feed", "failed to parse"),
+    **{("arxiv", f): failed(ErrorKind.PROTOCOL, "failed to parse") for f in ("markup_title", "comments_title")},
 }
 """Cells whose provider behaves differently from :data:`EXPECTED`, with the documented reason."""
 
@@ -536,7 +545,11 @@ def check_hostile_title(provider: str, cell: Cell, normal: Baseline, sanitized: 
     response = cell.outcome(provider).response
     titles = {source.url: source.title for source in response.sources}
     hostile = [url for url, title in titles.items() if sanitized in title]
-    assert (target[0].url in hostile) if target else (hostile == list(titles)), titles
+    if cell.outcome(provider).status is not RunStatus.DONE:
+        return  # a format that cannot carry the title (XML: no control characters) failed as DIFFERENT says
+    # by position: a link made from the title (Wikipedia's article URL) changes with it
+    at = response.sources[normal.sources.index(target[0])].url if target else None
+    assert (at in hostile) if target else (hostile == list(titles)), titles
     texts = [response.answer or ""] + [s.title + (s.snippet or "") for s in response.sources]
     texts += [c.title + (c.cited_text or "") for c in response.citations]
     assert not any(CONTROL.search(text) or INVISIBLE.search(text) for text in texts)

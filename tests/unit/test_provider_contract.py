@@ -24,8 +24,8 @@ from websearch_tui.providers.kimi import KEY_HINT
 FAKE_PLUGINS = tuple(plugins())
 """Providers with a plugin fake in ``tests/fake_providers/fake_<id>.py`` (the ones this suite covers)."""
 
-KEYED = ("brave", "tavily", *(pid for pid in FAKE_PLUGINS if get_spec(pid).credentials))
-"""Providers that cannot run without an API key."""
+KEYED = ("brave", "tavily", *(pid for pid in FAKE_PLUGINS if get_spec(pid).key_need == "required"))
+"""Providers that cannot run without an API key (not those whose key is optional, such as OpenAlex's)."""
 
 AUTH_401 = {
     **{pid: auth_failed(pid) for pid in FAKE_PLUGINS},

@@ -109,7 +109,8 @@ citations:
 
 providers:
   -p takes one id or several separated by commas, and may be repeated (-p brave,tavily -p exa).
-  --preset NAME selects a named preset of the config's [presets]; with -p the search runs both
+  --preset NAME selects a named preset (built in: scholar, community; or the config's [presets],
+  whose own preset of the same name wins); with -p the search runs both
   (the preset's providers first, then the others named with -p). Neither: the config's selection.
 
 terminal:
@@ -225,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--preset",
         metavar="NAME",
-        help="the providers of a [presets] entry of config.toml; with -p, those too (the union)",
+        help="the providers of a preset (scholar, community, or a [presets] entry of config.toml); with -p, those too",
     )
     search.add_argument("--mode", choices=MODES, help="compare: all at once; auto: first that answers")
     search.add_argument(

@@ -11,6 +11,7 @@ from websearch_tui.core.specs import UNKNOWN_INDEX, Capabilities, CredentialSpec
 
 _KEY = "api_key"
 _CONTEXT_SIZES = ("low", "medium", "high")
+_CONTACT = "contact"  # how an API's operators reach the user; [search] contact is its default
 
 SPECS: dict[str, ProviderSpec] = {
     spec.id: spec
@@ -94,6 +95,64 @@ SPECS: dict[str, ProviderSpec] = {
             needs_base_url=True,
             options={"categories": str, "language": str, "engines": str, "safesearch": int},
             capabilities=Capabilities(recency=True, answer=True, related=True),
+        ),
+        ProviderSpec(
+            id="openalex",
+            label="OpenAlex",
+            index="OpenAlex scholarly graph",
+            kind="conventional",
+            module="websearch_tui.providers.openalex",
+            credentials=(CredentialSpec(_KEY, ("OPENALEX_API_KEY",)),),
+            keyless=True,
+            default_base_url="https://api.openalex.org",
+            options={_CONTACT: str},
+            capabilities=Capabilities(recency=True, count=True),
+        ),
+        ProviderSpec(
+            id="arxiv",
+            label="arXiv",
+            index="arXiv",
+            kind="conventional",
+            module="websearch_tui.providers.arxiv",
+            keyless=True,
+            default_base_url="https://export.arxiv.org",
+            options={_CONTACT: str},
+            capabilities=Capabilities(recency=True, count=True),
+            default_min_interval=3.0,  # arXiv's terms of use: no more than one request every three seconds
+        ),
+        ProviderSpec(
+            id="semantic_scholar",
+            label="Semantic Scholar",
+            index="Semantic Scholar academic graph",
+            kind="conventional",
+            module="websearch_tui.providers.semantic_scholar",
+            credentials=(CredentialSpec(_KEY, ("SEMANTIC_SCHOLAR_API_KEY", "S2_API_KEY")),),
+            keyless=True,
+            default_base_url="https://api.semanticscholar.org",
+            capabilities=Capabilities(recency=True, count=True),
+            default_min_interval=1.0,  # a key's starting limit; keyless calls share one pool
+        ),
+        ProviderSpec(
+            id="wikipedia",
+            label="Wikipedia",
+            index="Wikipedia encyclopedia",
+            kind="conventional",
+            module="websearch_tui.providers.wikipedia",
+            keyless=True,
+            options={"language": str, _CONTACT: str},
+            capabilities=Capabilities(count=True),
+        ),
+        ProviderSpec(
+            id="hackernews",
+            label="Hacker News",
+            index="Hacker News community",
+            kind="conventional",
+            module="websearch_tui.providers.hackernews",
+            keyless=True,
+            default_base_url="https://hn.algolia.com",
+            options={"sort": str},
+            option_choices={"sort": ("relevance", "date")},
+            capabilities=Capabilities(recency=True, count=True),
         ),
         ProviderSpec(
             id="perplexity",
@@ -386,7 +445,17 @@ SPECS: dict[str, ProviderSpec] = {
     )
 }
 
-DEFAULT_PROVIDERS: tuple[str, ...] = ("ddgs", "exa", "parallel")
+DEFAULT_PROVIDERS: tuple[str, ...] = ("ddgs", "exa", "parallel", "wikipedia", "openalex", "arxiv")
+"""The default selection: the keyless research bench (three web indexes, the encyclopedia, two
+scholarly ones), so a first search needs no key."""
+
+BUILTIN_PRESETS: dict[str, tuple[str, ...]] = {
+    "scholar": ("openalex", "arxiv", "semantic_scholar", "wikipedia"),
+    "community": ("hackernews", "ddgs"),
+}
+"""Presets every config has, beside the user's ``[presets]`` (a user's preset of the same name wins):
+``scholar``, the scholarly graphs and the encyclopedia; ``community``, Hacker News's discussions and
+DuckDuckGo for the forums and blogs of the open web around them."""
 
 
 def get_spec(provider_id: str) -> ProviderSpec:

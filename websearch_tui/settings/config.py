@@ -9,12 +9,13 @@ tomlkit, in :mod:`websearch_tui.settings.edit`.
 
 Schema (see ``config.example.toml``)::
 
-    [search]  providers, mode, max_results, recency, timeout, max_body_mib
+    [search]  providers, mode, max_results, recency, timeout, max_body_mib, contact
     [ui]  theme
     [history]  enabled, max_entries, path
     [reader]  allow_private, max_bytes, timeout, max_age  (reading pages: websearch_tui.reader)
     [verify]  auto  (check every citation against its page after each search in the TUI)
-    [presets]  <name> = [provider ids]  (named selections, chosen in the TUI)
+    [presets]  <name> = [provider ids]  (named selections, chosen in the TUI; beside the built-in
+               scholar and community, which a preset of the same name replaces)
     [keymap]  <binding id> = "<keys>" (the TUI's keys; ids are checked by the TUI, see check_keymap_ids)
     [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
 """
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from websearch_tui.core.catalogue import DEFAULT_PROVIDERS, SPECS
+from websearch_tui.core.catalogue import BUILTIN_PRESETS, DEFAULT_PROVIDERS, SPECS
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
 from websearch_tui.core.pages import MAX_AGE_RANGE, MAX_BYTES_RANGE, TIMEOUT_RANGE, ReaderSettings, allowed_host
 from websearch_tui.core.specs import ProviderSettings
@@ -47,7 +48,13 @@ _COMMON_PROVIDER_KEYS = {
     "models": list,
     "min_interval": float,
 }
-_SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_body_mib")
+_SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_body_mib", "contact")
+CONTACT_OPTION = "contact"
+"""The provider option an API's operators reach the user through (Wikipedia, OpenAlex, arXiv);
+``[search] contact`` is its default."""
+MAX_CONTACT_CHARS = 200
+_CONTACT = re.compile(r"[^\s@<>]{1,64}@[^\s@<>]{1,190}|https?://[^\s<>]{1,190}")
+"""An e-mail address or an http(s) URL, without spaces or angle brackets (it goes in a header)."""
 _HISTORY_KEYS = ("enabled", "max_entries", "path")
 _READER_KEYS = ("allow_private", "max_bytes", "timeout", "max_age")
 _VERIFY_KEYS = ("auto",)
@@ -72,6 +79,9 @@ class SearchSettings:
     recency: str | None = None
     timeout: float = 60.0
     max_body_mib: float = 8.0
+    contact: str | None = None
+    """How the operators of the APIs that ask for it reach the user (an e-mail address or a URL): sent
+    to Wikipedia and arXiv in the User-Agent and to OpenAlex as ``mailto``, to no other provider."""
 
 
 @dataclass(frozen=True)
@@ -117,11 +127,15 @@ class Config:
     """The ``[keymap]`` table: binding id -> keys (``"f2"``, ``"ctrl+q,f10"``), for ``App.set_keymap``."""
 
     def settings_for(self, provider_id: str) -> ProviderSettings:
-        """The provider's table, with endpoint env vars (``SEARXNG_ENDPOINT``) as defaults."""
+        """The provider's table, with endpoint env vars (``SEARXNG_ENDPOINT``) as defaults and, for a
+        provider that takes a ``contact`` option its table does not set, ``[search] contact``."""
         settings = self.providers.get(provider_id, ProviderSettings())
         env = _ENDPOINT_ENV.get(provider_id)
         if env and not settings.base_url and os.environ.get(env, "").strip():
             settings = dataclasses.replace(settings, base_url=os.environ[env].strip())
+        spec = SPECS.get(provider_id)
+        if self.search.contact and spec and CONTACT_OPTION in spec.options and CONTACT_OPTION not in settings.options:
+            settings = dataclasses.replace(settings, options={**settings.options, CONTACT_OPTION: self.search.contact})
         return settings
 
     def is_enabled(self, provider_id: str) -> bool:
@@ -129,9 +143,12 @@ class Config:
         return self.settings_for(provider_id).enabled is not False
 
     def enabled_presets(self) -> dict[str, tuple[str, ...]]:
-        """``[presets]`` without the providers the file switches off (``enabled = false``): what a
-        preset selects in the TUI and runs on the CLI (``search --preset``)."""
-        return {name: tuple(pid for pid in ids if self.is_enabled(pid)) for name, ids in self.presets.items()}
+        """``[presets]`` in file order, then the built-in presets it does not replace
+        (:data:`~websearch_tui.core.catalogue.BUILTIN_PRESETS`), without the providers the file
+        switches off (``enabled = false``): what a preset selects in the TUI (``p`` steps through them
+        in this order) and runs on the CLI (``search --preset``)."""
+        presets = {**self.presets, **{name: ids for name, ids in BUILTIN_PRESETS.items() if name not in self.presets}}
+        return {name: tuple(pid for pid in ids if self.is_enabled(pid)) for name, ids in presets.items()}
 
     def default_selection(self) -> list[str]:
         """The providers a search runs when none are named (and the TUI selects at start while it
@@ -254,9 +271,28 @@ def _parse_search(where: str, table: Mapping[str, Any]) -> SearchSettings:
     max_body = table.get("max_body_mib", defaults.max_body_mib)
     if isinstance(max_body, bool) or not isinstance(max_body, (int, float)) or not 1 <= max_body <= 1024:
         raise ConfigError(f"{where}: [search] max_body_mib must be a number of MiB from 1 to 1024, got {max_body!r}")
+    contact = check_contact(where, "[search]", table.get("contact"))
     return SearchSettings(
-        tuple(dict.fromkeys(providers)), mode, max_results, recency or None, float(timeout), float(max_body)
+        tuple(dict.fromkeys(providers)), mode, max_results, recency or None, float(timeout), float(max_body), contact
     )
+
+
+def check_contact(where: str, section: str, value: Any) -> str | None:
+    """A ``contact`` value stripped (``None`` for a missing or blank one).
+
+    Raises:
+        ConfigError: naming ``section`` when it is not an e-mail address or an http(s) URL of at most
+            :data:`MAX_CONTACT_CHARS` characters on one line.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    text = value.strip() if isinstance(value, str) else ""
+    if len(text) > MAX_CONTACT_CHARS or not text.isascii() or not text.isprintable() or not _CONTACT.fullmatch(text):
+        raise ConfigError(
+            f"{where}: {section} contact must be an e-mail address or an http(s) URL (at most "
+            f'{MAX_CONTACT_CHARS} characters, no spaces), such as "you@example.org"; got {value!r}'
+        )
+    return text
 
 
 def _parse_presets(where: str, table: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
@@ -420,6 +456,8 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
             raise ConfigError(
                 f"{where}: {section} {key} must be an http(s) URL such as https://host, got {table[key]!r}"
             )
+    if CONTACT_OPTION in spec.options:
+        check_contact(where, section, table.get(CONTACT_OPTION))
     min_interval = table.get("min_interval")
     if min_interval is not None and not 0 <= min_interval <= 3600:
         raise ConfigError(f"{where}: {section} min_interval must be from 0 to 3600 seconds, got {min_interval!r}")

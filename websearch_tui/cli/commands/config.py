@@ -88,6 +88,7 @@ def _effective_settings(config: Config) -> dict[str, Any]:
             "recency": search.recency or "",
             "timeout": search.timeout,
             "max_body_mib": search.max_body_mib,
+            "contact": search.contact or "",
         },
         "ui": {"theme": config.ui.theme or ""},
         "history": _history_settings(config),

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from websearch_tui.cli.common import PROG, UsageError, check_providers, fail, load_config, warn
 from websearch_tui.cli.output import check_merged, document, emit, output_path
 from websearch_tui.cli.render import terminal_text, use_color
+from websearch_tui.core.catalogue import BUILTIN_PRESETS
 from websearch_tui.core.models import MAX_QUERY_CHARS, AnswerDelta
 from websearch_tui.core.text import sanitize
 
@@ -94,23 +95,24 @@ def _provider_ids(values: Sequence[str]) -> list[str]:
 
 
 def _preset_providers(config: Config, name: str) -> tuple[str, ...]:
-    """The provider ids of the ``[presets]`` entry ``name``, without those the config switches off.
+    """The provider ids of preset ``name`` (a built-in one or a ``[presets]`` entry, which wins),
+    without those the config switches off.
 
     Raises:
-        UsageError: no such preset, naming the closest one and listing them all (or saying the
-            config has none).
+        UsageError: no such preset, naming the closest one and listing them all (those of the
+            config file, then the built-in ones).
     """
     presets = config.enabled_presets()
     if name in presets:
         return presets[name]
     where = config.path or "the config file"
-    if not presets:
-        raise UsageError(
-            f'unknown preset {name!r}: {where} has no [presets] (add one, e.g. quick = ["brave", "tavily"])'
-        )
     close = difflib.get_close_matches(name, list(presets), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise UsageError(f"unknown preset {name!r}{hint}; the presets in {where}: {', '.join(presets)}")
+    built_in = [preset for preset in BUILTIN_PRESETS if preset not in config.presets]
+    groups = [f"{', '.join(config.presets)} (in {where})"] if config.presets else []
+    if built_in:
+        groups.append(f"{', '.join(built_in)} (built in)")
+    raise UsageError(f"unknown preset {name!r}{hint}; the presets: {'; '.join(groups)}")
 
 
 def _query_text(words: Sequence[str]) -> str:
