@@ -13,13 +13,15 @@ import httpx
 import pytest
 
 from tests.fake_providers import FakeServer
-from tests.fake_providers.routes import plugins
+from tests.fake_providers.routes import plugins, search_route
 from tests.helpers import Recorder, auth_failed, collect, fake_ctx, make_ctx, missing_key_message, no_wait
 from websearch_tui.core.catalogue import get_spec
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.specs import ProviderSettings
+from websearch_tui.core.version import __version__
 from websearch_tui.providers.kimi import KEY_HINT
+from websearch_tui.providers.transport.http import build_client
 
 FAKE_PLUGINS = tuple(plugins())
 """Providers with a plugin fake in ``tests/fake_providers/fake_<id>.py`` (the ones this suite covers)."""
@@ -96,3 +98,17 @@ async def test_fake_html_page_with_200_is_a_protocol_error(
         with pytest.raises(ProviderError) as info:
             await collect(provider_id, SearchRequest("q"), fake_ctx(provider_id, srv, client, sleep=no_wait))
     assert info.value.kind is ErrorKind.PROTOCOL
+
+
+@pytest.mark.parametrize("provider_id", FAKE_PLUGINS)
+async def test_the_search_call_names_the_app_in_its_user_agent(
+    srv: FakeServer, provider_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every search call says which program sends it: the shared client's ``websearch-tui/<version>``
+    (a provider may extend it: Codex with the platform, Wikipedia with a configured contact)."""
+    login_env(provider_id, monkeypatch)
+    srv.reset()
+    async with build_client() as client:
+        await collect(provider_id, SearchRequest("q"), fake_ctx(provider_id, srv, client, sleep=no_wait))
+    agent = srv.last_request(search_route(provider_id)[1]).header("user-agent") or ""
+    assert agent.startswith(f"websearch-tui/{__version__}"), agent
