@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from websearch_tui.core.errors import NO_PROVIDER_MESSAGE, ErrorKind, ProviderError, register_secret
-from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
+from websearch_tui.core.models import AnswerDelta, Note, SearchRequest, Source, SourcesFound
 from websearch_tui.core.results import ProviderUpdate, RetryWait, RunStatus
 from websearch_tui.core.specs import Capabilities, ProviderSpec
 from websearch_tui.engine import engine as engine_module
@@ -354,7 +354,7 @@ async def test_searches_are_paced_per_provider(monkeypatch: pytest.MonkeyPatch) 
         def __init__(self, interval: float, **clock_and_sleep: object) -> None:
             self.interval = interval
 
-        async def wait(self, ctx: ProviderContext) -> None:
+        async def wait(self, ctx: ProviderContext, on_wait: object = None) -> None:
             waits.append((ctx.spec.id, self.interval))
 
     monkeypatch.setattr(engine_module, "Pacer", RecordingPacer)
@@ -367,6 +367,23 @@ async def test_searches_are_paced_per_provider(monkeypatch: pytest.MonkeyPatch) 
     # config wins (brave 0, tavily 2.5); otherwise the spec default (Exa asks for 1 s between requests)
     assert sorted(waits) == [("brave", 0.0), ("exa", 1.0), ("exa", 1.0), ("tavily", 2.5)]
     assert len(engine._pacers) == 3  # one pacer per provider, reused across searches
+
+
+async def test_a_run_held_back_by_pacing_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"exa": answering("a")})
+    slept: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        slept.append(delay)
+
+    engine = Engine(clock=lambda: 50.0, sleep=sleep)  # the clock stands still: the second search waits
+    first = (await engine.search(request("exa"))).outcomes[0]
+    updates: list[ProviderUpdate] = []
+    second = (await engine.search(request("exa"), updates.append)).outcomes[0]
+    note = "Held back 1.0 s: Exa is paced to one request every 1 s in this process ([providers.exa] min_interval)."
+    assert slept == [1.0]
+    assert note not in first.response.notes and note in second.response.notes
+    assert [(u.paced, u.event) for u in updates if u.paced is not None] == [(1.0, Note(note))]
 
 
 async def test_engine_notes_recency_a_provider_cannot_honour(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -70,6 +70,8 @@ class ProviderUpdate:
             answer piece is an ``AnswerDelta``); ``None`` for a status change or a retry wait.
         error: why the run failed, with ``status`` ``FAILED``.
         retry: set while the run waits to resend a request; the next update without it ends the wait.
+        paced: seconds the run waits for its client-side pacing slot before it sends (the update
+            that starts the wait; ``event`` is the note saying why).
     """
 
     search_id: int
@@ -79,6 +81,7 @@ class ProviderUpdate:
     event: SearchEvent | None = None
     error: ProviderError | None = None
     retry: RetryWait | None = None
+    paced: float | None = None
 
     @property
     def final(self) -> bool:

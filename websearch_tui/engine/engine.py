@@ -504,7 +504,8 @@ class Engine:
                 raise ProviderError(provider_id, ErrorKind.CONFIG, problem)
             ctx = self._context(spec, credentials, started + timeout, tracker, run)
             contexts.append(ctx)
-            await self._pacer(spec).wait(ctx)
+            pacer = self._pacer(spec)
+            await pacer.wait(ctx, lambda delay: tracker.paced(delay, paced_message(spec, delay, pacer.interval)))
             recency_note = _recency_note(request, spec)
             if recency_note is not None:
                 tracker.event(recency_note)
@@ -634,10 +635,14 @@ class _Tracker:
         self.first_event: float | None = None
 
     def _send(
-        self, event: SearchEvent | None = None, error: ProviderError | None = None, retry: RetryWait | None = None
+        self,
+        event: SearchEvent | None = None,
+        error: ProviderError | None = None,
+        retry: RetryWait | None = None,
+        paced: float | None = None,
     ) -> None:
         update = ProviderUpdate(
-            self._run.search_id, self._provider, self.current, self._builder.response, event, error, retry
+            self._run.search_id, self._provider, self.current, self._builder.response, event, error, retry, paced
         )
         self._run.notify(update)
 
@@ -656,6 +661,11 @@ class _Tracker:
         if held is not None:
             self._send(held)
 
+    def paced(self, delay: float, note: str) -> None:
+        """The run waits ``delay`` seconds for its pacing slot: ``note`` (why) is folded into the
+        response and reported with the wait."""
+        self._send(self._builder.apply(Note(note)), paced=delay)
+
     def retrying(self, delay: float, reason: str, attempt: int) -> None:
         """The shared HTTP layer waits ``delay`` seconds before resending (see ``RetryReporter``)."""
         self._send(retry=RetryWait(delay, reason, attempt))
@@ -663,6 +673,14 @@ class _Tracker:
     def resent(self) -> None:
         """The wait is over and the request is sent again: the current status, without the wait."""
         self._send()
+
+
+def paced_message(spec: ProviderSpec, delay: float, interval: float) -> str:
+    """The note of a run held back by client-side pacing (``delay`` and ``interval`` in seconds)."""
+    return (
+        f"Held back {delay:.1f} s: {spec.label} is paced to one request every {interval:g} s "
+        f"in this process ([providers.{spec.id}] min_interval)."
+    )
 
 
 def recency_ignored_message(label: str) -> str:

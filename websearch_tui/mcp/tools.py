@@ -535,7 +535,8 @@ def provider_options(arguments: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 class FinishCounter:
     """An ``on_update`` callback for the session's ``live`` search (which counts the providers whose
     run ended: :attr:`LiveSearch.done`) that passes ``(done, total, "3/6 done: Brave Search failed")``
-    to ``report`` once per provider."""
+    to ``report`` once per provider, and ``(done, total, "1/6 done: Exa held back 0.8 s by its
+    pacing")`` when a run waits for its pacing slot."""
 
     def __init__(self, live: LiveSearch, report: Callable[[tuple[int, int, str]], None]) -> None:
         self._live = live
@@ -544,10 +545,13 @@ class FinishCounter:
 
     def __call__(self, update: ProviderUpdate) -> None:
         done, result = len(self._live.done), self._live.result
+        total, label = len(result.providers), result.label(update.provider)
+        if update.paced is not None:
+            self._report((done, total, f"{done}/{total} done: {label} held back {update.paced:.1f} s by its pacing"))
+            return
         if not update.final or done == self._reported:
             return
         self._reported = done
-        total, label = len(result.providers), result.label(update.provider)
         self._report((done, total, f"{done}/{total} done: {label} {update.status.value}"))
 
 

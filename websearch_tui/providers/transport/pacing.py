@@ -15,6 +15,9 @@ from collections.abc import Awaitable, Callable
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.providers.base import ProviderContext
 
+NOTED_WAIT = 0.01
+"""Seconds: a shorter wait for a slot is not worth a word."""
+
 
 class Pacer:
     """Hands out request start times at least ``interval`` seconds apart (process-wide, per instance).
@@ -35,8 +38,10 @@ class Pacer:
         self._sleep = sleep
         self._next = 0.0
 
-    async def wait(self, ctx: ProviderContext) -> None:
-        """Sleep until this caller's slot (seconds from now, possibly 0).
+    async def wait(self, ctx: ProviderContext, on_wait: Callable[[float], None] | None = None) -> None:
+        """Sleep until this caller's slot (seconds from now, possibly 0); ``on_wait`` is told the
+        delay (seconds) before a wait of :data:`NOTED_WAIT` or more begins, so the user learns why
+        the search is held back.
 
         Raises:
             ProviderError: ``timeout`` when the slot lies beyond the provider deadline; no slot is
@@ -52,5 +57,7 @@ class Pacer:
                 f"{ctx.spec.label}: no request slot before the deadline (paced {self.interval:g} s apart).",
             )
         self._next = slot + self.interval
+        if delay >= NOTED_WAIT and on_wait is not None:
+            on_wait(delay)
         if delay > 0:
             await self._sleep(delay)
