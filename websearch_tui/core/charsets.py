@@ -27,9 +27,10 @@ def text_codec(label: str | None) -> str | None:
     if not label:
         return None
     try:
-        info = codecs.lookup(label.strip().strip("\"'"))
-    except (LookupError, ValueError):  # ValueError: a NUL in the label
+        name = codecs.lookup(label.strip().strip("\"'")).name
+        if name in _NOT_CHARSETS:
+            return None
+        b"a".decode(name, "replace")  # LookupError: no text encoding (zlib, rot13; b"" is not checked)
+    except (LookupError, ValueError):  # ValueError: a NUL in the label, a codec refusing "replace"
         return None
-    if not info._is_text_encoding or info.name in _NOT_CHARSETS:
-        return None
-    return info.name
+    return name
