@@ -12,18 +12,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 
+from websearch_tui.tui.common.safe import terminal_text
 from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
-
-TERMINAL_WIDTHS = {
-    **{code: None for code in range(0x1F3FB, 0x1F400)},
-    **{code: ord("A") + code - 0x1F1E6 for code in range(0x1F1E6, 0x1F200)},
-}
-"""What :func:`draw_line` writes for the characters (left after
-:func:`~websearch_tui.core.text.sanitize`) whose width Rich and terminals disagree on, each as wide to
-Rich as the character it stands for, so the layout Rich measured still holds: the emoji skin-tone
-modifiers (0 cells to Rich, 2 to wcwidth-style tables) are dropped and a regional indicator (1 cell to
-Rich and glibc, 2 to wcwidth; a pair is one flag in some terminals) becomes its ASCII letter (a flag reads
-``US``). ``tests/unit/test_screen_text.py`` checks every code point against Rich and wcwidth."""
 
 
 def draw_line(content: Content | None, width: int, y: int, style: Style) -> Strip:
@@ -31,14 +21,13 @@ def draw_line(content: Content | None, width: int, y: int, style: Style) -> Stri
     padded to the width and cut at it, as one strip whose segments carry their offset for Textual's
     text selection (the text's styles given as strings, such as ``bold $accent``, are the running
     app's). Characters terminals draw at another width than Rich measures are written as
-    :data:`TERMINAL_WIDTHS` says, so the line is as wide on the screen as Rich measured it."""
+    :func:`~websearch_tui.tui.common.safe.terminal_text` says, so the line is as wide on the screen as
+    Rich measured it."""
     segments = []
     x = 0
     if content is not None:
         for text, part in content.render(style, ""):
-            segments.append(
-                Segment(text if text.isascii() else text.translate(TERMINAL_WIDTHS), part.rich_style_with_offset(x, y))
-            )
+            segments.append(Segment(terminal_text(text), part.rich_style_with_offset(x, y)))
             x += len(text)
     cells = content.cell_length if content is not None else 0
     if cells < width:
