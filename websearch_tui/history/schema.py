@@ -121,7 +121,7 @@ def create_index(db: sqlite3.Connection) -> bool:
             raise
         log.warning("SQLite %s has no FTS5: history search matches queries only", sqlite3.sqlite_version)
         return False
-    for entry_id, query, blob in db.execute("SELECT id, query, outcomes FROM searches").fetchall():
+    for entry_id, query, blob in db.execute("SELECT id, query, outcomes FROM searches"):  # row by row: bounded memory
         try:
             body = index_body(unpack(blob))
         except (RowError, AttributeError, TypeError, KeyError) as exc:  # one damaged row: its query is still found
@@ -129,6 +129,32 @@ def create_index(db: sqlite3.Connection) -> bool:
             body = ""
         db.execute("INSERT INTO search_index(rowid, query, body) VALUES (?, ?, ?)", (entry_id, index_form(query), body))
     return True
+
+
+def drop_index(db: sqlite3.Connection) -> None:
+    """Drop the full-text index (inside the caller's transaction). An index FTS5 cannot even open
+    (its structure record damaged: "vtable constructor failed") cannot be dropped with ``DROP TABLE``;
+    its shadow tables are dropped and its row deleted from the schema instead, after which the
+    connection must be closed (its schema is stale) and the commit made first.
+
+    Raises:
+        sqlite3.DatabaseError: the schema itself is damaged.
+    """
+    try:
+        db.execute("DROP TABLE search_index")
+        return
+    except sqlite3.DatabaseError as exc:
+        log.warning("the full-text index cannot be opened (%s); it is removed table by table", exc)
+    shadows = db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search^_index^_%' ESCAPE '^'"
+    ).fetchall()
+    for (name,) in shadows:
+        db.execute(f'DROP TABLE "{name}"')
+    db.execute("PRAGMA writable_schema = ON")
+    try:
+        db.execute("DELETE FROM sqlite_master WHERE type = 'table' AND name = 'search_index'")
+    finally:
+        db.execute("PRAGMA writable_schema = OFF")
 
 
 def _create_pages(db: sqlite3.Connection) -> None:

@@ -9,9 +9,12 @@ instances writing at once both succeed: each write is one ``BEGIN IMMEDIATE`` tr
 waits up to :data:`BUSY_TIMEOUT_SECONDS` for the other), with ``secure_delete`` on (a deleted
 search's pages are overwritten).
 
-A file that is not a database or is damaged is never lost and never crashes the program: it is
-renamed ``history.sqlite3.damaged-<UTC time>`` (its ``-wal`` beside it), a new file is started, and
-:attr:`HistoryStore.notice` says so. A file that cannot be opened at all (no permission, a folder)
+A file that is not a database or is damaged is never lost and never crashes the program. Damage
+found while using it is first taken for damage to the full-text index, which holds nothing of its
+own: the index is rebuilt from the ``searches`` table and the operation runs again. When that does
+not help (or the file cannot be opened at all), the file is renamed
+``history.sqlite3.damaged-<UTC time>`` (its ``-wal`` beside it) and a new file is started. Either
+way :attr:`HistoryStore.notice` says what was done. A file that cannot be opened at all (no permission, a folder)
 or was written by a newer version raises :class:`HistoryError` and is left as it is.
 
 Every method blocks on disk I/O (front ends call them from a thread) and may be called from any
@@ -47,7 +50,7 @@ from websearch_tui.history.codec import (
 )
 from websearch_tui.history.index import index_body, index_form, match_expression, query_words
 from websearch_tui.history.pages import PAGE_COLUMNS, decode_page, encode_page, text_bytes
-from websearch_tui.history.schema import ForeignFile, NewerSchema, check_version, has_index, migrate
+from websearch_tui.history.schema import ForeignFile, NewerSchema, check_version, drop_index, has_index, migrate
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -247,9 +250,10 @@ class HistoryStore:
 
     def _run(self, operation: Callable[[sqlite3.Connection], _T]) -> _T:
         """Run ``operation`` on the connection under the lock. When the path no longer names the file
-        that was opened (another store moved it aside, or it was deleted) the path is opened again first;
-        when ``operation`` finds the file damaged, the file is moved aside and ``operation`` runs once more
-        on a new one.
+        that was opened (another store moved it aside, or it was deleted) the path is opened again first.
+        When ``operation`` finds the file damaged, the full-text index is rebuilt from the searches and
+        ``operation`` runs again; when it still finds damage (or the index cannot be rebuilt), the file
+        is moved aside and ``operation`` runs once more on a new one.
 
         Raises:
             HistoryError: a lock held too long by another process, a full disk, a read-only file, ...
@@ -263,13 +267,43 @@ class HistoryStore:
             except sqlite3.DatabaseError as exc:
                 if not _is_damage(exc):
                     raise HistoryError(f"the history file {self.path}: {exc}") from None
-                self._db.close()
-                self._move_aside(exc)
-                self._db = self._open()
+                damage = exc
+            if self._rebuild_index(damage):
+                try:
+                    return operation(self._db)
+                except sqlite3.DatabaseError as exc:
+                    if not _is_damage(exc):
+                        raise HistoryError(f"the history file {self.path}: {exc}") from None
+                    damage = exc
+            self._db.close()
+            self._move_aside(damage)
+            self._db = self._open()
             try:
                 return operation(self._db)
             except sqlite3.DatabaseError as exc:
                 raise HistoryError(f"the history file {self.path}: {exc}") from None
+
+    def _rebuild_index(self, damage: sqlite3.DatabaseError) -> bool:
+        """Drop the full-text index and index every stored search again, in one transaction; True when
+        that worked (:attr:`notice` then says so), False when there is no index or the searches
+        themselves cannot be read (nothing is changed)."""
+        if not self.full_text:
+            return False
+        try:
+            with _transaction(self._db):
+                drop_index(self._db)
+            self._db.close()
+            self._db = self._connect()  # the schema read again; migrate() indexes every search
+            count = int(self._db.execute("SELECT count(*) FROM searches").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            log.warning("the history's full-text index could not be rebuilt: %s", exc)
+            return False
+        self.notice = (
+            f"The full-text index of the history file {self.path} was damaged ({damage}); it was rebuilt from "
+            f"the {count:,} searches stored, and no search was lost."
+        )
+        log.warning("%s", self.notice)
+        return True
 
     def close(self) -> None:
         """Close the file (the store cannot be used afterwards)."""

@@ -423,7 +423,7 @@ class SearchTools:
         try:
             entries = await asyncio.to_thread(self.session.history.search, text, limit=limit)
         except HistoryError as exc:
-            return tool_error(str(exc))
+            return tool_error(self._with_notice(str(exc)))
         rows = [entry.to_dict() for entry in entries]
         lines = [
             f"{row['id']}: {row['query']} ({row['created_at']}, {row['mode']}; "
@@ -431,7 +431,8 @@ class SearchTools:
             + ")"
             for row in rows
         ]
-        content = types.TextContent(type="text", text="\n".join(lines) or "No earlier search matches.")
+        text = self._with_notice("\n".join(lines) or "No earlier search matches.")
+        content = types.TextContent(type="text", text=text)
         return types.CallToolResult(content=[content], structured_content={"entries": rows})
 
     async def history_show(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
@@ -446,8 +447,14 @@ class SearchTools:
         except HistoryError as exc:
             return tool_error(str(exc))
         document = stored.result.to_dict()
-        text = types.TextContent(type="text", text=to_llm_document(stored.result) or "(no results)")
+        text = types.TextContent(type="text", text=self._with_notice(to_llm_document(stored.result) or "(no results)"))
         return types.CallToolResult(content=[text], structured_content=document)
+
+    def _with_notice(self, text: str) -> str:
+        """``text`` after what the history had to repair or set aside during the call (a rebuilt
+        full-text index, a damaged file moved aside), if anything."""
+        notice = self.session.history.take_notice()
+        return f"Note: {notice}\n\n{text}" if notice else text
 
     async def fetch_page(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
         """The ``fetch_page`` tool: one part of a page's text with the page's fields, or a tool error

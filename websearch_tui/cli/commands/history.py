@@ -40,22 +40,32 @@ def run(args: argparse.Namespace) -> int:
     }
     try:
         history.open()  # a damaged file is moved aside now, and said before any output
-        warn([notice] if (notice := history.take_notice()) else [])
+        _say_notice(history)
         return commands[args.history_command](args, history)
     except HistoryError as exc:
         raise UsageError(str(exc)) from None
     finally:
+        _say_notice(history)  # what the command had to repair, also when it failed
         history.close()
+
+
+def _say_notice(history: HistoryAccess) -> None:
+    """Warn on stderr about what the history had to repair or set aside since the last call (a
+    rebuilt full-text index, a damaged file moved aside); nothing when there was nothing."""
+    warn([notice] if (notice := history.take_notice()) else [])
 
 
 def _history_list(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history list``: the newest ``--limit`` searches."""
-    return _print_entries(history.entries(limit=args.limit), args.format, history.path)
+    entries = history.entries(limit=args.limit)
+    _say_notice(history)
+    return _print_entries(entries, args.format, history.path)
 
 
 def _history_search(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history search``: the best ``--limit`` matches of the words (only the queries without FTS5)."""
     entries = history.search(" ".join(args.text), limit=args.limit)
+    _say_notice(history)
     if not history.full_text:
         warn(["this SQLite has no full-text search (FTS5): only the queries were searched"])
     return _print_entries(entries, args.format, history.path)
@@ -100,7 +110,9 @@ def _history_show(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history show ID``: the search as ``search --format`` printed it, on stdout or to ``-o``."""
     check_merged(args)
     output = output_path(args.output)
-    emit(document(history.get(args.id).result, args.format, merged=args.merged) + "\n", output)
+    stored = history.get(args.id)
+    _say_notice(history)
+    emit(document(stored.result, args.format, merged=args.merged) + "\n", output)
     if output is not None:
         print(f"Wrote search {args.id} to {output}.", file=sys.stderr)
     return 0

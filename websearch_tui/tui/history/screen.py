@@ -145,8 +145,7 @@ class HistoryScreen(AppScreen[None]):
             self.rows.set_entries([])
             self.set_status(str(exc))
             return
-        if notice:
-            self.notify(notice, title="History", severity="warning", markup=False, timeout=10)
+        self._tell(notice)
         self.rows.set_entries(entries)
         self.set_status(_status_text(text, len(entries), total, full_text))
 
@@ -159,6 +158,22 @@ class HistoryScreen(AppScreen[None]):
         else:
             entries, total = store.search(text, limit=LIST_LIMIT, best_first=False), -1
         return entries, total, store.full_text, store.take_notice()
+
+    def _tell(self, notice: str | None) -> None:
+        """Show what the history had to repair or set aside (a rebuilt index, a file moved aside)."""
+        if notice:
+            self.notify(notice, title="History", severity="warning", markup=False, timeout=10)
+
+    def _get(self, entry_id: int) -> tuple[StoredSearch, str | None]:
+        """Blocking: the stored search ``entry_id`` and the history's notice, if any."""
+        store = self._open_store()
+        return store.get(entry_id), store.take_notice()
+
+    def _remove(self, entry_id: int) -> str | None:
+        """Blocking: delete the search ``entry_id``; the history's notice, if any."""
+        store = self._open_store()
+        store.delete(entry_id)
+        return store.take_notice()
 
     # --- actions ----------------------------------------------------------------------
 
@@ -196,10 +211,11 @@ class HistoryScreen(AppScreen[None]):
     async def _read(self, action: str, entry_id: int) -> None:
         """Read the search, hand it to ``on_choice`` while this screen is still in front, then close."""
         try:
-            stored = await asyncio.to_thread(lambda: self._open_store().get(entry_id))
+            stored, notice = await asyncio.to_thread(self._get, entry_id)
         except HistoryError as exc:
             self.notify(str(exc), title="History", severity="error", markup=False, timeout=10)
             return
+        self._tell(notice)
         await self._on_choice(HistoryChoice(action, stored))
         self.dismiss(None)
 
@@ -224,10 +240,11 @@ class HistoryScreen(AppScreen[None]):
     @work(group="history-delete", exit_on_error=False, description="history delete")
     async def _delete(self, entry_id: int) -> None:
         try:
-            await asyncio.to_thread(lambda: self._open_store().delete(entry_id))
+            notice = await asyncio.to_thread(self._remove, entry_id)
         except HistoryError as exc:
             self.notify(str(exc), title="History", severity="error", markup=False, timeout=10)
             return
+        self._tell(notice)
         self.rows.drop(entry_id)
         self.notify("Deleted from the history.", markup=False, timeout=3)
 
