@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import html
+import itertools
 import json
+import os
 import re
 import string
 import threading
@@ -226,12 +228,14 @@ class _Matcher(NamedTuple):
     """Every registered form, compiled: ``pattern`` finds any of them in ASCII-lower-cased text (the
     forms lower-cased too: matching ignores case without the regex engine's slow case-insensitive
     mode); ``starts`` maps a form's first character to the (lower-cased) forms starting with it,
-    ``first`` finds such characters and ``longest`` is the longest form's length (see :func:`_held_tail`)."""
+    ``first`` finds such characters, ``longest`` and ``shortest`` are the longest and the shortest
+    form's length (see :func:`_held_tail`; a shorter text holds no form)."""
 
     pattern: re.Pattern[str]
     starts: dict[str, tuple[str, ...]]
     first: re.Pattern[str]
     longest: int
+    shortest: int
 
 
 _matcher: _Matcher | None = None
@@ -304,7 +308,10 @@ def redact(text: str) -> str:
     Linear in ``len(text)``."""
     if not text or not _secrets:
         return text
-    return _masked(strip_invisible(text), _compiled())
+    matcher = _compiled()
+    if len(text) < matcher.shortest:
+        return text
+    return _masked(text if text.isascii() else strip_invisible(text), matcher)
 
 
 def redact_stream(text: str) -> tuple[str, str]:
@@ -317,7 +324,7 @@ def redact_stream(text: str) -> tuple[str, str]:
     if not text or not _secrets:
         return text, ""
     matcher = _compiled()
-    text = strip_invisible(text)
+    text = text if text.isascii() else strip_invisible(text)
     folded = text.translate(_ASCII_LOWER)
     cut = len(text) - _held_tail(folded, matcher)
     for match in matcher.pattern.finditer(folded):
@@ -351,6 +358,24 @@ def _held_tail(folded: str, matcher: _Matcher) -> int:
     return 0
 
 
+def _alternation(forms: list[str]) -> str:
+    """A regular expression matching any of ``forms`` (sorted, distinct, non-empty), as a prefix tree:
+    forms sharing a start share its test (``sk-(?:1-abc|2-def)``), so a position is tried against
+    each distinct next character once, not against every form (the regex engine tries the branches of
+    a plain alternation one by one). Where one form is the start of another, the longer is preferred."""
+    branches = []
+    for _, group in itertools.groupby(forms, key=lambda form: form[0]):
+        members = list(group)
+        if len(members) == 1:
+            branches.append(re.escape(members[0]))
+            continue
+        shared = os.path.commonprefix(members)
+        rests = [member[len(shared) :] for member in members]
+        inner = _alternation([rest for rest in rests if rest])
+        branches.append(f"{re.escape(shared)}(?:{inner}){'?' if '' in rests else ''}")
+    return "|".join(branches)
+
+
 def _compiled() -> _Matcher:
     """The :class:`_Matcher` of every registered form, rebuilt after a change (linear in their size)."""
     global _matcher
@@ -362,10 +387,11 @@ def _compiled() -> _Matcher:
             for form in folded:
                 starts.setdefault(form[0], []).append(form)
             matcher = _matcher = _Matcher(
-                pattern=re.compile("|".join(re.escape(form) for form in folded)),
+                pattern=re.compile(_alternation(sorted(folded))),
                 starts={first: tuple(forms) for first, forms in starts.items()},
                 first=re.compile("[" + "".join(re.escape(first) for first in starts) + "]"),
                 longest=len(folded[0]) if folded else 0,
+                shortest=len(folded[-1]) if folded else 0,
             )
     return matcher
 
@@ -373,8 +399,9 @@ def _compiled() -> _Matcher:
 def safe_text(text: str) -> str:
     """The last step of every text format: no terminal escape or control character (but newline and
     tab) and no configured secret, whatever a parser let through (the reducer already cleans each
-    field; this is the boundary's own guard). Linear."""
-    return redact(sanitize(text))
+    field; this is the boundary's own guard). Linear; printable ASCII (most of a document) skips the
+    sanitizer, which would not change it."""
+    return redact(text if text.isascii() and text.isprintable() else sanitize(text))
 
 
 def safe_document(value: Any) -> Any:
