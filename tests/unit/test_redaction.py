@@ -48,6 +48,12 @@ def test_a_key_comes_back_masked_in_every_form(form: str) -> None:
         assert KEY.lower() not in shown.lower()
 
 
+def test_the_whole_key_is_masked_not_only_its_quoted_start() -> None:
+    register_secret(KEY)  # its first 8 characters are a form of their own, the start of the key itself
+    register_secret(KEY[:30] + "different-end")  # another key sharing the first 30 characters
+    assert redact(f"a {KEY} b {KEY[:8]}... c {KEY[:30]}different-end d") == "a *** b ***... c *** d"
+
+
 def test_ordinary_text_is_left_alone() -> None:
     register_secret(KEY)
     text = "Skip the proj: ab3d is fine, 6f6f is hex, \\u0073 alone is one letter."
