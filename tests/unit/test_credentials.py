@@ -606,3 +606,20 @@ def test_every_front_end_words_readiness_the_same(
         "no login",
         "disabled",
     )
+
+
+def test_an_over_long_key_is_refused_and_not_registered(monkeypatch: pytest.MonkeyPatch, store: KeyStore) -> None:
+    value = "sk-" + "x" * credentials.MAX_KEY_CHARS  # a file's contents set as a variable, not a key
+    monkeypatch.setenv("BRAVE_API_KEY", value)
+    values, sources = store.lookup(SPECS["brave"])
+    assert values == {}
+    assert sources[0].problem is not None and "characters long; a key is at most 16,384" in sources[0].problem
+    assert redact(f"echo {value[:40]}") == f"echo {value[:40]}"  # never registered: its forms cost no memory
+
+
+def test_an_over_large_key_file_is_refused_unread(key_file: Path) -> None:
+    key_file.parent.mkdir(mode=0o700)
+    key_file.write_text('[brave]\napi_key = "' + "k" * credentials.MAX_KEY_FILE_BYTES + '"\n', encoding="utf-8")
+    key_file.chmod(0o600)
+    problem = credentials.key_file_problem()
+    assert problem is not None and "is over 1024 KiB; a key file holds a few keys" in problem

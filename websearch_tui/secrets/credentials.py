@@ -305,13 +305,18 @@ def key_file_path() -> Path:
     return Path(platformdirs.user_config_dir("websearch-tui", appauthor=False)) / "keys.toml"
 
 
+MAX_KEY_FILE_BYTES = 1024 * 1024
+"""The largest key file read (bytes): a few keys take a few KiB."""
+
+
 def _read_key_file() -> tomlkit.TOMLDocument | None:
     """The key file as a TOML document, ``None`` when it does not exist.
 
     Raises:
         KeyStoreError: the file is not a regular file (a FIFO, a device, a folder: opened without
-            waiting and never read), is readable by other users or not owned by this user (it is not
-            read at all), cannot be read, or is not valid TOML.
+            waiting and never read), is larger than :data:`MAX_KEY_FILE_BYTES`, is readable by
+            other users or not owned by this user (it is not read at all), cannot be read, or is not
+            valid TOML.
     """
     path = key_file_path()
     files.remove_leftovers(path)  # a copy a killed save left behind holds plaintext keys too
@@ -327,7 +332,12 @@ def _read_key_file() -> tomlkit.TOMLDocument | None:
         os.close(fd)
         raise
     with os.fdopen(fd, "rb") as file:
-        data = file.read()
+        data = file.read(MAX_KEY_FILE_BYTES + 1)
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise KeyStoreError(
+            f"The key file {path} is over {MAX_KEY_FILE_BYTES // 1024} KiB; a key file holds a few keys. "
+            "Check the file, or point WEBSEARCH_TUI_KEY_FILE at the right one."
+        )
     import tomlkit  # only when a key file exists: a lookup without one stays light
     from tomlkit.exceptions import TOMLKitError
 
@@ -453,7 +463,8 @@ def _checked(
     if value is None:
         return source, None
     problem = value_problem(credential, value)
-    if credential.secret and problem != NOT_TEXT:  # undecodable bytes cannot be sent, nor redacted as text
+    # undecodable bytes cannot be sent, nor redacted as text; an over-long value is never sent either
+    if credential.secret and problem != NOT_TEXT and len(value) <= MAX_KEY_CHARS:
         register_secret(value)
     if problem is not None:
         return dataclasses.replace(source, problem=problem), None
@@ -472,15 +483,18 @@ def value_problem(credential: CredentialSpec, value: str) -> str | None:
     """Why ``value`` (already stripped) cannot be stored for ``credential``, as a phrase completing
     "the <credential> ..." (``"is empty"``); ``None`` when it can.
 
-    Refused: an empty value; bytes that were not valid in the locale's encoding (an environment
-    variable set from a file in another encoding: Python keeps them as lone surrogates,
-    :data:`NOT_TEXT`); control characters (a pasted line break or terminal escape; values go
-    into HTTP headers); ``:`` in a Basic-auth user name (RFC 7617 joins ``user:password``); a
+    Refused: an empty value; one over :data:`MAX_KEY_CHARS` characters (a file or paste that is not
+    a key: it is never sent, nor registered for redaction); bytes that were not valid in the locale's
+    encoding (an environment variable set from a file in another encoding: Python keeps them as lone
+    surrogates, :data:`NOT_TEXT`); control characters (a pasted line break or terminal escape; values
+    go into HTTP headers); ``:`` in a Basic-auth user name (RFC 7617 joins ``user:password``); a
     character outside ASCII in anything but a Basic-auth user name or password (those are sent
     base64-encoded as UTF-8; every other credential goes into a header or URL as it is).
     """
     if not value:
         return "is empty"
+    if len(value) > MAX_KEY_CHARS:
+        return too_long_phrase(len(value))
     if not _decodable(value):
         return NOT_TEXT
     if has_control_chars(value):
@@ -490,6 +504,16 @@ def value_problem(credential: CredentialSpec, value: str) -> str | None:
     if credential.name not in BASIC_AUTH and not value.isascii():
         return "contains a character that is not plain ASCII (a pasted no-break space or typographic quote?)"
     return None
+
+
+MAX_KEY_CHARS = 16 * 1024
+"""The longest credential value accepted: API keys are tens of characters, a login's JWT a few
+thousand."""
+
+
+def too_long_phrase(length: int) -> str:
+    """:func:`value_problem`'s words for a value of ``length`` characters, over :data:`MAX_KEY_CHARS`."""
+    return f"is {length:,} characters long; a key is at most {MAX_KEY_CHARS:,} (was a whole file pasted or set?)"
 
 
 NOT_TEXT = "is not valid UTF-8 text (it holds bytes that are not characters; set it again as plain text)"
