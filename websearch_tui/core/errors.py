@@ -242,6 +242,13 @@ _matcher: _Matcher | None = None
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
+def _ascii_lower(text: str) -> str:
+    """``text`` with its ASCII letters lower-cased and nothing else changed (same length, so match
+    positions carry over); ``str.lower`` for ASCII text (C speed), a translation table otherwise
+    (``str.lower`` would change other letters, some into two characters)."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
 def register_secret(value: str | None) -> None:
     """Remember ``value`` so :func:`redact` removes it everywhere, in the forms a provider may echo it
     in (:func:`secret_forms`), whatever the case of its ASCII letters; values shorter than 4
@@ -325,7 +332,7 @@ def redact_stream(text: str) -> tuple[str, str]:
         return text, ""
     matcher = _compiled()
     text = text if text.isascii() else strip_invisible(text)
-    folded = text.translate(_ASCII_LOWER)
+    folded = _ascii_lower(text)
     cut = len(text) - _held_tail(folded, matcher)
     for match in matcher.pattern.finditer(folded):
         if match.start() < cut < match.end():
@@ -338,7 +345,7 @@ def _masked(text: str, matcher: _Matcher) -> str:
     same length) replaced by ``***``."""
     pieces: list[str] = []
     last = 0
-    for match in matcher.pattern.finditer(text.translate(_ASCII_LOWER)):
+    for match in matcher.pattern.finditer(_ascii_lower(text)):
         pieces += (text[last : match.start()], "***")
         last = match.end()
     if not pieces:
@@ -382,7 +389,7 @@ def _compiled() -> _Matcher:
     matcher = _matcher
     if matcher is None:
         with _secrets_lock:
-            folded = sorted({form.translate(_ASCII_LOWER) for form in _secrets}, key=len, reverse=True)
+            folded = sorted({_ascii_lower(form) for form in _secrets}, key=len, reverse=True)
             starts: dict[str, list[str]] = {}
             for form in folded:
                 starts.setdefault(form[0], []).append(form)
