@@ -387,6 +387,20 @@ async def test_export_into_a_fifo_writes_into_it_or_says_nothing_reads_it(make_h
     assert written.startswith(b"# q") and stat.S_ISFIFO(fifo.stat().st_mode)
 
 
+async def test_export_errors_show_a_path_with_escapes_as_plain_text(make_history_app, calls, tmp_path, monkeypatch):
+    folder = tmp_path / "\x1b]0;title\x07\x1b[31mred"
+    folder.mkdir()
+    monkeypatch.chdir(folder)  # the default path is in the current directory
+    app = make_history_app(("ddgs",))
+    async with app.run_test(size=(160, 40)) as pilot:
+        dialog = await open_export(app, pilot)
+        os.mkdir(dialog.path_input.value)  # a folder where the file would go
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = dialog.query_one("#export-message").visual.plain
+    assert shown.startswith(f"{tmp_path}/red/q-") and shown.endswith(".md is a folder; add a file name.")
+
+
 async def test_private_search_records_nothing(make_history_app, calls, history):
     app = make_history_app(("ddgs",))
     async with app.run_test(size=(160, 40)) as pilot:
