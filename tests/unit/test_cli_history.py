@@ -65,6 +65,25 @@ def test_search_is_recorded_and_shows_again_exactly_as_it_printed(fake_providers
     assert "\x1b" not in shown
 
 
+def test_a_search_while_another_process_holds_the_history_says_it_was_not_recorded(
+    fake_providers, history, capsys
+) -> None:
+    import sqlite3
+
+    HistoryStore(history).close()
+    holder = sqlite3.connect(history, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        code, out, err = run(capsys, "search", "asyncio tips", "-p", "brave", "--format", "json")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert code == 0 and json.loads(out)["query"] == "asyncio tips"
+    assert (
+        f"websearch-tui: warning: A search was not recorded in the history: the history file {history} is locked" in err
+    )
+
+
 def test_show_writes_a_file_atomically(tmp_path: Path, history: Path, capsys) -> None:
     store = HistoryStore(history)
     entry_id = store.add(sample_result())

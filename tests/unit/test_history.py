@@ -401,6 +401,26 @@ def test_close_gives_up_on_a_stuck_writer_after_its_timeout(path: Path, monkeypa
     assert not [t for t in threading.enumerate() if t.name == "history-writer"]
 
 
+def test_a_history_locked_by_another_process_is_given_up_soon_and_said(path: Path) -> None:
+    HistoryStore(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process writing for longer than a recording waits
+    notices: list[str] = []
+    recorder = HistoryRecorder(path, max_entries=100, on_notice=notices.append)
+    try:
+        recorder.record(sample_result("while locked"), WHEN)
+        recorder.close(timeout=5)  # waits at most this long; a recording gives up after 1 s
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert notices == [
+        f"A search was not recorded in the history: the history file {path} is locked by another process (waited 1 s)"
+    ]
+    store = HistoryStore(path)
+    assert store.count() == 0
+    store.close()
+
+
 def test_the_recorder_tells_a_failure_once_and_never_raises(tmp_path: Path) -> None:
     folder = tmp_path / "folder"
     folder.mkdir()
@@ -409,7 +429,7 @@ def test_the_recorder_tells_a_failure_once_and_never_raises(tmp_path: Path) -> N
     for _ in range(3):
         recorder.record(sample_result(), WHEN)
     assert recorder.flush(timeout=30)
-    assert len(notices) == 1 and notices[0].startswith("Searches are not being recorded in the history: cannot")
+    assert len(notices) == 1 and notices[0].startswith("A search was not recorded in the history: cannot")
 
 
 class ListRecorder:

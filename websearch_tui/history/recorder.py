@@ -21,9 +21,14 @@ log = logging.getLogger(__name__)
 Notice = Callable[[str], None]
 """``notice(message)``: one line for the user (a damaged file moved aside, a search not recorded)."""
 
+RECORD_BUSY_SECONDS = 1.0
+"""How long one recording waits, in seconds, for another process's write to the file to finish:
+past it, that search is not recorded (and the user is told), so a history locked by another
+process never holds a search's exit for long."""
 CLOSE_SECONDS = BUSY_TIMEOUT_SECONDS
 """How long :meth:`HistoryRecorder.close` waits, in seconds, for the writer thread to write what is
-queued and end: as long as one write waits for another process's lock on the file (10 s)."""
+queued and end (10 s): the bound for a stuck disk; a locked file gives up after
+:data:`RECORD_BUSY_SECONDS`."""
 
 
 class HistoryRecorder:
@@ -32,8 +37,10 @@ class HistoryRecorder:
     :meth:`record` only queues a snapshot and returns; the thread starts when there is something to
     write, opens the store on first use and ends once the queue is empty (so an idle program has no
     extra thread); :meth:`close` waits for it to end (a bounded time), so nothing queued is lost when
-    the process exits right after. A failure to write never reaches the search: it is logged and told once through
-    ``on_notice`` (called on the writer thread), which also hears when a damaged file was moved aside.
+    the process exits right after. A write waits at most :data:`RECORD_BUSY_SECONDS` for another
+    process's lock on the file. A failure to write never reaches the search: it is logged and told once
+    per reason through ``on_notice`` (called on the writer thread), which also hears when a damaged
+    file was moved aside or its index rebuilt.
 
     Args:
         path: the history file.
@@ -114,7 +121,7 @@ class HistoryRecorder:
     def _write(self, result: SearchResult, started_at: datetime) -> None:
         try:
             if self._store is None:
-                self._store = HistoryStore(self.path, max_entries=self.max_entries)
+                self._store = HistoryStore(self.path, max_entries=self.max_entries, busy_timeout=RECORD_BUSY_SECONDS)
             self._store.add(result, created_at=started_at)
         except HistoryError as exc:
             self._problem(str(exc))
@@ -130,7 +137,7 @@ class HistoryRecorder:
 
     def _problem(self, reason: str) -> None:
         """Tell why searches are not recorded, once per distinct reason (not after every search)."""
-        message = f"Searches are not being recorded in the history: {reason}"
+        message = f"A search was not recorded in the history: {reason}"
         if message != self._last_problem:
             self._last_problem = message
             log.warning("%s", message)

@@ -6,8 +6,8 @@ The file is ``history.sqlite3`` in the platformdirs user data dir (``~/.local/sh
 on Linux); ``$WEBSEARCH_TUI_HISTORY`` or config ``[history] path`` names another (:func:`history_path`).
 It is created readable only by the user, in WAL mode (readers never wait for a writer; two app
 instances writing at once both succeed: each write is one ``BEGIN IMMEDIATE`` transaction and
-waits up to :data:`BUSY_TIMEOUT_SECONDS` for the other), with ``secure_delete`` on (a deleted
-search's pages are overwritten).
+waits up to ``busy_timeout`` seconds, :data:`BUSY_TIMEOUT_SECONDS` unless told, for the other),
+with ``secure_delete`` on (a deleted search's pages are overwritten).
 
 A file that is not a database or is damaged is never lost and never crashes the program. Damage
 found while using it is first taken for damage to the full-text index, which holds nothing of its
@@ -138,6 +138,8 @@ class HistoryStore:
         max_pages: the most pages kept (:data:`MAX_PAGES`; ``None``: no limit).
         max_pages_bytes: the most bytes of compressed page text kept (:data:`MAX_PAGES_BYTES`;
             ``None``: no limit).
+        busy_timeout: how long, in seconds, an operation waits for another process's write to
+            finish before it fails (:class:`HistoryError` saying the file is locked).
 
     Attributes:
         notice: set when a damaged file was moved aside while opening or using it (the message to
@@ -155,8 +157,10 @@ class HistoryStore:
         max_entries: int | None = None,
         max_pages: int | None = MAX_PAGES,
         max_pages_bytes: int | None = MAX_PAGES_BYTES,
+        busy_timeout: float = BUSY_TIMEOUT_SECONDS,
     ) -> None:
         self.path = Path(path)
+        self.busy_timeout = busy_timeout
         self.max_entries = max_entries
         self.max_pages = max_pages
         self.max_pages_bytes = max_pages_bytes
@@ -188,7 +192,7 @@ class HistoryStore:
             self._file = _file_id(self.path)
         except OSError as exc:
             raise self._cannot_open(exc.strerror or str(exc)) from None
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
         try:
             check_version(db)
             db.execute("PRAGMA journal_mode = WAL")
@@ -266,14 +270,14 @@ class HistoryStore:
                 return operation(self._db)
             except sqlite3.DatabaseError as exc:
                 if not _is_damage(exc):
-                    raise HistoryError(f"the history file {self.path}: {exc}") from None
+                    raise self._failed(exc) from None
                 damage = exc
             if self._rebuild_index(damage):
                 try:
                     return operation(self._db)
                 except sqlite3.DatabaseError as exc:
                     if not _is_damage(exc):
-                        raise HistoryError(f"the history file {self.path}: {exc}") from None
+                        raise self._failed(exc) from None
                     damage = exc
             self._db.close()
             self._move_aside(damage)
@@ -281,7 +285,15 @@ class HistoryStore:
             try:
                 return operation(self._db)
             except sqlite3.DatabaseError as exc:
-                raise HistoryError(f"the history file {self.path}: {exc}") from None
+                raise self._failed(exc) from None
+
+    def _failed(self, error: sqlite3.DatabaseError) -> HistoryError:
+        """The :class:`HistoryError` for an operation that failed with ``error`` (not damage)."""
+        if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+            return HistoryError(
+                f"the history file {self.path} is locked by another process (waited {self.busy_timeout:g} s)"
+            )
+        return HistoryError(f"the history file {self.path}: {error}")
 
     def _rebuild_index(self, damage: sqlite3.DatabaseError) -> bool:
         """Drop the full-text index and index every stored search again, in one transaction; True when
