@@ -182,6 +182,7 @@ async def test_stdio_tools_schemas_and_ready_providers(fake_config: Path, tmp_pa
         "id": "brave",
         "label": "Brave Search",
         "kind": "web",
+        "index": "Brave's own index",
         "readiness": "needs key",
         "default": True,
     }
