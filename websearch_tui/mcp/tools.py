@@ -218,7 +218,7 @@ PROVIDERS_OUTPUT_SCHEMA: dict[str, Any] = {
                     "id": {"type": "string"},
                     "label": {"type": "string"},
                     "kind": {"enum": list(KIND_LABELS.values())},
-                    "index": {"type": "string", "description": "the search index its results come from"},
+                    "index": {"type": "string"},
                     "readiness": {"enum": list(READINESS)},
                     "default": {"type": "boolean"},
                 },
