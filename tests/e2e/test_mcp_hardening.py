@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.e2e import test_mcp_server as mcp_e2e
@@ -221,3 +222,28 @@ async def test_stdio_answers_every_line_and_caps_its_length(fake_config: Path, t
     assert replies["null-32600"]["error"]["message"].startswith("Invalid Request: a message may be at most")
     document = replies["5None"]["result"]["structuredContent"]
     assert document["query"] == "caf\ufffde" and document["results"][0]["status"] == "done"
+
+
+def test_http_answers_each_message_with_the_standard_error(fake_config: Path) -> None:
+    """Over HTTP too: a batch gets -32600 per request, a wrong version -32600 with the request's id, and
+    an ``initialize`` holding a lone surrogate is served."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    surrogate = (
+        b'{"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {"protocolVersion": "2025-11-25", '
+        b'"capabilities": {}, "clientInfo": {"name": "caf\\ud800e", "version": "1"}}}'
+    )
+    bodies = [
+        b'[{"jsonrpc": "2.0", "id": 2, "method": "ping"}, {"jsonrpc": "2.0", "id": 3, "method": "ping"}]',
+        b'{"jsonrpc": "1.0", "id": 4, "method": "ping"}',
+        b"{not json",
+        surrogate,
+    ]
+    with http_server(fake_config) as (url, _):
+        answers = [httpx.post(url, content=body, headers=headers, timeout=WAIT) for body in bodies]
+    batch, version, malformed, served = answers
+    assert [(error["id"], error["error"]["code"]) for error in batch.json()] == [(2, -32600), (3, -32600)]
+    assert (version.json()["id"], version.json()["error"]["code"]) == (4, -32600)
+    assert (malformed.json()["id"], malformed.json()["error"]["code"]) == (None, -32700)
+    assert [answer.status_code for answer in answers] == [400, 400, 400, 200]
+    [event] = [json.loads(line[5:]) for line in served.text.splitlines() if line.startswith("data:")]  # SSE
+    assert event["id"] == 5 and event["result"]["serverInfo"]["name"] == "websearch-tui"

@@ -1,5 +1,6 @@
-"""The MCP server's stdio input (mcp/stdio.py): every line is passed to the SDK or answered with a
-JSON-RPC error carrying the standard code and the request's id; no line is read past its cap."""
+"""The MCP server's message check (mcp/messages.py) and stdio input (mcp/stdio.py): every line is
+passed to the SDK or answered with a JSON-RPC error carrying the standard code and the request's id;
+no line is read past its cap."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 from mcp import types
 from mcp.shared.message import SessionMessage
 
-from websearch_tui.mcp.stdio import RequestLines, check_line
+from websearch_tui.mcp.messages import check_message
+from websearch_tui.mcp.stdio import RequestLines
 
 PING = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
 
@@ -23,13 +25,13 @@ def line(message: Any) -> bytes:
 
 
 def errors_of(raw: bytes, max_line: int = 1024) -> list[tuple[Any, int, str]]:
-    passed, errors = check_line(raw, max_line)
+    passed, errors = check_message(raw, max_line)
     assert passed is None
     return [(error.id, error.error.code, error.error.message) for error in errors]
 
 
 def test_a_valid_message_passes_unchanged() -> None:
-    assert check_line(line(PING)) == (json.dumps(PING), [])
+    assert check_message(line(PING)) == (json.dumps(PING), [])
 
 
 @pytest.mark.parametrize(
@@ -58,7 +60,7 @@ def test_a_batch_gets_an_error_per_request_in_it() -> None:
 
 def test_a_lone_surrogate_is_replaced_and_the_request_served() -> None:
     raw = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"web_search","arguments":{"query":"a\\ud800b"}}}'
-    passed, errors = check_line(raw + b"\n")
+    passed, errors = check_message(raw + b"\n")
     assert errors == [] and passed is not None
     assert json.loads(passed)["params"]["arguments"]["query"] == "a\ufffdb"
 
@@ -67,7 +69,7 @@ def test_a_line_over_the_cap_is_an_invalid_request() -> None:
     assert errors_of(b"x" * 1025, max_line=1024) == [
         (None, types.INVALID_REQUEST, "Invalid Request: a message may be at most 1024 bytes long")
     ]
-    assert check_line(b"\n") == (None, [])
+    assert check_message(b"\n") == (None, [])
 
 
 def test_random_lines_are_always_passed_or_answered() -> None:
@@ -86,7 +88,7 @@ def test_random_lines_are_always_passed_or_answered() -> None:
                 break
             else:
                 raw[at:at] = rng.choice((b"[", b"]", b"\\ud800", b'"', b"\xff", b",", b"{}"))
-        passed, errors = check_line(bytes(raw), 1 << 20)
+        passed, errors = check_message(bytes(raw), 1 << 20)
         if passed is None:
             assert errors or not bytes(raw).strip(), bytes(raw)
         else:

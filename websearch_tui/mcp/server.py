@@ -40,6 +40,7 @@ from starlette.types import ASGIApp
 from websearch_tui.core.errors import register_secret
 from websearch_tui.core.version import __version__
 from websearch_tui.mcp.gate import BearerGate
+from websearch_tui.mcp.messages import MessageCheck
 from websearch_tui.mcp.stdio import RequestLines, claimed_stdin
 from websearch_tui.mcp.tools import SearchTools
 from websearch_tui.session import Session
@@ -234,10 +235,13 @@ def transport_security(options: HttpOptions) -> TransportSecuritySettings:
 
 def http_app(tools: SearchTools, options: HttpOptions) -> ASGIApp:
     """The ASGI app: the SDK's Streamable HTTP endpoint at :data:`MCP_PATH` with the Host/Origin checks,
-    behind :class:`BearerGate` when a token is set. Its lifespan runs the SDK's session manager."""
-    app: ASGIApp = build_server(tools).streamable_http_app(
+    each message checked first (:class:`~websearch_tui.mcp.messages.MessageCheck`: a body the SDK would
+    refuse gets the standard JSON-RPC error), behind :class:`BearerGate` when a token is set. Its
+    lifespan runs the SDK's session manager."""
+    sdk_app = build_server(tools).streamable_http_app(
         streamable_http_path=MCP_PATH, transport_security=transport_security(options), host=options.host
     )
+    app: ASGIApp = MessageCheck(sdk_app, MCP_PATH)
     return BearerGate(app, options.token) if options.token is not None else app
 
 
