@@ -17,7 +17,9 @@ from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import SearchResult
 from websearch_tui.session import LiveSearch
+from websearch_tui.tui.common.answer_view import AnswerView
 from websearch_tui.tui.search.pane_tabs import PaneTabs, overflow_text, tab_label
+from websearch_tui.tui.search.source_list import SourceList
 
 
 def frozen() -> float:
@@ -169,3 +171,29 @@ def test_the_cli_progress_line_is_the_shared_wording():
     assert result.progress_text({"a", "b", "c"}) == "3/3 done"
     progress = Progress(LiveSearch(result), io.StringIO(), width=200)
     assert progress.text() == result.progress_text(set())
+
+
+async def test_a_pane_behind_a_tab_is_built_when_its_tab_is_first_shown(make_app, fake_streams):
+    """Issue 28 (first paint): a pane behind a tab mounts nothing until its tab is first shown; its run
+    reaches it meanwhile, and once shown it draws the answer and the sources it got."""
+    fake_streams["ddgs"] = full_result
+    fake_streams["brave"] = full_result
+    app = make_app(("ddgs", "brave"), clock=frozen)
+    async with app.run_test(size=(70, 20)) as pilot:  # two panes do not fit side by side: tabs
+        area = app.screen.pane_area
+        await until(
+            pilot, lambda: area.mode == "tabs" and area.pane("ddgs").query(AnswerView), "the tab shown is built"
+        )
+        brave = area.pane("brave")
+        assert not brave.children
+        await submit(pilot, "lazy")
+        await wait_for_search(app)
+        assert brave.status == "done" and not brave.children
+        area.activate("brave")
+        await until(
+            pilot,
+            lambda: brave.answer.is_mounted and "Answer about lazy." in list(brave.answer.plain_lines()),
+            "the tab shown at last draws its answer",
+            detail=lambda: brave.children,
+        )
+        assert [source.title for source in brave.query_one(SourceList).sources] == ["Alpha page", "Beta page"]

@@ -1,10 +1,12 @@
 """Lays provider panes out side by side, in a two-row grid, or behind tabs when space runs out.
 
 Panes are never re-parented when the layout changes (that would restart their Markdown streams):
-the tab bar only decides which pane is visible. The merged view (every source once, ranked) takes
-one more place beside the panes, or one more tab, while it is shown (:meth:`PaneArea.toggle_merged`);
-it and the panes' "+N" badges are refreshed from the area's :class:`~websearch_tui.core.merge.SourceMerger`
-at most every :data:`MERGED_REFRESH_TICKS` ticks while the search streams.
+the tab bar only decides which pane is visible. A pane's contents are mounted when it is first shown
+(:meth:`ProviderPane.build`), so panes behind tabs cost nothing at start-up. The merged view (every
+source once, ranked) takes one more place beside the panes, or one more tab, while it is shown
+(:meth:`PaneArea.toggle_merged`); it and the panes' "+N" badges are refreshed from the area's
+:class:`~websearch_tui.core.merge.SourceMerger` at most every :data:`MERGED_REFRESH_TICKS` ticks while
+the search streams.
 """
 
 from __future__ import annotations
@@ -309,9 +311,10 @@ class PaneArea(Vertical):
 
     def relayout(self) -> None:
         """Apply :func:`choose_layout` to the current size and pane count (the merged view counts
-        as a pane while shown). Before the area has a size there is nothing to choose: its first
-        :meth:`on_resize` lays it out (so a start does not restyle every pane for tabs, then again
-        for columns)."""
+        as a pane while shown), and build the panes it shows (:meth:`ProviderPane.build`: a pane
+        behind a tab is built when its tab is first shown). Before the area has a size there is
+        nothing to choose: its first :meth:`on_resize` lays it out (so a start does not restyle
+        every pane for tabs, then again for columns)."""
         if not self.size.width:
             return
         panes = self.panes
@@ -324,7 +327,10 @@ class PaneArea(Vertical):
         self.set_class(mode == "tabs", "-tabs")
         self.refresh_tabs()
         for pane in panes:
-            pane.set_class(mode == "tabs" and pane.provider_id != self._active, "-hidden-tab")
+            hidden = mode == "tabs" and pane.provider_id != self._active
+            pane.set_class(hidden, "-hidden-tab")
+            if not hidden:
+                pane.build()
         self.merged.set_class(mode == "tabs" and self._active != MERGED, "-hidden-tab")
 
     @property

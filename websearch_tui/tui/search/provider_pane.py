@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 
 from textual import on
 from textual.actions import SkipAction
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -155,7 +154,6 @@ class ProviderPane(Vertical):
         self._checking = False
         self.border_title = Content(spec.label)
         self._status_line = StatusLine(classes="pane-status")
-        self._body = PaneBody(classes="pane-body")
         self._notes = Static(classes="notes", markup=False)
         self._answer = AnswerView(classes="answer")
         self._sources_title = Static("Sources", classes="section-title sources-title")
@@ -166,6 +164,20 @@ class ProviderPane(Vertical):
         self._related = RelatedList(classes="related")
         self._queries = Static(classes="queries", markup=False)
         self._meta = Static(classes="meta", markup=False)
+        self._body = PaneBody(
+            self._notes,
+            self._answer,
+            self._sources_title,
+            self._sources,
+            self._citations_title,
+            self._citations,
+            self._related_title,
+            self._related,
+            self._queries,
+            self._meta,
+            classes="pane-body",
+        )
+        self._built = False
 
     @property
     def provider_id(self) -> str:
@@ -192,20 +204,16 @@ class ProviderPane(Vertical):
         """True while a run is queued or in flight."""
         return self._status in ACTIVE
 
-    def compose(self) -> ComposeResult:
-        """Status line above a scrolling body (the widgets are made once, with the pane)."""
-        yield self._status_line
-        with self._body:
-            yield self._notes
-            yield self._answer
-            yield self._sources_title
-            yield self._sources
-            yield self._citations_title
-            yield self._citations
-            yield self._related_title
-            yield self._related
-            yield self._queries
-            yield self._meta
+    def build(self) -> None:
+        """Mount the status line above the scrolling body, the first time the pane is shown; later
+        calls do nothing.
+
+        The widgets are made once, with the pane, and show every update while they are not mounted
+        yet, so a pane that is never shown (a background tab) costs no mounting, styling or layout,
+        and one shown later draws what its run has reported so far."""
+        if not self._built:
+            self._built = True
+            self.mount(self._status_line, self._body)
 
     def on_mount(self) -> None:
         """Render the empty sections."""
