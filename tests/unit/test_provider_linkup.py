@@ -146,6 +146,33 @@ async def test_sdk_error_bodies(status: int, code: str, message: str, kind: Erro
     assert info.value.kind is kind and info.value.message == f"Linkup API error ({status}): {message}"
 
 
+async def test_a_validation_error_names_its_fields() -> None:
+    """The example of Linkup's errors page (https://docs.linkup.so/pages/documentation/platform/errors)."""
+    body = {
+        "statusCode": 400,
+        "error": {
+            "code": "VALIDATION_ERROR",
+            "message": "Validation failed",
+            "details": [
+                {
+                    "field": "outputType",
+                    "message": "outputType must be one of the following values: sourcedAnswer, searchResults, structured",
+                }
+            ],
+        },
+    }
+    with pytest.raises(ProviderError) as info:
+        await collect("linkup", SearchRequest("q"), ctx_for(Recorder(json_response(body, 400))))
+    assert info.value.kind is ErrorKind.BAD_REQUEST
+    assert info.value.message == (
+        "Linkup API error (400): Validation failed (outputType: outputType must be one of the following "
+        "values: sourcedAnswer, searchResults, structured)"
+    )
+    with pytest.raises(ProviderError) as info:
+        await collect("linkup", SearchRequest("q"), ctx_for(Recorder(json_response({"message": "Bad gateway"}, 400))))
+    assert info.value.message == "Linkup API error (400): Bad gateway"
+
+
 async def test_a_body_without_its_fields_is_unrecognised() -> None:
     with pytest.raises(ProviderError) as info:
         await collect("linkup", SearchRequest("q"), ctx_for(Recorder(json_response({"name": "Linkup"}))))

@@ -7,8 +7,10 @@ official SDK (LinkupPlatform/linkup-python-sdk ``tests/unit/client_test.py``): `
 ``standard``, ``deep`` (searches again until it has enough, tens of seconds) or ``fast`` (beta);
 ``outputType`` ``searchResults`` answers ``{"results": [{"type": "text"|"image", "name", "url",
 "content"}]}``, ``sourcedAnswer`` answers ``{"answer", "sources": [{"name", "url", "snippet"}]}``.
-Errors are ``{"error": {"code", "message", "details"}}``; an empty balance is a 429
-(``INSUFFICIENT_FUNDS_CREDITS``, read as a quota error). Not in PROVIDERS.md.
+Errors are ``{"statusCode", "error": {"code", "message", "details": [{"field", "message"}]}}``
+(https://docs.linkup.so/pages/documentation/platform/errors); an empty balance is a 429
+(``INSUFFICIENT_FUNDS_CREDITS``, read as a quota error). Linkup publishes no request-rate figure
+(it answers 429 when an account goes too fast), so searches are not paced. Not in PROVIDERS.md.
 
 Options: ``depth`` (:data:`DEPTHS`, default ``standard``) and ``output`` (:data:`OUTPUTS`: ``answer``
 asks for a sourced answer, the default; ``results`` for results only). An invalid value that
@@ -62,10 +64,25 @@ OUTPUTS = {"answer": "sourcedAnswer", "results": "searchResults"}
 SHAPE = Shape.of("results", "answer", "sources")
 """A Linkup answer: ``results`` (search results) or ``answer``/``sources`` (a sourced answer)."""
 
-describe_error = api_error_describer(
-    "Linkup API error", lambda parsed: find_message(parsed, ("error", "message", "details"))
-)
-"""``Linkup API error (<s>): <error.message>``."""
+
+def error_message(parsed: Any) -> str | None:
+    """``error.message`` followed by the ``details`` that name a field (``"Validation failed
+    (outputType: outputType must be one of ...)"``); any other body's message as
+    :func:`find_message` finds it."""
+    error = as_dict(as_dict(parsed).get("error"))
+    message = error.get("message") if isinstance(error.get("message"), str) else None
+    if message is None:
+        return find_message(parsed, ("error", "message", "details"))
+    details = [
+        f"{item['field']}: {item['message']}"
+        for item in as_list(error.get("details"))
+        if isinstance(item, dict) and isinstance(item.get("field"), str) and isinstance(item.get("message"), str)
+    ]
+    return f"{message} ({'; '.join(details)})" if details else message
+
+
+describe_error = api_error_describer("Linkup API error", error_message)
+"""``Linkup API error (<s>): <error.message> (<field>: <message>; ...)``."""
 
 
 async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[SearchEvent]:
