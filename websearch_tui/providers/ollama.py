@@ -5,8 +5,9 @@ API: ``POST {base_url}/api/web_search`` (default ``https://ollama.com``), header
 Checked 2026-12-03 against https://docs.ollama.com/capabilities/web-search and the official SDK
 (ollama/ollama-python ``web_search``): the answer is ``{"results": [{"title", "url", "content"}]}``,
 ``content`` being a relevant passage of the page; errors are ``{"error": "<message>"}``. The API
-has no date filter (the engine says recency is ignored). Ollama does not publish which index it
-searches. Not in PROVIDERS.md.
+has no date filter (the engine says recency is ignored). Ollama publishes neither which index it
+searches nor a request-rate limit (usage counts against the account's plan), so searches are not
+paced. Not in PROVIDERS.md.
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ playground's request shape) and a recorded answer in LangChain's Serper notebook
 ``link``, ``snippet``, ``date``, ``sitelinks``), ``answerBox`` (``answer``/``snippet``, ``title``,
 ``link``), ``knowledgeGraph`` (``title``, ``type``, ``description``, ``descriptionSource``,
 ``descriptionLink``), ``peopleAlsoAsk[].question``, ``relatedSearches[].query``. Recency is Google's
-``tbs=qdr:d|w|m|y``. Errors are ``{"message", "statusCode"}``. Not in PROVIDERS.md.
+``tbs=qdr:d|w|m|y``. Errors are ``{"message", "statusCode"}`` (a bad key: 403 ``"Unauthorized."``). Serper
+publishes no request-rate limit for searches, so they are not paced (a 429 is retried as usual).
+Not in PROVIDERS.md.
 
 Mapping: organic results are the sources; the answer box is the answer (its link a citation); the
 knowledge graph is a note; "people also ask" and then the related searches are the related questions.

@@ -9,6 +9,7 @@ answer is ``{"success", "error", "tx_id", "query", "results": [{"title", "url", 
 "results_by_source", "total_deduction_dollars", "total_characters"}``. The older endpoint
 ``/v1/deepsearch`` is not used. Errors are ``{"success": false, "error"}``; a partial answer (some
 sources left out, e.g. above ``max_price``) keeps ``success: true`` and says why in ``error``.
+Valyu publishes no request-rate limit (it bills per result), so searches are not paced.
 Not in PROVIDERS.md.
 
 Each result's ``content`` is the page's whole text (or a structured record for financial data): the
