@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -59,6 +60,18 @@ class RedactingFormatter(logging.Formatter):
         return redact(sanitize(super().format(record)))
 
 
+_NUMBER = re.compile(r"[0-9]+")
+TEMPLATE_CHARS = 200
+"""How much of a message template tells two lines apart for :class:`RepeatLimiter`."""
+
+
+def template(record: logging.LogRecord) -> str:
+    """``record``'s message template for counting repeats: ``record.msg`` (before its arguments), its
+    first :data:`TEMPLATE_CHARS` characters, every run of digits as ``#`` (a library that formats its
+    message itself, as asyncio's exception handler does, puts times, ports and descriptors in it)."""
+    return _NUMBER.sub("#", str(record.msg)[:TEMPLATE_CHARS])
+
+
 @dataclass
 class _Window:
     """One message template's count: when its window began, records seen in it, records left out
@@ -71,7 +84,7 @@ class _Window:
 
 class RepeatLimiter(logging.Filter):
     """Lets through at most ``burst`` records with the same logger, level and message template
-    (``record.msg``, before its arguments) in each ``window`` seconds; the first one let through
+    (:func:`template`) in each ``window`` seconds; the first one let through
     after some were left out carries their count (``repeats_dropped``, written by
     :class:`RedactingFormatter`). One instance may filter several handlers: a record is judged once
     (the verdict is kept on it). At most :data:`MAX_REPEAT_KEYS` templates are counted.
@@ -98,7 +111,7 @@ class RepeatLimiter(logging.Filter):
         return bool(verdict)
 
     def _judge(self, record: logging.LogRecord) -> bool:
-        key, now = (record.name, record.levelno, str(record.msg)), self._clock()
+        key, now = (record.name, record.levelno, template(record)), self._clock()
         window = self._windows.get(key)
         if window is None or now - window.start >= self._window:
             if window is None and len(self._windows) >= MAX_REPEAT_KEYS:
