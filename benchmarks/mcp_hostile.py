@@ -5,7 +5,7 @@ clients, for this checkout or an older one side by side. Printed, never asserted
     python3 benchmarks/mcp_hostile.py --checkout /path/to/old/tree # the server from another tree
 
 - ``slowloris``: 300 connections each send half a request head, then one byte every 5 s, against
-  ``mcp --http`` (bearer token set) in a process limited to 256 file descriptors, for ``--seconds``
+  ``mcp --http`` (bearer token set) in a process limited to ``--fds`` (256) file descriptors, for ``--seconds``
   (40); 15 s in, a client with the token sends ``initialize``. Prints whether and when it was
   answered, the server's open descriptors then, the slow connections the server closed, the bytes
   it wrote to stderr and its peak RSS.
@@ -120,13 +120,13 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def slowloris(folder: Path, env: dict[str, str], seconds: float) -> None:
+def slowloris(folder: Path, env: dict[str, str], seconds: float, fds: int) -> None:
     token = secrets.token_urlsafe(32)
     (folder / "token").write_text(token)
     config = folder / "empty.toml"
     config.write_text("")
     stderr = folder / "slow-stderr.txt"
-    process, url = start_http(config, env, stderr, "--token-file", str(folder / "token"), fds=256)
+    process, url = start_http(config, env, stderr, "--token-file", str(folder / "token"), fds=fds)
     host, port = url.split("//")[1].split("/")[0].split(":")
     sockets: list[socket.socket] = []
     for _ in range(300):
@@ -154,7 +154,7 @@ def slowloris(folder: Path, env: dict[str, str], seconds: float) -> None:
     dripper.start()
     started = time.monotonic()
     time.sleep(15)
-    fds = len(os.listdir(f"/proc/{process.pid}/fd"))
+    in_use = len(os.listdir(f"/proc/{process.pid}/fd"))
     asked = time.monotonic()
     try:
         reply = httpx.post(url, json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {token}"}, timeout=15)
@@ -179,8 +179,8 @@ def slowloris(folder: Path, env: dict[str, str], seconds: float) -> None:
         sock.close()
     size = stderr.stat().st_size
     print(
-        f"slowloris: token client {answer}; server fds at 15 s {fds}; slow connections closed by the server "
-        f"{len(closed)}/300; stderr {size / 1e6:.2f} MB; peak RSS {rss:.0f} MiB"
+        f"slowloris (limit {fds} descriptors): token client {answer}; descriptors in use at 15 s {in_use}; "
+        f"slow connections closed by the server {len(closed)}/300; stderr {size / 1e6:.2f} MB; peak RSS {rss:.0f} MiB"
     )
 
 
@@ -243,6 +243,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the tree whose server runs (default: this one)")
     parser.add_argument("--seconds", type=float, default=40.0, help="how long the slowloris case runs")
+    parser.add_argument("--fds", type=int, default=256, help="the slowloris server's file descriptor limit")
     parser.add_argument("--mib", type=int, default=256, help="the stdio line's size, MiB")
     parser.add_argument("--cases", default="slowloris,starvation,stdio", help="which cases, comma-separated")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
@@ -256,7 +257,7 @@ def main() -> None:
         env = environment(folder, args.checkout.resolve())
         print(f"server from {args.checkout}")
         if "slowloris" in cases:
-            slowloris(folder, env, args.seconds)
+            slowloris(folder, env, args.seconds, args.fds)
         if "starvation" in cases:
             child, base_url = start_server(__file__)
             try:

@@ -27,14 +27,26 @@ REQUEST_TIMEOUT = 10.0
 """Seconds a client has to send a whole request (head and body), counted from when the connection
 opened or the previous response ended; then the connection is closed."""
 MAX_CONNECTIONS = 128
-"""Connections open at once; another one closes the one that has waited longest for its request
-(if that is older than :data:`EVICTABLE_AFTER`), else is closed at once."""
+"""Connections open at once (fewer when the process may open few files: half its descriptor limit,
+:func:`connection_cap`); another one closes the one that has waited longest for its request (if that
+is older than :data:`EVICTABLE_AFTER`), else is closed at once."""
 EVICTABLE_AFTER = 1.0
 """Seconds a connection must have waited for its request before a new connection may take its place."""
 MAX_HEAD_BYTES = 16 * 1024
 """The largest request head (h11's default ``max_incomplete_event_size``, set explicitly)."""
 _READING = (h11.IDLE, h11.SEND_BODY)
 """The client's h11 states while its request (head or body) has not fully arrived."""
+
+
+def connection_cap() -> int:
+    """:data:`MAX_CONNECTIONS`, or half the process's soft limit on open files if that is less (the
+    engine's connections, the log and the history need the rest); at least 8."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return MAX_CONNECTIONS
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return MAX_CONNECTIONS if soft == resource.RLIM_INFINITY else max(8, min(MAX_CONNECTIONS, soft // 2))
 
 
 class LimitedH11Protocol(H11Protocol):
@@ -48,8 +60,9 @@ class LimitedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Take the connection (closing the longest-waiting one when the server is full), or close it."""
         super().connection_made(transport)
-        if len(self.connections) > MAX_CONNECTIONS and not self._evict_one():
-            log.warning("closed a connection from %s: %d connections are open", self._peer(), MAX_CONNECTIONS)
+        cap = connection_cap()
+        if len(self.connections) > cap and not self._evict_one():
+            log.warning("closed a connection from %s: %d connections are open", self._peer(), cap)
             transport.close()
             return
         self._await_request()
