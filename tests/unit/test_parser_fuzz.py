@@ -29,6 +29,7 @@ import math
 import os
 import re
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -584,9 +585,18 @@ class InProcessFake:
 
 # --------------------------------------------------------------------------- the property
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-"""What :func:`sanitize` removes: C0 controls but tab/newline, DEL, C1, bidi overrides/isolates, and
-surrogates (which cannot be printed)."""
+_UNSAFE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff"
+    r"\ud800-\udfff\U000e0000-\U000e0fff]"
+)
+"""What :func:`sanitize` removes: C0 controls but tab/newline, DEL, C1, bidi controls, invisible
+characters (zero-width ones, soft hyphen, fillers, variation selectors, tags), line and paragraph
+separators, and surrogates (which cannot be printed)."""
+
+
+def _unassigned(text: str) -> bool:
+    """True when ``text`` holds an unassigned code point (which :func:`sanitize` replaces by U+FFFD)."""
+    return any(unicodedata.category(char) == "Cn" for char in text)
 
 
 def unsafe_texts(response: SearchResponse) -> list[str]:
@@ -717,9 +727,9 @@ control_texts = st.text(st.characters(categories=["Cc", "Cf", "Cs", "Zl", "Zp"])
 @fuzz_settings(EXAMPLES_PER_HELPER)
 def test_sanitize_leaves_no_control_characters(value: Any) -> None:
     clean = sanitize(value)
-    assert isinstance(clean, str) and not _UNSAFE.search(clean) and "\x1b" not in clean
+    assert isinstance(clean, str) and not _UNSAFE.search(clean) and "\x1b" not in clean and not _unassigned(clean)
     assert sanitize(clean) == clean
-    if isinstance(value, str) and not _UNSAFE.search(value) and "\r" not in value:
+    if isinstance(value, str) and not _UNSAFE.search(value) and "\r" not in value and not _unassigned(value):
         assert clean == value  # text without controls passes untouched
 
 

@@ -52,7 +52,7 @@ def test_sanitize_replaces_unassigned_code_points_and_keeps_assigned_text() -> N
     assert sanitize(kept) == kept
 
 
-def test_sanitize_is_linear_on_long_mixed_text() -> None:
+def test_sanitize_cleans_long_mixed_text_in_one_piece() -> None:
     text = ("日本\u3000語\u0378" * 50_000) + TAGS_INSTRUCTION
     assert sanitize(text) == "日本\u3000語\ufffd" * 50_000
 
