@@ -42,7 +42,7 @@ def test_a_row_says_how_many_indexes_its_finders_draw_on() -> None:
     found = [SearchResponse(pid, sources=[Source(ASYNCIO, "asyncio")]) for pid in ("perplexity_search", "perplexity")]
     row = merge_responses(found)[0]
     lines = row_content(1, row, lambda pid: SPECS[pid].label).plain.splitlines()
-    assert lines[1].strip() == "docs.python.org · found by 2 (1 index) · Perplexity Search, Perplexity"
+    assert lines[1].strip() == "docs.python.org · found by 2 (1 index) · Perplexity, Perplexity Search"
 
 
 def install_agreeing(fake_streams, gate: asyncio.Event | None = None) -> None:
