@@ -125,3 +125,11 @@ async def test_fake_server_round_trip_sends_the_contact_and_the_key() -> None:
         (sent,) = srv.requests_to("/openalex/works")
     assert [s.url for s in response.sources] == ["https://doi.org/10.7717/peerj.4375"]
     assert sent.query["mailto"] == "fake-tests@example.org" and sent.query["api_key"] == "fake-openalex-key"
+
+
+async def test_a_key_that_is_not_ascii_is_a_config_error_and_sends_nothing() -> None:
+    rec = Recorder(json_response(EMPTY))
+    with pytest.raises(ProviderError) as info:
+        await collect(PID, SearchRequest("q"), ctx_for(rec, key="oa-\u00a0pasted-key"))
+    assert info.value.kind is ErrorKind.CONFIG and "not plain ASCII" in info.value.message
+    assert rec.requests == []

@@ -67,7 +67,8 @@ async def stream(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[
     """Run one OpenAlex works search; yield ``Metadata`` then ``SourcesFound`` (when it found works).
 
     Raises:
-        ProviderError: ``rate_limit`` (429: the daily allowance is spent or more than 100 requests a
+        ProviderError: ``config`` for a key that is not plain ASCII (nothing is sent); ``rate_limit``
+            (429: the daily allowance is spent or more than 100 requests a
             second), ``bad_request`` (400/422 with OpenAlex's ``error``/``message``), ``auth``
             (401/403: a wrong key), ``server``, ``timeout``, ``network``, ``protocol`` for a body
             that is not JSON, ``unrecognised_response`` for JSON without ``results``.
@@ -107,7 +108,7 @@ def build_params(request: SearchRequest, ctx: ProviderContext) -> dict[str, str]
     if mail and "@" in mail and "://" not in mail:
         params["mailto"] = mail
     if ctx.api_key:
-        params["api_key"] = ctx.api_key
+        params["api_key"] = ctx.require_api_key()  # a pasted key with a no-break space is refused, named
     return params
 
 
