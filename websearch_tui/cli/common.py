@@ -9,6 +9,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from websearch_tui.core.text import single_line
+
 if TYPE_CHECKING:
     from websearch_tui.settings.config import Config
 
@@ -21,25 +23,16 @@ class UsageError(Exception):
 
 
 def fail(message: str, code: int) -> int:
-    """Print ``websearch-tui: error: <message>`` on stderr as one plain line (:func:`one_line`);
-    returns ``code`` (the exit code)."""
-    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
+    """Print ``websearch-tui: error: <message>`` on stderr as one plain line
+    (:func:`~websearch_tui.core.text.single_line`); returns ``code`` (the exit code)."""
+    print(f"{PROG}: error: {single_line(message)}", file=sys.stderr)
     return code
 
 
 def warn(messages: Sequence[str]) -> None:
     """Print each message as ``websearch-tui: warning: <message>`` on stderr, one plain line each."""
     for message in messages:
-        print(f"{PROG}: warning: {one_line(message)}", file=sys.stderr)
-
-
-def one_line(message: str) -> str:
-    """``message`` as one line of plain text: without escape sequences or control characters
-    (:func:`~websearch_tui.core.text.sanitize`: a path or URL the user typed may hold them), its line
-    breaks made spaces. Linear."""
-    from websearch_tui.core.text import sanitize
-
-    return " ".join(sanitize(message).splitlines())
+        print(f"{PROG}: warning: {single_line(message)}", file=sys.stderr)
 
 
 @contextlib.contextmanager

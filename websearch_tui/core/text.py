@@ -171,6 +171,13 @@ def _without_unassigned(line: str) -> str:
     return "".join("\ufffd" if unicodedata.category(char) == "Cn" else char for char in line)
 
 
+def single_line(text: str) -> str:
+    """``text`` as one line of plain characters for a message or an input field: sanitized (a path,
+    URL or paste may hold escape sequences: :func:`sanitize`), its tabs and line breaks made spaces.
+    Linear."""
+    return sanitize(text).replace("\n", " ").replace("\t", " ")
+
+
 def strip_invisible(text: str) -> str:
     """``text`` without invisible characters (zero-width spaces and joiners, soft hyphen, tags, ...;
     and nothing else); linear. Secret redaction matches keys after this (a key joined by zero-width

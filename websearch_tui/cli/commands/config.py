@@ -9,9 +9,10 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from websearch_tui.cli.common import config_errors_as_usage, load_config, one_line, warn
+from websearch_tui.cli.common import config_errors_as_usage, load_config, warn
 from websearch_tui.cli.front_ends import CheckKeymap
 from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.text import single_line
 
 if TYPE_CHECKING:
     from websearch_tui.core.specs import ProviderSettings, ProviderSpec
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace, check_keymap: CheckKeymap | None) -> int:
         with config_errors_as_usage():
             warn(check_keymap(config))
     exists = config.path is not None and config.path.exists()
-    print(one_line(f"OK: {config.path}" + ("" if exists else " (does not exist; the defaults apply)")))
+    print(single_line(f"OK: {config.path}" + ("" if exists else " (does not exist; the defaults apply)")))
     return 0
 
 

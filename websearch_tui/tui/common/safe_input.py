@@ -9,23 +9,18 @@ from __future__ import annotations
 
 from textual import events
 
-from websearch_tui.core.text import sanitize
+from websearch_tui.core.text import single_line
 from websearch_tui.tui.patches.ordered_input import OrderedInput
-
-
-def single_line(text: str) -> str:
-    """``text`` as one line of plain characters: escape sequences and control characters removed
-    (:func:`~websearch_tui.core.text.sanitize`), tabs and line breaks turned into spaces. Linear."""
-    return sanitize(text).replace("\n", " ").replace("\t", " ")
 
 
 class SafeInput(OrderedInput):
     """An :class:`~textual.widgets.Input` whose every insertion (typed keys, pastes, edits) passes
-    :func:`single_line` first, and whose editing keys act in the order they were typed
+    :func:`~websearch_tui.core.text.single_line` first, and whose editing keys act in the order they were typed
     (:class:`~websearch_tui.tui.patches.ordered_input.OrderedInput`)."""
 
     def replace(self, text: str, start: int, end: int) -> None:
-        """Replace ``start:end`` with ``text`` made :func:`single_line` (Textual routes every edit here)."""
+        """Replace ``start:end`` with ``text`` made :func:`~websearch_tui.core.text.single_line` (Textual
+        routes every edit here)."""
         super().replace(single_line(text), start, end)
 
     def on_paste(self, event: events.Paste) -> None:

@@ -24,9 +24,10 @@ from textual.widgets import Button, Input, Select, Static
 
 from websearch_tui.core.files import special_file, write_output
 from websearch_tui.core.results import SearchResult
+from websearch_tui.core.text import single_line
 from websearch_tui.formats.json_document import to_json
 from websearch_tui.formats.markdown import to_markdown
-from websearch_tui.tui.common.safe_input import SafeInput, single_line
+from websearch_tui.tui.common.safe_input import SafeInput
 from websearch_tui.tui.common.screen import AppModalScreen
 
 EXPORT_FORMATS = {"markdown": ".md", "json": ".json"}
@@ -110,7 +111,7 @@ class ExportDialog(AppModalScreen[Path | None]):
         return value if isinstance(value, str) else "markdown"
 
     def say(self, text: str, *, error: bool = False) -> None:
-        """Show one plain line under the path (:func:`~websearch_tui.tui.common.safe_input.single_line`:
+        """Show one plain line under the path (:func:`~websearch_tui.core.text.single_line`:
         a path may hold escape sequences, e.g. from the current directory's name)."""
         message = self.query_one("#export-message", Static)
         message.update(single_line(text))
