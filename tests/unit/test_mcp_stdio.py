@@ -45,6 +45,9 @@ def test_a_valid_message_passes_unchanged() -> None:
         (line({"jsonrpc": "2.0", "id": 4, "method": 5}), 4, types.INVALID_REQUEST, "not a valid JSON-RPC 2.0"),
         (line("text"), None, types.INVALID_REQUEST, "JSON object"),
         (line(12), None, types.INVALID_REQUEST, "JSON object"),
+        (line({"jsonrpc": "2.0", "id": True, "method": "ping"}), None, types.INVALID_REQUEST, "id must be"),
+        (line({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}), None, types.INVALID_REQUEST, "id must be"),
+        (line({"jsonrpc": "2.0", "id": {"n": 1}, "method": "ping"}), None, types.INVALID_REQUEST, "id must be"),
     ],
 )
 def test_a_line_the_sdk_cannot_read_is_answered(raw: bytes, request_id: Any, code: int, words: str) -> None:

@@ -16,6 +16,7 @@ connections in ``connections``, its transport in ``transport`` and its loop in `
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 import h11
@@ -36,6 +37,26 @@ MAX_HEAD_BYTES = 16 * 1024
 """The largest request head (h11's default ``max_incomplete_event_size``, set explicitly)."""
 _READING = (h11.IDLE, h11.SEND_BODY)
 """The client's h11 states while its request (head or body) has not fully arrived."""
+
+
+OPEN_FILES_WANTED = 65536
+"""The soft limit on open files the HTTP server raises itself to (or the hard limit, if lower)."""
+
+
+def raise_open_file_limit() -> None:
+    """Raise this process's soft limit on open files to its hard limit (at most
+    :data:`OPEN_FILES_WANTED`): a server that many clients reach should not run out of descriptors at
+    the usual soft default (1,024) while the system allows more. No-op where there is no such limit
+    (Windows) or it cannot be raised."""
+    try:
+        import resource
+    except ImportError:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = OPEN_FILES_WANTED if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES_WANTED)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 def connection_cap() -> int:

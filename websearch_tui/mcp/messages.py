@@ -45,10 +45,19 @@ def check_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> tuple[str |
     if not line:
         return None, []
     try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        parsed = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError:
         return _repair(line)
+    if isinstance(parsed, types.JSONRPCNotification) and '"id"' in line and _bad_id(json.loads(line)):
+        return None, [_error(None, types.INVALID_REQUEST, "Invalid Request: an id must be a string or a whole number")]
     return line, []
+
+
+def _bad_id(message: Any) -> bool:
+    """True when ``message`` (a JSON object the SDK read as a notification) carries an ``id`` that
+    JSON-RPC does not allow (``true``, ``1.5``, an object): the sender expects an answer that a
+    notification never gets."""
+    return isinstance(message, dict) and "id" in message and _id_of(message) is None
 
 
 def _repair(line: str) -> tuple[str | None, list[types.JSONRPCError]]:

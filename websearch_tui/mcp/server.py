@@ -261,8 +261,9 @@ async def serve_http(tools: SearchTools, options: HttpOptions, announce: Callabl
     """
     import uvicorn
 
-    from websearch_tui.mcp.http_limits import MAX_HEAD_BYTES, LimitedH11Protocol
+    from websearch_tui.mcp.http_limits import MAX_HEAD_BYTES, LimitedH11Protocol, raise_open_file_limit
 
+    raise_open_file_limit()  # before the connection cap is read from it
     sock = _bind(options.host, options.port)
     bound = HttpOptions(options.host, sock.getsockname()[1], options.token, options.allowed_hosts)
     config = uvicorn.Config(

@@ -42,7 +42,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -326,11 +326,11 @@ class SearchTools:
     def _search_description(self, readiness: Mapping[str, str]) -> str:
         """``web_search``'s description: what it returns and the ids of the providers ready now."""
         ready = [pid for pid, word in readiness.items() if word in USABLE_READINESS]
-        return (
+        start = (
             "Search the web with several providers at once: answers, sources, citations. "
-            "Text: LLM format per provider; structured: the search --format json document. "
-            f"Ready: {', '.join(ready) or 'none'}."
+            "Text: LLM format per provider; structured: the search --format json document. Ready: "
         )
+        return start + _named_within(ready, MAX_DESCRIPTION_CHARS - len(start))
 
     async def web_search(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:
         """The ``web_search`` tool: a tool error for bad arguments or when no provider returned content,
@@ -537,6 +537,25 @@ def provider_options(arguments: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     if search_mode is None:
         raise RequestError(f"grok_search_mode must be one of web_search, x_search, both (or web, x), not {mode!r}")
     return {"grok": {"search_mode": search_mode}}
+
+
+MAX_DESCRIPTION_CHARS = 400
+"""The longest tool description: an agent is sent the tool list on every turn."""
+
+
+def _named_within(ids: Sequence[str], room: int) -> str:
+    """``"a, b, c."`` (``"none."`` when empty), or as many of ``ids`` as fit in ``room`` characters
+    followed by ``"and 12 more (list_providers)."``."""
+    whole = f"{', '.join(ids) or 'none'}."
+    if len(whole) <= room:
+        return whole
+    shown: list[str] = []
+    for count, pid in enumerate(ids, 1):
+        tail = f" and {len(ids) - count} more (list_providers)."
+        if len(", ".join([*shown, pid])) + len(tail) > room:
+            break
+        shown.append(pid)
+    return f"{', '.join(shown)} and {len(ids) - len(shown)} more (list_providers)."
 
 
 class FinishCounter:
