@@ -188,3 +188,13 @@ def test_config_show_includes_the_history_table(history: Path, capsys) -> None:
     code, out, _ = run(capsys, "config", "show")
     assert code == 0 and "[history]" in out and "enabled = true" in out and "max_entries = 10000" in out
     assert f'path = "{history}"' in out
+
+
+def test_search_of_many_words_says_which_were_left_out(history: Path, capsys) -> None:
+    store = HistoryStore(history)
+    wanted = store.add(sample_result("w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 tulip"))
+    store.close()
+    words = [f"w{n}" for n in range(1, 13)]  # w11 and w12 are in no search: they are left out
+    code, out, err = run(capsys, "history", "search", *words, "--format", "json")
+    assert code == 0 and [entry["id"] for entry in json.loads(out)] == [wanted]
+    assert "websearch-tui: warning: only the first 10 words were searched; 2 more were left out" in err

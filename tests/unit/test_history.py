@@ -519,3 +519,84 @@ def test_outcomes_keep_partial_content_of_cancelled_runs(store: HistoryStore) ->
     result.outcomes[1] = ProviderOutcome("brave", RunStatus.CANCELLED, result.outcomes[1].response, None, 80)
     stored = store.get(store.add(result))
     assert records([stored.result.outcome("brave")]) == records(result.outcomes[1:])
+
+
+# --- big histories: bounded search, pruning in batches off the search's path, space given back ---
+
+
+def test_a_search_matches_only_its_first_ten_terms_and_says_how_many_were_left_out() -> None:
+    from websearch_tui.history.index import MAX_TERMS, match_expression, terms_left_out
+
+    words = [f"word{n}" for n in range(80)]
+    assert match_expression(" ".join(words)) == " ".join(f'"{word}"*' for word in words[:MAX_TERMS])
+    assert terms_left_out(" ".join(words)) == 80 - MAX_TERMS
+    assert terms_left_out("asyncio asyncio tutorial") == 0
+
+
+def test_best_first_ranks_the_newest_matches_only(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from websearch_tui.history import store as store_module
+
+    monkeypatch.setattr(store_module, "RANKED_MATCHES", 3)
+    store = HistoryStore(path)
+    best = store.add(sample_result("tulip tulip tulip", answer="tulip"))  # the best match, but the oldest
+    newer = [store.add(sample_result(f"other {n}", answer="a tulip")) for n in range(4)]
+    assert ids(store.search("tulip", limit=10)) == newer[:0:-1]  # the newest three, ranked
+    assert best in ids(store.search("tulip", limit=10, best_first=False) + store.search("tulip tulip"))
+    store.close()
+
+
+def test_a_large_prune_runs_in_batches_after_the_add(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from websearch_tui.history import store as store_module
+
+    store = HistoryStore(path)
+    for n in range(10):
+        store.add(sample_result(f"query number{n}"))
+    store.close()
+    monkeypatch.setattr(store_module, "PRUNE_BATCH", 2)
+    store = HistoryStore(path, max_entries=3)
+    newest = store.add(sample_result("query newest"))
+    assert store.count() == 9  # the add deleted one batch, not all eight
+    calls = 1
+    while store.prune():
+        calls += 1
+    assert calls == 3 and store.count() == 3 and not store.prune()
+    assert [entry.query for entry in store.entries()] == ["query newest", "query number9", "query number8"]
+    assert ids(store.search("query")) == [newest, newest - 1, newest - 2]
+    with sqlite3.connect(path) as db:  # the pruned searches are gone from the index itself
+        assert db.execute("SELECT rowid FROM search_index WHERE search_index MATCH 'number0'").fetchall() == []
+    store.close()
+
+
+def test_reclaim_gives_space_back_only_when_much_is_free(path: Path) -> None:
+    store = HistoryStore(path)
+    for n in range(40):
+        store.add(sample_result(f"query {n}", answer=secrets.token_hex(4000)))
+    assert store.reclaim() == 0  # nothing free: not worth a VACUUM
+    store.max_entries = 4
+    while store.prune():
+        pass
+    store.close()  # the last connection to close folds the WAL into the file
+    size = path.stat().st_size
+    store = HistoryStore(path, max_entries=4)
+    freed = store.reclaim()
+    assert ids(store.search("query")) == [40, 39, 38, 37]
+    store.close()
+    assert freed > size / 2 and path.stat().st_size == size - freed
+
+
+def test_the_recorder_prunes_and_compacts_in_the_background(path: Path) -> None:
+    store = HistoryStore(path)
+    for n in range(30):
+        store.add(sample_result(f"query {n}", answer=secrets.token_hex(4000)))
+    store.close()
+    size = path.stat().st_size
+    recorder = HistoryRecorder(path, max_entries=5)
+    recorder.record(sample_result("the newest"), WHEN)
+    assert recorder.flush(timeout=30)
+    for writer in [t for t in threading.enumerate() if t.name == "history-writer"]:
+        writer.join(60)  # it ends once the file is pruned and compacted
+    recorder.close()
+    store = HistoryStore(path)
+    assert store.count() == 5 and store.entries()[0].query == "the newest"
+    store.close()
+    assert path.stat().st_size < size / 2

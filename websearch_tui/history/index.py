@@ -43,6 +43,12 @@ finds ``"asyncio"``); shorter ones match whole words only: with 10,000 stored se
 prefix (``"de"``, ``"th"``) merges thousands of words and takes 100 ms or more, three letters ~10 ms."""
 
 
+MAX_TERMS = 10
+"""The most terms (distinct words, CJK runs) one search matches: the cost of a full-text search grows
+with every common word (at 50,000 stored searches, 80 common words took 15 s and 400 MB); the
+words typed after these are left out (:func:`terms_left_out` says how many)."""
+
+
 def _spaced(run: str) -> str:
     """The characters of a CJK run, separated by spaces."""
     return " ".join(run)
@@ -75,14 +81,24 @@ def _texts(outcomes: Iterable[Mapping[str, Any]]) -> Iterable[str]:
 
 
 def match_expression(text: str) -> str | None:
-    """An FTS5 ``MATCH`` expression finding entries that contain every word of ``text``, or ``None``
-    when ``text`` holds no letter or digit.
+    """An FTS5 ``MATCH`` expression finding entries that contain every word of ``text`` (its first
+    :data:`MAX_TERMS` distinct terms), or ``None`` when ``text`` holds no letter or digit.
 
     Each word is quoted (FTS5 operators and punctuation in ``text`` are never interpreted); a word of
     :data:`MIN_PREFIX_CHARS` or more also matches words it begins; a CJK run becomes the phrase of its
     characters, matching the way :func:`index_form` indexed it.
     Example: ``'asyncio 教程 "a"'`` -> ``'"asyncio"* "教 程" "a"'``.
     """
+    return " ".join(_terms(text)[:MAX_TERMS]) or None
+
+
+def terms_left_out(text: str) -> int:
+    """How many distinct terms of ``text`` :func:`match_expression` leaves out (beyond :data:`MAX_TERMS`)."""
+    return max(0, len(_terms(text)) - MAX_TERMS)
+
+
+def _terms(text: str) -> list[str]:
+    """The distinct quoted terms of ``text``, in the order typed (linear in ``len(text)``)."""
     terms: list[str] = []
     for word in _WORD.findall(text):
         for piece in _PIECE.findall(word):
@@ -90,7 +106,7 @@ def match_expression(text: str) -> str | None:
                 terms.append(f'"{_spaced(piece)}"')
             else:
                 terms.append(f'"{piece}"*' if len(piece) >= MIN_PREFIX_CHARS else f'"{piece}"')
-    return " ".join(dict.fromkeys(terms)) or None
+    return list(dict.fromkeys(terms))
 
 
 def query_words(text: str) -> list[str]:

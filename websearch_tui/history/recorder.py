@@ -65,12 +65,16 @@ class HistoryRecorder:
         self._writers: list[threading.Thread] = []  # started and maybe still running: close() joins them
         self._store: HistoryStore | None = None
         self._last_problem: str | None = None
+        self._tidy = False  # after a write: prune the oldest searches beyond max_entries, then reclaim
+        self._tidying = False  # the writer thread is pruning or reclaiming now (close() may interrupt it)
+        self._closing = False
 
     def record(self, result: SearchResult, started_at: datetime) -> None:
         """Queue ``result`` (which the engine no longer changes) to be stored as started at ``started_at``."""
         snapshot = dataclasses.replace(result, outcomes=list(result.outcomes), labels=dict(result.labels))
         with self._lock:
             self._pending.append((snapshot, started_at))
+            self._closing = False
             if self._thread is None:
                 self._thread = threading.Thread(target=self._drain, name="history-writer", daemon=True)
                 self._writers = [writer for writer in self._writers if writer.is_alive()] + [self._thread]
@@ -93,6 +97,9 @@ class HistoryRecorder:
         deadline = time.monotonic() + timeout
         with self._lock:
             writers = list(self._writers)
+            self._closing = True  # what is queued is written; pruning stops after its batch
+            if self._tidying and self._store is not None:
+                self._store.interrupt()  # a compaction would hold the exit: it is done another time
         for writer in writers:
             writer.join(max(0.0, deadline - time.monotonic()))
         if any(writer.is_alive() for writer in writers):
@@ -106,23 +113,56 @@ class HistoryRecorder:
             store.close()
 
     def _drain(self) -> None:
-        """The writer thread: write the queue in order; end when it is empty."""
+        """The writer thread: write the queue in order, then, while nothing is queued and nobody
+        closes, prune and compact the file a batch at a time; end when there is nothing left to do."""
         while True:
             with self._lock:
-                if not self._pending:
+                if not self._pending and (self._closing or not self._tidy):
                     self._thread = None
                     self._idle.notify_all()
                     return
-                result, started_at = self._pending[0]  # stays queued until written: flush() waits for it
+                self._tidying = not self._pending
+                if self._pending:
+                    result, started_at = self._pending[0]  # stays queued until written: flush() waits for it
+            if self._tidying:
+                self._tidy_step()
+                with self._lock:
+                    self._tidying = False
+                continue
             self._write(result, started_at)
             with self._lock:
                 self._pending.popleft()
+                if not self._pending:
+                    self._idle.notify_all()
+
+    def _tidy_step(self) -> None:
+        """One step of keeping the file small, off the search's path: prune one batch of the oldest
+        searches beyond ``max_entries`` (:meth:`HistoryStore.prune`); once none is left, compact the
+        file when much of it is free (:meth:`HistoryStore.reclaim`). A failure ends the tidying
+        (logged; an interrupted compaction is tried again after the next search)."""
+        store = self._store
+        if store is None:
+            self._tidy = False
+            return
+        try:
+            if store.prune():
+                return
+            freed = store.reclaim()
+            if freed:
+                log.info("the history file was compacted: %d bytes given back", freed)
+        except HistoryError as exc:
+            log.warning("the history file was not pruned or compacted: %s", exc)
+        finally:
+            if (notice := store.take_notice()) is not None:
+                self._tell(notice)
+        self._tidy = False
 
     def _write(self, result: SearchResult, started_at: datetime) -> None:
         try:
             if self._store is None:
                 self._store = HistoryStore(self.path, max_entries=self.max_entries, busy_timeout=RECORD_BUSY_SECONDS)
             self._store.add(result, created_at=started_at)
+            self._tidy = True  # add() prunes at most one batch; the rest comes after
         except HistoryError as exc:
             self._problem(str(exc))
             return

@@ -61,6 +61,15 @@ BUSY_TIMEOUT_SECONDS = 10.0
 """How long a write waits for another process's write to finish."""
 QUERY_WEIGHT = 4.0
 """bm25 weight of a match in the query against one in the answers and sources (1.0)."""
+RANKED_MATCHES = 1_000
+"""A best-first search ranks (bm25) the newest this many matches, not every match: ranking costs
+per match, and common words match nearly every stored search."""
+PRUNE_BATCH = 200
+"""The most searches one transaction prunes (:meth:`HistoryStore.prune`): each needs its indexed
+text rebuilt to be taken out of the full-text index, so a large prune runs as many short ones."""
+RECLAIM_SHARE = 0.25
+""":meth:`HistoryStore.reclaim` compacts the file when at least this share of it is free pages, or
+when the searches pruned since the last compaction are at least this share of those kept."""
 
 
 MAX_PAGES = 2_000
@@ -124,6 +133,9 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
         raise
 
 
+_SPACE_PRAGMAS = ("freelist_count", "page_count", "page_size")
+
+
 def _prefixed(columns: str, table: str) -> str:
     return ", ".join(f"{table}.{name.strip()}" for name in columns.split(","))
 
@@ -161,6 +173,7 @@ class HistoryStore:
     ) -> None:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
+        self._pruned = 0  # searches pruned since the last reclaim()
         self.max_entries = max_entries
         self.max_pages = max_pages
         self.max_pages_bytes = max_pages_bytes
@@ -326,8 +339,9 @@ class HistoryStore:
 
     def add(self, result: SearchResult, *, created_at: datetime | None = None) -> int:
         """Store ``result`` (every string redacted), started at ``created_at`` (default: the result's
-        own ``created_at``, else now); the
-        oldest searches beyond ``max_entries`` are deleted in the same transaction. Returns its id.
+        own ``created_at``, else now); the oldest searches beyond ``max_entries`` are deleted in the
+        same transaction, at most :data:`PRUNE_BATCH` of them (:meth:`prune` deletes the rest). Returns
+        its id.
 
         Raises:
             HistoryError: as :meth:`_run`.
@@ -350,17 +364,70 @@ class HistoryStore:
 
         return self._run(insert)
 
-    def _prune(self, db: sqlite3.Connection) -> None:
-        """Delete the searches beyond the newest ``max_entries``."""
+    def prune(self) -> bool:
+        """Delete the oldest searches beyond ``max_entries``, at most :data:`PRUNE_BATCH` of them, in
+        one transaction; True when more are left to delete (call again: the lock is free meanwhile).
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+
+        def batch(db: sqlite3.Connection) -> bool:
+            with _transaction(db):
+                return self._prune(db)
+
+        return self._run(batch)
+
+    def _prune(self, db: sqlite3.Connection) -> bool:
+        """Delete up to :data:`PRUNE_BATCH` of the searches beyond the newest ``max_entries``, oldest
+        first, row by row (bounded memory); True when more are left."""
         if self.max_entries is None:
-            return
+            return False
+        newest_gone = db.execute(
+            "SELECT id FROM searches ORDER BY id DESC LIMIT 1 OFFSET ?", (self.max_entries,)
+        ).fetchone()
+        if newest_gone is None:
+            return False
+        last = 0
         rows = db.execute(
-            "SELECT id, query, outcomes FROM searches ORDER BY id DESC LIMIT -1 OFFSET ?", (self.max_entries,)
-        ).fetchall()
+            "SELECT id, query, outcomes FROM searches WHERE id <= ? ORDER BY id LIMIT ?", (newest_gone[0], PRUNE_BATCH)
+        )
         for entry_id, query, blob in rows:
             self._unindex(db, entry_id, query, blob)
-        if rows:
-            db.execute("DELETE FROM searches WHERE id <= ?", (rows[0][0],))
+            last = entry_id
+        self._pruned += db.execute("DELETE FROM searches WHERE id <= ?", (last,)).rowcount
+        return last < int(newest_gone[0])
+
+    def reclaim(self) -> int:
+        """When free pages are at least :data:`RECLAIM_SHARE` of the file, or the searches pruned since
+        the last call are at least that share of those kept, merge
+        the full-text index into one segment (FTS5 ``optimize``: a contentless index keeps what was
+        deleted until its segments merge, so after pruning 50,000 searches to 10,000 it held more than
+        the searches themselves) and give the free pages back to the disk (``VACUUM``); returns the
+        bytes given back (0: not worth it). Blocks for a while on a large file (about 35 s for 10,000
+        searches on a busy machine), holding the write lock; :meth:`interrupt` stops it (nothing is lost).
+
+        Raises:
+            HistoryError: as :meth:`_run` (``interrupted`` included).
+        """
+
+        def compact(db: sqlite3.Connection) -> int:
+            free, pages, size = (int(db.execute(f"PRAGMA {name}").fetchone()[0]) for name in _SPACE_PRAGMAS)
+            kept = int(db.execute("SELECT count(*) FROM searches").fetchone()[0])
+            if free < RECLAIM_SHARE * pages and self._pruned < RECLAIM_SHARE * max(kept, 1):
+                return 0
+            if self.full_text:
+                db.execute("INSERT INTO search_index(search_index) VALUES ('optimize')")
+            db.execute("VACUUM")
+            self._pruned = 0
+            return (pages - int(db.execute("PRAGMA page_count").fetchone()[0])) * size
+
+        return self._run(compact)
+
+    def interrupt(self) -> None:
+        """Stop the operation running now (from another thread): it fails with :class:`HistoryError`
+        and changes nothing. Does not wait for the lock."""
+        self._db.interrupt()
 
     def _unindex(self, db: sqlite3.Connection, entry_id: int, query: str, blob: bytes) -> None:
         """Remove a search from the full-text index (a contentless index is given the indexed text again)."""
@@ -505,9 +572,10 @@ class HistoryStore:
         """Searches whose query, answers, source titles, snippets or URLs contain every word of ``text``
         (a word of three or more letters also matches longer words it begins; CJK text matches as
         substrings; see :func:`~websearch_tui.history.index.match_expression`), best match first (bm25,
-        a match in the query counting :data:`QUERY_WEIGHT` times; ties newest first) or, with
-        ``best_first=False``, newest first (fast enough for every keystroke). Without FTS5
-        (:attr:`full_text` False) only queries are matched, newest first.
+        a match in the query counting :data:`QUERY_WEIGHT` times; ties newest first; among the newest
+        :data:`RANKED_MATCHES` matches) or, with ``best_first=False``, newest first (fast enough for
+        every keystroke). Only the first :data:`~websearch_tui.history.index.MAX_TERMS` terms are
+        matched. Without FTS5 (:attr:`full_text` False) only queries are matched, newest first.
 
         Raises:
             HistoryError: ``text`` has no letter or digit; or as :meth:`_run`.
@@ -518,17 +586,18 @@ class HistoryStore:
         if not self.full_text:
             return self._query_search(text, limit)
         columns = _prefixed(ENTRY_COLUMNS, "s")
-        if best_first:
+        if best_first:  # bm25 of the newest RANKED_MATCHES only: the index stops walking there
             sql = (
-                f"SELECT {columns} FROM search_index JOIN searches s ON s.id = search_index.rowid "
-                f"WHERE search_index MATCH ? ORDER BY bm25(search_index, {QUERY_WEIGHT}, 1.0), s.id DESC LIMIT ?"
+                f"WITH hits(id, score) AS (SELECT rowid, bm25(search_index, {QUERY_WEIGHT}, 1.0) FROM search_index "
+                "WHERE search_index MATCH ? ORDER BY rowid DESC LIMIT ?) "
+                f"SELECT {columns} FROM hits JOIN searches s ON s.id = hits.id ORDER BY hits.score, s.id DESC LIMIT ?"
             )
-        else:  # the index walks rowids newest first and stops at the limit
-            sql = (
-                "WITH hits(id) AS (SELECT rowid FROM search_index WHERE search_index MATCH ? "
-                f"ORDER BY rowid DESC LIMIT ?) SELECT {columns} FROM hits JOIN searches s ON s.id = hits.id "
-                "ORDER BY s.id DESC"
-            )
+            return self._entries(sql, (expression, RANKED_MATCHES, limit))
+        sql = (  # the index walks rowids newest first and stops at the limit
+            "WITH hits(id) AS (SELECT rowid FROM search_index WHERE search_index MATCH ? "
+            f"ORDER BY rowid DESC LIMIT ?) SELECT {columns} FROM hits JOIN searches s ON s.id = hits.id "
+            "ORDER BY s.id DESC"
+        )
         return self._entries(sql, (expression, limit))
 
     def _query_search(self, text: str, limit: int) -> list[HistoryEntry]:

@@ -58,7 +58,7 @@ from websearch_tui.engine.requests import build_request
 from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA
 from websearch_tui.formats.llm import to_llm_document
 from websearch_tui.history import HistoryError
-from websearch_tui.history.index import match_expression
+from websearch_tui.history.index import MAX_TERMS, match_expression, terms_left_out
 from websearch_tui.mcp.pages import (
     FETCH_PAGE_DESCRIPTION,
     FETCH_PAGE_SCHEMA,
@@ -431,8 +431,10 @@ class SearchTools:
             + ")"
             for row in rows
         ]
-        text = self._with_notice("\n".join(lines) or "No earlier search matches.")
-        content = types.TextContent(type="text", text=text)
+        left_out = terms_left_out(text)
+        note = f"\n(Only the first {MAX_TERMS} words were searched; {left_out} more were left out.)" if left_out else ""
+        shown = self._with_notice(("\n".join(lines) or "No earlier search matches.") + note)
+        content = types.TextContent(type="text", text=shown)
         return types.CallToolResult(content=[content], structured_content={"entries": rows})
 
     async def history_show(self, arguments: Mapping[str, Any], progress: Progress) -> types.CallToolResult:

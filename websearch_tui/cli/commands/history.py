@@ -64,8 +64,13 @@ def _history_list(args: argparse.Namespace, history: HistoryAccess) -> int:
 
 def _history_search(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history search``: the best ``--limit`` matches of the words (only the queries without FTS5)."""
-    entries = history.search(" ".join(args.text), limit=args.limit)
+    from websearch_tui.history.index import MAX_TERMS, terms_left_out
+
+    text = " ".join(args.text)
+    entries = history.search(text, limit=args.limit)
     _say_notice(history)
+    if left_out := terms_left_out(text):
+        warn([f"only the first {MAX_TERMS} words were searched; {left_out} more were left out"])
     if not history.full_text:
         warn(["this SQLite has no full-text search (FTS5): only the queries were searched"])
     return _print_entries(entries, args.format, history.path)
