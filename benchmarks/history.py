@@ -12,9 +12,14 @@ frequency from the standard library's docstrings, mixed with made-up names. Prin
   best-match search (the CLI's), reading one search back;
 - the real TUI (headless, 200 x 50, its garbage collector settled as ``websearch-tui`` settles it):
   F4 until the History screen lists its rows [<= 200 ms], one filter keystroke until the rows are
-  updated [<= 50 ms], Enter on a row until all six panes show that search as it ended [<= 100 ms].
+  updated [<= 50 ms], Enter on a row until all six panes show that search as it ended [<= 100 ms];
+- big histories (``--big``, e.g. with ``--searches 50000``): a best-first search of the 80 most
+  common words (wall time, and the growth of this process's peak RSS), and, on a copy of the file,
+  the first prune to ``--prune-to`` searches: how long the add that starts it takes, the background
+  batches that finish it (as the recorder runs them: count, longest), the compaction, and the
+  file's size before and after.
 
-    python3 benchmarks/history.py [--searches 10000] [--keep PATH] [--runs 20]
+    python3 benchmarks/history.py [--searches 10000] [--keep PATH] [--runs 20] [--big [--prune-to 10000]]
 
 ``--keep PATH`` builds the file at PATH once and reuses it on the next run.
 """
@@ -31,6 +36,8 @@ import itertools
 import os
 import random
 import re
+import resource
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -168,6 +175,64 @@ def store_figures(path: Path, runs: int) -> None:
     store.close()
 
 
+def peak_mb() -> float:
+    """This process's peak resident set so far, in MB (Linux reports kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def common_words(count: int) -> str:
+    """The ``count`` most frequent words of the corpus, most frequent first."""
+    corpus = Corpus()
+    frequency = [high - low for low, high in zip([0, *corpus.weights], corpus.weights, strict=False)]
+    ranked = sorted(zip(corpus.words, frequency, strict=True), key=lambda pair: -pair[1])
+    return " ".join(word for word, _ in ranked[:count])
+
+
+def big_figures(path: Path, keep: int) -> None:
+    """A search of 80 common words, then the first prune of a copy of ``path`` to ``keep`` searches."""
+    text = common_words(80)
+    store = HistoryStore(path)
+    before = peak_mb()
+    started = time.perf_counter()
+    store.search(text, limit=20)
+    print(f"big history ({store.count():,} searches):")
+    print(
+        f"  search of the 80 most common words, best first   {time.perf_counter() - started:7.2f} s   "
+        f"peak RSS +{peak_mb() - before:.0f} MB"
+    )
+    store.close()
+    copy = path.with_name(f"{path.name}.prune-copy")
+    source, target = sqlite3.connect(path), sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    target.close()
+    size = file_size(copy)
+    store = HistoryStore(copy, max_entries=keep)
+    before = peak_mb()
+    started = time.perf_counter()
+    store.add(Corpus(seed=11).result(0))
+    added = time.perf_counter() - started
+    batches, longest = 0, 0.0
+    while True:  # what the recorder's writer thread does after the add, while nothing is queued
+        step = time.perf_counter()
+        more = store.prune()
+        batches, longest = batches + 1, max(longest, time.perf_counter() - step)
+        if not more:
+            break
+    pruned = time.perf_counter()
+    freed = store.reclaim()
+    compacted = time.perf_counter() - pruned
+    store.close()
+    print(
+        f"  first prune to {keep:,}: the add took {added:.2f} s; then {batches} batches in "
+        f"{pruned - started - added:.1f} s (longest {longest:.2f} s), compaction {compacted:.1f} s "
+        f"({freed / 1e6:.0f} MB given back); peak RSS +{peak_mb() - before:.0f} MB; "
+        f"file {size / 1e6:.0f} MB -> {file_size(copy) / 1e6:.0f} MB"
+    )
+    for leftover in copy.parent.glob(copy.name + "*"):
+        leftover.unlink()
+
+
 class Painted:
     """When the screen was next painted after a method of a widget or screen ran: the method is wrapped
     so that it schedules ``call_after_refresh`` on that widget (measurement only)."""
@@ -293,6 +358,8 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=10_000)
     parser.add_argument("--keep", type=Path, help="build the file here once and reuse it")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--big", action="store_true", help="only the big-history figures")
+    parser.add_argument("--prune-to", type=int, default=10_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = args.keep or Path(folder) / "history.sqlite3"
@@ -303,6 +370,9 @@ def main() -> None:
             build(path, args.searches)
         searches = HistoryStore(path).count()
         print(f"database: {file_size(path) / 1e6:.1f} MB for {searches:,} searches  [target <= 200 MB]")
+        if args.big:
+            big_figures(path, args.prune_to)
+            return
         store_figures(path, args.runs)
         thresholds = gc.get_threshold()
         asyncio.run(tui_figures(path, args.runs))
