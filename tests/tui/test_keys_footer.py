@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 from textual.widgets._footer import FooterKey
 
 from tests.tui.conftest import submit, wait_for_search
@@ -31,3 +34,19 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(make_app, fake_st
         await pilot.pause()
         assert "Open" not in [key.description for key in keys(app)]
         assert not set(map(id, keys(app))) & set(map(id, in_a_pane))
+
+
+async def test_the_keys_a_rebuild_removes_are_freed(make_app, fake_streams):
+    """Issue 28 (memory): Textual's footer binds each key to its ``compact`` reactive; the keys a
+    rebuild removes are not kept alive by that binding (they were, about 11 widgets a search)."""
+    fake_streams["ddgs"] = full_result
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(160, 36)) as pilot:
+        await pilot.pause()
+        before = [weakref.ref(key) for key in keys(app)]
+        await submit(pilot, "keys")  # Cancel comes and goes: the footer is rebuilt twice
+        await wait_for_search(app)
+        await pilot.pause()
+        assert keys(app) and not {id(key) for key in keys(app)} & {id(ref()) for ref in before}
+        gc.collect()
+        assert [ref() for ref in before if ref() is not None] == []

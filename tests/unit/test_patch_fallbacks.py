@@ -22,7 +22,15 @@ from textual.widgets import Static
 from websearch_tui.core import internals
 from websearch_tui.providers.transport import http, pool_repair
 from websearch_tui.tui.common.line_list import wrapped_height
-from websearch_tui.tui.patches import border_subtitle, compositor, loop_signals, ordered_input, virtual_size, wrap_count
+from websearch_tui.tui.patches import (
+    border_subtitle,
+    compositor,
+    loop_signals,
+    ordered_input,
+    virtual_size,
+    watchers,
+    wrap_count,
+)
 from websearch_tui.tui.patches.border_subtitle import set_border_subtitle
 from websearch_tui.tui.patches.compositor import SpanCompositor, use_span_compositor
 from websearch_tui.tui.patches.ordered_input import OrderedInput
@@ -184,3 +192,18 @@ def test_a_loop_without_the_signal_table_counts_as_handling_no_sigint(monkeypatc
     assert asyncio.run(handled()) == [False, True, False, False]
     assert said(warnings, loop_signals.PATCH) == 1
     assert not loop_signals.loop_handles_sigint()  # no loop running: nothing to ask
+
+
+async def test_watchers_are_left_to_textual_when_it_keeps_them_elsewhere(monkeypatch, warnings) -> None:
+    """Textual's watchers no longer where the patch looks: they are left as they are (Textual drops a
+    removed node's watcher when the reactive next changes), and one warning says so."""
+    app = Host()
+    async with app.run_test(size=(40, 8)) as pilot:
+        box = app.screen.query_one(Boxed)
+        setattr(box, "__probe", ["not a dict"])
+        monkeypatch.setattr(watchers, "STORAGE", "__probe")
+        watchers.drop_removed_watchers(box)
+        watchers.drop_removed_watchers(box)
+        await pilot.pause()
+        assert getattr(box, "__probe") == ["not a dict"]
+    assert said(warnings, watchers.PATCH) == 1

@@ -6,12 +6,15 @@ from collections.abc import Hashable
 
 from textual.widgets import Footer
 
+from websearch_tui.tui.patches.watchers import drop_removed_watchers
+
 
 class KeysFooter(Footer):
     """Textual's :class:`~textual.widgets.Footer`, which builds its row of keys again (a widget per key,
     styled, laid out and drawn) each time the screen's bindings are updated: at every focus change
     and every return to the screen. This one keeps its keys when those updates leave what it shows
-    as it was (the same keys, descriptions, enabled states and tooltips, in the same order)."""
+    as it was (the same keys, descriptions, enabled states and tooltips, in the same order), and lets
+    the keys it removes go (:func:`~websearch_tui.tui.patches.watchers.drop_removed_watchers`)."""
 
     def __init__(self, *, compact: bool = False) -> None:
         super().__init__(compact=compact)
@@ -30,10 +33,12 @@ class KeysFooter(Footer):
         )
 
     async def recompose(self) -> None:
-        """Build the keys again, unless they would be the ones shown already (or the footer is gone)."""
+        """Build the keys again, unless they would be the ones shown already (or the footer is gone);
+        the keys removed are forgotten by the footer's ``compact`` reactive, which each was bound to."""
         if not self.is_attached:
             return
         showing = self._showing()
         if showing != self._shown:
             self._shown = showing
             await super().recompose()
+            drop_removed_watchers(self)
