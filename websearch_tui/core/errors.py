@@ -243,10 +243,11 @@ _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 def _ascii_lower(text: str) -> str:
-    """``text`` with its ASCII letters lower-cased and nothing else changed (same length, so match
-    positions carry over); ``str.lower`` for ASCII text (C speed), a translation table otherwise
-    (``str.lower`` would change other letters, some into two characters)."""
-    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+    """``text`` lower-cased with its length kept, so match positions carry over: ``str.lower`` (C
+    speed), or, for the rare text it would lengthen (``İ`` becomes two characters), a table that
+    lower-cases only ASCII letters (character by character, in Python)."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
 
 
 def register_secret(value: str | None) -> None:
