@@ -115,8 +115,8 @@ def commands(args: argparse.Namespace, folder: Path) -> dict[str, str]:
     for name, tree in trees:
         for panes in args.panes:
             config = shlex.quote(str(write_config(folder, panes)))
-            found[f"{name} {panes}"] = (
-                f"env -u COLUMNS -u LINES {exports} PYTHONPATH={shlex.quote(str(tree))} "
+            found[f"{name} {panes}"] = (  # in the tree: ``-m`` puts the working directory first on sys.path
+                f"cd {shlex.quote(str(tree))} && env -u COLUMNS -u LINES {exports} PYTHONPATH={shlex.quote(str(tree))} "
                 f"{python} -m websearch_tui --config {config}"
             )
     return found

@@ -197,3 +197,20 @@ async def test_a_pane_behind_a_tab_is_built_when_its_tab_is_first_shown(make_app
             detail=lambda: brave.children,
         )
         assert [source.title for source in brave.query_one(SourceList).sources] == ["Alpha page", "Beta page"]
+
+
+async def test_a_search_over_the_same_panes_keeps_their_tabs(make_app, fake_streams):
+    """Issue 28 (memory): the tabs are made again only when the panes change, not at every search
+    (each search used to make a new tab per pane and leave the old ones in Textual's query caches)."""
+    fake_streams["ddgs"] = full_result
+    fake_streams["brave"] = auth_failure
+    app = make_app(("ddgs", "brave"), clock=frozen)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await submit(pilot, "first")
+        await wait_for_search(app)
+        tabs = list(app.screen.query(Tab))
+        await submit(pilot, "second")
+        await wait_for_search(app)
+        assert [tab.id for tab in tabs] == ["tab-ddgs", "tab-brave"]
+        assert all(a is b for a, b in zip(app.screen.query(Tab), tabs, strict=True))
+        await until(pilot, lambda: labels(app)["brave"] == "✗ Brave Search", "the kept tab shows the new status")

@@ -272,14 +272,17 @@ class PaneArea(Vertical):
         self.relayout()
 
     async def _sync_tabs(self) -> None:
-        """One tab per pane, plus "Merged" while the merged view is shown."""
+        """One tab per pane, plus "Merged" while the merged view is shown; the tabs are made again only
+        when that list changes (not at every search over the same panes)."""
         tabs = self.query_one(Tabs)
-        await tabs.clear()
-        labels = self._tab_labels()
-        for pane in self.panes:
-            await tabs.add_tab(Tab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}"))
-        if self.merged_shown:
-            await tabs.add_tab(Tab(Content("Merged"), id=f"tab-{MERGED}"))
+        wanted = [f"tab-{pane.provider_id}" for pane in self.panes] + ([f"tab-{MERGED}"] if self.merged_shown else [])
+        if [tab.id for tab in tabs.query(Tab)] != wanted:
+            await tabs.clear()
+            labels = self._tab_labels()
+            for pane in self.panes:
+                await tabs.add_tab(Tab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}"))
+            if self.merged_shown:
+                await tabs.add_tab(Tab(Content("Merged"), id=f"tab-{MERGED}"))
         if self._active:
             tabs.active = f"tab-{self._active}"
 
