@@ -30,7 +30,7 @@ def damaged_history() -> Path:
     return path
 
 
-async def test_filtering_a_history_with_a_damaged_index_rebuilds_it_and_says_so(fake_streams) -> None:
+async def test_filtering_a_history_with_a_damaged_index_rebuilds_it_and_says_so(fake_streams: object) -> None:
     path = damaged_history()
     app = WebSearchApp(Config(), Engine(default_providers=("ddgs",)), status_resolver=fixed_status)
     async with app.run_test(size=(160, 40)) as pilot:
