@@ -37,13 +37,15 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(make_app, fake_st
 
 
 async def test_the_keys_a_rebuild_removes_are_freed(make_app, fake_streams):
-    """Issue 28 (memory): Textual's footer binds each key to its ``compact`` reactive; the keys a
-    rebuild removes are not kept alive by that binding (they were, about 11 widgets a search)."""
+    """Issue 28 (memory): Textual's footer binds each key to its ``compact`` reactive, and a key's style
+    cache is a key of one of Textual's lru_caches; the keys a rebuild removes, and their style caches,
+    are not kept alive by either (they were, about 11 widgets a search)."""
     fake_streams["ddgs"] = full_result
     app = make_app(("ddgs",))
     async with app.run_test(size=(160, 36)) as pilot:
         await pilot.pause()
         before = [weakref.ref(key) for key in keys(app)]
+        before += [weakref.ref(key._styles_cache) for key in keys(app)]  # with the lines they drew
         await submit(pilot, "keys")  # Cancel comes and goes: the footer is rebuilt twice
         await wait_for_search(app)
         await pilot.pause()

@@ -27,6 +27,7 @@ from websearch_tui.tui.patches import (
     compositor,
     loop_signals,
     ordered_input,
+    styles_cache,
     virtual_size,
     watchers,
     wrap_count,
@@ -207,3 +208,10 @@ async def test_watchers_are_left_to_textual_when_it_keeps_them_elsewhere(monkeyp
         await pilot.pause()
         assert getattr(box, "__probe") == ["not a dict"]
     assert said(warnings, watchers.PATCH) == 1
+
+
+def test_style_caches_are_left_to_textual_when_its_lru_cache_is_gone(monkeypatch, warnings) -> None:
+    monkeypatch.setattr(styles_cache, "MODULE", "textual._no_such_module")
+    styles_cache.release_style_caches()
+    styles_cache.release_style_caches()
+    assert said(warnings, styles_cache.PATCH) == 1

@@ -6,6 +6,7 @@ from collections.abc import Hashable
 
 from textual.widgets import Footer
 
+from websearch_tui.tui.patches.styles_cache import release_style_caches
 from websearch_tui.tui.patches.watchers import drop_removed_watchers
 
 
@@ -14,7 +15,8 @@ class KeysFooter(Footer):
     styled, laid out and drawn) each time the screen's bindings are updated: at every focus change
     and every return to the screen. This one keeps its keys when those updates leave what it shows
     as it was (the same keys, descriptions, enabled states and tooltips, in the same order), and lets
-    the keys it removes go (:func:`~websearch_tui.tui.patches.watchers.drop_removed_watchers`)."""
+    the keys it removes go (:func:`~websearch_tui.tui.patches.watchers.drop_removed_watchers`,
+    :func:`~websearch_tui.tui.patches.styles_cache.release_style_caches`)."""
 
     def __init__(self, *, compact: bool = False) -> None:
         super().__init__(compact=compact)
@@ -34,7 +36,8 @@ class KeysFooter(Footer):
 
     async def recompose(self) -> None:
         """Build the keys again, unless they would be the ones shown already (or the footer is gone);
-        the keys removed are forgotten by the footer's ``compact`` reactive, which each was bound to."""
+        the keys removed are forgotten by the footer's ``compact`` reactive, which each was bound to,
+        and by Textual's style caches."""
         if not self.is_attached:
             return
         showing = self._showing()
@@ -42,3 +45,4 @@ class KeysFooter(Footer):
             self._shown = showing
             await super().recompose()
             drop_removed_watchers(self)
+            release_style_caches()
