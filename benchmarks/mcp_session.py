@@ -10,7 +10,9 @@ With ``--peer CMD`` (the seed peer's ``agent-web-search-mcp``, installed in a ve
 calls also go through one stdio session of the peer, on the same fake and the providers both speak
 (Tavily, You.com, Perplexity Search by default), and the per-call time of each is printed side by
 side: the fake answers at once, so a call's time is what the MCP server itself adds (its request
-handling, the fan-out, the result's formatting), plus the fake's own handling, alike for both.
+handling, the fan-out, the result's formatting), plus the fake's own handling, alike for both. The
+peer paces no provider, so our client-side pacing is off for this comparison (``min_interval = 0``;
+with it, You.com's 0.1 s between requests would be what is measured).
 
 The providers default to ones without client-side pacing: Exa and Brave keep searches 1 s apart
 within a process, which one session honours and separate processes cannot (they would each start
@@ -136,7 +138,8 @@ def main() -> None:
             config = Path(folder) / "config.toml"
             config.write_text(config_toml(base_url), encoding="utf-8")
             env = environment(Path(folder))
-            if args.peer:
+            if args.peer:  # the peer paces nothing: neither do we here (You.com's 0.1 s would be measured)
+                config.write_text(config_toml(base_url).replace("enabled = true", "enabled = true\nmin_interval = 0"))
                 compare_with_peer(args.peer, base_url, config, env, providers, args.searches)
                 return
             session, calls = anyio.run(mcp_session, config, env, providers, args.searches)
