@@ -98,6 +98,18 @@ def test_show_writes_a_file_atomically(tmp_path: Path, history: Path, capsys) ->
     assert not [p for p in target.parent.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_paths_in_history_messages_are_plain_text(tmp_path: Path, history: Path, capsys) -> None:
+    store = HistoryStore(history)
+    entry_id = store.add(sample_result())
+    store.close()
+    target = tmp_path / "a\x1b]0;pwned\x07\nforged" / "report.md"
+    target.parent.mkdir()
+    code, _, err = run(capsys, "history", "show", str(entry_id), "-o", str(target))
+    assert code == 0 and target.exists()
+    assert err.count("\n") == 1 and "\x1b" not in err and "\x07" not in err
+    assert "/a forged/report.md." in err  # the escape sequence gone, the line break a space: one plain line
+
+
 def test_no_history_records_nothing(fake_providers, history, capsys) -> None:
     assert run(capsys, "search", "secret plans", "-p", "brave", "--no-history")[0] == 0
     assert not history.exists() or HistoryStore(history).count() == 0

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from websearch_tui.cli.common import UsageError, load_config, print_table, warn
 from websearch_tui.cli.output import check_merged, document, emit, output_path
+from websearch_tui.core.text import single_line
 
 if TYPE_CHECKING:
     from websearch_tui.history import HistoryEntry
@@ -82,7 +83,7 @@ def _print_entries(entries: Sequence[HistoryEntry], output_format: str, path: Pa
         print(json.dumps([entry.to_dict() for entry in entries], ensure_ascii=False, indent=2))
         return 0
     if not entries:
-        print(f"No searches found in the history ({path}).", file=sys.stderr)
+        print(single_line(f"No searches found in the history ({path})."), file=sys.stderr)
         return 0
     rows = [["ID", "WHEN", "QUERY", "PROVIDERS", "OUTCOMES"]]
     rows += [_entry_row(entry) for entry in entries]
@@ -119,7 +120,7 @@ def _history_show(args: argparse.Namespace, history: HistoryAccess) -> int:
     _say_notice(history)
     emit(document(stored.result, args.format, merged=args.merged) + "\n", output)
     if output is not None:
-        print(f"Wrote search {args.id} to {output}.", file=sys.stderr)
+        print(single_line(f"Wrote search {args.id} to {output}."), file=sys.stderr)
     return 0
 
 
@@ -134,10 +135,10 @@ def _history_clear(args: argparse.Namespace, history: HistoryAccess) -> int:
     """``history clear``: every search, after a yes on stdin unless ``--yes``; 1 when declined."""
     path, count = history.path, history.count()
     if not count:
-        print(f"The history is already empty ({path}).")
+        print(single_line(f"The history is already empty ({path})."))
         return 0
     if not args.yes:
-        print(f"Delete all {count} searches in {path}? [y/N] ", end="", file=sys.stderr, flush=True)
+        print(single_line(f"Delete all {count} searches in {path}? [y/N] "), end="", file=sys.stderr, flush=True)
         answer = sys.stdin.readline() if sys.stdin is not None else ""
         if answer.strip().lower() not in ("y", "yes"):
             print("Nothing was deleted.", file=sys.stderr)

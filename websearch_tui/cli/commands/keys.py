@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from websearch_tui.cli.common import PROG, UsageError, check_providers, fail, print_table
 from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.text import single_line
 
 if TYPE_CHECKING:
     from websearch_tui.core.specs import CredentialSpec, ProviderSpec
@@ -80,7 +81,11 @@ def _keys_set(key_store: KeyStore, spec: ProviderSpec, credential: CredentialSpe
         return fail(f"{exc} {_FILE_HINT}", 1)
     if where == "file":
         path = credentials.key_file_path()
-        print(f"Stored {spec.id} {credential.name} in the key file {path} (NOT ENCRYPTED; readable only by you).")
+        print(
+            single_line(
+                f"Stored {spec.id} {credential.name} in the key file {path} (NOT ENCRYPTED; readable only by you)."
+            )
+        )
     else:
         print(f"Stored {spec.id} {credential.name} in the OS keyring ({credentials.backend_info().name}).")
     _warn_env(credential, "is set in the environment and is used instead of the stored key")
