@@ -43,6 +43,9 @@ sys.path.insert(0, str(ROOT))
 from websearch_tui.core.catalogue import SPECS  # noqa: E402
 
 PLACEHOLDER = "Ask the web anything…"
+TMUX = ["tmux", "-L", f"first-paint-{os.getpid()}"]
+"""A tmux server of this run's own (a session kept open for the whole run keeps it up between runs:
+a server that exits with its last session refuses the next one for a moment)."""
 MINIMAL_APP = f"""
 from textual.app import App
 from textual.widgets import Footer, Input
@@ -84,19 +87,19 @@ def paint_seconds(command: str, size: tuple[int, int]) -> tuple[float, float]:
         SystemExit: it was not on screen within 30 s.
     """
     session = f"paint-{uuid.uuid4().hex[:8]}"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1])], check=True)
+    subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1])], check=True)
     try:
         started = time.perf_counter()
-        subprocess.run(["tmux", "respawn-pane", "-k", "-t", session, command], check=True)
-        pane = subprocess.run(["tmux", "display", "-p", "-t", session, "#{pane_pid}"], capture_output=True, text=True)
+        subprocess.run([*TMUX, "respawn-pane", "-k", "-t", session, command], check=True)
+        pane = subprocess.run([*TMUX, "display", "-p", "-t", session, "#{pane_pid}"], capture_output=True, text=True)
         while time.perf_counter() - started < 30:
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True)
+            screen = subprocess.run([*TMUX, "capture-pane", "-p", "-t", session], capture_output=True, text=True)
             if PLACEHOLDER in screen.stdout:
                 return time.perf_counter() - started, cpu_seconds(int(pane.stdout))
             time.sleep(0.005)
         raise SystemExit(f"no first paint within 30 s: {command}")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+        subprocess.run([*TMUX, "kill-session", "-t", session], check=False)
 
 
 def commands(args: argparse.Namespace, folder: Path) -> dict[str, str]:
@@ -133,6 +136,7 @@ def measure(args: argparse.Namespace) -> None:
     for tree in [ROOT] + ([args.base] if args.base else []):  # an install has its bytecode
         compileall.compile_dir(Path(tree) / "websearch_tui", quiet=1)
     size = tuple(args.size)
+    subprocess.run([*TMUX, "new-session", "-d", "-s", "keep"], check=True)
     with tempfile.TemporaryDirectory() as name:
         programs = commands(args, Path(name))
         for command in programs.values():
@@ -143,6 +147,7 @@ def measure(args: argparse.Namespace) -> None:
             for label, command in programs.items():
                 times[label].append(paint_seconds(command, size))
             loads.append(os.getloadavg()[0])
+    subprocess.run([*TMUX, "kill-server"], check=False)
     floor = [statistics.median(run[n] for run in times["minimal"]) for n in (0, 1)]
     print(f"first paint at {size[0]}x{size[1]}, {args.runs} runs each, interleaved", end=" ")
     print(f"(load average {min(loads):.1f}-{max(loads):.1f} over the runs, {os.cpu_count()} cores)")
