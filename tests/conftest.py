@@ -44,17 +44,25 @@ def isolated_log(tmp_path_factory: pytest.TempPathFactory) -> None:
 def log_handlers_restored() -> Iterator[None]:
     """A log handler a test's in-process command installs (``setup_logging`` with that test's own
     ``WEBSEARCH_TUI_LOG``) is closed and removed afterwards, so later tests log where they expect;
-    and every test starts with the package's records reaching pytest's log capture."""
+    and every test starts with the package's records reaching pytest's log capture, and with the
+    libraries' loggers as they were before any in-process MCP server routed them."""
     import logging
+
+    from websearch_tui.mcp.server import LIBRARY_LOGGERS
 
     logger = logging.getLogger("websearch_tui")
     before, propagate = list(logger.handlers), logger.propagate
     logger.propagate = True  # an earlier command's setup_logging turns it off; caplog needs it on
+    # an in-process MCP server routes the libraries' loggers (httpx, asyncio, ...) to its handlers
+    libraries = {name: logging.getLogger(name) for name in LIBRARY_LOGGERS}
+    states = {name: (list(lib.handlers), lib.level, lib.propagate) for name, lib in libraries.items()}
     yield
     logger.propagate = propagate
     for handler in [h for h in logger.handlers if h not in before]:
         logger.removeHandler(handler)
         handler.close()
+    for name, lib in libraries.items():
+        lib.handlers, lib.level, lib.propagate = states[name]
 
 
 @pytest.fixture(autouse=True)
