@@ -50,22 +50,28 @@ def wait_for(session: str, predicate, timeout: float = 30.0) -> str:
     raise AssertionError(f"screen never matched; last screen:\n{screen}")
 
 
+def app_command(config: Path, folder: Path, after: str) -> str:
+    """The shell command that runs the app with ``config``, the fake keys and its files in ``folder``
+    (no keyring), then ``after``; for ``tmux new-session``."""
+    env = {
+        **FAKE_KEYS,
+        "WEBSEARCH_TUI_CONFIG": str(config),
+        "WEBSEARCH_TUI_LOG": str(folder / "log.txt"),
+        "WEBSEARCH_TUI_HISTORY": str(folder / "history.sqlite3"),
+        "WEBSEARCH_TUI_STATE": str(folder / "state.json"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        "TERM": "xterm-256color",
+    }
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    # COLUMNS/LINES can leak in from the test runner's environment and would pin Textual to 80x24
+    return f"env -u COLUMNS -u LINES {exports} {shlex.quote(sys.executable)} -m websearch_tui; {after}"
+
+
 def test_query_fills_panes_and_ctrl_c_quits(tmp_path: Path) -> None:
     session = f"wst-{uuid.uuid4().hex[:8]}"
     with FakeServer(token_delay=0.1) as server:
         config = server.write_config(tmp_path / "config.toml", providers=["ddgs", "brave", "perplexity"])
-        env = {
-            **FAKE_KEYS,
-            "WEBSEARCH_TUI_CONFIG": str(config),
-            "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
-            "WEBSEARCH_TUI_HISTORY": str(tmp_path / "history.sqlite3"),
-            "WEBSEARCH_TUI_STATE": str(tmp_path / "state.json"),
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
-            "TERM": "xterm-256color",
-        }
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        # COLUMNS/LINES can leak in from the test runner's environment and would pin Textual to 80x24
-        command = f"env -u COLUMNS -u LINES {exports} {shlex.quote(sys.executable)} -m websearch_tui; echo EXITED $?; sleep 30"
+        command = app_command(config, tmp_path, "echo EXITED $?; sleep 30")
         tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "45", command)
         try:
             wait_for(session, lambda s: "Ask the web" in s and "Perplexity" in s)

@@ -6,17 +6,15 @@ tmux) no longer push their text into the next pane: every pane row keeps its rig
 
 from __future__ import annotations
 
-import shlex
 import shutil
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.test_tmux_pane_ends import pane_text
-from tests.e2e.test_tmux_smoke import end_session, tmux, wait_for
-from tests.fake_providers import FAKE_KEYS, FakeServer
+from tests.e2e.test_tmux_smoke import app_command, end_session, tmux, wait_for
+from tests.fake_providers import FakeServer
 from tests.fake_providers import faults as payload
 from tests.fake_providers.routes import is_search_call, search_route
 
@@ -35,17 +33,7 @@ def test_width_disagreeing_characters_keep_every_pane_border(tmp_path: Path) -> 
         for provider in PROVIDERS:
             server.wrap(search_route(provider), payload.replace_text(" ", WIDE), when=is_search_call)
         config = server.write_config(tmp_path / "config.toml", providers=list(PROVIDERS))
-        env = {
-            **FAKE_KEYS,
-            "WEBSEARCH_TUI_CONFIG": str(config),
-            "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
-            "WEBSEARCH_TUI_HISTORY": str(tmp_path / "history.sqlite3"),
-            "WEBSEARCH_TUI_STATE": str(tmp_path / "state.json"),
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
-            "TERM": "xterm-256color",
-        }
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        command = f"env -u COLUMNS -u LINES {exports} {shlex.quote(sys.executable)} -m websearch_tui; sleep 30"
+        command = app_command(config, tmp_path, "sleep 30")
         tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", command)
         try:
             wait_for(session, lambda s: "Ask the web" in s and "Tavily" in s)

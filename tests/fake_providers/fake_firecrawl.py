@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .server import FakeRequest, FakeResponse, load_data
+from .server import FakeRequest, FakeResponse, json_body_or_refusal, load_data
 
 PREFIX = "/firecrawl"
 KEY = "fake-firecrawl-key"
@@ -41,13 +41,9 @@ def search(variant: str = "default") -> Any:
     def handler(request: FakeRequest) -> FakeResponse:
         if request.bearer() != KEY:
             return error_response(401, "Unauthorized: Invalid token")
-        try:
-            body = request.json()
-        except ValueError:
-            body = None
-        problem = _validate(body)
-        if problem:
-            return error_response(400, problem)
+        body, refused = json_body_or_refusal(request, _validate, error_response)
+        if refused is not None:
+            return refused
         if variant in _FAILURES:
             return error_response(*_FAILURES[variant])
         data = load_data("firecrawl_search.json", body["query"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .server import FakeRequest, FakeResponse, load_data
+from .server import FakeRequest, FakeResponse, json_body_or_refusal, load_data
 
 PREFIX = "/linkup"
 KEY = "fake-linkup-key"
@@ -52,13 +52,9 @@ def search(variant: str = "default") -> Any:
     def handler(request: FakeRequest) -> FakeResponse:
         if request.bearer() != KEY:
             return error_response(401, "Unauthorized action")
-        try:
-            body = request.json()
-        except ValueError:
-            body = None
-        problem = _validate(body)
-        if problem:
-            return error_response(400, problem)
+        body, refused = json_body_or_refusal(request, _validate, error_response)
+        if refused is not None:
+            return refused
         if variant in _FAILURES:
             status, code, message = _FAILURES[variant]
             return error_response(status, message, code)

@@ -269,6 +269,19 @@ def load_text(name: str) -> str:
     return _read_data(name)
 
 
+def json_body_or_refusal(
+    request: FakeRequest, validate: Callable[[Any], str | None], refuse: Callable[[int, str], FakeResponse]
+) -> tuple[Any, FakeResponse | None]:
+    """``(body, None)`` for a request whose JSON body passes ``validate`` (a problem's words, or
+    ``None``), else ``(None, refuse(400, problem))``; a body that is not JSON is validated as ``None``."""
+    try:
+        body = request.json()
+    except ValueError:
+        body = None
+    problem = validate(body)
+    return (None, refuse(400, problem)) if problem else (body, None)
+
+
 def load_data(name: str, query: str | None = None) -> Any:
     """A fresh copy of the JSON data file ``data/<name>``.
 
