@@ -4,16 +4,14 @@ lines short until End was pressed)."""
 
 from __future__ import annotations
 
-import shlex
 import shutil
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tmux_smoke import end_session, tmux, wait_for
-from tests.fake_providers import FAKE_KEYS, FakeServer
+from tests.e2e.test_tmux_smoke import app_command, end_session, tmux, wait_for
+from tests.fake_providers import FakeServer
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -51,17 +49,7 @@ def test_finished_answers_rest_at_their_true_end(tmp_path: Path) -> None:
     session = f"wst-{uuid.uuid4().hex[:8]}"
     with FakeServer(token_delay=0.02) as server:
         config = server.write_config(tmp_path / "config.toml", providers=PROVIDERS)
-        env = {
-            **FAKE_KEYS,
-            "WEBSEARCH_TUI_CONFIG": str(config),
-            "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
-            "WEBSEARCH_TUI_HISTORY": str(tmp_path / "history.sqlite3"),
-            "WEBSEARCH_TUI_STATE": str(tmp_path / "state.json"),
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
-            "TERM": "xterm-256color",
-        }
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        command = f"env -u COLUMNS -u LINES {exports} {shlex.quote(sys.executable)} -m websearch_tui; sleep 30"
+        command = app_command(config, tmp_path, "sleep 30")
         tmux("new-session", "-d", "-s", session, "-x", SIZE[0], "-y", SIZE[1], command)
         try:
             wait_for(session, lambda s: "Ask the web" in s and "Perplexity" in s)
