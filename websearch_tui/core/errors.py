@@ -319,7 +319,8 @@ def redact(text: str) -> str:
     matcher = _compiled()
     if len(text) < matcher.shortest:
         return text
-    return _masked(text if text.isascii() else strip_invisible(text), matcher)
+    text = text if text.isascii() else strip_invisible(text)
+    return _masked(text, [match.span() for match in matcher.pattern.finditer(_ascii_lower(text))])
 
 
 def redact_stream(text: str) -> tuple[str, str]:
@@ -335,22 +336,24 @@ def redact_stream(text: str) -> tuple[str, str]:
     text = text if text.isascii() else strip_invisible(text)
     folded = _ascii_lower(text)
     cut = len(text) - _held_tail(folded, matcher)
+    spans: list[tuple[int, int]] = []
     for match in matcher.pattern.finditer(folded):
-        if match.start() < cut < match.end():
-            cut = match.end()
-    return _masked(text[:cut], matcher), text[cut:]
+        if match.start() >= cut:  # within the held tail: matched again with the next piece
+            break
+        spans.append(match.span())
+        cut = max(cut, match.end())
+    return _masked(text[:cut], spans), text[cut:]
 
 
-def _masked(text: str, matcher: _Matcher) -> str:
-    """``text`` with every match of ``matcher`` (found in its ASCII-lower-cased copy, which has the
-    same length) replaced by ``***``."""
+def _masked(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (``(start, end)``, in order, not overlapping) replaced by ``***``."""
+    if not spans:
+        return text
     pieces: list[str] = []
     last = 0
-    for match in matcher.pattern.finditer(_ascii_lower(text)):
-        pieces += (text[last : match.start()], "***")
-        last = match.end()
-    if not pieces:
-        return text
+    for start, end in spans:
+        pieces += (text[last:start], "***")
+        last = end
     pieces.append(text[last:])
     return "".join(pieces)
 
