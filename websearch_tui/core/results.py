@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
 
+from websearch_tui.core.costs import CachedFrom, Cost
 from websearch_tui.core.errors import ProviderError, all_failed_message, empty_message, safe_document
 from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.models import SearchEvent, SearchRequest, SearchResponse
@@ -98,7 +99,11 @@ class ProviderOutcome:
     """How one provider run ended.
 
     ``response`` holds whatever arrived (also the partial answer of a failed stream);
-    ``elapsed_ms`` / ``first_event_ms`` are milliseconds since the run started.
+    ``elapsed_ms`` / ``first_event_ms`` are milliseconds since the run started; ``cost`` what the run
+    cost (``None``: not worked out); ``cached`` where a result reused from the history came from
+    (``None``: the request was sent); ``cache_key`` the hex digest naming what the run asked (provider,
+    normalised query, controls, settings, key and endpoint) under which a later search may reuse it
+    (``None``: not reusable; never shown).
     """
 
     provider: str
@@ -107,6 +112,9 @@ class ProviderOutcome:
     error: ProviderError | None = None
     elapsed_ms: int = 0
     first_event_ms: int | None = None
+    cost: Cost | None = None
+    cached: CachedFrom | None = None
+    cache_key: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -262,6 +270,10 @@ class SearchResult:
             document["error"] = {"message": self.summary().error or "No provider returned results."}
         cleaned: dict[str, Any] = safe_document(document)
         return cleaned
+
+    def cost_usd(self) -> float:
+        """What the search cost, in US dollars: the sum of its outcomes' costs (unknown ones count 0)."""
+        return sum(outcome.cost.usd for outcome in self.outcomes if outcome.cost is not None)
 
     def combined_error(self) -> str | None:
         """The seed message for "nothing returned content": one failure's message as it is, several

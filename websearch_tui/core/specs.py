@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from websearch_tui.core.costs import Price
+
 KIND_LABELS = {"conventional": "web", "agent": "agent", "model": "model"}
 """The one vocabulary for provider kinds, in every front end (``providers`` and its JSON, the MCP
 ``list_providers`` tool, the TUI's provider list and settings, the README): ``web`` (a search engine:
@@ -170,7 +172,9 @@ class ProviderSettings:
 
     ``enabled`` is ``None`` when the file does not say; ``options`` holds the provider-specific
     keys declared in :attr:`ProviderSpec.options`; ``min_interval`` (seconds) is ``None`` when
-    the file does not set it (the spec's default pacing applies).
+    the file does not set it (the spec's default pacing applies). ``price`` is the file's ``price =
+    {...}`` (``None``: the public price list, :data:`~websearch_tui.core.prices.DEFAULT_PRICES`);
+    ``cache_ttl`` the seconds a result of this provider may be reused (``None``: ``[cache] ttl``; 0: never).
     """
 
     enabled: bool | None = None
@@ -180,3 +184,5 @@ class ProviderSettings:
     models: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
     min_interval: float | None = None
+    price: Price | None = None
+    cache_ttl: float | None = None

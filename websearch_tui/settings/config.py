@@ -111,6 +111,23 @@ class VerifySettings:
 
 
 @dataclass(frozen=True)
+class CacheSettings:
+    """The ``[cache]`` table: ``ttl`` is how long (seconds) a provider's finished result is reused for
+    the same question with the same controls (0 turns reuse off; ``[providers.X] cache_ttl`` wins)."""
+
+    ttl: float = 3600.0
+
+
+@dataclass(frozen=True)
+class BudgetSettings:
+    """The ``[budget]`` table: the most US dollars to spend per calendar day and per calendar month
+    (local time); ``None``: no limit."""
+
+    daily: float | None = None
+    monthly: float | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """Validated settings; ``path`` is the file they came from (which may not exist)."""
 
@@ -120,6 +137,8 @@ class Config:
     history: HistorySettings = HistorySettings()
     reader: ReaderSettings = ReaderSettings()
     verify: VerifySettings = VerifySettings()
+    cache: CacheSettings = CacheSettings()
+    budget: BudgetSettings = BudgetSettings()
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
     presets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``[presets]``: name -> provider ids in order (``quick = ["brave", "tavily", "exa"]``), in file order."""

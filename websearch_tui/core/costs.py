@@ -1,0 +1,147 @@
+"""What a provider run cost, and where a reused (cached) result came from.
+
+A provider bills in one or more units (:class:`Price`): per request, per 1,000 results returned, per
+million input or output tokens, per search a model ran inside its answer. :func:`cost_of` turns a
+price and a response into a :class:`Cost` in US dollars; a cost the provider reported itself
+(``Usage.cost_usd``: Exa's ``costDollars``, Valyu's deduction, Perplexity's ``usage.cost``) wins over
+any estimate. A keyless run and a reused result cost nothing.
+
+Pure data and arithmetic: no I/O, no clock (the caller passes times).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from websearch_tui.core.models import SearchResponse
+
+CostBasis = Literal["reported", "estimated", "keyless", "cached", "unknown"]
+"""Where a :class:`Cost` comes from: the provider's own figure, an estimate from its price list, a
+keyless run ($0), a result reused from the history ($0), or no price known (``usd`` is 0 and not
+counted as known spend)."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """How a provider bills, in US dollars; every unit defaults to 0 and units add up.
+
+    Attributes:
+        per_request: per search request sent.
+        per_1k_results: per 1,000 results (sources) returned.
+        per_million_input_tokens: per million input (prompt) tokens, as the response's usage reports them.
+        per_million_output_tokens: per million output tokens.
+        per_search_call: per web search a model ran inside its answer (``usage.search_requests``).
+        read_on: the ISO date the public price list was read (``"2026-12-03"``); ``""`` for a price
+            set in config.
+    """
+
+    per_request: float = 0.0
+    per_1k_results: float = 0.0
+    per_million_input_tokens: float = 0.0
+    per_million_output_tokens: float = 0.0
+    per_search_call: float = 0.0
+    read_on: str = ""
+
+    UNITS = ("per_request", "per_1k_results", "per_million_input_tokens", "per_million_output_tokens", "per_search_call")
+    """The billing units, as config ``[providers.X] price = {...}`` names them."""
+
+    def estimate(self, response: SearchResponse) -> float:
+        """US dollars for one run that returned ``response``: the request, its sources, the tokens and
+        search calls its usage reports (a unit the usage does not report counts 0)."""
+        usage = response.usage
+        input_tokens = (usage.input_tokens if usage else None) or 0
+        output_tokens = (usage.output_tokens if usage else None) or 0
+        calls = (usage.search_requests if usage else None) or 0
+        return (
+            self.per_request
+            + self.per_1k_results * len(response.sources) / 1000
+            + self.per_million_input_tokens * input_tokens / 1_000_000
+            + self.per_million_output_tokens * output_tokens / 1_000_000
+            + self.per_search_call * calls
+        )
+
+    def typical(self, results: int) -> float:
+        """US dollars a run is expected to cost before it runs (a budget's estimate): the request and
+        ``results`` results; tokens and search calls are not known in advance and count 0."""
+        return self.per_request + self.per_1k_results * results / 1000
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one provider run cost: ``usd`` (US dollars, >= 0) and where the figure comes from."""
+
+    usd: float
+    basis: CostBasis
+
+    def text(self) -> str:
+        """For a pane or a hint line: ``"$0.0123"`` when the provider reported it, ``"≈ $0.004"`` for
+        an estimate, ``"$0"`` for a keyless or reused run, ``"cost unknown"`` without a price."""
+        if self.basis == "unknown":
+            return "cost unknown"
+        if self.basis in ("keyless", "cached") or self.usd == 0:
+            return "$0"
+        shown = format_usd(self.usd)
+        return shown if self.basis == "reported" else f"≈ {shown}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"usd": 0.004, "basis": "estimated"}`` (``usd`` rounded to 6 decimals)."""
+        return {"usd": round(self.usd, 6), "basis": self.basis}
+
+
+def format_usd(usd: float) -> str:
+    """``"$0.004"``, ``"$0.0123"``, ``"$1.25"``: two significant figures below a cent, cents above."""
+    if usd >= 0.995 or usd == 0:
+        return f"${usd:,.2f}"
+    digits = max(2, 1 - math.floor(math.log10(usd)))
+    return f"${usd:.{digits}f}"
+
+
+def cost_of(price: Price | None, response: SearchResponse, *, keyless: bool) -> Cost:
+    """The cost of one run that returned ``response``: the provider's reported figure when its usage
+    has one (``Usage.cost_usd``), else $0 for a ``keyless`` run, else ``price``'s estimate, else an
+    ``"unknown"`` cost of 0."""
+    usage = response.usage
+    if usage is not None and usage.cost_usd is not None and usage.cost_usd >= 0:
+        return Cost(float(usage.cost_usd), "reported")
+    if keyless:
+        return Cost(0.0, "keyless")
+    if price is None:
+        return Cost(0.0, "unknown")
+    return Cost(price.estimate(response), "estimated")
+
+
+@dataclass(frozen=True)
+class CachedFrom:
+    """A provider's result reused from an earlier search instead of sending the request again.
+
+    Attributes:
+        search_id: the history id of the search whose result is reused.
+        created_at: when that search started (timezone-aware).
+        age_seconds: how old the result was when it was reused (seconds, >= 0).
+    """
+
+    search_id: int
+    created_at: datetime
+    age_seconds: float
+
+    def text(self) -> str:
+        """``"cached · 12 min ago"`` (``"just now"`` under a minute, hours past an hour)."""
+        return f"cached · {age_text(self.age_seconds)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"age_seconds": 720, "search_id": 41}`` (whole seconds)."""
+        return {"age_seconds": int(self.age_seconds), "search_id": self.search_id}
+
+
+def age_text(seconds: float) -> str:
+    """``"just now"``, ``"12 min ago"``, ``"3 h ago"``, ``"2 days ago"`` for an age in seconds."""
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400 * 2:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{int(seconds // 86400)} days ago"
