@@ -51,6 +51,7 @@ from websearch_tui.history.codec import (
 from websearch_tui.history.index import index_body, index_form, match_expression, query_words
 from websearch_tui.history.pages import PAGE_COLUMNS, decode_page, encode_page, text_bytes
 from websearch_tui.history.schema import ForeignFile, NewerSchema, check_version, drop_index, has_index, migrate
+from websearch_tui.history.stats import Reused, StatsReport
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -638,3 +639,33 @@ class HistoryStore:
 
     def _unknown(self, entry_id: int) -> UnknownEntry:
         return UnknownEntry(f"no search with id {entry_id} in the history file {self.path}")
+
+    # --- cache, spend and statistics ----------------------------------------------------
+
+    def reusable(self, cache_key: str, newer_than: datetime) -> Reused | None:
+        """The newest stored run asked as ``cache_key`` (:attr:`ProviderOutcome.cache_key`) that ended
+        done, was itself sent (not reused) and started at or after ``newer_than`` (timezone-aware):
+        that search's outcome for the provider, decoded from its row. ``None`` when there is none (or
+        its row cannot be read back: that is logged).
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+        raise NotImplementedError
+
+    def spent(self, since: datetime) -> float:
+        """What the runs of searches started at or after ``since`` (timezone-aware) cost, US dollars.
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+        raise NotImplementedError
+
+    def stats(self, since: datetime | None = None, provider: str | None = None) -> StatsReport:
+        """The statistics of the searches started at or after ``since`` (``None``: all), of every
+        provider or only ``provider`` (see :class:`~websearch_tui.history.stats.StatsReport`).
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+        raise NotImplementedError

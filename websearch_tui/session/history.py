@@ -16,9 +16,12 @@ from websearch_tui.history import HistoryError, HistoryStore, UnknownEntry, hist
 from websearch_tui.history.index import match_expression
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from websearch_tui.core.pages import Page
     from websearch_tui.engine.engine import SearchRecorder
     from websearch_tui.history import HistoryEntry, StoredSearch
+    from websearch_tui.history.stats import Reused, StatsReport
     from websearch_tui.settings.config import Config
 
 HISTORY_FLUSH_SECONDS = 2.0
@@ -151,6 +154,40 @@ class HistoryAccess:
         """Delete every search; returns how many there were."""
         store = self.open()
         return store.clear() if store is not None else 0
+
+    def reusable(self, cache_key: str, newer_than: datetime) -> Reused | None:
+        """The newest stored result asked as ``cache_key`` that ended done, was sent (not itself
+        reused) and started at or after ``newer_than`` (:meth:`HistoryStore.reusable`); ``None`` when
+        there is none, or there is no file yet.
+
+        Raises:
+            HistoryError: as :meth:`open`.
+        """
+        store = self.open()
+        return store.reusable(cache_key, newer_than) if store is not None else None
+
+    def spent(self, since: datetime) -> float:
+        """US dollars the runs of searches started at or after ``since`` cost (0.0 without a file).
+
+        Raises:
+            HistoryError: as :meth:`open`.
+        """
+        store = self.open()
+        return store.spent(since) if store is not None else 0.0
+
+    def stats(self, since: datetime | None = None, provider: str | None = None) -> StatsReport:
+        """The statistics of the searches started at or after ``since`` (``None``: all), of every
+        provider or only ``provider`` (:meth:`HistoryStore.stats`; an empty report without a file).
+
+        Raises:
+            HistoryError: as :meth:`open`.
+        """
+        store = self.open()
+        if store is None:
+            from websearch_tui.history.stats import StatsReport
+
+            return StatsReport(since=since, provider=provider, searches=0, spend_usd=0.0, providers=(), days=())
+        return store.stats(since, provider)
 
     def page(self, url: str) -> Page | None:
         """The page kept for ``url`` (:meth:`HistoryStore.page`), however old; ``None`` when none is
