@@ -36,6 +36,8 @@ class Price:
         per_search_call: per web search a model ran inside its answer (``usage.search_requests``).
         read_on: the ISO date the public price list was read (``"2026-12-03"``); ``""`` for a price
             set in config.
+        model: the model whose token prices these are (``""``: any model, as for a price set in
+            config); see :func:`websearch_tui.core.prices.default_price`.
     """
 
     per_request: float = 0.0
@@ -44,8 +46,15 @@ class Price:
     per_million_output_tokens: float = 0.0
     per_search_call: float = 0.0
     read_on: str = ""
+    model: str = ""
 
-    UNITS = ("per_request", "per_1k_results", "per_million_input_tokens", "per_million_output_tokens", "per_search_call")
+    UNITS = (
+        "per_request",
+        "per_1k_results",
+        "per_million_input_tokens",
+        "per_million_output_tokens",
+        "per_search_call",
+    )
     """The billing units, as config ``[providers.X] price = {...}`` names them."""
 
     def estimate(self, response: SearchResponse) -> float:
@@ -77,26 +86,37 @@ class Cost:
     basis: CostBasis
 
     def text(self) -> str:
-        """For a pane or a hint line: ``"$0.0123"`` when the provider reported it, ``"≈ $0.004"`` for
-        an estimate, ``"$0"`` for a keyless or reused run, ``"cost unknown"`` without a price."""
+        """For a pane or a hint line: ``"$0.0123"`` when the provider reported it (three significant
+        figures), ``"≈ $0.004"`` for an estimate (two), ``"$0"`` for a keyless or reused run or a
+        free one, ``"cost unknown"`` without a price."""
         if self.basis == "unknown":
             return "cost unknown"
         if self.basis in ("keyless", "cached") or self.usd == 0:
             return "$0"
-        shown = format_usd(self.usd)
-        return shown if self.basis == "reported" else f"≈ {shown}"
+        if self.basis == "reported":
+            return format_usd(self.usd, significant=3)
+        return f"≈ {format_usd(self.usd)}"
 
     def to_dict(self) -> dict[str, Any]:
         """``{"usd": 0.004, "basis": "estimated"}`` (``usd`` rounded to 6 decimals)."""
         return {"usd": round(self.usd, 6), "basis": self.basis}
 
 
-def format_usd(usd: float) -> str:
-    """``"$0.004"``, ``"$0.0123"``, ``"$1.25"``: two significant figures below a cent, cents above."""
-    if usd >= 0.995 or usd == 0:
+def format_usd(usd: float, *, significant: int = 2) -> str:
+    """US dollars for a reader: ``"$0.004"``, ``"$0.012"`` (``significant`` figures below a dollar,
+    trailing zeros dropped, at least two decimals: ``"$0.50"``), ``"$1.25"``, ``"$1,204.00"`` (cents
+    from a dollar up); ``"$0.00"`` for 0 or less, or a value that is not finite."""
+    if not math.isfinite(usd) or usd <= 0:
+        return "$0.00"
+    if usd >= 1:
         return f"${usd:,.2f}"
-    digits = max(2, 1 - math.floor(math.log10(usd)))
-    return f"${usd:.{digits}f}"
+    digits = max(2, significant - 1 - math.floor(math.log10(usd)))
+    shown = f"{usd:.{digits}f}"
+    if float(shown) >= 1:  # 0.9996 rounds up to a dollar
+        return f"${usd:,.2f}"
+    whole, fraction = shown.split(".")
+    fraction = fraction.rstrip("0").ljust(2, "0")
+    return f"${whole}.{fraction}"
 
 
 def cost_of(price: Price | None, response: SearchResponse, *, keyless: bool) -> Cost:
@@ -104,7 +124,7 @@ def cost_of(price: Price | None, response: SearchResponse, *, keyless: bool) -> 
     has one (``Usage.cost_usd``), else $0 for a ``keyless`` run, else ``price``'s estimate, else an
     ``"unknown"`` cost of 0."""
     usage = response.usage
-    if usage is not None and usage.cost_usd is not None and usage.cost_usd >= 0:
+    if usage is not None and usage.cost_usd is not None and math.isfinite(usage.cost_usd) and usage.cost_usd >= 0:
         return Cost(float(usage.cost_usd), "reported")
     if keyless:
         return Cost(0.0, "keyless")
