@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers import Recorder, collect, json_response, make_ctx, shared_fixture
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import Metadata, Note, SearchRequest
+from websearch_tui.core.models import Metadata, Note, SearchRequest, Usage
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.providers import exa
 
@@ -102,6 +102,18 @@ async def test_rest_response_mapping() -> None:
     assert b.snippet == "full text" and b.author is None
     assert c.snippet == "one two" and c.author is None
     assert d.title == "https://d.example"
+
+
+async def test_rest_cost_dollars_is_the_reported_cost() -> None:
+    body = {"requestId": "req-2", "results": [{"url": "https://a.example"}], "costDollars": {"total": 0.005}}
+    events, response = await collect("exa", SearchRequest("q"), rest_ctx(Recorder(lambda _: json_response(body))))
+    assert events[0] == Metadata(request_id="req-2", usage=Usage(cost_usd=0.005), auth_mode="api_key")
+    assert response.usage == Usage(cost_usd=0.005)
+
+
+@pytest.mark.parametrize("cost", [None, {"total": -1}, {"total": True}, {"total": "0.005"}, {"search": 0.005}, 7])
+def test_cost_dollars_without_a_usable_total_is_no_usage(cost: Any) -> None:
+    assert exa.parse_usage({"results": [], "costDollars": cost}) is None
 
 
 @pytest.mark.parametrize("max_results", [1, 20])

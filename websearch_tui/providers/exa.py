@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
-from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound
+from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, SourcesFound, Usage
 from websearch_tui.core.text import plain_text
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.families.mcp import call_tool, mcp_error_describer
@@ -30,6 +30,7 @@ from websearch_tui.providers.helpers.parse import (
     as_dict,
     as_list,
     clamp_count,
+    cost_field,
     find_message,
     first_text,
     header,
@@ -99,7 +100,7 @@ async def _rest(request: SearchRequest, ctx: ProviderContext, key: str) -> Async
     if not isinstance(payload.get("results", []), list):
         raise ProviderError(ctx.spec.id, ErrorKind.PROTOCOL, "Exa returned JSON without a results list.", status=200)
     request_id = plain_text(payload.get("requestId"), collapse=True) or header(reply.headers, "x-request-id")
-    yield Metadata(request_id=request_id, auth_mode="api_key")
+    yield Metadata(request_id=request_id, usage=parse_usage(payload), auth_mode="api_key")
     sources = parse_results(payload.get("results"))
     if sources or sources.dropped:
         yield SourcesFound(limit_sources(sources, request.max_results))
@@ -135,6 +136,13 @@ def build_body(request: SearchRequest) -> dict[str, Any]:
     if since:
         body["startPublishedDate"] = since
     return body
+
+
+def parse_usage(payload: dict[str, Any]) -> Usage | None:
+    """``Usage(cost_usd=costDollars.total)``: what Exa charged for the request, in US dollars; ``None``
+    when the answer has no finite, non-negative total."""
+    cost = cost_field(payload.get("costDollars"), "total")
+    return Usage(cost_usd=cost) if cost is not None else None
 
 
 def parse_results(rows: object) -> SourceList:

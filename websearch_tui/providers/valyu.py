@@ -21,7 +21,6 @@ Option ``search_type`` (:data:`SEARCH_TYPES`, default ``all``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -34,6 +33,7 @@ from websearch_tui.providers.helpers.parse import (
     as_dict,
     choice_option,
     clamp_count,
+    cost_field,
     find_message,
     first_text,
     header,
@@ -127,7 +127,5 @@ def authors(row: Mapping[str, Any]) -> object:
 def usage(payload: dict[str, Any]) -> Usage | None:
     """``Usage(cost_usd=total_deduction_dollars)`` when the cost is a finite, non-negative number;
     ``None`` otherwise."""
-    cost = payload.get("total_deduction_dollars")
-    if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 <= cost < math.inf:
-        return None
-    return Usage(cost_usd=float(cost))
+    cost = cost_field(payload, "total_deduction_dollars")
+    return Usage(cost_usd=cost) if cost is not None else None

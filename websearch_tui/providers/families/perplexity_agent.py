@@ -69,7 +69,6 @@ stream that ends before its terminal event; ``unrecognised_response`` (the share
 
 from __future__ import annotations
 
-import math
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -475,9 +474,9 @@ def usage_from(raw: Any) -> Usage | None:
     details = parse.as_dict(parse.as_dict(parse.as_dict(raw).get("tool_calls_details")).get("search_web"))
     searches = parse.int_field(details, "invocation", minimum=0)
     usage = parse.usage_from(raw, input="input_tokens", output="output_tokens", total="total_tokens", searches=searches)
-    cost = parse.as_dict(parse.as_dict(raw).get("cost")).get("total_cost")
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost >= 0:
-        usage = replace(usage or Usage(), cost_usd=float(cost))
+    cost = parse.cost_field(parse.as_dict(raw).get("cost"), "total_cost")
+    if cost is not None:
+        usage = replace(usage or Usage(), cost_usd=cost)
     return usage
 
 

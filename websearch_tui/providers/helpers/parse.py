@@ -25,6 +25,7 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -364,6 +365,16 @@ def int_field(mapping: object, *names: str, minimum: int | None = None) -> int |
         if isinstance(value, int) and not isinstance(value, bool) and (minimum is None or value >= minimum):
             return value
     return None
+
+
+def cost_field(mapping: object, name: str) -> float | None:
+    """The US dollar amount ``mapping[name]`` when it is a finite, non-negative number (booleans are
+    not); ``None`` otherwise (also when ``mapping`` is not a dict). For a cost a provider reports with
+    its answer (Exa's ``costDollars.total``, Valyu's ``total_deduction_dollars``)."""
+    value = as_dict(mapping).get(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        return None
+    return float(value)
 
 
 UsageField = str | int | None
