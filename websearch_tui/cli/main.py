@@ -1,5 +1,5 @@
 """Command line front door: ``websearch-tui`` (TUI), ``search``, ``providers``, ``doctor``, ``fetch``,
-``keys``, ``config``, ``mcp``, ``completion``, ``history``, ``--version``.
+``keys``, ``config``, ``mcp``, ``completion``, ``history``, ``stats``, ``--version``.
 
 This module is the entry: :func:`main` parses the command line (:mod:`websearch_tui.cli.parser`)
 and runs one command of :mod:`websearch_tui.cli.commands`; :func:`run` is the process's entry. The
@@ -14,7 +14,7 @@ output could not be written, or ``history clear`` was declined, 2 bad arguments,
 file, an unknown history id or an unreadable history file (one line on stderr), 130 interrupted.
 
 Every command that prints data takes ``--format`` (``search``: text, json, markdown, llm;
-``providers``, ``doctor`` and ``keys list``: text, json; ``fetch``: markdown, text, json; ``config
+``providers``, ``doctor``, ``keys list`` and ``stats``: text, json; ``fetch``: markdown, text, json; ``config
 show``: toml, json).
 
 A first argument that is neither an option of the program nor a subcommand is a query:
@@ -105,7 +105,7 @@ def _run_command(args: argparse.Namespace, front_ends: FrontEnds) -> int:
 
 def _run_plain_command(command: str, args: argparse.Namespace) -> int:
     """Run ``command``, one that needs no front end (``providers``, ``doctor``, ``fetch``, ``keys``,
-    ``completion``, ``history``), importing only its module; returns its exit code."""
+    ``completion``, ``history``, ``stats``), importing only its module; returns its exit code."""
     if command == "providers":
         from websearch_tui.cli.commands import providers
 
@@ -126,6 +126,10 @@ def _run_plain_command(command: str, args: argparse.Namespace) -> int:
         from websearch_tui.cli.commands import completion
 
         return completion.run(args)
+    if command == "stats":
+        from websearch_tui.cli.commands import stats
+
+        return stats.run(args)
     from websearch_tui.cli.commands import history
 
     return history.run(args)

@@ -266,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_mcp_parser(commands)
     _add_completion_parser(commands)
     _add_history_parser(commands)
+    _add_stats_parser(commands)
     return parser
 
 
@@ -450,6 +451,41 @@ def _add_history_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     clear.add_argument("--yes", action="store_true", help="do not ask")
     for parser in (listing, show, find, delete, clear):
         parser.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
+
+
+STATS_EPILOG = f"""\
+examples:
+  {PROG} stats                          every provider over the whole history
+  {PROG} stats --since 30d              the last 30 days (12h, 2w, a date such as 2026-11-01, all)
+  {PROG} stats --provider exa --format json
+
+per provider: searches (runs; a result reused from the cache counts too), the share that ended done,
+empty, failed, cancelled and that was reused (cached), latency p50 / p95 of the requests sent, time to
+first token (TTFT, streaming providers), sources per search, unique share (its sources no other
+provider in the same search found), how often other providers' answers cited its sources, spend
+(US dollars: reported by the provider, else estimated from its price). Then searches and spend per
+day. json: {{"since", "provider", "searches", "spend_usd", "providers": [...], "days": [...]}}.
+Without a history file it says so and exits 0. The TUI shows the same figures as charts (F6).
+
+exit codes:
+  0    printed (also for an empty history)
+  2    a bad --since, an unknown provider id, an unusable config or unreadable history file"""
+
+
+def _add_stats_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    stats = _help_parser(
+        commands,
+        "stats",
+        help="statistics of the history: outcome rates, latency, sources and spend per provider and per day",
+        description="What the history says about each provider, and per day, over a period.",
+        epilog=STATS_EPILOG,
+    )
+    stats.add_argument(
+        "--since", metavar="PERIOD", help="only searches since: 12h, 30d, 2w, a date (2026-11-01), all (default: all)"
+    )
+    stats.add_argument("--provider", metavar="ID", help="only this provider's runs (and the searches that ran it)")
+    _add_format_option(stats, DATA_FORMATS)
+    stats.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
 
 
 def _positive(value: str, what: str) -> int:
