@@ -1,8 +1,8 @@
-"""Modal questions of the settings screen: unsaved changes, a file changed on disk, the unencrypted
-key file, deleting a stored key.
+"""Modal questions: the settings screen's (unsaved changes, a file changed on disk, the unencrypted
+key file, deleting a stored key) and the search screen's (a search over the budget).
 
 :class:`ChoiceDialog` asks one question with a few buttons and dismisses with the chosen button's
-value (``None`` on Escape). The builders below word the four questions the screen and its forms ask.
+value (``None`` on Escape). The builders below word the questions the screens and forms ask.
 """
 
 from __future__ import annotations
@@ -138,4 +138,16 @@ def changed_on_disk_dialog(path: Path) -> ChoiceDialog:
             ("Reload and keep both", "merge", "primary"),
         ],
         id="changed-dialog",
+    )
+
+
+def budget_dialog(message: str) -> ChoiceDialog:
+    """Ask before a search that would pass a ``[budget]`` limit; ``message`` says which and by how much
+    (the session's :meth:`BudgetOverrun.message <websearch_tui.session.budget.BudgetOverrun.message>`).
+    Results ``"search"`` or ``"cancel"``; Cancel is focused, so Enter does not spend by accident."""
+    return ChoiceDialog(
+        "This search would go over your budget",
+        f"{message}\n\nThe limits are in the config file's [budget] table.",
+        [("Cancel", "cancel", "default"), ("Search anyway", "search", "warning")],
+        id="budget-dialog",
     )

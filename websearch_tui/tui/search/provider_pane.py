@@ -22,6 +22,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from websearch_tui.core.costs import Cost
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.models import AnswerDelta, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RetryWait, RunStatus
@@ -35,7 +36,7 @@ from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
 from websearch_tui.tui.reader.request import ReadRequest, ReadRequested
 from websearch_tui.tui.search.related_list import RelatedList
 from websearch_tui.tui.search.source_list import CitationList, SourceList, citations_heading
-from websearch_tui.tui.search.status_line import ACTIVE, FINAL, PaneStatus, StatusLine
+from websearch_tui.tui.search.status_line import ACTIVE, FINAL, PaneStatus, StatusLine, cached_text
 
 FLUSH_SECONDS = 0.1
 """How often streamed answer text is parsed and shown (and the spinner ticks)."""
@@ -145,6 +146,7 @@ class ProviderPane(Vertical):
         self._ended: float | None = None
         self._retry: RetryWait | None = None
         self._retry_until = 0.0
+        self._paced_until: float | None = None
         self._following = False
         self._follow_y: float | None = None
         self._resting = False
@@ -152,6 +154,8 @@ class ProviderPane(Vertical):
         self._limit: float | None = None
         self._marker = ""
         self._checking = False
+        self._cost: Cost | None = None
+        self._cached = ""
         self.border_title = Content(spec.label)
         self._status_line = StatusLine(classes="pane-status")
         self._notes = Static(classes="notes", markup=False)
@@ -319,7 +323,8 @@ class ProviderPane(Vertical):
         self._others = {}
         self._error = None
         self._started = self._ended = None
-        self._retry = None
+        self._retry = self._paced_until = None
+        self._cost, self._cached = None, ""
         self._status = "queued"
         self._checking = False
         self._render_sections()
@@ -340,8 +345,8 @@ class ProviderPane(Vertical):
 
         A streamed answer piece is queued for the next :meth:`tick` (which also refreshes the status
         line); any other event re-renders the sections from ``update.response``. A retry wait
-        shows "retrying in Ns (reason)", counting down, until the next update. Nothing changes
-        once the run has ended.
+        shows "retrying in Ns (reason)", and a pacing wait "waiting 0.8s (paced)", counting down,
+        until the next update. Nothing changes once the run has ended.
         """
         if self._status in FINAL:
             return
@@ -350,6 +355,7 @@ class ProviderPane(Vertical):
             self._retry, self._retry_until = update.retry, self._clock() + update.retry.delay
         else:
             self._retry = None
+        self._paced_until = self._clock() + update.paced if update.paced is not None else None
         if update.status.value != self._status:
             self._set_status(update.status.value, update.error)
         event = update.event
@@ -360,16 +366,35 @@ class ProviderPane(Vertical):
             self._render_sections()
         self._refresh_status()
 
+    def show_end(self, outcome: ProviderOutcome | None) -> None:
+        """The run of the current search has ended as ``outcome`` (the engine's; the screen passes it
+        after the run's final :meth:`show`): its cost goes in the status line, and for a result reused
+        from the history "cached · 12 min ago" instead of the elapsed time. A reused result arrives
+        whole, in that one final update, so its answer and sections are shown here at once.
+        ``None`` (no outcome recorded) changes nothing."""
+        if outcome is None or outcome.provider != self.provider_id:
+            return
+        self._cost = outcome.cost
+        if outcome.cached is not None:
+            self._cached = cached_text(outcome.cached, live=True)
+            self._response = outcome.response
+            self.show_answer(outcome.response.answer or "")
+            self._render_sections()
+        self._refresh_status()
+
     async def show_outcome(self, outcome: ProviderOutcome, others: Mapping[str, int]) -> None:
         """Show a run that has ended, as it ended (a search reopened from the history or the session's
         back/forward): its whole answer at once, every section, its final status, error and elapsed
-        time (``outcome.elapsed_ms``; none for a run that never started), and the "+N" badges of
+        time (``outcome.elapsed_ms``; none for a run that never started), what it cost (or, for a
+        reused result, where it came from: "cached from <date>"), and the "+N" badges of
         ``others`` (as :meth:`set_agreement` takes them). Returns once it is on screen.
 
         The answer text is replaced whole (nothing of an earlier run stays queued), and every section
         is drawn once, straight from the old content to the new (no widget is mounted or removed)."""
-        self._response, self._error, self._retry = outcome.response, outcome.error, None
+        self._response, self._error, self._retry, self._paced_until = outcome.response, outcome.error, None, None
         self._status, self._others = outcome.status.value, dict(others)
+        self._cost = outcome.cost
+        self._cached = cached_text(outcome.cached, live=False) if outcome.cached is not None else ""
         self.show_answer(outcome.response.answer or "")
         never_started = outcome.status is RunStatus.SKIPPED or (
             outcome.status is RunStatus.CANCELLED and not outcome.elapsed_ms and outcome.first_event_ms is None
@@ -399,7 +424,7 @@ class ProviderPane(Vertical):
         if status in FINAL:
             self._ended = now if self._started is not None else None
             self._error = error
-            self._retry = None
+            self._retry = self._paced_until = None
             self.answer.streaming = False  # first: an ended answer is shown whole (AnswerView._worth_showing)
             self.answer.flush()
             if self._following and not self._user_scrolled():
@@ -451,6 +476,7 @@ class ProviderPane(Vertical):
         self.set_class(self._status in ACTIVE, "-active")
         retry = self._retry
         retry_in = max(0, math.ceil(self._retry_until - self._clock())) if retry is not None else None
+        paced_in = self._paced_until - self._clock() if self._paced_until is not None else None
         self._status_line.show(
             PaneStatus(
                 self._status,
@@ -461,6 +487,9 @@ class ProviderPane(Vertical):
                 retry_in,
                 retry.reason if retry is not None else "",
                 self._limit,
+                self._cost,
+                self._cached,
+                round(paced_in, 1) if paced_in is not None and paced_in > 0 else None,
             )
         )
 

@@ -1,5 +1,5 @@
 """The one-line (wrapping) status of a provider pane: spinner, elapsed time and time limit, sources, a retry
-wait or error."""
+or pacing wait or error; once the run has ended, what it cost, or where a reused (cached) result came from."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.widgets import Static
 
+from websearch_tui.core.costs import CachedFrom, Cost
 from websearch_tui.core.errors import ProviderError
 from websearch_tui.core.results import ACTIVE_STATUSES, FINAL_STATUSES
 from websearch_tui.tui.common.safe import clean
@@ -47,7 +48,11 @@ class PaneStatus:
     ``"skipped"`` (auto mode: the chain stopped before this provider); ``elapsed`` is seconds and
     ``limit`` the run's time limit in seconds (shown beside the elapsed time while it runs).
     ``retry_in`` (whole seconds left) and ``retry_reason`` (``"429"``, ``"timeout"``, ...) are set
-    while a running provider waits to resend a request.
+    while a running provider waits to resend a request; ``paced_in`` (seconds left) while it waits for
+    its pacing slot (``[providers.X] min_interval``) before it sends. ``cost`` is what an ended run cost (shown as
+    :meth:`Cost.text <websearch_tui.core.costs.Cost.text>`: ``"≈ $0.004"``, ``"$0"``); ``cached`` says
+    where a reused result came from (``"cached · 12 min ago"``) and is shown instead of the elapsed
+    time, which means nothing for a result that was not fetched.
     """
 
     status: str = "idle"
@@ -58,15 +63,38 @@ class PaneStatus:
     retry_in: int | None = None
     retry_reason: str = ""
     limit: float | None = None
+    cost: Cost | None = None
+    cached: str = ""
+    paced_in: float | None = None
+
+
+def cached_text(cached: CachedFrom, *, live: bool) -> str:
+    """How a pane says its result was reused: ``"cached · 12 min ago"`` in a search that just ran
+    (``live``), ``"cached from 2026-01-07 14:20"`` (local time) in a search shown as it ended (reopened
+    from the history, or back and forward), where "ago" would count from the wrong moment."""
+    if live:
+        return cached.text()
+    return f"cached from {cached.created_at.astimezone():%Y-%m-%d %H:%M}"
 
 
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _cost_text(state: PaneStatus, *, paid_only: bool = False) -> str:
+    """The ended run's cost as shown (``""`` when unknown to the pane, for a reused result, or with
+    ``paid_only`` when it cost nothing)."""
+    cost = state.cost
+    if cost is None or state.cached or (paid_only and cost.usd <= 0):
+        return ""
+    return cost.text()
+
+
 def render_status(state: PaneStatus) -> Content:
     """The status as plain :class:`Content` (error messages are provider text: sanitized)."""
     elapsed = f"{state.elapsed:.1f}s" if state.elapsed is not None else ""
+    if state.cached and state.status in FINAL:
+        elapsed = clean(state.cached, one_line=True, limit=60)
     spin = SPINNER[state.frame % len(SPINNER)]
     status = state.status
     if status == "idle":
@@ -75,29 +103,33 @@ def render_status(state: PaneStatus) -> Content:
         return Content.styled("… queued", "dim")
     if status in ("running", "streaming"):
         word = "searching" if status == "running" else "streaming"
-        waiting = state.retry_in is not None
-        if waiting:
+        waiting = state.retry_in is not None or state.paced_in is not None
+        if state.retry_in is not None:
             word = f"retrying in {state.retry_in}s ({clean(state.retry_reason, one_line=True, limit=20)})"
+        elif state.paced_in is not None:
+            word = f"waiting {state.paced_in:.1f}s (paced)"
         limit = f" / {state.limit:g}s" if elapsed and state.limit else ""
         parts = [f"{spin} {word}", elapsed + limit]
         if state.sources:
             parts.append(_count(state.sources, "source"))
         return Content.styled(" · ".join(p for p in parts if p), "$text-warning" if waiting else "$text-accent")
     if status == "done":
-        parts = ["✓ done", elapsed, _count(state.sources, "source")]
+        parts = ["✓ done", elapsed, _count(state.sources, "source"), _cost_text(state)]
         return Content.styled(" · ".join(p for p in parts if p), "$text-success")
     if status == "empty":
         return Content.styled(
-            " · ".join(p for p in ("∅ empty", elapsed, "no renderable content") if p), "$text-warning"
+            " · ".join(p for p in ("∅ empty", elapsed, "no renderable content", _cost_text(state)) if p),
+            "$text-warning",
         )
     if status == "cancelled":
-        return Content.styled(" · ".join(p for p in ("⊘ cancelled", elapsed) if p), "$text-warning")
+        return Content.styled(" · ".join(p for p in ("⊘ cancelled", elapsed, _cost_text(state)) if p), "$text-warning")
     if status == "skipped":
         return Content.styled("– not needed (auto mode stopped earlier)", "dim")
     if status == "failed":
         kind = state.error.kind.value if state.error else "error"
         message = clean(state.error.message) if state.error else "unknown error"
-        head = Content.styled(f"✗ failed ({kind}): ", "bold $text-error")
+        paid = _cost_text(state, paid_only=True)
+        head = Content.styled(f"✗ failed ({kind}){' · ' + paid if paid else ''}: ", "bold $text-error")
         return Content.assemble(head, Content(message))
     return Content(clean(status))
 
