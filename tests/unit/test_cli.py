@@ -467,6 +467,7 @@ def test_config_show_prints_effective_settings_without_secrets(
         "enabled": False,
         "base_url": "https://api.search.brave.com",
         "min_interval": 1.0,
+        "price": {"per_request": 0.005},
         "country": "DE",
     }
     assert document["providers"]["searxng"]["base_url"] == "https://bob:***@searx.example/?token=***&lang=en"

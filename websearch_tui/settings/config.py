@@ -14,16 +14,21 @@ Schema (see ``config.example.toml``)::
     [history]  enabled, max_entries, path
     [reader]  allow_private, max_bytes, timeout, max_age  (reading pages: websearch_tui.reader)
     [verify]  auto  (check every citation against its page after each search in the TUI)
+    [cache]  ttl  (seconds a provider's finished result is reused for the same search; 0: never)
+    [budget]  daily, monthly  (the most US dollars to spend; a search that would pass one asks first)
     [presets]  <name> = [provider ids]  (named selections, chosen in the TUI; beside the built-in
                scholar and community, which a preset of the same name replaces)
     [keymap]  <binding id> = "<keys>" (the TUI's keys; ids are checked by the TUI, see check_keymap_ids)
-    [providers.<id>]  enabled, base_url, mcp_url, model, models, <provider options>
+    [providers.<id>]  enabled, base_url, mcp_url, model, models, min_interval, cache_ttl,
+                      price = { per_request = 0.005, ... } (the units of core.costs.Price.UNITS),
+                      <provider options>
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import re
 import tomllib
@@ -34,6 +39,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from websearch_tui.core.catalogue import BUILTIN_PRESETS, DEFAULT_PROVIDERS, SPECS
+from websearch_tui.core.costs import Price
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
 from websearch_tui.core.pages import MAX_AGE_RANGE, MAX_BYTES_RANGE, TIMEOUT_RANGE, ReaderSettings, allowed_host
 from websearch_tui.core.specs import ProviderSettings
@@ -47,6 +53,8 @@ _COMMON_PROVIDER_KEYS = {
     "model": str,
     "models": list,
     "min_interval": float,
+    "cache_ttl": float,
+    "price": dict,
 }
 _SEARCH_KEYS = ("providers", "mode", "max_results", "recency", "timeout", "max_body_mib", "contact")
 CONTACT_OPTION = "contact"
@@ -58,6 +66,10 @@ _CONTACT = re.compile(r"[^\s@<>]{1,64}@[^\s@<>]{1,190}|https?://[^\s<>]{1,190}")
 _HISTORY_KEYS = ("enabled", "max_entries", "path")
 _READER_KEYS = ("allow_private", "max_bytes", "timeout", "max_age")
 _VERIFY_KEYS = ("auto",)
+_CACHE_KEYS = ("ttl",)
+_BUDGET_KEYS = ("daily", "monthly")
+MAX_CACHE_TTL = 30 * 86400
+"""The longest a result may be reused: 30 days, in seconds (``[cache] ttl``, ``cache_ttl``)."""
 MAX_HISTORY_ENTRIES = 1_000_000
 _ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
 _KEY_NAME = re.compile(r"[a-z0-9_]+(\+[a-z0-9_]+)*|[^\s,]")
@@ -232,7 +244,12 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         ConfigError: as :func:`load_config`.
     """
     where = str(file) if file else "config"
-    _reject_unknown(where, "", data, ("search", "ui", "history", "reader", "verify", "keymap", "providers", "presets"))
+    _reject_unknown(
+        where,
+        "",
+        data,
+        ("search", "ui", "history", "reader", "verify", "cache", "budget", "keymap", "providers", "presets"),
+    )
     search_table = _table(where, "search", data.get("search", {}))
     providers_table = _table(where, "providers", data.get("providers", {}))
     search = _parse_search(where, search_table)
@@ -240,6 +257,8 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
     history = _parse_history(where, _table(where, "history", data.get("history", {})))
     reader = _parse_reader(where, _table(where, "reader", data.get("reader", {})))
     verify = _parse_verify(where, _table(where, "verify", data.get("verify", {})))
+    cache = _parse_cache(where, _table(where, "cache", data.get("cache", {})))
+    budget = _parse_budget(where, _table(where, "budget", data.get("budget", {})))
     presets = _parse_presets(where, _table(where, "presets", data.get("presets", {})))
     keymap = _parse_keymap(where, _table(where, "keymap", data.get("keymap", {})))
     providers: dict[str, ProviderSettings] = {}
@@ -256,6 +275,8 @@ def parse_config(data: Mapping[str, Any], file: Path | None = None) -> Config:
         history=history,
         reader=reader,
         verify=verify,
+        cache=cache,
+        budget=budget,
         providers=providers,
         presets=presets,
         keymap=keymap,
@@ -401,6 +422,65 @@ def _parse_verify(where: str, table: Mapping[str, Any]) -> VerifySettings:
     return VerifySettings(auto)
 
 
+def _parse_cache(where: str, table: Mapping[str, Any]) -> CacheSettings:
+    """``[cache]``: ``ttl`` a number of seconds from 0 (no reuse) to :data:`MAX_CACHE_TTL`."""
+    _reject_unknown(where, "cache", table, _CACHE_KEYS)
+    return CacheSettings(_cache_ttl(where, "[cache] ttl", table.get("ttl", CacheSettings.ttl)))
+
+
+def _cache_ttl(where: str, name: str, value: Any) -> float:
+    """``value`` as seconds a result may be reused, 0 (never) to :data:`MAX_CACHE_TTL`.
+
+    Raises:
+        ConfigError: naming ``name`` when it is not such a number.
+    """
+    if not _is_number(value) or not 0 <= value <= MAX_CACHE_TTL:
+        raise ConfigError(
+            f"{where}: {name} must be a number of seconds from 0 (no reuse) to {MAX_CACHE_TTL:,} (30 days), "
+            f"got {value!r}"
+        )
+    return float(value)
+
+
+def _parse_budget(where: str, table: Mapping[str, Any]) -> BudgetSettings:
+    """``[budget]``: ``daily`` and ``monthly``, each a number of US dollars above 0 (absent: no limit)."""
+    _reject_unknown(where, "budget", table, _BUDGET_KEYS)
+    limits: dict[str, float | None] = {}
+    for key in _BUDGET_KEYS:
+        value = table.get(key)
+        if value is not None and (not _is_number(value) or not 0 < value < math.inf):
+            raise ConfigError(
+                f"{where}: [budget] {key} must be a number of US dollars above 0 (e.g. 2.00), got {value!r}"
+            )
+        limits[key] = float(value) if value is not None else None
+    return BudgetSettings(**limits)
+
+
+def _parse_price(where: str, section: str, value: Mapping[str, Any]) -> Price:
+    """``price = { per_request = 0.005, ... }``: each key one of :attr:`Price.UNITS`, each value a
+    number of US dollars from 0 up; units left out cost 0.
+
+    Raises:
+        ConfigError: naming the unknown key (and the units there are) or the bad value.
+    """
+    for unit, amount in value.items():
+        if unit not in Price.UNITS:
+            raise ConfigError(
+                f"{where}: {section} price: unknown unit {unit!r}{_suggest(unit, Price.UNITS)}; "
+                f"the units are {', '.join(Price.UNITS)}"
+            )
+        if not _is_number(amount) or not 0 <= amount < math.inf:
+            raise ConfigError(
+                f"{where}: {section} price {unit} must be a number of US dollars from 0 up, got {amount!r}"
+            )
+    return Price(**{unit: float(amount) for unit, amount in value.items()})
+
+
+def _is_number(value: Any) -> bool:
+    """True for an int or a float (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _seconds(where: str, key: str, value: Any, bounds: tuple[float, float]) -> float:
     """``[reader] key`` as a number of seconds within ``bounds``.
 
@@ -483,6 +563,10 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
     models = table.get("models", [])
     if not all(isinstance(m, str) and m.strip() for m in models):
         raise ConfigError(f"{where}: {section} models must be a list of model names, got {models!r}")
+    cache_ttl = table.get("cache_ttl")
+    if cache_ttl is not None:
+        cache_ttl = _cache_ttl(where, f"{section} cache_ttl", cache_ttl)
+    price = _parse_price(where, section, table["price"]) if "price" in table else None
     return ProviderSettings(
         enabled=table.get("enabled"),
         base_url=table.get("base_url") or None,
@@ -491,6 +575,8 @@ def _parse_provider(where: str, provider_id: str, table: Mapping[str, Any]) -> P
         models=tuple(models),
         options={k: v for k, v in table.items() if k in spec.options},
         min_interval=float(min_interval) if min_interval is not None else None,
+        price=price,
+        cache_ttl=cache_ttl,
     )
 
 
@@ -513,7 +599,14 @@ def _suggest(word: str, choices: Any) -> str:
 
 
 def _type_name(expected: type) -> str:
-    names = {bool: "true or false", str: "a string", int: "a whole number", float: "a number", list: "a list"}
+    names = {
+        bool: "true or false",
+        str: "a string",
+        int: "a whole number",
+        float: "a number",
+        list: "a list",
+        dict: "a table such as { per_request = 0.005 }",
+    }
     return names.get(expected, expected.__name__)
 
 

@@ -7,8 +7,9 @@ checking that nobody changed the file since it was read. When somebody did, noth
 and :meth:`ConfigEditor.rebase` reloads the file and replays this session's edits on top of it,
 so neither the external edit nor the user's changes are lost. Keys never go in this file.
 
-Tables are named ``"search"``, ``"ui"`` or ``"providers.<id>"``. All methods that touch the file
-block on disk I/O; the TUI calls them from a thread.
+Tables are named ``"search"``, ``"ui"``, ``"verify"``, ``"cache"``, ``"budget"`` or
+``"providers.<id>"``. All methods that touch the file block on disk I/O; the TUI calls them from a
+thread.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from tomlkit.exceptions import TOMLKitError
 from websearch_tui.core import files
 from websearch_tui.settings.config import Config, ConfigError, parse_config
 
-_TABLES = ("search", "ui", "verify")
+_TABLES = ("search", "ui", "verify", "cache", "budget")
 
 
 class ConfigChangedOnDisk(ConfigError):

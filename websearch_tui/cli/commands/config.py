@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -52,9 +53,9 @@ def run(args: argparse.Namespace, check_keymap: CheckKeymap | None) -> int:
 
 
 def _effective_toml(config: Config) -> str:
-    """The effective settings as TOML: every ``[search]``, ``[ui]``, ``[history]`` and ``[reader]``
-    key, the ``[keymap]`` and, per provider, its enabled state, endpoints, model and pacing with
-    defaults filled in, plus the options set in the file.
+    """The effective settings as TOML: every ``[search]``, ``[ui]``, ``[history]``, ``[reader]`` and
+    ``[cache]`` key, the ``[budget]`` limits set, the ``[keymap]`` and, per provider, its enabled
+    state, endpoints, model, pacing and price with defaults filled in, plus the options set in the file.
 
     Keys never live in the config; URL passwords and secret-looking query values are masked anyway.
     """
@@ -67,6 +68,8 @@ def _effective_toml(config: Config) -> str:
     document["ui"] = settings["ui"]
     document["history"] = settings["history"]
     document["reader"] = settings["reader"]
+    document["cache"] = settings["cache"]
+    document["budget"] = settings["budget"]
     document["presets"] = settings["presets"]
     document["keymap"] = settings["keymap"]
     providers = tomlkit.table(is_super_table=True)
@@ -94,6 +97,8 @@ def _effective_settings(config: Config) -> dict[str, Any]:
         "ui": {"theme": config.ui.theme or ""},
         "history": _history_settings(config),
         "reader": _reader_settings(config),
+        "cache": {"ttl": config.cache.ttl},
+        "budget": {key: value for key, value in dataclasses.asdict(config.budget).items() if value is not None},
         "presets": {name: list(ids) for name, ids in config.presets.items()},
         "keymap": dict(config.keymap),
         "providers": {spec.id: _provider_table(spec, config.settings_for(spec.id)) for spec in SPECS.values()},
@@ -120,14 +125,21 @@ def _history_settings(config: Config) -> dict[str, object]:
 
 
 def _provider_table(spec: ProviderSpec, settings: ProviderSettings) -> dict[str, object]:
-    """One provider's effective ``[providers.<id>]`` table (``None`` values left out)."""
+    """One provider's effective ``[providers.<id>]`` table (``None`` values left out): ``price`` is the
+    file's or the public price list's, as its non-zero units (``{}``: free; left out: unknown)."""
+    from websearch_tui.core.prices import default_price
+
+    model = (settings.models[0] if settings.models else None) or settings.model or spec.default_model
+    price = settings.price or default_price(spec.id, model)
     table = {
         "enabled": settings.enabled is not False,
         "base_url": _mask_url(settings.base_url or spec.default_base_url),
         "mcp_url": _mask_url(settings.mcp_url or spec.default_mcp_url),
-        "model": (settings.models[0] if settings.models else None) or settings.model or spec.default_model,
+        "model": model,
         "models": list(settings.models) or None,
         "min_interval": settings.min_interval if settings.min_interval is not None else spec.default_min_interval,
+        "cache_ttl": settings.cache_ttl,
+        "price": {unit: getattr(price, unit) for unit in price.UNITS if getattr(price, unit)} if price else None,
         **settings.options,
     }
     return {key: value for key, value in table.items() if value is not None}
