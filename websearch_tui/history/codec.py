@@ -292,3 +292,17 @@ def _error(provider: str, data: Mapping[str, Any]) -> ProviderError:
     except ValueError:  # a kind a later version added
         kind = ErrorKind.PROTOCOL
     return ProviderError(provider, kind, str(data.get("message") or ""), status=data.get("status"))
+
+
+def decode_outcome(record: Mapping[str, Any]) -> ProviderOutcome:
+    """The :class:`ProviderOutcome` of one stored outcome record (an item of :func:`unpack`), its
+    strings as stored: not sanitized, so only for counting and measuring (the ``runs`` backfill);
+    :func:`decode_result` is the way to read a search to show it.
+
+    Raises:
+        RowError: the record is malformed.
+    """
+    try:
+        return _outcome(record)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise RowError(f"it is not a readable provider result ({exc})") from None
