@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
 from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.costs import Cost, cost_of
 from websearch_tui.core.errors import (
     NO_PROVIDER_MESSAGE,
     ErrorKind,
@@ -43,6 +44,7 @@ from websearch_tui.core.errors import (
     register_secret,
 )
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
+from websearch_tui.core.prices import default_price
 from websearch_tui.core.results import (
     OnUpdate,
     ProviderOutcome,
@@ -520,7 +522,7 @@ class Engine:
             await asyncio.wait_for(consume(), timeout=timeout)
         except asyncio.CancelledError:
             tracker.finish()
-            cancelled = self._outcome(provider_id, RunStatus.CANCELLED, builder, None, started, tracker)
+            cancelled = self._outcome(provider_id, RunStatus.CANCELLED, builder, None, started, tracker, contexts)
             if record is not None:
                 record(cancelled)
             tracker.status(RunStatus.CANCELLED)
@@ -546,7 +548,7 @@ class Engine:
             status = RunStatus.DONE if builder.response.is_renderable() else RunStatus.EMPTY
         if status is RunStatus.EMPTY:  # a known shape with nothing in it (an unknown one failed above)
             tracker.event(Note(nothing_found_message(spec.label)))
-        outcome = self._outcome(provider_id, status, builder, error, started, tracker)
+        outcome = self._outcome(provider_id, status, builder, error, started, tracker, contexts)
         if record is not None:
             record(outcome)
         tracker.status(status, error)
@@ -615,12 +617,45 @@ class Engine:
         error: ProviderError | None,
         started: float,
         tracker: _Tracker,
+        contexts: Sequence[ProviderContext] = (),
     ) -> ProviderOutcome:
+        """The run's end: its response with timings and what it cost (:meth:`_cost`); ``contexts``
+        holds the run's context once its credentials were resolved (empty before)."""
         elapsed = int((self.clock() - started) * 1000)
         first = int((tracker.first_event - started) * 1000) if tracker.first_event is not None else None
         builder.response.elapsed_ms = elapsed
         builder.response.first_event_ms = first
-        return ProviderOutcome(provider_id, status, builder.response, error, elapsed, first)
+        cost = self._cost(provider_id, status, builder.response, first is not None, contexts)
+        return ProviderOutcome(provider_id, status, builder.response, error, elapsed, first, cost=cost)
+
+    def _cost(
+        self,
+        provider_id: str,
+        status: RunStatus,
+        response: SearchResponse,
+        answered: bool,
+        contexts: Sequence[ProviderContext],
+    ) -> Cost:
+        """What one run cost, worked out once at its end (never per token): the provider's reported
+        figure, else $0 for a run of a provider that can run keyless and sent no credential
+        (``"keyless"``), else its price's estimate (``[providers.X] price``, else
+        :func:`~websearch_tui.core.prices.default_price` for the model it asked for), else an
+        ``"unknown"`` $0.
+
+        A run that failed or was cancelled before its first event costs $0 (``"estimated"``):
+        providers bill answered requests, not errors (Brave, Linkup and Perplexity's price lists say
+        so); a timeout or a cancel before the answer is counted the same way, although a provider
+        that finished the work may still bill it. A run that ended after answering in part is
+        estimated from what arrived.
+        """
+        ctx = contexts[0] if contexts else None
+        spec = SPECS[provider_id]
+        sent_key = ctx is not None and any(ctx.credentials.values())
+        keyless = spec.key_need == "none" or (spec.key_need == "optional" and not sent_key)
+        if ctx is None or (not answered and status in (RunStatus.FAILED, RunStatus.CANCELLED)):
+            return Cost(0.0, "keyless" if keyless else "estimated")
+        price = ctx.settings.price or default_price(provider_id, ctx.model())
+        return cost_of(price, response, keyless=keyless)
 
 
 class _Tracker:
