@@ -54,6 +54,7 @@ from websearch_tui.core.results import (
     SearchResult,
 )
 from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
+from websearch_tui.engine.cache_keys import CacheKeys, cache_key
 from websearch_tui.providers import load_stream
 from websearch_tui.providers.base import Clock, ProviderContext, ProviderState, Sleep
 from websearch_tui.providers.transport.pacing import Pacer
@@ -167,8 +168,11 @@ def _resolved(found: Mapping[str, str] | ResolvedCredentials) -> ResolvedCredent
 @dataclass(frozen=True)
 class _Run:
     """What one provider run uses besides the request: where updates go, its search id, the
-    overrides of a probe (settings, credentials, deadline and body cap), and the search's own
-    provider options (``options``: provider id -> options laid over its configured ones)."""
+    overrides of a probe (settings, credentials, deadline and body cap), the search's own
+    provider options (``options``: provider id -> options laid over its configured ones), the
+    outcomes to report instead of running (``reuse``: provider id -> a result reused from the
+    history) and the cache keys worked out before the search (``keys``, with their credentials).
+    A probe (``keyed`` False) gets no cache key."""
 
     search_id: int
     notify: OnUpdate
@@ -178,6 +182,9 @@ class _Run:
     max_body_bytes: int | None = None
     empty_is_failure: bool = False
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    reuse: Mapping[str, ProviderOutcome] = field(default_factory=dict)
+    keys: CacheKeys | None = None
+    keyed: bool = True
 
 
 class Engine:
@@ -361,6 +368,8 @@ class Engine:
         result: SearchResult | None = None,
         record: bool = True,
         options: Mapping[str, Mapping[str, Any]] | None = None,
+        reuse: Mapping[str, ProviderOutcome] | None = None,
+        keys: CacheKeys | None = None,
     ) -> SearchResult:
         """Run ``request`` in its mode and return every outcome (``result.summary()`` sums it up).
 
@@ -368,6 +377,15 @@ class Engine:
         laid over each named provider's configured ``options`` (the MCP tool's ``grok_search_mode``
         is ``{"grok": {"search_mode": "x"}}``); they are not validated here (each provider checks
         its own, as it does config values) and are not recorded with the search.
+
+        ``reuse`` (provider id -> outcome) are results reused from the history (the session's cache):
+        such a provider is not run and sends nothing; its outcome, as given, is reported at once (its
+        ``QUEUED`` update, then a final ``DONE`` one carrying the response) and recorded with the
+        search. In auto mode a reused provider in the chain answers without a request. ``keys``
+        (:meth:`cache_keys`) are the providers' cache keys and the credentials they were worked out
+        with: the runs use those credentials instead of looking them up again. Every outcome a run
+        ends gets its :attr:`~websearch_tui.core.results.ProviderOutcome.cache_key` (from ``keys``,
+        else worked out once its credentials are resolved).
 
         ``on_update`` receives a ``QUEUED`` update for every provider first, then each run's
         changes. ``result`` (from :meth:`prepare`) is filled in as providers finish, so a caller that
@@ -388,7 +406,14 @@ class Engine:
         if not result.providers:
             result.error = NO_PROVIDER_MESSAGE
             return result
-        run = _Run(result.search_id, notify, empty_is_failure=result.mode == "auto", options=dict(options or {}))
+        run = _Run(
+            result.search_id,
+            notify,
+            empty_is_failure=result.mode == "auto",
+            options=dict(options or {}),
+            reuse=dict(reuse or {}),
+            keys=keys,
+        )
         try:
             if result.mode == "auto":
                 await self._auto(result, run)
@@ -404,6 +429,42 @@ class Engine:
         if record:
             self._record(result, started_at)
         return result
+
+    def cache_keys(
+        self,
+        request: SearchRequest,
+        providers: Sequence[str],
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> CacheKeys:
+        """The cache key of each of ``providers`` for ``request`` (with the search's own provider
+        ``options``; see :func:`~websearch_tui.engine.cache_keys.cache_key`), over each one's
+        configured settings and the credentials the engine's resolver finds now. Blocking (the
+        resolver may ask the OS keyring): call it in a thread. Pass the result to :meth:`search` so
+        the runs use the same credentials and record the same keys.
+
+        Raises:
+            KeyError: a provider id that is not registered.
+        """
+        credentials = {pid: _resolved(self.resolve_credentials(SPECS[pid])) for pid in providers}
+        keys = {pid: self._cache_key(pid, request, found, options or {}) for pid, found in credentials.items()}
+        return CacheKeys(keys, credentials)
+
+    def _cache_key(
+        self,
+        provider_id: str,
+        request: SearchRequest,
+        credentials: ResolvedCredentials,
+        options: Mapping[str, Mapping[str, Any]],
+    ) -> str:
+        """The cache key of one run of ``provider_id`` (its configured settings, not a model turn)."""
+        settings = self.settings.get(provider_id, ProviderSettings())
+        return cache_key(SPECS[provider_id], request, settings, credentials.values, options.get(provider_id))
+
+    def min_interval(self, provider_id: str) -> float:
+        """Seconds client-side pacing keeps between two searches of ``provider_id`` in this process:
+        config ``min_interval``, else the provider's default (0: not paced)."""
+        configured = self.settings.get(provider_id, ProviderSettings()).min_interval
+        return configured if configured is not None else SPECS[provider_id].default_min_interval
 
     def record(self, result: SearchResult) -> None:
         """Hand ``result``, ended and run with ``record=False``, to the history (as it is now: with
@@ -455,7 +516,7 @@ class Engine:
 
         self._searches += 1
         request = SearchRequest(query=PROBE_QUERY, providers=(provider_id,), max_results=1)
-        run = _Run(self._searches, _guarded(on_update), settings, resolve, timeout, max_body_bytes)
+        run = _Run(self._searches, _guarded(on_update), settings, resolve, timeout, max_body_bytes, keyed=False)
         return await self._run(provider_id, request, run)
 
     async def _compare(self, result: SearchResult, run: _Run) -> None:
@@ -486,22 +547,28 @@ class Engine:
         An ``auth`` failure gets the sentence naming where the key came from, when known.
         Unexpected exceptions become ``protocol`` failures naming the exception class (logged with
         their traceback, redacted by the log formatter). ``record`` receives the final outcome,
-        also when the run is cancelled.
+        also when the run is cancelled, with its cache key (unless ``run`` is a probe). A provider
+        in ``run.reuse`` is not run: its reused outcome is reported and recorded (:meth:`_reuse`).
 
         Raises:
             asyncio.CancelledError: when the caller is cancelled (after reporting ``CANCELLED``).
         """
+        reused = run.reuse.get(provider_id)
+        if reused is not None:
+            return self._reuse(reused, run, record)
         spec = SPECS[provider_id]
         timeout = run.timeout or self.timeout
         started = self.clock()
+        keyed = self._run_key(provider_id, request, run, record)
+        record = keyed.record
         builder = ResponseBuilder(provider_id)
         tracker = _Tracker(run, provider_id, builder)
         contexts: list[ProviderContext] = []  # the run's context, once its credentials are resolved
         tracker.status(RunStatus.RUNNING)
 
         async def consume() -> None:
-            resolve = run.credentials or self.resolve_credentials
-            credentials = _resolved(await asyncio.to_thread(resolve, spec))
+            credentials = await self._credentials(spec, run)
+            keyed.resolved(credentials)
             for problem in credentials.problems.values():
                 raise ProviderError(provider_id, ErrorKind.CONFIG, problem)
             ctx = self._context(spec, credentials, started + timeout, tracker, run)
@@ -554,6 +621,44 @@ class Engine:
         tracker.status(status, error)
         return outcome
 
+    def _reuse(
+        self, reused: ProviderOutcome, run: _Run, record: Callable[[ProviderOutcome], None] | None
+    ) -> ProviderOutcome:
+        """Report ``reused`` (a result reused from the history, its ``QUEUED`` update already sent)
+        as the run's end, a final update carrying its response, and hand it to ``record``."""
+        if record is not None:
+            record(reused)
+        run.notify(ProviderUpdate(run.search_id, reused.provider, reused.status, reused.response))
+        return reused
+
+    def _run_key(
+        self,
+        provider_id: str,
+        request: SearchRequest,
+        run: _Run,
+        record: Callable[[ProviderOutcome], None] | None,
+    ) -> _RunKey:
+        """The cache key of one run: the one ``run.keys`` holds, else worked out once its credentials
+        are resolved; none for a probe."""
+        if not run.keyed:
+            return _RunKey(None, None, record)
+        known = run.keys.keys.get(provider_id) if run.keys is not None else None
+        options = run.options
+
+        def work_out(credentials: ResolvedCredentials) -> str:
+            return self._cache_key(provider_id, request, credentials, options)
+
+        return _RunKey(known, work_out, record)
+
+    async def _credentials(self, spec: ProviderSpec, run: _Run) -> ResolvedCredentials:
+        """The credentials of ``spec``'s run: those :meth:`cache_keys` resolved for this search, else
+        the run's own resolver's (a probe's) or the engine's, in a thread."""
+        known = run.keys.credentials.get(spec.id) if run.keys is not None and run.credentials is None else None
+        if known is not None:
+            return known
+        resolve = run.credentials or self.resolve_credentials
+        return _resolved(await asyncio.to_thread(resolve, spec))
+
     def _context(
         self,
         spec: ProviderSpec,
@@ -597,12 +702,11 @@ class Engine:
         return dataclasses.replace(settings, models=settings.models[shift:] + settings.models[:shift])
 
     def _pacer(self, spec: ProviderSpec) -> Pacer:
-        """The provider's pacer: config ``min_interval`` or the spec default, seconds between searches.
+        """The provider's pacer: :meth:`min_interval` seconds between searches.
 
         The interval is read on every run, so :meth:`reconfigure` applies at once.
         """
-        configured = self.settings.get(spec.id, ProviderSettings()).min_interval
-        interval = configured if configured is not None else spec.default_min_interval
+        interval = self.min_interval(spec.id)
         pacer = self._pacers.get(spec.id)
         if pacer is None:
             pacer = self._pacers[spec.id] = Pacer(interval, clock=self.clock, sleep=self.sleep)
@@ -656,6 +760,39 @@ class Engine:
             return Cost(0.0, "keyless" if keyless else "estimated")
         price = ctx.settings.price or default_price(provider_id, ctx.model())
         return cost_of(price, response, keyless=keyless)
+
+
+class _RunKey:
+    """One provider run's cache key and where its outcome goes: :meth:`record` sets the key on the
+    outcome (when one is known) before handing it on.
+
+    Args:
+        key: the key worked out before the search (``None``: not yet).
+        work_out: ``credentials -> key`` (``None``: the run gets no key, a probe).
+        record: where the outcome goes next (``None``: nowhere).
+    """
+
+    def __init__(
+        self,
+        key: str | None,
+        work_out: Callable[[ResolvedCredentials], str] | None,
+        record: Callable[[ProviderOutcome], None] | None,
+    ) -> None:
+        self.key = key
+        self._work_out = work_out
+        self._record = record
+
+    def resolved(self, credentials: ResolvedCredentials) -> None:
+        """The run's credentials are known: work its key out, unless it is known already."""
+        if self.key is None and self._work_out is not None:
+            self.key = self._work_out(credentials)
+
+    def record(self, outcome: ProviderOutcome) -> None:
+        """Give ``outcome`` the run's key (if known) and hand it on."""
+        if self.key is not None and self._work_out is not None:
+            outcome.cache_key = self.key
+        if self._record is not None:
+            self._record(outcome)
 
 
 class _Tracker:
@@ -759,14 +896,16 @@ def _guarded(on_update: OnUpdate | None) -> OnUpdate:
 
 def _end_unfinished(result: SearchResult, run: _Run, status: RunStatus, *, record: bool) -> None:
     """Report ``status`` for the providers of ``result`` whose run never ended (cancelled before it
-    began, or not reached by auto mode); with ``record`` also give each an outcome."""
+    began, or not reached by auto mode); with ``record`` also give each an outcome (with its cache
+    key when ``run.keys`` knows it)."""
     ended = {outcome.provider for outcome in result.outcomes}
+    keys = run.keys.keys if run.keys is not None else {}
     for pid in result.providers:
         if pid in ended:
             continue
         response = SearchResponse(provider=pid)
         if record:
-            result.outcomes.append(ProviderOutcome(pid, status, response))
+            result.outcomes.append(ProviderOutcome(pid, status, response, cache_key=keys.get(pid)))
         run.notify(ProviderUpdate(result.search_id, pid, status, response))
 
 
