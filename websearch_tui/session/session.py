@@ -11,6 +11,12 @@ input; none of them reaches into the engine's key store or recorder.
 A search runs in two steps so that a front end can lay out its panes before the first update:
 :meth:`Session.begin` (or :meth:`Session.begin_retry`) returns a :class:`LiveSearch` that knows
 its search id and providers, and :meth:`Session.run` runs it. :meth:`Session.search` does both.
+
+Before a search sends anything, :meth:`Session.run` reuses what the history holds for the same
+question (the cache, :mod:`websearch_tui.session.cache`; not for a fresh search, a retry or in
+private mode), and a front end may ask :meth:`Session.budget_check` whether it would pass a
+configured budget (:mod:`websearch_tui.session.budget`). While a provider waits for its pacing slot,
+:meth:`LiveSearch.progress_text` says so (``waiting 0.8 s: Exa allows one search per second``).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import dataclasses
 import ipaddress
 import logging
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -32,6 +39,8 @@ from websearch_tui.core.pages import PageError, PageReason, utc_now
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus, SearchResult
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.history import HistoryError, history_path
+from websearch_tui.session.budget import BudgetOverrun, over_budget
+from websearch_tui.session.cache import SearchPlan, plan_search
 from websearch_tui.session.history import HistoryAccess
 from websearch_tui.session.trail import SessionTrail, Shown
 
@@ -66,6 +75,31 @@ class NothingToRetry(Exception):
     """:meth:`Session.begin_retry` found nothing to run again; the message says why."""
 
 
+def pace_text(interval: float) -> str:
+    """How often a provider is searched at most, for a reader: ``"one search per second"`` (1 s),
+    ``"two searches per second"`` (0.5 s), ``"10 searches per second"`` (0.1 s), ``"one search
+    per minute"`` (60 s), else ``"one search every 2.5 s"`` (``interval`` in seconds, above 0)."""
+    rate = 1 / interval if interval > 0 else 0.0
+    if interval <= 1 and rate and abs(rate - round(rate)) < 1e-6:
+        count = round(rate)
+        return "one search per second" if count == 1 else f"{_COUNT_WORDS.get(count, str(count))} searches per second"
+    if interval == 60:
+        return "one search per minute"
+    return f"one search every {interval:g} s"
+
+
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def pacing_notice(label: str, delay: float, interval: float) -> str:
+    """What a provider held back by client-side pacing says where the user waits: ``"waiting 0.8 s:
+    Exa allows one search per second"`` (``delay`` seconds left, shown to a tenth and at least 0.1;
+    ``interval`` the seconds kept between its searches; without one, ``"waiting 0.8 s: Exa is
+    paced"``)."""
+    wait = f"waiting {max(delay, 0.1):.1f} s: {label}"
+    return f"{wait} allows {pace_text(interval)}" if interval > 0 else f"{wait} is paced"
+
+
 @dataclass(eq=False)
 class LiveSearch:
     """A search started in this session: the engine's ``result`` (filled in as providers finish),
@@ -80,6 +114,14 @@ class LiveSearch:
     """The task running it (:meth:`Session.run`), while it runs."""
     checking: set[str] | None = None
     """While its citations are checked: the providers whose citations are checked so far."""
+    fresh: bool = False
+    """Every provider sends its request: nothing is reused from the history (the cache)."""
+    intervals: Mapping[str, float] = field(default_factory=dict)
+    """Provider id -> seconds its pacing keeps between searches (0 or absent: not paced)."""
+    clock: Callable[[], float] = time.monotonic
+    """The monotonic clock (seconds) pacing waits are counted down with."""
+    paced: dict[str, float] = field(default_factory=dict)
+    """Provider id -> when (:attr:`clock`) the pacing wait it is in ends."""
 
     @property
     def search_id(self) -> int:
@@ -96,17 +138,37 @@ class LiveSearch:
         return update.search_id == self.result.search_id
 
     def note(self, update: ProviderUpdate) -> None:
-        """Count ``update`` toward the progress when it ends a provider's run of this search."""
-        if update.final and self.owns(update):
+        """Count ``update`` toward the progress when it ends a provider's run of this search; keep
+        when a pacing wait it starts ends (any later update of that provider ends the wait)."""
+        if not self.owns(update):
+            return
+        if update.paced is not None:
+            self.paced[update.provider] = self.clock() + update.paced
+        else:
+            self.paced.pop(update.provider, None)
+        if update.final:
             self.done.add(update.provider)
 
+    def pacing_notice(self, provider_id: str, delay: float) -> str:
+        """``"waiting 0.8 s: Exa allows one search per second"`` for ``provider_id`` waiting ``delay``
+        seconds for its pacing slot (:func:`pacing_notice`)."""
+        return pacing_notice(self.result.label(provider_id), delay, self.intervals.get(provider_id, 0.0))
+
     def progress_text(self) -> str:
-        """``"3/6 done · waiting for Exa, Kagi"``: as every front end shows the search in flight;
-        then, while citations are checked, ``"Checking citations: 1/3 providers"``."""
+        """``"3/6 done · waiting for Exa, Kagi"``: as every front end shows the search in flight, with
+        the providers held back by pacing first (``"0/2 done · waiting 0.8 s: Exa allows one search
+        per second · waiting for Exa, Brave"``, the seconds left as of now); then, while citations
+        are checked, ``"Checking citations: 1/3 providers"``."""
         if self.checking is not None:
             citing = sum(1 for o in self.result.outcomes if o.response.citations)
             return f"Checking citations: {len(self.checking)}/{citing} providers"
-        return self.result.progress_text(self.done)
+        line = self.result.progress_text(self.done)
+        now = self.clock()
+        waits = [self.pacing_notice(pid, end - now) for pid, end in self.paced.items() if end > now]
+        if not waits:
+            return line
+        count, _, rest = line.partition(" · ")
+        return " · ".join([count, *waits, *([rest] if rest else [])])
 
     def summary_text(self) -> str:
         """The ended search's one-line summary (for a retry: of the search on screen)."""
@@ -233,16 +295,18 @@ class Session:
         live = self._live
         return live is not None and live.task is not None and not live.task.done()
 
-    def begin(self, request: SearchRequest, *, remember: bool = True) -> LiveSearch:
+    def begin(self, request: SearchRequest, *, remember: bool = True, fresh: bool = False) -> LiveSearch:
         """A new search for ``request``, not started yet. With ``remember`` (a screen's searches) it
         becomes the live search and the newest one of the trail; without (the MCP server's and the
         Python API's calls, several at once) it is only returned. The previous live search, if still
-        running, is the caller's to cancel first.
+        running, is the caller's to cancel first. With ``fresh`` every provider sends its request:
+        nothing is reused from the history (``search --fresh``, MCP ``fresh=true``, the TUI's fresh
+        search).
 
         Raises:
             ValueError: a provider id that is not registered (:meth:`Engine.prepare`).
         """
-        live = LiveSearch(self.engine.prepare(request))
+        live = self._live_search(self.engine.prepare(request), fresh=fresh)
         if remember:
             self._live = live
             self.trail.push(Shown(live.result, datetime.now(timezone.utc)))
@@ -272,8 +336,13 @@ class Session:
         into = shown.result
         retry = self.engine.prepare(dataclasses.replace(into.request, providers=tuple(failed)))
         into.outcomes = [o for o in into.outcomes if o.provider not in failed]
-        self._live = LiveSearch(retry, into=into)
+        self._live = self._live_search(retry, into=into, fresh=True)  # a retry always sends again
         return self._live
+
+    def _live_search(self, result: SearchResult, *, into: SearchResult | None = None, fresh: bool) -> LiveSearch:
+        """A :class:`LiveSearch` of ``result`` knowing each provider's pacing interval."""
+        intervals = {pid: self.engine.min_interval(pid) for pid in result.providers}
+        return LiveSearch(result, into=into, fresh=fresh, intervals=intervals)
 
     async def run(
         self,
@@ -287,7 +356,10 @@ class Session:
     ) -> SearchResult:
         """Run ``live`` to its end and return the search on screen (:attr:`LiveSearch.shown`).
 
-        Every update is counted toward ``live``'s progress, then handed to ``on_update``. With
+        First the cache: unless ``live`` is fresh or private mode is on, each provider whose result the
+        history holds for the same question, within its time to live, is reused instead of run
+        (:mod:`websearch_tui.session.cache`; the lookup runs in a worker thread). Every update is
+        counted toward ``live``'s progress, then handed to ``on_update``. With
         ``verify`` every citation is then checked against its page (:meth:`verify`; ``live.checking``
         collects the providers done; ``on_checked(None)`` hears that checking starts, then
         ``on_checked(provider_id)`` of each provider done). The search is
@@ -308,8 +380,15 @@ class Session:
         live.task = asyncio.current_task()
         record = record and not self.private
         try:
+            plan = await self._plan(live, options, update)
             await self.engine.search(
-                live.result.request, update, result=live.result, record=record and not verify, options=options
+                live.result.request,
+                update,
+                result=live.result,
+                record=record and not verify,
+                options=options,
+                reuse=plan.reuse,
+                keys=plan.keys,
             )
             if verify:
                 await self._check(live, on_checked)
@@ -320,6 +399,70 @@ class Session:
             if live.into is not None:
                 merge_outcomes(live.into, live.result)
         return live.shown
+
+    async def _plan(
+        self, live: LiveSearch, options: Mapping[str, Mapping[str, Any]] | None, update: OnUpdate
+    ) -> SearchPlan:
+        """``live``'s :class:`~websearch_tui.session.cache.SearchPlan` (cache keys, results reused),
+        worked out in a worker thread; reading the history only when ``live`` is not fresh and
+        private mode is off.
+
+        Raises:
+            asyncio.CancelledError: cancelled before anything was sent: every provider is reported
+                ``cancelled`` (to ``update``, and as an outcome of ``live.result``) first.
+        """
+        result = live.result
+        try:
+            return await asyncio.to_thread(
+                plan_search,
+                self.engine,
+                self.history,
+                self.config,
+                result.request,
+                result.providers,
+                options=options,
+                read=not live.fresh and not self.private,
+                now=datetime.now(timezone.utc),
+            )
+        except asyncio.CancelledError:
+            for pid in result.providers:
+                response = SearchResponse(provider=pid)
+                result.outcomes.append(ProviderOutcome(pid, RunStatus.CANCELLED, response))
+                update(ProviderUpdate(result.search_id, pid, RunStatus.CANCELLED, response))
+            raise
+
+    async def budget_check(
+        self,
+        request: SearchRequest,
+        *,
+        fresh: bool = False,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> BudgetOverrun | None:
+        """Whether searching ``request`` now (``fresh`` and ``options`` as the search would run) would
+        pass a ``[budget]`` (:func:`~websearch_tui.session.budget.over_budget`): the first budget it
+        would pass, daily before monthly, or ``None``. Without a budget configured it is ``None`` at
+        once, the history untouched. The estimate counts the providers that would send a billed
+        request (not reused from the history, not keyless); the history is read in a worker thread,
+        and one that is off or cannot be read counts as nothing spent. The TUI asks before such a
+        search, the CLI refuses it unless ``--over-budget``, MCP answers a tool error.
+
+        Raises:
+            ValueError: a provider id that is not registered (as :meth:`begin`).
+        """
+        budget = self.config.budget
+        if budget.daily is None and budget.monthly is None:
+            return None
+        providers = self.engine.selection(request)
+        now = datetime.now(timezone.utc)
+        read = not fresh and not self.private
+
+        def check() -> BudgetOverrun | None:
+            plan = plan_search(
+                self.engine, self.history, self.config, request, providers, options=options, read=read, now=now
+            )
+            return over_budget(self.config, self.history, request, providers, plan, now=now)
+
+        return await asyncio.to_thread(check)
 
     async def _check(self, live: LiveSearch, on_checked: Callable[[str | None], None] | None) -> None:
         """Check ``live``'s citations, counting the providers done in ``live.checking``."""
@@ -344,9 +487,10 @@ class Session:
         options: Mapping[str, Mapping[str, Any]] | None = None,
         verify: bool = False,
         remember: bool = True,
+        fresh: bool = False,
     ) -> SearchResult:
-        """:meth:`begin` (``remember`` as there) and :meth:`run` in one: what the CLI, the MCP server
-        and the Python API do.
+        """:meth:`begin` (``remember`` and ``fresh`` as there) and :meth:`run` in one: what the CLI,
+        the MCP server and the Python API do.
         With ``verify``, every citation is then checked (:meth:`verify`) and the search is recorded
         with its checks.
 
@@ -354,7 +498,7 @@ class Session:
             ValueError: as :meth:`begin`; asyncio.CancelledError: as :meth:`run` (a search cancelled
                 while its citations are checked is recorded with the checks it has).
         """
-        live = self.begin(request, remember=remember)
+        live = self.begin(request, remember=remember, fresh=fresh)
         return await self.run(live, on_update, record=record, options=options, verify=verify)
 
     def cancel(self) -> bool:
