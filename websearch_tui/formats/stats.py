@@ -114,11 +114,17 @@ def label_of(stats: ProviderStats) -> str:
 
 @dataclass(frozen=True)
 class Column:
-    """One column of the per-provider table: its ``header`` and whether its cells are numbers
-    (right-aligned)."""
+    """One column of a table: its ``header``, whether its cells are numbers (right-aligned) and the
+    ``short`` header of a narrow table (the Stats screen's; default: ``header``)."""
 
     header: str
     numeric: bool = True
+    short: str = ""
+
+    @property
+    def short_header(self) -> str:
+        """:attr:`short`, else :attr:`header`."""
+        return self.short or self.header
 
 
 PROVIDER_COLUMNS = (
@@ -127,14 +133,14 @@ PROVIDER_COLUMNS = (
     Column("DONE"),
     Column("EMPTY"),
     Column("FAILED"),
-    Column("CANCELLED"),
+    Column("CANCELLED", short="CANC"),
     Column("CACHED"),
     Column("P50"),
     Column("P95"),
     Column("TTFT"),
-    Column("SOURCES"),
+    Column("SOURCES", short="SRC"),
     Column("UNIQUE"),
-    Column("CITED BY OTHERS"),
+    Column("CITED BY OTHERS", short="CITED"),
     Column("SPEND"),
 )
 """The per-provider columns, in order: what :func:`provider_cells` fills (DONE to CANCELLED are

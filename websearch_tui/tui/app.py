@@ -95,6 +95,7 @@ def binding_table() -> BindingTable:
     from websearch_tui.tui.search.related_list import RelatedList
     from websearch_tui.tui.search.source_list import CitationList, SourceList
     from websearch_tui.tui.settings.screen import SettingsScreen
+    from websearch_tui.tui.stats.screen import StatsScreen
 
     groups: list[tuple[str, tuple[type[DOMNode], ...]]] = [
         ("Everywhere", (WebSearchApp, App)),
@@ -105,6 +106,7 @@ def binding_table() -> BindingTable:
         ("Reader view", (ReaderScreen,)),
         ("History screen", (HistoryScreen, HistoryTable, HistoryRows)),
         ("Settings", (SettingsScreen,)),
+        ("Statistics screen", (StatsScreen,)),
         ("Help and dialogs", (HelpScreen, ExportDialog, ChoiceDialog, LinkDialog)),
     ]
     table = [(title, [binding for owner in owners for binding in own_bindings(owner)]) for title, owners in groups]
@@ -159,6 +161,7 @@ class WebSearchApp(App[int]):
         Binding("q", "quit", "Quit", show=False, id="quit-q", tooltip="Quit (outside text fields)"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit-ctrl-c", tooltip="Quit"),
         Binding("f3", "open_settings", "Settings", id="settings", tooltip="Keys, endpoints, models and defaults"),
+        Binding("f6", "open_stats", "Stats", id="stats", tooltip="Outcomes, latency, sources and spend per provider"),
     ]
 
     def __init__(
@@ -214,13 +217,18 @@ class WebSearchApp(App[int]):
             self.call_from_thread(self.notify, message, title="History", severity="warning", markup=False, timeout=10)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's palette commands plus "Settings" and, on the search screen, "Merged sources",
+        """Textual's palette commands plus "Settings", "Statistics" and, on the search screen, "Merged sources",
         "History", "Export", "Copy answer", "Check citations", "Tops / Ends", "Back", "Forward", "Private
         search", "Retry failed providers" and one "Preset: <name>" per ``[presets]`` entry; then
         :meth:`_commands_by_name`."""
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Provider keys, endpoints, models and search defaults (F3)", self.action_open_settings
+        )
+        yield SystemCommand(
+            "Statistics",
+            "Per provider: outcomes, latency, unique sources, citations and spend; searches and spend per day (F6)",
+            self.action_open_stats,
         )
         if isinstance(screen, SearchScreen):
             yield SystemCommand(
@@ -351,6 +359,15 @@ class WebSearchApp(App[int]):
         from websearch_tui.tui.settings.screen import SettingsScreen
 
         self.push_screen(SettingsScreen(self.session, self.config_file), self._after_settings)
+
+    def action_open_stats(self) -> None:
+        """Open the Stats screen (F6, palette "Statistics"); the same key closes it again."""
+        from websearch_tui.tui.stats.screen import StatsScreen  # first used here, not at start-up
+
+        if isinstance(self.screen, StatsScreen):
+            self.screen.dismiss(None)
+        else:
+            self.push_screen(StatsScreen(self.session.history))
 
     def action_help(self) -> None:
         """Open the Help screen (F1); the same key closes it again."""
