@@ -4,10 +4,14 @@
 The same session, engine, providers and normalised result as the TUI and the CLI. Each search
 opens its own :class:`~websearch_tui.session.Session` and closes its connections when it ends; keys
 come from the environment, the OS keyring or the key file, as for the CLI, and the search is recorded
-in the history unless ``record=False``. ``result.to_dict()`` is exactly the CLI's ``--format json``
-document. :func:`fetch` reads one page as the CLI's ``fetch`` does (the SSRF guard and the
-``[reader]`` limits of the config) and returns its :class:`~websearch_tui.core.pages.Page`. Importing
-this module is cheap: the engine, the reader (and httpx) are imported when a search or a read runs.
+in the history unless ``record=False``. A provider that answered the same question recently is not
+asked again: its result is reused from the history (``outcome.cached``; ``fresh=True`` asks every
+provider again), and a search that would pass a configured ``[budget]`` raises
+:class:`~websearch_tui.session.budget.OverBudget` before anything is sent (``over_budget=True`` runs
+it). ``result.to_dict()`` is exactly the CLI's ``--format json`` document. :func:`fetch` reads one
+page as the CLI's ``fetch`` does (the SSRF guard and the ``[reader]`` limits of the config) and
+returns its :class:`~websearch_tui.core.pages.Page`. Importing this module is cheap: the engine, the
+reader (and httpx) are imported when a search or a read runs.
 """
 
 from __future__ import annotations
@@ -33,12 +37,15 @@ def search(
     recency: str | None = None,
     config: str | os.PathLike[str] | Config | None = None,
     record: bool = True,
+    fresh: bool = False,
+    over_budget: bool = False,
 ) -> SearchResult:
     """Search ``query`` and return every provider's outcome (blocking; see :func:`asearch`).
 
     Raises:
         RuntimeError: when called from a running event loop (``await asearch(...)`` there).
-        websearch_tui.core.models.RequestError, websearch_tui.settings.config.ConfigError: as :func:`asearch`.
+        websearch_tui.core.models.RequestError, websearch_tui.settings.config.ConfigError,
+            websearch_tui.session.budget.OverBudget: as :func:`asearch`.
     """
     _no_running_loop("search", "asearch")
     return asyncio.run(
@@ -50,6 +57,8 @@ def search(
             recency=recency,
             config=config,
             record=record,
+            fresh=fresh,
+            over_budget=over_budget,
         )
     )
 
@@ -63,6 +72,8 @@ async def asearch(
     recency: str | None = None,
     config: str | os.PathLike[str] | Config | None = None,
     record: bool = True,
+    fresh: bool = False,
+    over_budget: bool = False,
 ) -> SearchResult:
     """Search ``query`` with ``providers`` (ids; ``None``: the config's default selection) in ``mode``
     (``"compare"``: all at once; ``"auto"``: one at a time until one answers) and return the result.
@@ -71,6 +82,11 @@ async def asearch(
     ``"year"``) default to the config's. ``config`` is a path to a ``config.toml``, a loaded
     :class:`~websearch_tui.settings.config.Config`, or ``None`` for the file the CLI would use.
     ``record=False`` keeps this one search out of the history (as ``search --no-history``).
+    ``fresh=True`` sends every provider's request, reusing no result from the history (as ``search
+    --fresh``); otherwise a provider that answered the same question with the same controls within
+    ``[cache] ttl`` is not asked again (its outcome's ``cached`` says where the result came from, its
+    ``cost`` is $0). With a ``[budget]`` configured, a search that would pass it by estimate raises
+    :class:`~websearch_tui.session.budget.OverBudget` (nothing sent) unless ``over_budget=True``.
 
     ``result.outcomes`` holds one :class:`~websearch_tui.core.results.ProviderOutcome` per provider:
     ``.provider``, ``.status`` (``RunStatus.DONE``, ``EMPTY``, ``FAILED``, ...), ``.response``
@@ -82,17 +98,22 @@ async def asearch(
         websearch_tui.core.models.RequestError: an unknown provider (with a did-you-mean), an empty or
             too long query (1-4000 characters), a mode, recency or max_results out of range.
         websearch_tui.settings.config.ConfigError: the config file cannot be used.
+        websearch_tui.session.budget.OverBudget: the search would pass a budget (``.overrun`` says
+            which, what was spent and the estimate); nothing was sent.
         asyncio.CancelledError: when the calling task is cancelled (every provider run is cancelled
             and its connections closed first).
     """
     from websearch_tui.engine.requests import build_request
-    from websearch_tui.session import Session
+    from websearch_tui.session import OverBudget, Session
 
     loaded = _config(config)
     request = build_request(loaded, query, providers=providers, mode=mode, max_results=max_results, recency=recency)
     session = Session.from_config(loaded)
     try:
-        return await session.search(request, record=record, remember=False)
+        overrun = None if over_budget else await session.budget_check(request, fresh=fresh)
+        if overrun is not None:
+            raise OverBudget(overrun, "over_budget=True")
+        return await session.search(request, record=record, remember=False, fresh=fresh)
     finally:
         await session.aclose()
 

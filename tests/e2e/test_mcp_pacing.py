@@ -36,14 +36,15 @@ async def test_a_paced_call_says_it_was_held_back(fake_server: FakeServer, paced
 
     try:
         first = await tools.call("web_search", {"query": QUERY, "providers": ["tavily"]}, progress)
-        second = await tools.call("web_search", {"query": QUERY, "providers": ["tavily"]}, progress)
+        # fresh: the first call's result would be reused from the history, and nothing sent
+        second = await tools.call("web_search", {"query": QUERY, "providers": ["tavily"], "fresh": True}, progress)
     finally:
         await tools.aclose()
     assert sent[0] == "1/1 done: Tavily done" and len(sent) == 3
     assert (
         sent[1] is not None
-        and sent[1].startswith("0/1 done: Tavily held back 0.")
-        and sent[1].endswith("s by its pacing")
+        and sent[1].startswith("0/1 done: waiting 0.")
+        and sent[1].endswith(" s: Tavily allows one search every 0.3 s")
     )
     assert sent[2] == "1/1 done: Tavily done"
     notes = [outcome["response"]["notes"] for outcome in second.structured_content["results"]]  # type: ignore[index]

@@ -171,7 +171,7 @@ async def test_stdio_tools_schemas_and_ready_providers(fake_config: Path, tmp_pa
         "type": "integer",
         "minimum": 1,
         "maximum": 20,
-        "description": "Sources per provider (default from the config).",
+        "description": "Sources per provider.",
     }
     ready = search.description.split("Ready: ")[1].rstrip(".").split(", ")
     assert "tavily" in ready and "ddgs" in ready and "brave" not in ready
@@ -204,7 +204,8 @@ async def test_stdio_web_search_matches_the_cli_formats_and_reports_progress(fak
         result = await client.call_tool("web_search", arguments, progress_callback=on_progress)
         with anyio.fail_after(WAIT):  # notifications may still be in flight when the result arrives
             await all_reported.wait()
-    cli_args = ["search", QUERY, "-p", "brave", "-p", "tavily", "-p", "perplexity", "--max-results", "5"]
+    # --fresh: the MCP call's results are in the history, and would be reused (cached, $0) otherwise
+    cli_args = ["search", QUERY, "-p", "brave", "-p", "tavily", "-p", "perplexity", "--max-results", "5", "--fresh"]
     llm, document = (
         run_cli(fake_config, *cli_args, "--format", "llm"),
         run_cli(fake_config, *cli_args, "--format", "json"),
@@ -659,7 +660,10 @@ async def test_grok_search_mode_reaches_grok_for_that_call_only(fake_server: Fak
             {"grok_search_mode": None},
         ]
         results = [
-            await client.call_tool("web_search", {"query": QUERY, "providers": ["grok", "tavily"], **extra})
+            # fresh: a call with the same mode as an earlier one would reuse its result (nothing sent)
+            await client.call_tool(
+                "web_search", {"query": QUERY, "providers": ["grok", "tavily"], "fresh": True, **extra}
+            )
             for extra in calls
         ]
     await tools.aclose()

@@ -10,7 +10,8 @@ launcher (:mod:`websearch_tui.__main__`, the ``websearch-tui`` command) hands th
 Exit codes (:data:`~websearch_tui.cli.parser.EXIT_CODES`, also in ``--help``): 0 success
 (``search``: at least one provider returned content), 1 every provider failed, a provider failed its
 ``doctor`` check, a page could not be read (``fetch``), a key could not be stored or deleted, the
-output could not be written, or ``history clear`` was declined, 2 bad arguments, an unusable config
+output could not be written, ``history clear`` was declined, or a ``search`` would pass a
+``[budget]`` (refused, nothing sent; ``--over-budget`` runs it), 2 bad arguments, an unusable config
 file, an unknown history id or an unreadable history file (one line on stderr), 130 interrupted.
 
 Every command that prints data takes ``--format`` (``search``: text, json, markdown, llm;

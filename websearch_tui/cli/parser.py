@@ -33,8 +33,9 @@ EXIT_CODES = """\
 exit codes:
   0    success (search: at least one provider returned results)
   1    every provider failed, a provider failed its `doctor` check, a page could not be read
-       (`fetch`), a key could not be stored or deleted, the output could not be written, or
-       `history clear` was declined
+       (`fetch`), a key could not be stored or deleted, the output could not be written,
+       `history clear` was declined, or a search was refused because it would pass a [budget]
+       (nothing sent; --over-budget runs it)
   2    bad arguments, an unusable config file, an unknown history id or an unreadable history file
        (one line on stderr)
   130  interrupted (Ctrl+C; search still prints what had finished)"""
@@ -115,13 +116,22 @@ providers:
 
 terminal:
   While providers finish, a progress line ("3/6 done · waiting for ...") is shown on stderr when
-  stderr is a terminal, and cleared at the end.
+  stderr is a terminal, and cleared at the end; a provider held back by pacing says so there
+  ("waiting 0.8 s: Exa allows one search per second").
   With one provider, the text format on a terminal streams its answer as it arrives, then prints
   the status line, sources and the rest; piped or written with -o, the output is the same as ever
   (status line first), never streamed.
   --color auto (the default) colours the text format's own labels (provider names, status, [n]
   numbers, dim URLs) only when stdout is a terminal and NO_COLOR is not set; always and never
-  override both. Provider text is never coloured, and json, markdown and llm never are."""
+  override both. Provider text is never coloured, and json, markdown and llm never are.
+
+cache and budgets:
+  A provider that answered the same query with the same controls and settings (and the same key
+  and endpoint) within [cache] ttl (default 1 hour; [providers.X] cache_ttl; 0: off) is not asked
+  again: its stored result is reused, marked cached, at $0. Only results that ended done are
+  reused. --fresh asks every provider again; --no-history still reuses but records nothing.
+  With [budget] daily or monthly set, a search that would pass it by estimate is refused (exit 1,
+  nothing sent) unless --over-budget."""
 
 
 DOCTOR_EXAMPLES = f"""\
@@ -247,6 +257,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --format llm: the answers, then one de-duplicated, ranked source list for all providers",
     )
     search.add_argument("--no-history", action="store_true", help="do not record this search in the history")
+    search.add_argument(
+        "--fresh",
+        action="store_true",
+        help="send every request again: reuse no result from the history ([cache] ttl)",
+    )
+    search.add_argument(
+        "--over-budget",
+        action="store_true",
+        help="run the search even if, by estimate, it would pass a [budget] daily or monthly limit",
+    )
     search.add_argument(
         "--verify",
         action="store_true",

@@ -3,16 +3,20 @@
 
 Tools (:meth:`SearchTools.registry` lists them; a new tool is one :class:`ToolDef` there):
 
-- ``web_search(query, providers?, mode?, recency?, max_results?, grok_search_mode?, verify?)``: runs
-  the session's search (``verify``: then checks every citation against its page, the verdicts in
+- ``web_search(query, providers?, mode?, recency?, max_results?, grok_search_mode?, verify?, fresh?)``:
+  runs the session's search (``verify``: then checks every citation against its page, the verdicts in
   each citation's ``check``; ``grok_search_mode``, as the seed agent-web-search takes it:
   ``web_search``, ``x_search`` or ``both``, aliases ``web`` and ``x``, sets the Grok provider's
   ``search_mode`` for this call only, through the engine's per-search provider options). The text content
   is the LLM text format and the structured content the ``search --format json`` document (output
   schema :data:`~websearch_tui.formats.json_document.JSON_DOCUMENT_SCHEMA`), exactly as the CLI prints them.
-  A progress notification follows each provider that finishes (``"3/6 done: Brave Search failed"``);
-  a client cancel cancels the search and its connections. Bad arguments, and a search in which no
-  provider returned content, are tool errors (``isError``) whose text names each provider's problem.
+  A progress notification follows each provider that finishes (``"3/6 done: Brave Search failed"``)
+  and each one held back by pacing (``"0/3 done: waiting 0.8 s: Exa allows one search per second"``);
+  a client cancel cancels the search and its connections. A provider that answered the same question
+  within the cache's time to live is not asked again (its result is reused, marked ``cached``);
+  ``fresh=true`` asks every provider again. Bad arguments, a search in which no provider returned
+  content, and a search that would pass a ``[budget]`` (nothing is sent; the text names the budget,
+  the spend so far and the estimate) are tool errors (``isError``).
   The description names the providers that are ready, by id, and stays short (the tool list goes to
   the agent on every turn: :data:`TOOL_LIST_BUDGET`).
 - ``list_providers()``: every provider's id, label, kind, readiness (ready, keyless, needs key, needs
@@ -78,8 +82,9 @@ the document schema's parts shared through ``$defs``, ``history_show`` naming th
 repeating it); 6,678 with ``web_search``'s ``verify`` and the citations' ``check``; 7,237 with
 ``fetch_page`` (558 bytes: no output schema, its fields are ``fetch --format json``'s); 7,412 with 34
 providers and the search index; 7,232 with the document schema written out instead of through
-``$defs`` (a client validating a result resolved a reference per field: 13 ms, now 5); the tests hold
-it under this."""
+``$defs`` (a client validating a result resolved a reference per field: 13 ms, now 5); 7,371 with the
+results' cost and cached fields and ``web_search``'s ``fresh`` (four argument descriptions cut to
+fit); the tests hold it under this."""
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 """``progress(done, total, message)``: sends one progress notification for the current tool call."""
@@ -130,12 +135,12 @@ SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
         "providers": {
             "type": "array",
             "items": {"type": "string"},
-            "description": "Ids (list_providers); default: the configured selection.",
+            "description": "Ids (list_providers); default: configured.",
         },
         "mode": {
             "type": "string",
             "enum": list(MODES),
-            "description": "compare (default): all at once; auto: one by one until one answers.",
+            "description": "compare (default): all at once; auto: until one answers.",
         },
         "recency": {
             "type": "string",
@@ -146,14 +151,15 @@ SEARCH_ARGUMENTS_SCHEMA: dict[str, Any] = {
             "type": "integer",
             "minimum": 1,
             "maximum": MAX_RESULTS_LIMIT,
-            "description": "Sources per provider (default from the config).",
+            "description": "Sources per provider.",
         },
         "grok_search_mode": {
             "type": "string",
             "enum": list(GROK_SEARCH_MODES),
-            "description": "grok only: search web pages, X posts or both (default from the config).",
+            "description": "grok only: web pages, X posts or both.",
         },
         "verify": {"type": "boolean", "description": "Check citations against their pages."},
+        "fresh": {"type": "boolean", "description": "Skip the cache."},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -344,10 +350,14 @@ class SearchTools:
         try:
             request = build_request(self.config, **search_arguments(arguments))
             options = provider_options(arguments)
-            verify = verify_argument(arguments)
+            verify = flag_argument(arguments, "verify")
+            fresh = flag_argument(arguments, "fresh")
         except RequestError as exc:
             return tool_error(str(exc))
-        live = self.session.begin(request, remember=False)
+        overrun = await self.session.budget_check(request, fresh=fresh, options=options or None)
+        if overrun is not None:
+            return tool_error(f"Error: {overrun.message(override=None)}")
+        live = self.session.begin(request, remember=False, fresh=fresh)
         result = live.result
         gate = ProgressGate(progress)
         try:
@@ -513,16 +523,16 @@ def search_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     return {name: arguments.get(name) for name in REQUEST_ARGUMENTS}
 
 
-def verify_argument(arguments: Mapping[str, Any]) -> bool:
-    """``web_search``'s ``verify`` (default false).
+def flag_argument(arguments: Mapping[str, Any], name: str) -> bool:
+    """``web_search``'s boolean argument ``name`` (``verify``, ``fresh``; default false).
 
     Raises:
-        RequestError: ``verify`` is not true, false or null.
+        RequestError: the argument is not true, false or null.
     """
-    verify = arguments.get("verify")
-    if verify is not None and not isinstance(verify, bool):
-        raise RequestError("verify must be true or false")
-    return bool(verify)
+    value = arguments.get(name)
+    if value is not None and not isinstance(value, bool):
+        raise RequestError(f"{name} must be true or false")
+    return bool(value)
 
 
 def provider_options(arguments: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -565,8 +575,8 @@ def _named_within(ids: Sequence[str], room: int) -> str:
 class FinishCounter:
     """An ``on_update`` callback for the session's ``live`` search (which counts the providers whose
     run ended: :attr:`LiveSearch.done`) that passes ``(done, total, "3/6 done: Brave Search failed")``
-    to ``report`` once per provider, and ``(done, total, "1/6 done: Exa held back 0.8 s by its
-    pacing")`` when a run waits for its pacing slot."""
+    to ``report`` once per provider, and ``(done, total, "1/6 done: waiting 0.8 s: Exa allows one
+    search per second")`` when a run waits for its pacing slot (:meth:`LiveSearch.pacing_notice`)."""
 
     def __init__(self, live: LiveSearch, report: Callable[[tuple[int, int, str]], None]) -> None:
         self._live = live
@@ -577,7 +587,9 @@ class FinishCounter:
         done, result = len(self._live.done), self._live.result
         total, label = len(result.providers), result.label(update.provider)
         if update.paced is not None:
-            self._report((done, total, f"{done}/{total} done: {label} held back {update.paced:.1f} s by its pacing"))
+            self._report(
+                (done, total, f"{done}/{total} done: {self._live.pacing_notice(update.provider, update.paced)}")
+            )
             return
         if not update.final or done == self._reported:
             return

@@ -16,7 +16,9 @@ Rules (each is tested):
   result that was itself reused (the history filters these; :func:`reused_outcome` checks again);
 - a key or endpoint that changed is a different cache key, hence a miss;
 - a reused outcome says so: ``cached`` (:class:`~websearch_tui.core.costs.CachedFrom`: the search it
-  came from, when, how old), a ``"cached"`` cost of $0, the same cache key, no elapsed time;
+  came from, when, how old), a ``"cached"`` cost of $0, the same cache key, no elapsed time; it is
+  the provider's answer as it came, without the citation checks of the earlier search (a search with
+  ``verify`` checks it again);
 - nothing is read when the search is fresh (``search --fresh``, the TUI's fresh search, MCP
   ``fresh=true``, every retry of failed providers), in private mode (which also writes nothing), or
   while the history is off; a history that cannot be read means no reuse, never an error.
@@ -67,13 +69,15 @@ def cache_ttl(config: Config, provider_id: str) -> float:
 def reused_outcome(found: Reused, key: str, now: datetime) -> ProviderOutcome | None:
     """The outcome a search reports for ``found`` (a stored run asked as ``key``) reused at ``now``
     (timezone-aware): the stored outcome with ``cached`` (its search, start, age in seconds), a
-    ``"cached"`` cost of $0, ``key`` and no elapsed time (nothing was sent). ``None`` when it may not
-    be reused: it did not end ``done``, it was itself reused, or it was asked under another key."""
+    ``"cached"`` cost of $0, ``key``, no elapsed time (nothing was sent) and its citations unchecked.
+    ``None`` when it may not be reused: it did not end ``done``, it was itself reused, or it was
+    asked under another key."""
     stored = found.outcome
     if stored.status is not RunStatus.DONE or stored.cached is not None or stored.cache_key not in (None, key):
         return None
     age = max(0.0, (now - found.created_at).total_seconds())
-    response = dataclasses.replace(stored.response, elapsed_ms=0, first_event_ms=None)
+    citations = [dataclasses.replace(citation, check=None) for citation in stored.response.citations]
+    response = dataclasses.replace(stored.response, elapsed_ms=0, first_event_ms=None, citations=citations)
     return dataclasses.replace(
         stored,
         response=response,

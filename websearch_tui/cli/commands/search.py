@@ -23,13 +23,15 @@ from websearch_tui.core.text import sanitize
 
 if TYPE_CHECKING:
     from websearch_tui.core.results import OnUpdate, ProviderUpdate, SearchResult
-    from websearch_tui.session import LiveSearch, Session
+    from websearch_tui.session import BudgetOverrun, LiveSearch, Session
     from websearch_tui.settings.config import Config
 
 
 def run(args: argparse.Namespace) -> int:
-    """``search``: 0 when a provider returned content, 1 when every one failed, 130 when interrupted
-    (what had finished is printed all the same).
+    """``search``: 0 when a provider returned content, 1 when every one failed or when the search
+    would pass a ``[budget]`` (refused before anything is sent, unless ``--over-budget``; the message
+    names the budget, the spend so far and the estimate), 130 when interrupted (what had finished is
+    printed all the same). ``--fresh`` reuses no result from the history.
 
     Raises:
         UsageError: bad arguments (providers, preset, query, ``-o``), an unusable config file.
@@ -58,20 +60,31 @@ def run(args: argparse.Namespace) -> int:
     session = Session.from_config(config)
     notices: list[str] = []
     session.history_notices(notices.append)
-    live = session.begin(request)
+    live = session.begin(request, fresh=args.fresh)
     result = live.result
     progress = Progress.on_terminal(live, sys.stderr)
     stream = AnswerStream(result, sys.stdout, progress) if streams_answer(args.format, result, output) else None
     color = use_color(args.color, sys.stdout if output is None else None)
     try:
-        search = _run_search(session, live, progress, record=not args.no_history, verify=args.verify, on_update=stream)
-        asyncio.run(search)
+        search = _run_search(
+            session,
+            live,
+            progress,
+            record=not args.no_history,
+            verify=args.verify,
+            on_update=stream,
+            budget=not args.over_budget,
+        )
+        overrun = asyncio.run(search)
     except KeyboardInterrupt:
         # Ctrl+C: every run was cancelled; print what had finished (the rest reads "cancelled")
         result.error = "interrupted"
         _print_result(result, args.format, merged=args.merged, output=output, color=color, stream=stream)
         warn(notices)
         return 130
+    if overrun is not None:
+        warn(notices)
+        return fail(overrun.message(), 1)
     code = _print_result(result, args.format, merged=args.merged, output=output, color=color, stream=stream)
     warn(notices)
     warn([session.key_store.keyring_problem] if session.key_store.keyring_problem else [])
@@ -151,17 +164,25 @@ async def _run_search(
     record: bool,
     verify: bool = False,
     on_update: OnUpdate | None = None,
-) -> None:
+    budget: bool = False,
+) -> BudgetOverrun | None:
     """Run the session's ``live`` search, reporting to ``on_update`` (default: ``progress``), then with
     ``verify`` check its citations (the progress line says how far); the progress line is cleared
-    and the session closed at the end, also when cancelled."""
+    and the session closed at the end, also when cancelled. With ``budget``, first the
+    ``[budget]`` check (:meth:`Session.budget_check <websearch_tui.session.Session.budget_check>`):
+    a search that would pass one is not run and its :class:`BudgetOverrun` returned (else ``None``)."""
     redraw = progress.redraw if progress is not None else None
     try:
+        if budget:
+            overrun = await session.budget_check(live.result.request, fresh=live.fresh)
+            if overrun is not None:
+                return overrun
         await session.run(live, on_update or progress, record=record, verify=verify, on_checked=redraw)
     finally:
         if progress is not None:
             progress.clear()
         await session.aclose()  # also writes the search to the history
+    return None
 
 
 class Progress:
