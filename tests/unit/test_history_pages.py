@@ -214,7 +214,6 @@ def write_version_2(path: Path, queries: list[str]) -> None:
 
 
 def test_a_version_2_file_gains_the_pages_table_and_keeps_its_searches(path: Path) -> None:
-    assert schema.LATEST == 3
     write_version_2(path, ["old asyncio question", "old rust question"])
     store = HistoryStore(path)
     assert [entry.query for entry in store.search("rust")] == ["old rust question"]
@@ -224,9 +223,9 @@ def test_a_version_2_file_gains_the_pages_table_and_keeps_its_searches(path: Pat
     assert store.add_page(page) and store.page(page.url) == dataclasses.replace(page, from_history=True)
     store.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == schema.LATEST
         names = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-    assert {"searches", "search_index", "pages", "pages_final_url"} <= names
+    assert {"searches", "search_index", "pages", "pages_final_url", "runs", "run_days"} <= names
     HistoryStore(path).close()  # opened again: nothing more to migrate
 
 

@@ -37,6 +37,7 @@ from websearch_tui.core.errors import redact
 from websearch_tui.core.pages import DEFAULT_MAX_BYTES, Page
 from websearch_tui.core.results import SearchResult
 from websearch_tui.core.text import sanitize, truncate
+from websearch_tui.history import aggregate
 from websearch_tui.history.codec import (
     ENTRY_COLUMNS,
     RESULT_COLUMNS,
@@ -50,7 +51,16 @@ from websearch_tui.history.codec import (
 )
 from websearch_tui.history.index import index_body, index_form, match_expression, query_words
 from websearch_tui.history.pages import PAGE_COLUMNS, decode_page, encode_page, text_bytes
-from websearch_tui.history.schema import ForeignFile, NewerSchema, check_version, drop_index, has_index, migrate
+from websearch_tui.history.runs import RUN_COLUMNS, run_rows
+from websearch_tui.history.schema import (
+    ForeignFile,
+    NewerSchema,
+    check_version,
+    drop_index,
+    has_index,
+    migrate,
+    reset_runs,
+)
 from websearch_tui.history.stats import Reused, StatsReport
 
 log = logging.getLogger(__name__)
@@ -78,6 +88,12 @@ MAX_PAGES = 2_000
 MAX_PAGES_BYTES = 256 * 1024 * 1024
 """The most bytes the kept pages' compressed texts may take together (256 MiB): past it the least
 recently stored pages are dropped (the newest is always kept)."""
+
+_REUSABLE = (  # newest first; ties (one second) by the later search
+    "SELECT search_id, provider FROM runs WHERE cache_key = ? AND started >= ? AND status = 'done' AND cached = 0 "
+    "ORDER BY started DESC, search_id DESC LIMIT 1"
+)
+_INSERT_RUN = f"INSERT INTO runs({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' for _ in RUN_COLUMNS)})"
 
 MAX_ID = 2**63 - 1
 """The largest id SQLite can hold: a larger one is simply not there (not an OverflowError)."""
@@ -347,14 +363,17 @@ class HistoryStore:
         Raises:
             HistoryError: as :meth:`_run`.
         """
-        encoded = encode(result, created_at or result.created_at or datetime.now(timezone.utc))
+        started = created_at or result.created_at or datetime.now(timezone.utc)
+        encoded = encode(result, started)
         names = ", ".join(encoded.columns)
         marks = ", ".join("?" for _ in encoded.columns)
+        runs = run_rows(result.outcomes, started)
 
         def insert(db: sqlite3.Connection) -> int:
             with _transaction(db):
                 cursor = db.execute(f"INSERT INTO searches({names}) VALUES ({marks})", tuple(encoded.columns.values()))
                 entry_id = int(cursor.lastrowid or 0)
+                db.executemany(_INSERT_RUN, [run.values(entry_id) for run in runs])
                 if self.full_text:
                     db.execute(
                         "INSERT INTO search_index(rowid, query, body) VALUES (?, ?, ?)",
@@ -366,7 +385,7 @@ class HistoryStore:
         return self._run(insert)
 
     def prune(self) -> bool:
-        """Delete the oldest searches beyond ``max_entries``, at most :data:`PRUNE_BATCH` of them, in
+        """Delete the oldest searches beyond ``max_entries`` (and their runs), at most :data:`PRUNE_BATCH` of them, in
         one transaction; True when more are left to delete (call again: the lock is free meanwhile).
 
         Raises:
@@ -445,7 +464,7 @@ class HistoryStore:
         )
 
     def delete(self, entry_id: int) -> None:
-        """Delete one search.
+        """Delete one search (and its runs: a trigger, in the same transaction).
 
         Raises:
             UnknownEntry: there is no search ``entry_id``.
@@ -466,8 +485,8 @@ class HistoryStore:
         self._run(remove)
 
     def clear(self) -> int:
-        """Delete every search and every page kept, empty the index and compact the file; returns how
-        many searches were deleted. Ids are not reused afterwards.
+        """Delete every search (and its runs) and every page kept, empty the index and compact the file;
+        returns how many searches were deleted. Ids are not reused afterwards.
 
         Raises:
             HistoryError: as :meth:`_run`.
@@ -476,6 +495,7 @@ class HistoryStore:
         def remove_all(db: sqlite3.Connection) -> int:
             with _transaction(db):
                 count = int(db.execute("SELECT count(*) FROM searches").fetchone()[0])
+                reset_runs(db)
                 db.execute("DELETE FROM searches")
                 db.execute("DELETE FROM pages")
                 if self.full_text:
@@ -651,7 +671,17 @@ class HistoryStore:
         Raises:
             HistoryError: as :meth:`_run`.
         """
-        raise NotImplementedError
+        found = self._run(lambda db: db.execute(_REUSABLE, (cache_key, newer_than.timestamp())).fetchone())
+        if found is None:
+            return None
+        search_id, provider = int(found[0]), str(found[1])
+        try:
+            stored = self.get(search_id)
+        except HistoryError as exc:  # deleted meanwhile, or damaged
+            log.warning("the cached result of search %s cannot be reused: %s", search_id, exc)
+            return None
+        outcome = stored.result.outcome(provider)
+        return Reused(search_id, stored.entry.created_at, outcome) if outcome is not None else None
 
     def spent(self, since: datetime) -> float:
         """What the runs of searches started at or after ``since`` (timezone-aware) cost, US dollars.
@@ -659,7 +689,7 @@ class HistoryStore:
         Raises:
             HistoryError: as :meth:`_run`.
         """
-        raise NotImplementedError
+        return self._run(lambda db: aggregate.spent(db, since))
 
     def stats(self, since: datetime | None = None, provider: str | None = None) -> StatsReport:
         """The statistics of the searches started at or after ``since`` (``None``: all), of every
@@ -668,4 +698,4 @@ class HistoryStore:
         Raises:
             HistoryError: as :meth:`_run`.
         """
-        raise NotImplementedError
+        return self._run(lambda db: aggregate.stats_report(db, since, provider))
