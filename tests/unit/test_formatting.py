@@ -120,8 +120,10 @@ def test_json_document_shape() -> None:
         "first_event_ms": None,
         "response": None,
         "error": {"kind": "rate_limit", "message": "Slow down.", "status": 429},
+        "cost": None,
+        "cached": None,
     }
-    assert "error" not in document
+    assert "error" not in document and document["cost_usd"] == 0
 
 
 def rendered(markdown: str) -> str:

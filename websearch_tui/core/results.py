@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
 
-from websearch_tui.core.costs import CachedFrom, Cost
+from websearch_tui.core.costs import CachedFrom, Cost, CostBasis
 from websearch_tui.core.errors import ProviderError, all_failed_message, empty_message, safe_document
 from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.models import SearchEvent, SearchRequest, SearchResponse
@@ -122,12 +122,15 @@ class ProviderOutcome:
         return self.status is RunStatus.DONE
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"provider", "status", "elapsed_ms", "first_event_ms", "response", "error"}``: one entry of
-        the JSON document's ``results``.
+        """``{"provider", "status", "elapsed_ms", "first_event_ms", "response", "error", "cost",
+        "cached"}``: one entry of the JSON document's ``results``.
 
         ``response`` is the normalised response (also partial content of a failed stream, or ``None``
         when nothing arrived), with ``dropped_sources`` counting results left out for lack of a URL;
-        ``error`` is ``{"kind", "message", "status"}`` or ``None``.
+        ``error`` is ``{"kind", "message", "status"}`` or ``None``; ``cost`` is ``{"usd", "basis"}``
+        (:meth:`Cost.to_dict <websearch_tui.core.costs.Cost.to_dict>`) or ``None`` when not worked
+        out; ``cached`` is ``{"age_seconds", "search_id"}`` for a result reused from the history, else
+        ``None``.
         """
         response = self.response
         has_content = self.status is not RunStatus.FAILED or response.is_renderable()
@@ -138,6 +141,8 @@ class ProviderOutcome:
             "first_event_ms": self.first_event_ms,
             "response": response.to_dict() if has_content else None,
             "error": self.error.to_dict() if self.error else None,
+            "cost": self.cost.to_dict() if self.cost is not None else None,
+            "cached": self.cached.to_dict() if self.cached is not None else None,
         }
 
 
@@ -249,8 +254,9 @@ class SearchResult:
         millisecond; ``None`` for a result made by hand), ``mode``, ``max_results``, ``recency``,
         ``results`` (:meth:`ProviderOutcome.to_dict`, in order), ``merged`` (every source once,
         ranked: :meth:`MergedSource.to_dict <websearch_tui.core.merge.MergedSource.to_dict>`),
-        ``winner`` in auto mode and ``error`` (``{"message"}``) when nothing returned content. Every
-        string is sanitised and redacted (:func:`~websearch_tui.core.errors.safe_document`)."""
+        ``winner`` in auto mode, ``cost_usd`` (:meth:`cost_usd`, rounded to 6 decimals) and ``error``
+        (``{"message"}``) when nothing returned content. Every string is sanitised and redacted
+        (:func:`~websearch_tui.core.errors.safe_document`)."""
         request = self.request
         created = self.created_at
         document: dict[str, Any] = {
@@ -263,6 +269,7 @@ class SearchResult:
             "recency": request.recency,
             "results": [outcome.to_dict() for outcome in self.outcomes],
             "merged": [row.to_dict() for row in self.merged_sources()],
+            "cost_usd": round(self.cost_usd(), 6),
         }
         if self.mode == "auto":
             document["winner"] = self.winner
@@ -274,6 +281,27 @@ class SearchResult:
     def cost_usd(self) -> float:
         """What the search cost, in US dollars: the sum of its outcomes' costs (unknown ones count 0)."""
         return sum(outcome.cost.usd for outcome in self.outcomes if outcome.cost is not None)
+
+    def cost_text(self) -> str:
+        """The search's cost in one phrase, as every front end words it: ``"≈ $0.021"`` (an estimate
+        is part of it), ``"$0.0123"`` (every figure reported by its provider), ``"$0 · 3 cached"``
+        (results reused from the history count $0 and are counted), ``"≥ $0.004 (no price for
+        Kagi)"`` when a provider's price is not known (``"unknown (no price for Kagi)"`` with nothing
+        else spent); ``""`` when no outcome has a cost and none was reused (nothing ended yet, or
+        costs were not worked out)."""
+        cached = sum(1 for o in self.outcomes if o.cached is not None)
+        sent = [(o, o.cost) for o in self.outcomes if o.cost is not None and o.cached is None]
+        if not sent and not cached:
+            return ""
+        total = sum(cost.usd for _, cost in sent)
+        unknown = [self.label(o.provider) for o, cost in sent if cost.basis == "unknown"]
+        bases = {cost.basis for _, cost in sent if cost.usd > 0}  # a $0 failure makes no total an estimate
+        basis: CostBasis = "estimated" if "estimated" in bases else "reported" if "reported" in bases else "keyless"
+        amount = Cost(total, basis).text()
+        if unknown:
+            known = f"≥ {amount.removeprefix('≈ ')}" if total > 0 else "unknown"
+            amount = f"{known} (no price for {', '.join(unknown)})"
+        return f"{amount} · {cached} cached" if cached else amount
 
     def combined_error(self) -> str | None:
         """The seed message for "nothing returned content": one failure's message as it is, several

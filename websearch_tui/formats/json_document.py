@@ -26,6 +26,7 @@ _NULLABLE_STRING = _nullable(_STRING)
 _NULLABLE_COUNT = _nullable(_COUNT)
 _STRINGS = {"type": "array", "items": _STRING}
 _DATE = {"type": ["string", "null"], "format": "date-time"}
+_USD = {"type": "number"}
 _SOURCE = {
     "type": "object",
     "properties": {
@@ -85,6 +86,10 @@ _OUTCOME = {
             "type": ["object", "null"],
             "properties": {"kind": _STRING, "message": _STRING, "status": {"type": ["integer", "null"]}},
         },
+        # kept short for the tool list: basis is reported, estimated, keyless, cached or unknown
+        # (Cost.to_dict); cached is {"age_seconds", "search_id"} (CachedFrom.to_dict)
+        "cost": {"type": ["object", "null"], "properties": {"usd": _USD, "basis": _STRING}},
+        "cached": {"type": ["object", "null"]},
     },
 }
 _MERGED = {
@@ -118,6 +123,7 @@ JSON_DOCUMENT_SCHEMA: dict[str, Any] = {
         "results": {"type": "array", "items": _OUTCOME},
         "merged": {"type": "array", "items": _MERGED},
         "winner": _NULLABLE_STRING,
+        "cost_usd": _USD,
         "error": {"type": "object", "required": ["message"], "properties": {"message": _STRING}},
     },
 }
@@ -128,7 +134,7 @@ an MCP client validates every result against it, and resolving a reference per f
 cost), with its fields' types only (no prose, no per-object ``required``): the MCP tool list is sent
 to an agent on every turn, so it stays small. A field added to the document is added here too (the tests
 validate real documents against it); objects stay open to new fields. Dates (``created_at``,
-``published_date``) are ISO 8601 UTC."""
+``published_date``) are ISO 8601 UTC; money (``cost_usd``, a result's ``cost.usd``) is US dollars."""
 
 
 def to_json(result: SearchResult) -> str:
