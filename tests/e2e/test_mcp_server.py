@@ -274,7 +274,8 @@ async def test_stdio_bad_input_and_failed_providers_never_stop_the_server(
     assert not partly.is_error
     brave_block = "# Brave Search (brave)\nError: Brave Search authorization failed (401). Check API key or base URL."
     assert partly.content[0].text.startswith(brave_block)
-    assert "# Perplexity (perplexity)\n" in partly.content[0].text
+    assert "# Perplexity (perplexity) · $0.0" in partly.content[0].text  # the cost it reported
+    assert re.search(r"\n\nCost: \$0\.\d+$", partly.content[0].text)  # reported, not "≈": brave's 401 cost nothing
     assert [r["status"] for r in partly.structured_content["results"]] == ["failed", "done"]
     assert failed.is_error
     text = failed.content[0].text

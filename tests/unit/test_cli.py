@@ -93,7 +93,9 @@ def test_all_failed_json_is_an_error_object(fake_providers: None, capsys: pytest
 
 def test_llm_and_markdown_formats(fake_providers: None, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["search", "hello", "-p", "brave", "--format", "llm"]) == 0
-    assert capsys.readouterr().out == "# Brave Search (brave)\n[1] Alpha [b]x[/b]\n    https://a.example/x\n    snip\n"
+    assert capsys.readouterr().out == (
+        "# Brave Search (brave) · ≈ $0.005\n[1] Alpha [b]x[/b]\n    https://a.example/x\n    snip\n"
+    )
     assert main(["search", "hello", "-p", "brave", "--format", "markdown"]) == 0
     assert "1. [Alpha \\[b\\]x\\[/b\\]](<https://a.example/x>) — a.example" in capsys.readouterr().out
 

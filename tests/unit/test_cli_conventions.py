@@ -403,8 +403,8 @@ def test_ctrl_c_prints_cancelled_providers_as_such_in_the_llm_format(
     monkeypatch.setattr(engine_module, "load_stream", lambda pid: fakes[pid])
     assert main(["search", "hello", "-p", "brave", "-p", "tavily", "--format", "llm"]) == 130
     out = capsys.readouterr().out
-    assert out.startswith("# Brave Search (brave)\n[1] Alpha\n    https://a.example/x\n\n")
-    assert out.endswith("# Tavily (tavily)\nNote: Cancelled before it finished.\n")
+    assert out.startswith("# Brave Search (brave) · ≈ $0.005\n[1] Alpha\n    https://a.example/x\n\n")
+    assert out.endswith("# Tavily (tavily)\nNote: Cancelled before it finished.\n\nCost: ≈ $0.005\n")
 
 
 # --- outputs through the CLI ----------------------------------------------------------------

@@ -52,11 +52,13 @@ def terminal_text(result: SearchResult, plain: str, *, color: bool, streamed: st
     whole block when the final answer differs). Stripped of its escape sequences the result is
     ``plain`` (or, after ``streamed``, what follows the answer); when a block is not laid out as
     expected it is left plain."""
+    from websearch_tui.formats.common import cost_total_line
     from websearch_tui.formats.text import to_text
 
     blocks = [(outcome, to_text(dataclasses.replace(result, outcomes=[outcome]))) for outcome in result.outcomes]
+    total = safe_text(cost_total_line(result))  # the search's cost closes the text of several providers
     lead = "" if streamed is None else "\n" if streamed.endswith("\n") else "\n\n"
-    if "\n\n".join(block for _, block in blocks) != plain:
+    if "\n\n".join([*(block for _, block in blocks), *([total] if total else [])]) != plain:
         return lead + plain
     painted = []
     for outcome, block in blocks:
@@ -70,7 +72,7 @@ def terminal_text(result: SearchResult, plain: str, *, color: bool, streamed: st
         if streamed is not None and len(blocks) == 1 and safe_text(streamed.strip()) == answer:
             answer, tail = "", tail[1:]  # shown already: the status line, then a blank line and the rest
         painted.append((head + answer + tail).rstrip("\n"))
-    text = "\n\n".join(painted)
+    text = "\n\n".join([*painted, total] if total else painted)
     if streamed is None and _SGR.sub("", text) != plain:  # styling never changes the text: if it would, none
         return plain
     return lead + text

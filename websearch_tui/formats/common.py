@@ -4,7 +4,7 @@ the outcomes a format shows, the merged source list and the secret-safe JSON tre
 from __future__ import annotations
 
 from websearch_tui.core.models import SearchResponse
-from websearch_tui.core.results import ProviderOutcome, SearchResult
+from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import format_age
 
 
@@ -49,12 +49,41 @@ def dropped_sources_text(count: int) -> str:
 
 
 def status_line(outcome: ProviderOutcome) -> str:
-    """An outcome's status in one line: ``"done in 1.2s, 3 sources"``, or for a failure
-    ``"failed (auth) after 0.4s: <message>"``."""
+    """An outcome's status in one line: ``"done in 1.2s, 3 sources · ≈ $0.004"`` (its cost when known,
+    :func:`cost_part`), ``"done, 3 sources · cached · 12 min ago · $0"`` for a result reused from the
+    history, or for a failure ``"failed (auth) after 0.4s: <message>"`` (``"failed (network) after
+    3.1s, ≈ $0.021: <message>"`` when the partial run cost something)."""
     seconds = f"{outcome.elapsed_ms / 1000:.1f}s"
+    cost = cost_part(outcome)
     if outcome.error is not None:
-        return f"{outcome.status.value} ({outcome.error.kind.value}) after {seconds}: {outcome.error.message}"
-    return f"{outcome.status.value} in {seconds}, {plural(len(outcome.response.sources), 'source')}"
+        spent = f", {cost}" if cost else ""
+        return f"{outcome.status.value} ({outcome.error.kind.value}) after {seconds}{spent}: {outcome.error.message}"
+    timing = "" if outcome.cached is not None else f" in {seconds}"
+    line = f"{outcome.status.value}{timing}, {plural(len(outcome.response.sources), 'source')}"
+    return f"{line} · {cost}" if cost else line
+
+
+def cost_part(outcome: ProviderOutcome) -> str:
+    """What a run cost, for its status line: ``"≈ $0.004"``, ``"$0.0123"`` (reported), ``"$0"``
+    (keyless), ``"cost unknown"``, and ``"cached · 12 min ago · $0"`` for a reused result; ``""``
+    when the cost was not worked out, and for a failed or cancelled run that cost nothing (or an
+    unknown amount)."""
+    parts = [outcome.cached.text()] if outcome.cached is not None else []
+    cost = outcome.cost
+    ended = outcome.status not in (RunStatus.FAILED, RunStatus.CANCELLED)
+    if cost is not None and (ended or cost.usd > 0):
+        parts.append(cost.text())
+    return " · ".join(parts)
+
+
+def cost_total_line(result: SearchResult) -> str:
+    """``"Cost: ≈ $0.021"`` (:meth:`SearchResult.cost_text
+    <websearch_tui.core.results.SearchResult.cost_text>`) for a search of several providers whose
+    costs are known; ``""`` for one provider (its status line says it) or when none is known."""
+    if len(result.outcomes) < 2:
+        return ""
+    text = result.cost_text()
+    return f"Cost: {text}" if text else ""
 
 
 def visible_outcomes(result: SearchResult) -> list[ProviderOutcome]:

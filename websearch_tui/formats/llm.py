@@ -14,7 +14,16 @@ from websearch_tui.core.merge import MergedSource
 from websearch_tui.core.models import Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import canonical_url, truncate
-from websearch_tui.formats.common import age_text, checks_line, indented, plural, visible_outcomes, when_published
+from websearch_tui.formats.common import (
+    age_text,
+    checks_line,
+    cost_part,
+    cost_total_line,
+    indented,
+    plural,
+    visible_outcomes,
+    when_published,
+)
 
 
 def to_llm_text(response: SearchResponse) -> str:
@@ -156,12 +165,27 @@ def _outcome_note(outcome: ProviderOutcome, label: str) -> str | None:
 
 
 def to_llm_document(result: SearchResult) -> str:
-    """Every shown provider as ``# <Label> (<id>)`` followed by its LLM text block."""
+    """Every shown provider as ``# <Label> (<id>)`` (``· ≈ $0.004``, ``· cached · 12 min ago · $0``
+    after it when known: :func:`_heading`) followed by its LLM text block; last, for several
+    providers, the search's total (``Cost: ≈ $0.021``)."""
     blocks = [
-        f"# {result.label(o.provider)} ({o.provider})\n{outcome_llm_text(o, result.label(o.provider))}"
-        for o in visible_outcomes(result)
+        f"{_heading(result, o)}\n{outcome_llm_text(o, result.label(o.provider))}" for o in visible_outcomes(result)
     ]
-    return safe_text("\n\n".join(blocks))
+    return safe_text("\n\n".join(_with_total(blocks, result)))
+
+
+def _heading(result: SearchResult, outcome: ProviderOutcome) -> str:
+    """``"# Brave Search (brave)"``, with what the run cost after it: ``"# Brave Search (brave) ·
+    ≈ $0.005"`` (:func:`~websearch_tui.formats.common.cost_part`)."""
+    cost = cost_part(outcome)
+    heading = f"# {result.label(outcome.provider)} ({outcome.provider})"
+    return f"{heading} · {cost}" if cost else heading
+
+
+def _with_total(blocks: list[str], result: SearchResult) -> list[str]:
+    """``blocks`` and, when there is one, the search's cost line (:func:`cost_total_line`) after them."""
+    total = cost_total_line(result)
+    return [*blocks, total] if total and blocks else blocks
 
 
 def to_llm_merged(result: SearchResult) -> str:
@@ -169,7 +193,8 @@ def to_llm_merged(result: SearchResult) -> str:
     under ``# <Label> (<id>)``, then one de-duplicated, ranked source list in the seed's source shape
     plus one ``found by ... · cited by ...`` line per source. A cancelled provider's block says so
     (``Note: Cancelled before it finished.``, before any partial answer); providers with neither an
-    answer, an error nor a cancel (search engines) appear only through their sources."""
+    answer, an error nor a cancel (search engines) appear only through their sources; a heading
+    carries what the provider's run cost (:func:`_heading`), and the search's total closes the text."""
     blocks = []
     for outcome in visible_outcomes(result):
         answer = (outcome.response.answer or "").strip()
@@ -177,7 +202,7 @@ def to_llm_merged(result: SearchResult) -> str:
         if outcome.status is RunStatus.CANCELLED:
             text = f"Note: {_outcome_note(outcome, result.label(outcome.provider))}\n{text}".rstrip("\n")
         if text:
-            blocks.append(f"# {result.label(outcome.provider)} ({outcome.provider})\n{text}")
+            blocks.append(f"{_heading(result, outcome)}\n{text}")
     rows = result.merged_sources()
     providers = {pid for row in rows for pid in row.ranks}
     lines = [f"# Merged sources\n{plural(len(rows), 'source')} from {plural(len(providers), 'provider')}"]
@@ -189,7 +214,7 @@ def to_llm_merged(result: SearchResult) -> str:
             lines.append(indented(truncate(row.snippet, 240)))
         lines.append(f"    {_provenance(row)}")
     blocks.append("\n".join(lines))
-    return safe_text("\n\n".join(blocks))
+    return safe_text("\n\n".join(_with_total(blocks, result)))
 
 
 def _provenance(row: MergedSource) -> str:

@@ -11,7 +11,14 @@ from websearch_tui.core.errors import redact, safe_text
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.results import SearchResult
 from websearch_tui.core.text import host_of, markdown_literal, sanitize, truncate
-from websearch_tui.formats.common import checks_line, dropped_sources_text, plural, status_line, when_published
+from websearch_tui.formats.common import (
+    checks_line,
+    cost_total_line,
+    dropped_sources_text,
+    plural,
+    status_line,
+    when_published,
+)
 from websearch_tui.formats.llm import citation_views, same_as_sources, views_repeat_sources
 from websearch_tui.providers.helpers.parse import markdown_quote
 
@@ -105,8 +112,13 @@ def _allowed_target(target: str) -> bool:
 
 
 def to_markdown(result: SearchResult) -> str:
-    """A Markdown report: one ``##`` section per provider with answer, sources, citations, ..."""
+    """A Markdown report: the query, when and how it ran, the search's total cost for several providers
+    (``Cost: ≈ $0.021``), then one ``##`` section per provider (its status line with its cost) with
+    answer, sources, citations, ..."""
     lines: list[str] = [f"# {_md_escape(result.request.query)}", "", _search_line(result), ""]
+    total = cost_total_line(result)
+    if total:
+        lines += [_md_escape(total, line_start=True), ""]
     for outcome in result.outcomes:
         response = outcome.response
         lines += [f"## {_md_escape(result.label(outcome.provider))}", "", f"*{_md_escape(status_line(outcome))}*", ""]

@@ -6,14 +6,22 @@ from websearch_tui.core.errors import safe_text
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.results import SearchResult
 from websearch_tui.core.text import truncate
-from websearch_tui.formats.common import checks_line, dropped_sources_text, indented, plural, status_line
+from websearch_tui.formats.common import (
+    checks_line,
+    cost_total_line,
+    dropped_sources_text,
+    indented,
+    plural,
+    status_line,
+)
 from websearch_tui.formats.llm import check_parts, citation_views, llm_parts, same_as_sources, views_repeat_sources
 
 
 def to_text(result: SearchResult) -> str:
-    """A readable plain-text report: a status line per provider, a ``Note:`` line when results
-    without a URL were dropped, then its LLM text block, whose citations say only what the sources
-    do not (:func:`_reader_citation_parts`)."""
+    """A readable plain-text report: a status line per provider (with what its run cost), a ``Note:``
+    line when results without a URL were dropped, then its LLM text block, whose citations say only
+    what the sources do not (:func:`_reader_citation_parts`); last, for several providers, the
+    search's total (``Cost: ≈ $0.021``, :func:`~websearch_tui.formats.common.cost_total_line`)."""
     blocks = []
     for outcome in result.outcomes:  # auto mode too: the failures before the winner are shown
         header = f"== {result.label(outcome.provider)} ({outcome.provider}): {status_line(outcome)}"
@@ -22,7 +30,8 @@ def to_text(result: SearchResult) -> str:
             header += f"\nNote: {dropped_sources_text(dropped)}"
         body = "\n".join(llm_parts(outcome.response, _reader_citation_parts(outcome.response), dated=True))
         blocks.append(f"{header}\n{body}".rstrip())  # partial content of a failure too
-    return safe_text("\n\n".join(blocks))
+    total = cost_total_line(result)
+    return safe_text("\n\n".join([*blocks, total] if total else blocks))
 
 
 def _reader_citation_parts(response: SearchResponse) -> list[str]:
