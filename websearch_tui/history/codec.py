@@ -5,7 +5,13 @@ for what a list shows (query, time, mode, providers, each provider's final statu
 the zlib-compressed JSON list of every provider's outcome record::
 
     {"provider": "exa", "status": "done", "elapsed_ms": 1234, "first_event_ms": 210,
-     "response": {<SearchResponse.to_dict()>}, "error": {"kind", "message", "status"} | null}
+     "response": {<SearchResponse.to_dict()>}, "error": {"kind", "message", "status"} | null,
+     "cost": {"usd", "basis"} | null, "cached": {"search_id", "created_at", "age_seconds"} | null,
+     "cache_key": "<hex digest>" | null}
+
+``cost`` (US dollars unrounded, so a search's total adds up as it did), ``cached`` and ``cache_key``
+came with the issue-26 records; an older record without them reads back with ``None`` for each, as
+does one whose value is malformed (a cost or a reuse is never made up).
 
 Every string of a row passes :func:`~websearch_tui.core.errors.redact` before it is written, so no
 configured secret reaches the file. A stored row is read back as untrusted input: every string is
@@ -17,13 +23,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import re
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from websearch_tui.core.checks import CitationCheck, Verdict
+from websearch_tui.core.costs import CachedFrom, Cost, CostBasis
 from websearch_tui.core.errors import ErrorKind, ProviderError, redact
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage
 from websearch_tui.core.results import SUMMARY_ORDER, ProviderOutcome, RunStatus, SearchResult
@@ -35,6 +44,8 @@ ENTRY_COLUMNS = "id, created_at, query, mode, recency, max_results, providers, l
 """The columns :func:`decode_entry` reads, in its order."""
 RESULT_COLUMNS = f"{ENTRY_COLUMNS}, request, winner, error, outcomes"
 """The columns :func:`decode_result` reads, in its order."""
+_HEX = re.compile(r"[0-9a-f]{16,128}")
+"""A stored cache key: a lower-case hex digest."""
 
 
 class RowError(ValueError):
@@ -132,7 +143,16 @@ def outcome_record(outcome: ProviderOutcome) -> dict[str, Any]:
         "first_event_ms": outcome.first_event_ms,
         "response": outcome.response.to_dict(),
         "error": outcome.error.to_dict() if outcome.error is not None else None,
+        "cost": {"usd": outcome.cost.usd, "basis": outcome.cost.basis} if outcome.cost is not None else None,
+        "cached": _cached_record(outcome.cached) if outcome.cached is not None else None,
+        "cache_key": outcome.cache_key,
     }
+
+
+def _cached_record(cached: CachedFrom) -> dict[str, Any]:
+    """The stored form of where a reused result came from: ``{"search_id", "created_at" (ISO 8601
+    UTC), "age_seconds"}`` (the age as it was when reused, so the record reads back as it was shown)."""
+    return {"search_id": cached.search_id, "created_at": iso_utc(cached.created_at), "age_seconds": cached.age_seconds}
 
 
 def encode(result: SearchResult, created_at: datetime) -> EncodedSearch:
@@ -283,7 +303,40 @@ def _outcome(record: Mapping[str, Any]) -> ProviderOutcome:
         error=_error(record["provider"], error) if error else None,
         elapsed_ms=int(record.get("elapsed_ms") or 0),
         first_event_ms=record.get("first_event_ms"),
+        cost=_cost(record.get("cost")),
+        cached=_cached(record.get("cached")),
+        cache_key=key if isinstance(key := record.get("cache_key"), str) and _HEX.fullmatch(key) else None,
     )
+
+
+def _cost(data: object) -> Cost | None:
+    """A stored cost: ``{"usd": >= 0, "basis": one of CostBasis}``; ``None`` when absent or malformed."""
+    if not isinstance(data, Mapping):
+        return None
+    usd, basis = data.get("usd"), data.get("basis")
+    if isinstance(usd, bool) or not isinstance(usd, (int, float)) or not 0 <= usd < math.inf:
+        return None
+    if basis not in get_args(CostBasis):
+        return None
+    return Cost(float(usd), basis)
+
+
+def _cached(data: object) -> CachedFrom | None:
+    """A stored reuse record (:func:`_cached_record`); ``None`` when absent or malformed."""
+    if not isinstance(data, Mapping):
+        return None
+    search_id, created, age = data.get("search_id"), data.get("created_at"), data.get("age_seconds")
+    if isinstance(search_id, bool) or not isinstance(search_id, int) or search_id < 1:
+        return None
+    if isinstance(age, bool) or not isinstance(age, (int, float)) or not 0 <= age < math.inf:
+        return None
+    try:
+        moment = datetime.fromisoformat(str(created).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return CachedFrom(search_id, moment, float(age))
 
 
 def _error(provider: str, data: Mapping[str, Any]) -> ProviderError:
