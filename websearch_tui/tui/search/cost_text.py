@@ -8,7 +8,6 @@ summary of a search that just ended) or "cost" (a search shown as it ended). Pur
 
 from __future__ import annotations
 
-from websearch_tui.core.costs import Cost, CostBasis
 from websearch_tui.core.results import SearchResult
 
 
@@ -17,17 +16,6 @@ def search_cost_text(result: SearchResult) -> str:
     figure reported by its provider), ``"$0 · 3 cached"`` (results reused from the history count $0
     and are counted), ``"≥ $0.004 (no price for Kagi)"`` when a provider's price is not known
     (``"unknown (no price for Kagi)"`` with nothing else spent); ``""`` when no outcome has a cost and
-    none was reused (nothing ended yet, or costs were not worked out)."""
-    cached = sum(1 for o in result.outcomes if o.cached is not None)
-    sent = [(o, o.cost) for o in result.outcomes if o.cost is not None and o.cached is None]
-    if not sent and not cached:
-        return ""
-    total = sum(cost.usd for _, cost in sent)
-    unknown = [result.label(o.provider) for o, cost in sent if cost.basis == "unknown"]
-    bases = {cost.basis for _, cost in sent}
-    basis: CostBasis = "estimated" if "estimated" in bases else "reported" if "reported" in bases else "keyless"
-    amount = Cost(total, basis).text()
-    if unknown:
-        known = f"≥ {amount.removeprefix('≈ ')}" if total > 0 else "unknown"
-        amount = f"{known} (no price for {', '.join(unknown)})"
-    return f"{amount} · {cached} cached" if cached else amount
+    none was reused (nothing ended yet, or costs were not worked out). The same phrase as every
+    output format's (:meth:`SearchResult.cost_text <websearch_tui.core.results.SearchResult.cost_text>`)."""
+    return result.cost_text()
