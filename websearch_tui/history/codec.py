@@ -316,9 +316,10 @@ def _cost(data: object) -> Cost | None:
     usd, basis = data.get("usd"), data.get("basis")
     if isinstance(usd, bool) or not isinstance(usd, (int, float)) or not 0 <= usd < math.inf:
         return None
-    if basis not in get_args(CostBasis):
-        return None
-    return Cost(float(usd), basis)
+    for known in get_args(CostBasis):
+        if basis == known:
+            return Cost(float(usd), known)
+    return None
 
 
 def _cached(data: object) -> CachedFrom | None:

@@ -473,7 +473,14 @@ def _parse_price(where: str, section: str, value: Mapping[str, Any]) -> Price:
             raise ConfigError(
                 f"{where}: {section} price {unit} must be a number of US dollars from 0 up, got {amount!r}"
             )
-    return Price(**{unit: float(amount) for unit, amount in value.items()})
+    dollars = {unit: float(value.get(unit, 0.0)) for unit in Price.UNITS}
+    return Price(
+        per_request=dollars["per_request"],
+        per_1k_results=dollars["per_1k_results"],
+        per_million_input_tokens=dollars["per_million_input_tokens"],
+        per_million_output_tokens=dollars["per_million_output_tokens"],
+        per_search_call=dollars["per_search_call"],
+    )
 
 
 def _is_number(value: Any) -> bool:
