@@ -168,3 +168,17 @@ async def test_the_api_raises_over_budget_unless_told_to_run_it(monkeypatch, tmp
     assert refused.value.overrun.estimate == pytest.approx(1.0) and calls.sent == []
     result = await asearch("q", providers=["brave"], config=config, over_budget=True)
     assert result.ok and calls.sent == ["brave"]
+
+
+async def test_the_estimate_is_the_average_of_recent_runs_when_known(monkeypatch, tmp_path) -> None:
+    calls = Calls()
+    install(monkeypatch, {"brave": calls.answering()})
+    session = budget_session(tmp_path, daily=1.5)
+    await session.search(ask("brave"))  # cost $1 (estimated from the price then)
+    cheaper = {"brave": {"price": {"per_request": 0.1}}}
+    session.use_config(config_of(tmp_path, providers=cheaper, budget={"daily": 1.5}))
+    overrun = await session.budget_check(ask("brave", query="another question"))
+    assert overrun is not None and overrun.estimate == pytest.approx(1.0)  # what its runs cost, not the new price
+    # a provider without a run yet: its price (Tavily's list price, $0.008) fits beside the $1 spent
+    assert await session.budget_check(ask("tavily", query="another question")) is None
+    await session.aclose()

@@ -93,6 +93,12 @@ _REUSABLE = (  # newest first; ties (one second) by the later search
     "SELECT search_id, provider FROM runs WHERE cache_key = ? AND started >= ? AND status = 'done' AND cached = 0 "
     "ORDER BY started DESC, search_id DESC LIMIT 1"
 )
+_AVERAGE_COST = (  # the provider's newest sent runs with a known cost (runs_provider walks them newest first)
+    "SELECT avg(cost_usd) FROM (SELECT cost_usd FROM runs WHERE provider = ? AND started >= ? AND cached = 0 "
+    "AND cost_basis IN ('reported', 'estimated') ORDER BY started DESC LIMIT ?)"
+)
+AVERAGE_RUNS = 20
+"""How many of a provider's newest runs :meth:`HistoryStore.average_cost` averages."""
 _INSERT_RUN = f"INSERT INTO runs({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' for _ in RUN_COLUMNS)})"
 
 MAX_ID = 2**63 - 1
@@ -690,6 +696,18 @@ class HistoryStore:
             HistoryError: as :meth:`_run`.
         """
         return self._run(lambda db: aggregate.spent(db, since))
+
+    def average_cost(self, provider: str, since: datetime, *, runs: int = AVERAGE_RUNS) -> float | None:
+        """US dollars ``provider``'s newest ``runs`` runs started at or after ``since`` (timezone-aware)
+        cost on average, counting only runs that were sent (not reused) and whose cost is known
+        (reported or estimated; a failed run that cost nothing counts as $0): what a budget expects
+        its next run to cost. ``None`` when there is no such run.
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+        row = self._run(lambda db: db.execute(_AVERAGE_COST, (provider, since.timestamp(), runs)).fetchone())
+        return float(row[0]) if row is not None and row[0] is not None else None
 
     def stats(self, since: datetime | None = None, provider: str | None = None) -> StatsReport:
         """The statistics of the searches started at or after ``since`` (``None``: all), of every

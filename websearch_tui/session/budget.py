@@ -197,6 +197,12 @@ def spent_since(history: HistoryAccess, since: datetime) -> float:
 
 
 def _average(history: HistoryAccess, provider_id: str, since: datetime) -> float | None:
-    """``provider_id``'s mean cost per run since ``since``, or ``None`` when unknown, the history is
-    off or cannot be read (logged)."""
-    return None  # HistoryAccess.average_cost follows (the runs table's costs)
+    """``provider_id``'s mean cost per run since ``since`` (:meth:`HistoryAccess.average_cost`), or
+    ``None`` when unknown, the history is off or cannot be read (logged)."""
+    if not history.enabled:
+        return None
+    try:
+        return history.average_cost(provider_id, since)
+    except Exception as exc:  # a budget informs; a broken history must not stop every search
+        log.warning("the history could not be read for %s's average cost: %s", provider_id, exc)
+        return None

@@ -175,6 +175,16 @@ class HistoryAccess:
         store = self.open()
         return store.spent(since) if store is not None else 0.0
 
+    def average_cost(self, provider: str, since: datetime) -> float | None:
+        """US dollars ``provider``'s recent runs since ``since`` cost on average
+        (:meth:`HistoryStore.average_cost`); ``None`` when none is known, or there is no file yet.
+
+        Raises:
+            HistoryError: as :meth:`open`.
+        """
+        store = self.open()
+        return store.average_cost(provider, since) if store is not None else None
+
     def stats(self, since: datetime | None = None, provider: str | None = None) -> StatsReport:
         """The statistics of the searches started at or after ``since`` (``None``: all), of every
         provider or only ``provider`` (:meth:`HistoryStore.stats`; an empty report without a file).
