@@ -176,7 +176,7 @@ def test_output_file_gets_exactly_what_stdout_would(
     printed = capsys.readouterr().out
     (tmp_path / "out").mkdir()
     target = tmp_path / "out" / "out.txt"
-    assert main([*argv, "-o", str(target)]) == 0
+    assert main([*argv, "--fresh", "-o", str(target)]) == 0  # fresh: not the first run's result reused
     assert capsys.readouterr().out == ""
     written = target.read_text(encoding="utf-8")
     if output_format == "json":  # elapsed times may differ between the two runs
@@ -583,7 +583,7 @@ def test_color_styles_our_labels_only(monkeypatch: pytest.MonkeyPatch, capsys) -
     monkeypatch.setattr(engine_module, "load_stream", lambda pid: brave)
     code, plain, _ = run_main(capsys, "search", "hello", "-p", "brave", "--color", "never")
     assert code == 0 and "\x1b" not in plain
-    code, colored, _ = run_main(capsys, "search", "hello", "-p", "brave", "--color", "always")
+    code, colored, _ = run_main(capsys, "search", "hello", "-p", "brave", "--color", "always", "--fresh")
     assert code == 0
     untimed = re.compile(r"\d+\.\ds")
     assert untimed.sub("Ns", SGR.sub("", colored)) == untimed.sub("Ns", plain)
@@ -665,7 +665,7 @@ def test_one_provider_streams_its_answer_to_a_terminal(requests_seen, monkeypatc
 
     terminal = Recording()
     monkeypatch.setattr(sys, "stdout", terminal)
-    assert main(["search", "hello", "-p", "brave", "--color", "never"]) == 0
+    assert main(["search", "hello", "-p", "brave", "--color", "never", "--fresh"]) == 0
     shown = terminal.getvalue()
     assert terminal.writes[:3] == ["Rust 1.80 ", "stabilised ", "LazyLock [1]."]  # piece by piece, sanitized
     header, _, rest = piped.partition("\n")
@@ -744,8 +744,12 @@ def test_a_real_terminal_gets_the_stream_and_colour_a_pipe_neither(tmp_path: Pat
         }
         argv = ["python asyncio tutorial", "-p", "perplexity"]
         shown = run_in_pty(argv, env)
-        piped = subprocess.run(
-            [sys.executable, "-m", "websearch_tui", *argv], capture_output=True, text=True, env=env, timeout=60
+        piped = subprocess.run(  # fresh: not the terminal run's result reused from the history
+            [sys.executable, "-m", "websearch_tui", *argv, "--fresh"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
         )
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout.startswith("== Perplexity (perplexity): done in ") and "\x1b" not in piped.stdout
