@@ -147,7 +147,7 @@ def budget_dialog(message: str) -> ChoiceDialog:
     Results ``"search"`` or ``"cancel"``; Cancel is focused, so Enter does not spend by accident."""
     return ChoiceDialog(
         "This search would go over your budget",
-        f"{message}\n\nThe limits are in the config file's [budget] table.",
+        message,
         [("Cancel", "cancel", "default"), ("Search anyway", "search", "warning")],
         id="budget-dialog",
     )

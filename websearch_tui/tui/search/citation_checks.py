@@ -48,9 +48,10 @@ class CitationChecks(PaneNavigation):
     checking = False
     """True while citations are being checked (by ``C``, or after a search under ``[verify] auto``)."""
 
-    def set_hint(self, text: str) -> None:
-        """Show a short plain-text hint under the search bar."""
-        self.query_one("#hint", Static).update(text)
+    def set_hint(self, text: str, *, layout: bool = True) -> None:
+        """Show a short plain-text hint under the search bar (``layout=False``: no layout pass, for a
+        line that changes ten times a second)."""
+        self.query_one("#hint", Static).update(text, layout=layout)
 
     # --- checking ----------------------------------------------------------------------------
 

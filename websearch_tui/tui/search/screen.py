@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -22,6 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.timer import Timer
 from textual.widgets import Input, Select, SelectionList, Static
 from textual.worker import WorkerCancelled
 
@@ -31,12 +33,15 @@ from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatu
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.session import LiveSearch, NothingToRetry, Session, Shown, StatusResolver
 from websearch_tui.session.session import ended_outcome, recency_notice, rerun_request
+from websearch_tui.tui.common.dialogs import budget_dialog
 from websearch_tui.tui.common.keys_footer import KeysFooter
 from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.common.remembered import Controls, initial_controls, save_controls
 from websearch_tui.tui.patches.compositor import use_span_compositor
 from websearch_tui.tui.search.citation_checks import CHECK_BINDING, CitationChecks, tally_text
+from websearch_tui.tui.search.cost_text import search_cost_text
 from websearch_tui.tui.search.pane_area import PaneArea
+from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS
 from websearch_tui.tui.search.query_input import QueryInput
 from websearch_tui.tui.search.related_list import RelatedList
 from websearch_tui.tui.search.search_bar import COMPACT_WIDTH, SearchBar
@@ -96,6 +101,13 @@ class SearchScreen(CitationChecks):
         Binding("e", "export", "Export", show=False, id="export", tooltip="Save what is on screen to a file"),
         Binding("R", "retry_failed", "Retry failed", id="retry-failed", tooltip="Run the failed providers again"),
         Binding(
+            "ctrl+r",
+            "search_fresh",
+            "Fresh search",
+            id="search-fresh",
+            tooltip="Search again without reusing cached results: every provider is asked anew",
+        ),
+        Binding(
             "t",
             "tops_ends",
             "Tops / Ends",
@@ -142,19 +154,23 @@ class SearchScreen(CitationChecks):
         self._remembered = remembered
         self._save_lock = asyncio.Lock()
         self._live: LiveSearch | None = None  # the search whose updates reach the panes
+        self._pacing: Timer | None = None  # counts a pacing wait down in the hint line
 
     # --- what the footer offers -----------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer (in the footer, and for its key) only what works now: Cancel while a search runs or
         citations are checked, the :data:`TYPED_KEY_ACTIONS` outside text fields, Retry once a search
-        has failed providers (and no citation is being checked)."""
+        has failed providers (and no citation is being checked), a fresh search once a search is on
+        screen and none runs."""
         if action == "cancel":
             return self._searching or self.checking
         if action in self.TYPED_KEY_ACTIONS and isinstance(self.focused, Input):
             return False
         if action == "retry_failed":
             return not self._searching and not self.checking and bool(self._failed())
+        if action == "search_fresh":
+            return not self._searching and self.session.shown is not None
         return True
 
     @property
@@ -308,8 +324,9 @@ class SearchScreen(CitationChecks):
         providers = tuple(spec.id for spec in self.selected_specs())
         return SearchRequest(query=query, providers=providers, mode=mode, max_results=count, recency=recency)
 
-    async def search(self, query: str) -> None:
-        """Start a search for ``query`` with the current controls; the previous search is cancelled first."""
+    async def search(self, query: str, *, fresh: bool = False) -> None:
+        """Start a search for ``query`` with the current controls (``fresh``: reuse no cached result);
+        the previous search is cancelled first."""
         if not query.strip():
             self.set_hint(EMPTY_HINT)
             return
@@ -321,13 +338,43 @@ class SearchScreen(CitationChecks):
         except RequestError as exc:
             self.set_hint(str(exc))
             return
-        await self.run_search(request)
+        await self.run_search(request, fresh=fresh)
 
-    async def run_search(self, request: SearchRequest) -> None:
+    async def action_search_fresh(self) -> None:
+        """Search again for the query in the query box, with the current controls, reusing no cached
+        result (``ctrl+r``): every provider is asked anew."""
+        await self.search(self.query_input.value, fresh=True)
+
+    async def run_search(self, request: SearchRequest, *, fresh: bool = False) -> None:
         """Start ``request`` live (its providers that are registered get panes); the previous search is
-        cancelled first. It becomes the newest search of this session's trail."""
+        cancelled first. It becomes the newest search of this session's trail. With ``fresh`` no
+        provider's result is reused from the cache.
+
+        When the search would pass a ``[budget]`` limit (by estimate: :meth:`Session.budget_check`), a
+        dialog asks first; "Cancel" leaves everything as it is (the query stays in the box)."""
+        if await self._ask_budget(request, fresh=fresh, then=partial(self._start_search, request, fresh=fresh)):
+            await self._start_search(request, fresh=fresh)
+
+    async def _ask_budget(self, request: SearchRequest, *, fresh: bool, then: Callable[[], Awaitable[None]]) -> bool:
+        """True when ``request`` may run now; else the budget dialog is open, and ``then()`` runs once
+        the user chooses "Search anyway"."""
+        overrun = await self.session.budget_check(request, fresh=fresh)
+        if overrun is None:
+            return True
+
+        async def chosen(choice: str | None) -> None:
+            if choice == "search":
+                await then()
+            else:
+                self.set_hint("Not searched: it would go over your budget. The query is kept; Enter asks again.")
+
+        self.app.push_screen(budget_dialog(overrun.message('"Search anyway"')), chosen)
+        return False
+
+    async def _start_search(self, request: SearchRequest, *, fresh: bool) -> None:
+        """Start ``request`` live, at once (see :meth:`run_search`)."""
         self.workers.cancel_group(self, "search")
-        live = self._live = self.session.begin(request)  # its providers: the request's, or the default selection
+        live = self._live = self.session.begin(request, fresh=fresh)  # providers: the request's, or the default ones
         specs = [SPECS[pid] for pid in live.result.providers if pid in SPECS]
         self.query_input.remember(request.query)
         self._leave_panes()
@@ -360,7 +407,9 @@ class SearchScreen(CitationChecks):
                 self.checks_ended(live.result)
             if live is self._live and self.is_attached:
                 tally = tally_text(live.shown) if verify else None
-                self.set_hint(live.summary_text() + (f" · {tally}" if tally else ""))
+                cost = search_cost_text(live.shown)
+                extras = [text for text in (cost and f"Cost {cost}", tally) if text]
+                self.set_hint(" · ".join([live.summary_text(), *extras]))
                 self.pane_area.refresh_merged()
                 self.pane_area.refresh_tabs()
                 self.refresh_bindings()
@@ -373,11 +422,21 @@ class SearchScreen(CitationChecks):
 
     async def action_retry_failed(self) -> None:
         """Run the providers that failed in the search on screen again (``R``): the same query and
-        controls, in their own panes; the other panes keep what they show (:meth:`Session.begin_retry`)."""
+        controls, in their own panes; the other panes keep what they show (:meth:`Session.begin_retry`).
+        A retry reuses no cached result; over a ``[budget]`` limit a dialog asks first."""
+        failed, shown = self._failed(), self.session.shown
+        if not self._searching and failed and shown is not None:  # else _start_retry says why not
+            request = dataclasses.replace(shown.result.request, providers=tuple(failed))
+            if not await self._ask_budget(request, fresh=True, then=partial(self._start_retry, failed)):
+                return
+        await self._start_retry(failed)
+
+    async def _start_retry(self, failed: list[str]) -> None:
+        """Run the ``failed`` providers again at once (see :meth:`action_retry_failed`)."""
         try:
             if self._searching:
                 raise NothingToRetry("wait for the search to end (or Esc)")
-            live = self._live = self.session.begin_retry(self._failed())
+            live = self._live = self.session.begin_retry(failed)
         except NothingToRetry as why:
             self.notify(f"Nothing to retry now: {why}.", severity="warning", markup=False, timeout=4)
             return
@@ -400,8 +459,28 @@ class SearchScreen(CitationChecks):
         pane.show(update)
         if isinstance(update.event, (SourcesFound, CitationsFound)):
             self.pane_area.note_sources(update.response)
+        if update.paced is not None:  # held back by pacing: said where the user waits, counted down
+            self._count_pacing_down()
         if update.final:
+            pane.show_end(live.result.outcome(update.provider))  # its cost; a reused result, whole
+            self.pane_area.note_sources(update.response)  # a reused result's sources come with its end
             self.set_hint(live.progress_text())  # as the CLI counts: "3/6 done · waiting for ..."
+
+    def _count_pacing_down(self) -> None:
+        """Show the search's progress in the hint line now, with each pacing wait ("waiting 0.8 s: Exa
+        allows one search per second", :meth:`LiveSearch.progress_text`), and again every
+        :data:`~websearch_tui.tui.search.provider_pane.FLUSH_SECONDS` until no provider waits; the
+        line keeps its size, so a count costs no layout."""
+        live = self._live
+        if live is None or live.ended or not self.is_attached:
+            return
+        self.set_hint(live.progress_text(), layout=False)
+        if self._pacing is None:
+            self._pacing = self.set_interval(FLUSH_SECONDS, self._count_pacing_down)
+        now = live.clock()
+        if not any(end > now for end in live.paced.values()):
+            self._pacing.stop()
+            self._pacing = None
 
     def on_unmount(self) -> None:
         """The screen is going away (the app quits): updates of a search still unwinding are dropped."""
@@ -433,9 +512,9 @@ class SearchScreen(CitationChecks):
     async def _after_history(self, choice: HistoryChoice) -> None:
         """Re-run the chosen search live, or show it as it ended (the History screen is still in front)."""
         stored = choice.stored
-        if choice.action == "rerun":
+        if choice.action == "rerun":  # asked live: no result is reused from the cache (Enter would)
             self._set_controls(stored.result)  # the providers it ran, also when its request named none
-            await self.run_search(rerun_request(stored.result))
+            await self.run_search(rerun_request(stored.result), fresh=True)
             return
         await self._stop_search()
         await self.show_stored(self.session.reopen(stored))
@@ -493,6 +572,8 @@ class SearchScreen(CitationChecks):
                 where = f"From the history, {when:%Y-%m-%d %H:%M}"
             else:
                 where = f"Search {number} of {count} of this session, {when:%H:%M}"
+            cost = search_cost_text(result)
+            where += f" (cost {cost})" if cost else ""
             self.set_hint(f"{where} — offline. Enter runs it again live; [ and ] (Alt+←/→) go back and forward.")
         self.refresh_bindings()
 
