@@ -188,7 +188,7 @@ def test_cli_llm_format_for_a_streamed_answer(fake_config: Path) -> None:
     out = run_cli(["search", QUERY, "-p", "perplexity", "--format", "llm"], fake_config)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "# Perplexity (perplexity)"
+    assert lines[0].startswith("# Perplexity (perplexity) · $0.0")  # the cost Perplexity reported
     assert "## Sources" in lines and "## Citations" in lines
     assert "4 citations" in lines
 
