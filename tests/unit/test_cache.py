@@ -158,6 +158,7 @@ def test_runs_keyless() -> None:
     assert runs_keyless(SPECS["exa"], {}) and runs_keyless(SPECS["exa"], {"api_key": ""})
     assert not runs_keyless(SPECS["exa"], KEY)
     assert not runs_keyless(SPECS["codex"], {})  # a login of its own is billed by its plan
+    assert runs_keyless(SPECS["ddgs"], {"api_key": "set for every provider"})  # it reads none
 
 
 # --- hits ----------------------------------------------------------------------------------

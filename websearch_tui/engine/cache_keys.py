@@ -87,8 +87,9 @@ def cache_key(
 
 def runs_keyless(spec: ProviderSpec, credentials: Mapping[str, str]) -> bool:
     """True when a run of ``spec`` with ``credentials`` (as resolved) sends no credential, so it is
-    not billed: no value is set and the provider does not use a login of its own (Codex)."""
-    return not spec.login and not any(credentials.values())
+    not billed: the provider reads none, or no value is set and it does not use a login of its own
+    (Codex)."""
+    return spec.key_need == "none" or (not spec.login and not any(credentials.values()))
 
 
 @dataclass(frozen=True)
