@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Select, Sparkline, Static
 
-from tests.tui.conftest import fixed_status, until, workers_done
+from tests.tui.conftest import fixed_status, until
 from tests.tui.test_help_palette_keymap import run_palette
 from tests.unit.test_cli_stats import search
 from websearch_tui.core.costs import Cost
@@ -65,13 +65,23 @@ async def open_by_key(pilot, key: str = "f6") -> StatsScreen:
 
 
 async def shown(pilot) -> None:
-    """Wait until the Stats screen's load has ended."""
-    await workers_done(pilot.app)
-    await until(pilot, lambda: summary(stats_screen_of(pilot.app)) != "Loading…", "the figures are shown")
+    """Wait until the Stats screen's load has ended and its charts (or its empty state) are shown."""
+
+    def done() -> bool:
+        screen = stats_screen_of(pilot.app)
+        return not screen.pending and (figures_shown(screen) or screen.query_one("#stats-empty").display)
+
+    await until(pilot, done, "the figures are shown")
 
 
 def summary(screen: StatsScreen) -> str:
     return str(screen.query_one("#stats-summary", Static).visual)
+
+
+def figures_shown(screen: StatsScreen) -> bool:
+    """True when the table and the charts are shown, and not the empty state."""
+    shown = [screen.query_one(selector).display for selector in ("#stats-table", "#stats-charts", "#stats-empty")]
+    return shown == [True, True, False]
 
 
 def rows(screen: StatsScreen) -> dict[str, list[str]]:
@@ -89,7 +99,7 @@ async def test_f6_opens_the_figures_of_each_provider_and_escape_closes_it(make_a
         assert set(table) == {"exa", "brave"}
         assert table["exa"][:3] == ["Exa", "3", "100%"] and "800 ms" in table["exa"]
         assert table["brave"][:5] == ["Brave Search", "3", "67%", "0%", "33%"]
-        assert not screen.has_class("-empty") and screen.query_one("#stats-empty").display is False
+        assert figures_shown(screen)
         assert sum(screen.query_one("#stats-searches", Sparkline).data or []) == 3
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, StatsScreen), "the Stats screen is closed")
@@ -146,7 +156,7 @@ async def test_without_a_history_file_it_says_so_and_creates_none(make_app, fake
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_by_key(pilot)
-        assert screen.has_class("-empty") and screen.query_one("#stats-table").display is False
+        assert not figures_shown(screen) and screen.query_one("#stats-empty").display is True
         empty = str(screen.query_one("#stats-empty", Static).visual)
         assert empty.startswith(f"No history yet: {history} does not exist.")
         assert summary(screen) == "No searches recorded yet."
@@ -164,7 +174,7 @@ async def test_a_period_without_searches_says_so_and_how_to_see_more(make_app, f
         empty = str(screen.query_one("#stats-empty", Static).visual)
         assert empty.startswith("No searches recorded since ") and "Choose a longer period" in empty
         screen.query_one("#stats-period", Select).value = "all"
-        await until(pilot, lambda: not screen.has_class("-empty"), "the whole history is shown")
+        await until(pilot, lambda: figures_shown(screen), "the whole history is shown")
         assert set(rows(screen)) == {"exa", "brave"}
 
 

@@ -361,13 +361,19 @@ class WebSearchApp(App[int]):
         self.push_screen(SettingsScreen(self.session, self.config_file), self._after_settings)
 
     def action_open_stats(self) -> None:
-        """Open the Stats screen (F6, palette "Statistics"); the same key closes it again."""
+        """Open the Stats screen (F6, palette "Statistics"), reading the history again; the same key
+        closes it. The screen is built once and kept (installed) for the next opening."""
         from websearch_tui.tui.stats.screen import StatsScreen  # first used here, not at start-up
 
         if isinstance(self.screen, StatsScreen):
             self.screen.dismiss(None)
-        else:
-            self.push_screen(StatsScreen(self.session.history))
+            return
+        if not self.is_screen_installed(StatsScreen.NAME):
+            self.install_screen(StatsScreen(self.session.history), StatsScreen.NAME)
+        screen = self.get_screen(StatsScreen.NAME)
+        assert isinstance(screen, StatsScreen)
+        screen.reload_when_shown()
+        self.push_screen(screen)
 
     def action_help(self) -> None:
         """Open the Help screen (F1); the same key closes it again."""

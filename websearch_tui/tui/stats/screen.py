@@ -76,6 +76,9 @@ class StatsScreen(AppScreen[None]):
             default: :func:`utc_now`.
     """
 
+    NAME = "stats"
+    """The name the app installs the screen under (built once, kept for the next opening)."""
+
     BINDINGS = [
         Binding("escape", "close", "Back", id="stats-close", tooltip="Back to where you were"),
         Binding("c", "next_chart", "Chart", id="stats-chart", tooltip="Latency, outcomes or latency per day"),
@@ -94,11 +97,8 @@ class StatsScreen(AppScreen[None]):
     StatsScreen #stats-table { height: auto; max-height: 40%; }
     StatsScreen #stats-charts { height: 1fr; min-height: 7; }
     StatsScreen .chart-title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    StatsScreen #stats-empty { height: 1fr; padding: 1 2; display: none; }
-    StatsScreen.-empty #stats-trend, StatsScreen.-empty #stats-table, StatsScreen.-empty #stats-charts {
-        display: none;
-    }
-    StatsScreen.-empty #stats-empty { display: block; }
+    StatsScreen #stats-empty { height: 1fr; padding: 1 2; }
+    StatsScreen .stats-figures, StatsScreen #stats-charts, StatsScreen #stats-empty { display: none; }
     """
 
     def __init__(self, history: HistoryAccess, *, now: Callable[[], datetime] | None = None) -> None:
@@ -111,6 +111,9 @@ class StatsScreen(AppScreen[None]):
         self.report: StatsReport | None = None
         """The report on screen (``None`` until the first load ends)."""
         self._days: list[DayStats] = []
+        self._reload = True
+        self.pending = True
+        """True from the opening (or a choice) until its report is on screen (or said unreadable)."""
         self._plots: tuple[PlotextPlot, ...] = ()
         """The left chart's plot and the spend plot (made by :meth:`compose`)."""
 
@@ -133,10 +136,10 @@ class StatsScreen(AppScreen[None]):
                 id="stats-provider",
             )
         yield Static("Loading…", id="stats-summary", markup=False)
-        with Horizontal(id="stats-trend"):
+        with Horizontal(id="stats-trend", classes="stats-figures"):
             yield Static("Searches per day", id="stats-trend-label", markup=False)
             yield Sparkline([], id="stats-searches")
-        yield DataTable(id="stats-table", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="stats-table", classes="stats-figures", cursor_type="row", zebra_stripes=True)
         from textual_plotext import PlotextPlot  # here, not when the app lists its bindings
 
         self._plots = (PlotextPlot(id="stats-left"), PlotextPlot(id="stats-spend"))
@@ -149,14 +152,25 @@ class StatsScreen(AppScreen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        """Set the table's columns, focus it and load the report."""
+        """Set the table's columns and focus it."""
         table = self.query_one("#stats-table", DataTable)
         for column in PROVIDER_COLUMNS:
             table.add_column(
                 Text(column.short_header, justify="right" if column.numeric else "left"), key=column.header
             )
         table.focus()
-        self._load()
+
+    def reload_when_shown(self) -> None:
+        """Read the history again the next time the screen comes to the front (the app's F6: the
+        figures shown until then are those of the last opening)."""
+        self._reload = self.pending = True
+
+    def on_screen_resume(self) -> None:
+        """Load the report when the screen is opened (not when a dialog over it, such as the
+        palette, closes)."""
+        if self._reload:
+            self._reload = False
+            self._load()
 
     # --- loading ----------------------------------------------------------------------------
 
@@ -169,16 +183,18 @@ class StatsScreen(AppScreen[None]):
         """Read the report of the chosen period and provider off the event loop, then show it."""
         since = parse_since(self._period, self._clock())
         provider = self._provider or None
+        self.pending = True
         self._summary("Loading…")
         try:
             loaded = await asyncio.to_thread(self._read, since, provider)
         except HistoryError as exc:
             self._show_empty(str(exc))
             self._summary("The history cannot be read.")
-            return
-        if loaded.notice:
-            self.notify(loaded.notice, title="History", severity="warning", markup=False, timeout=10)
-        self._show(loaded)
+        else:
+            if loaded.notice:
+                self.notify(loaded.notice, title="History", severity="warning", markup=False, timeout=10)
+            self._show(loaded)
+        self.pending = False
 
     def _read(self, since: datetime | None, provider: str | None) -> Loaded:
         """Blocking: the report, whether the file exists, the history's notice."""
@@ -207,14 +223,14 @@ class StatsScreen(AppScreen[None]):
             self._show_empty(empty_text(report) + hint)
             self._summary(empty_text(report))
             return
-        self.remove_class("-empty")
+        self._reveal(figures=True)
         self._summary(summary_text(report))
         self._days = filled_days(report, self._today())
         self.query_one("#stats-searches", Sparkline).data = [float(day.searches) for day in self._days]
         busiest = max((day.searches for day in self._days), default=0)
         self.query_one("#stats-trend-label", Static).update(f"Searches per day (most {busiest:,})")
         self._fill_table(report)
-        self._draw()
+        self.call_after_refresh(self._draw)  # the table first: the charts take longer to draw
 
     def _clock(self) -> datetime:
         return self._now() if self._now is not None else utc_now()
@@ -223,8 +239,18 @@ class StatsScreen(AppScreen[None]):
         return self._clock().astimezone().date()
 
     def _show_empty(self, text: str) -> None:
-        self.add_class("-empty")
+        self._reveal(figures=False)
         self.query_one("#stats-empty", Static).update(text)
+
+    def _reveal(self, *, figures: bool) -> None:
+        """Show the figures (``.stats-figures``: hidden until the first report is in, so nothing is
+        drawn and no chart built for an empty screen) or the empty state in their place. Each widget's
+        ``display`` is set, not a class of the screen: that would match the CSS of every widget again."""
+        for widget in self.query(".stats-figures"):
+            widget.display = figures
+        self.query_one("#stats-empty").display = not figures
+        if not figures:
+            self.query_one("#stats-charts").display = False
 
     def _fill_table(self, report: StatsReport) -> None:
         """One row per provider, the cells of ``websearch-tui stats`` (plain text, never markup)."""
@@ -239,9 +265,10 @@ class StatsScreen(AppScreen[None]):
             table.add_row(*row, key=stats.provider)
 
     def _draw(self) -> None:
-        """Draw both charts of the report on screen."""
+        """Draw both charts of the report on screen (and show them: hidden until first drawn)."""
         if self.report is None or not self.report.searches:
             return
+        self.query_one("#stats-charts").display = True
         left, spend = self._plots
         figures = (draw_left(left, self._chart, self.report, self._days), draw_spend(spend, self.report, self._days))
         for plot, figure in zip(self._plots, figures, strict=True):
