@@ -54,6 +54,10 @@ SPEND: Rgb = (216, 96, 200)
 DAY_TICKS = 4
 """The most dates on a time axis (``MM-DD`` each; more would run into each other on 80 columns)."""
 
+LINE_MARKER = "hd"
+"""plotext's marker for lines: quadrant blocks (2x2 dots a cell; in every monospace font), not braille
+(2x4, but many fonts draw it from a wider fallback, which breaks a line's columns)."""
+
 BAR_WIDTH = 0.6
 """A horizontal bar's thickness, as a share of its row (the gap between providers is the rest)."""
 
@@ -137,7 +141,7 @@ def _latency_lines(plot: PlotextPlot, report: StatsReport, days: Sequence[DaySta
         ]
         if points:
             xs, ys = zip(*points, strict=True)
-            plot.plt.plot(list(xs), list(ys), color=color, marker="braille")
+            plot.plt.plot(list(xs), list(ys), color=color, marker=LINE_MARKER)
             legend.append((short_label(stats), color))
     _day_ticks(plot, days)
     return Figure("Latency p50 per day (s)", tuple(legend))
@@ -148,7 +152,7 @@ def draw_spend(plot: PlotextPlot, report: StatsReport, days: Sequence[DayStats])
     plt = plot.plt
     plt.clear_figure()
     if days:
-        plt.plot(list(range(len(days))), [day.spend_usd for day in days], marker="braille", color=SPEND)
+        plt.plot(list(range(len(days))), [day.spend_usd for day in days], marker=LINE_MARKER, color=SPEND)
         _day_ticks(plot, days)
         if not any(day.spend_usd for day in days):
             plt.ylim(0, 1)  # a flat line at $0 (keyless and cached runs), not an axis around nothing
