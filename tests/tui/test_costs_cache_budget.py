@@ -27,7 +27,7 @@ from websearch_tui.tui.common.dialogs import ChoiceDialog
 from websearch_tui.tui.search.cost_text import search_cost_text
 from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.source_list import SourceList
-from websearch_tui.tui.search.status_line import PaneStatus, cached_text, render_status
+from websearch_tui.tui.search.status_line import PaneStatus, cached_text, fit_lines, render_status
 
 STARTED = datetime(2026, 1, 7, 14, 20, tzinfo=timezone.utc)
 
@@ -67,6 +67,30 @@ def test_the_pane_status_says_what_an_ended_run_cost() -> None:
     assert render_status(PaneStatus("done", 0.5, 2)).plain == "✓ done · 0.5s · 2 sources"  # no cost worked out
 
 
+def test_a_status_line_too_wide_for_its_pane_breaks_between_its_parts() -> None:
+    """ "≈ $0.005" or "3 sources" is never cut in two: the line breaks after a separator."""
+    line = render_status(PaneStatus("done", 12.5, 3, cost=Cost(0.005, "estimated")))
+    assert fit_lines(line, 80) is line
+    assert fit_lines(line, 36).plain == "✓ done · 12.5s · 3 sources ·\n≈ $0.005"
+    assert fit_lines(line, 20).plain == "✓ done · 12.5s ·\n3 sources · ≈ $0.005"
+    assert fit_lines(line, 0) is line  # no width yet
+
+
+async def test_the_pane_breaks_its_status_line_between_parts_at_its_width(make_app, fake_streams):
+    fake_streams["brave"] = full_result
+    app = make_app(("brave",))
+    async with app.run_test(size=(36, 30)) as pilot:  # a pane 32 cells wide inside
+        await submit(pilot, "narrow")
+        await wait_for_search(pilot.app)
+        await pilot.pause()
+        shown = status_text(app, "brave")
+        assert shown.endswith("sources ·\n≈ $0.005"), shown
+        app.screen.query_one("#providers").display = False
+        await pilot.resize_terminal(80, 30)
+        await pilot.pause()
+        assert "\n" not in status_text(app, "brave")
+
+
 def test_a_failed_run_names_its_cost_only_when_it_cost_something() -> None:
     error = ProviderError("exa", ErrorKind.SERVER, "Exa answered 500.", status=500)
     free = render_status(PaneStatus("failed", 0.5, error=error, cost=Cost(0.0, "estimated"))).plain
@@ -78,7 +102,7 @@ def test_a_failed_run_names_its_cost_only_when_it_cost_something() -> None:
 def test_a_reused_result_says_where_it_came_from_instead_of_an_elapsed_time() -> None:
     cached = CachedFrom(41, STARTED, 12 * 60 + 5)
     state = PaneStatus("done", 0.0, 2, cost=Cost(0.0, "cached"), cached=cached_text(cached, live=True))
-    assert render_status(state).plain == "✓ done · cached · 12 min ago · 2 sources"
+    assert render_status(state).plain == "✓ cached · 12 min ago · 2 sources"
     stored = cached_text(cached, live=False)
     assert stored == f"cached from {STARTED.astimezone():%Y-%m-%d %H:%M}"
 
@@ -234,7 +258,7 @@ async def test_the_same_search_again_reuses_the_results_and_says_how_old_they_ar
         await search_and_wait(pilot, "Rust  release")  # the same question, written a little differently
         assert len(calls) == 2  # nothing sent the second time
         for pid in ("ddgs", "brave"):
-            assert status_text(app, pid) == "✓ done · cached · 12 min ago · 2 sources"
+            assert status_text(app, pid) == "✓ cached · 12 min ago · 2 sources"
             assert "Answer about **rust release**." in pane(app, pid).answer.source  # the reused answer, whole
             assert "Alpha page" in pane(app, pid).query_one(SourceList).rows[0].plain
         assert hint(app) == "Finished — 2 done. · Cost $0 · 2 cached"
@@ -350,11 +374,11 @@ async def test_a_search_shown_as_it_ended_keeps_its_costs_and_where_its_results_
         assert "(cost ≈ $0.005) — offline" in hint(app)
         await pilot.press("right_square_bracket")
         await pilot.pause()
-        cached = re.compile(r"✓ done · cached from \d{4}-\d\d-\d\d \d\d:\d\d · 2 sources")
+        cached = re.compile(r"✓ cached from \d{4}-\d\d-\d\d \d\d:\d\d · 2 sources")
         assert cached.fullmatch(status_text(app, "brave")), status_text(app, "brave")
         assert "(cost $0 · 2 cached) — offline" in hint(app)
         await open_history(pilot)  # the newest search first
         await choose(pilot)
         assert cached.fullmatch(status_text(app, "brave")), status_text(app, "brave")
-        assert status_text(app, "ddgs").startswith("✓ done · cached from ")
+        assert status_text(app, "ddgs").startswith("✓ cached from ")
         assert "(cost $0 · 2 cached) — offline" in hint(app)

@@ -158,8 +158,8 @@ async def test_the_hint_line_counts_progress_as_the_cli_does(make_app, fake_stre
         await wait_for_search(app)
         await until(
             pilot,
-            lambda: hint(app) == "Finished — 3 done.",
-            'the hint says "Finished — 3 done."',
+            lambda: hint(app) == "Finished — 3 done. · Cost $0",  # keyless: nothing spent
+            'the hint says "Finished — 3 done. · Cost $0"',
             detail=lambda: hint(app),
         )
 

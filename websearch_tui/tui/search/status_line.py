@@ -94,7 +94,7 @@ def render_status(state: PaneStatus) -> Content:
     """The status as plain :class:`Content` (error messages are provider text: sanitized)."""
     elapsed = f"{state.elapsed:.1f}s" if state.elapsed is not None else ""
     if state.cached and state.status in FINAL:
-        elapsed = clean(state.cached, one_line=True, limit=60)
+        elapsed = clean(state.cached, one_line=True, limit=60)  # instead of a time that means nothing here
     spin = SPINNER[state.frame % len(SPINNER)]
     status = state.status
     if status == "idle":
@@ -114,7 +114,9 @@ def render_status(state: PaneStatus) -> Content:
             parts.append(_count(state.sources, "source"))
         return Content.styled(" · ".join(p for p in parts if p), "$text-warning" if waiting else "$text-accent")
     if status == "done":
-        parts = ["✓ done", elapsed, _count(state.sources, "source"), _cost_text(state)]
+        # reused: "✓ cached · 12 min ago · 3 sources", short enough for a narrow pane
+        opening = [f"✓ {elapsed}"] if state.cached else ["✓ done", elapsed]
+        parts = [*opening, _count(state.sources, "source"), _cost_text(state)]
         return Content.styled(" · ".join(p for p in parts if p), "$text-success")
     if status == "empty":
         return Content.styled(
@@ -134,12 +136,34 @@ def render_status(state: PaneStatus) -> Content:
     return Content(clean(status))
 
 
+SEPARATOR = " · "
+"""Between the parts of a status line ("✓ done · 1.2s · 3 sources · ≈ $0.004")."""
+
+
+def fit_lines(content: Content, width: int) -> Content:
+    """``content`` broken into lines of at most ``width`` cells at the :data:`SEPARATOR` between its
+    parts, so a part ("3 sources", "≈ $0.004") stays whole; a part wider than ``width`` is left to
+    Textual's own wrapping. ``content`` as it is when it fits or ``width`` is not known (0)."""
+    if width <= 0 or content.cell_length <= width:
+        return content
+    lines: list[Content] = []
+    line = Content("")
+    for part in content.split(SEPARATOR, include_separator=True):
+        if line.cell_length and (line + part).rstrip().cell_length > width:
+            lines.append(line.rstrip())
+            line = part
+        else:
+            line += part
+    lines.append(line)
+    return Content("\n").join(lines)
+
+
 class StatusLine(Static):
     """Shows a :class:`PaneStatus`; never parses markup.
 
     While a run is in flight only the spinner and the numbers change, so those ticks repaint
     the line without a layout pass (a layout pass per tick per pane is what makes a busy
-    screen lag).
+    screen lag). A line wider than the pane breaks between its parts (:func:`fit_lines`).
     """
 
     DEFAULT_CSS = """
@@ -166,5 +190,16 @@ class StatusLine(Static):
             return
         ticking = previous.status == state.status and state.status in ACTIVE
         self._content = content
-        same_height = bool(self.size.width) and content.cell_length <= self.content_region.width
-        self.update(content, layout=not (ticking and same_height))
+        width = self.content_region.width if self.size.width else 0
+        shown = fit_lines(content, width)
+        lines = shown.split("\n")
+        same_height = (
+            bool(width) and len(lines) == self.size.height and all(line.cell_length <= width for line in lines)
+        )
+        self.update(shown, layout=not (ticking and same_height))
+
+    def on_resize(self) -> None:
+        """Break the line again for the new width (at the separators, see :func:`fit_lines`)."""
+        shown = fit_lines(self._content, self.content_region.width)
+        if shown != self.visual:
+            self.update(shown)
