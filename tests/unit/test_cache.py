@@ -497,3 +497,15 @@ async def test_the_api_reuses_a_result_unless_fresh(monkeypatch, tmp_path) -> No
     assert calls.sent == ["brave", "brave"]
     assert first.outcomes[0].cached is None and second.outcomes[0].cached is not None
     assert third.outcomes[0].cached is None
+
+
+async def test_the_key_is_never_stored_only_its_digest(monkeypatch, tmp_path) -> None:
+    calls = Calls()
+    install(monkeypatch, {"brave": calls.answering()})
+    session = cache_session(tmp_path)
+    result = await session.search(ask("brave"))
+    await history_ids(session)  # written
+    await session.aclose()
+    stored = b"".join(path.read_bytes() for path in tmp_path.glob("history.sqlite3*"))
+    assert result.outcomes[0].cache_key is not None and result.outcomes[0].cache_key.encode() in stored
+    assert KEY["api_key"].encode() not in stored
