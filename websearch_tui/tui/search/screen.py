@@ -366,7 +366,7 @@ class SearchScreen(CitationChecks):
             if choice == "search":
                 await then()
             else:
-                self.set_hint("Not searched: it would go over your budget. The query is kept; Enter asks again.")
+                self.set_hint("Not searched: it would go over your budget. The query is kept.")
 
         self.app.push_screen(budget_dialog(overrun.message('"Search anyway"')), chosen)
         return False
