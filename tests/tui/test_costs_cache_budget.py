@@ -8,7 +8,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Select
 from textual.widgets._footer import FooterKey
 
 import websearch_tui.session.session as session_module
@@ -382,3 +382,19 @@ async def test_a_search_shown_as_it_ended_keeps_its_costs_and_where_its_results_
         assert cached.fullmatch(status_text(app, "brave")), status_text(app, "brave")
         assert status_text(app, "ddgs").startswith("✓ cached from ")
         assert "(cost $0 · 2 cached) — offline" in hint(app)
+
+
+async def test_in_auto_mode_a_reused_answer_becomes_the_visible_tab(make_cost_app, calls, fake_streams):
+    """Auto mode in tabs: Brave fails, DuckDuckGo answers. Asked again, Brave (not reusable: it failed)
+    is tried and fails again, then DuckDuckGo's reused answer ends the chain and its tab is shown."""
+    FAILING.add("brave")
+    app = make_cost_app(("brave", "ddgs"))
+    async with app.run_test(size=(70, 30)) as pilot:
+        app.screen.query_one("#mode", Select).value = "auto"
+        await search_and_wait(pilot, "rust release")
+        assert app.screen.pane_area.active == "ddgs"
+        app.screen.pane_area.activate("brave")
+        await search_and_wait(pilot, "rust release")
+        assert calls == ["brave", "ddgs", "brave"]
+        assert status_text(app, "ddgs").startswith("✓ cached · ")
+        assert app.screen.pane_area.active == "ddgs"

@@ -447,14 +447,14 @@ class SearchScreen(CitationChecks):
 
     def _show_update(self, update: ProviderUpdate) -> None:
         """Route one engine update of the current search to its provider's pane (auto mode: the
-        provider being tried becomes the visible tab)."""
+        provider being tried, or one whose reused result answers at once, becomes the visible tab)."""
         live = self._live
         if live is None or not live.owns(update):
             return
         pane = self.pane_area.pane(update.provider)
         if pane is None or not pane.is_attached:  # a pane removed while its run unwinds (quitting)
             return
-        if live.result.mode == "auto" and update.status is RunStatus.RUNNING:
+        if live.result.mode == "auto" and update.status in (RunStatus.RUNNING, RunStatus.DONE):  # DONE: reused
             self.pane_area.activate(update.provider)
         pane.show(update)
         if isinstance(update.event, (SourcesFound, CitationsFound)):
