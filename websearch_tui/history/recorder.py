@@ -136,22 +136,24 @@ class HistoryRecorder:
                     self._idle.notify_all()
 
     def _tidy_step(self) -> None:
-        """One step of keeping the file small, off the search's path: prune one batch of the oldest
-        searches beyond ``max_entries`` (:meth:`HistoryStore.prune`); once none is left, compact the
-        file when much of it is free (:meth:`HistoryStore.reclaim`). A failure ends the tidying
-        (logged; an interrupted compaction is tried again after the next search)."""
+        """One step of keeping the file small and its statistics complete, off the search's path:
+        prune one batch of the oldest searches beyond ``max_entries`` (:meth:`HistoryStore.prune`);
+        once none is left, give one batch of searches stored before schema v4 their runs
+        (:meth:`HistoryStore.backfill`); then compact the file when much of it is free
+        (:meth:`HistoryStore.reclaim`). A failure ends the tidying (logged; an interrupted compaction
+        is tried again after the next search)."""
         store = self._store
         if store is None:
             self._tidy = False
             return
         try:
-            if store.prune():
+            if store.prune() or store.backfill():
                 return
             freed = store.reclaim()
             if freed:
                 log.info("the history file was compacted: %d bytes given back", freed)
         except HistoryError as exc:
-            log.warning("the history file was not pruned or compacted: %s", exc)
+            log.warning("the history file was not pruned, backfilled or compacted: %s", exc)
         finally:
             if (notice := store.take_notice()) is not None:
                 self._tell(notice)

@@ -67,10 +67,16 @@ holding the sums the statistics need (:data:`ROLLUP`), kept by triggers on ``run
 transaction as every insert and delete: counting 600,000 runs row by row took about a second here,
 summing their 2,190 provider-days takes a few milliseconds.
 
-The migration reads the stored searches in batches of :data:`BACKFILL_BATCH` (bounded memory),
-decodes their outcomes with the codec (records stored before v4 have no cost or cache key: NULL),
-writes their rows, then builds the indexes and ``run_days``. Measured (``benchmarks/stats.py``, a
-shared 2-core machine under load): MIGRATION_FIGURES
+The migration creates them empty, with ``runs_pending(below)``: the searches with an id below
+``below`` (those stored before v4) have no runs yet. They are filled afterwards, newest first, in
+batches of :data:`BACKFILL_BATCH` searches (:meth:`~websearch_tui.history.store.HistoryStore.backfill`:
+their outcomes decoded with the codec, records stored before v4 having no cost or cache key, NULL;
+the rows worked out outside the write lock, written in a short transaction), by the recorder's
+writer thread after a search and, for what is left, by the first statistics read. Opening a v3 file
+takes milliseconds, where backfilling inside the migration held every front end and the write lock
+for minutes: measured (``benchmarks/stats.py``, a shared 2-core machine under load), backfilling
+real encoded searches took 4.5-5.6 ms a search, 56 s for 10,000 and 445 s for 100,000 (canonical
+URLs of every source and citation ~60 %, decoding ~25 %).
 
 :func:`migrate` runs in one ``BEGIN IMMEDIATE`` transaction, so two processes opening a new or older
 file at once migrate it once. A file of a newer version than :data:`LATEST` is refused, never changed,
@@ -82,13 +88,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from websearch_tui.core.text import sanitize, truncate
 from websearch_tui.history.codec import RowError, decode_outcome, unpack
 from websearch_tui.history.index import index_body, index_form
-from websearch_tui.history.runs import RUN_COLUMNS, run_rows
+from websearch_tui.history.runs import run_rows
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +223,9 @@ def _create_pages(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX pages_final_url ON pages(final_url)")
 
 
-BACKFILL_BATCH = 500
-"""How many stored searches the v4 migration reads at a time."""
+BACKFILL_BATCH = 200
+"""How many searches stored before v4 one backfill step gives their runs (about a second of work
+here, most of it outside the write lock)."""
 
 ROLLUP: dict[str, str] = {
     "runs": "1",
@@ -309,43 +316,38 @@ def _runs_triggers(db: sqlite3.Connection) -> None:
 
 
 def _create_runs(db: sqlite3.Connection) -> None:
-    """Version 3 -> 4: ``runs`` and ``run_days``, filled from the searches already stored (their
-    rows first, then the indexes and the sums: faster than keeping them up to date row by row)."""
+    """Version 3 -> 4: ``runs`` and ``run_days`` with their indexes and triggers, and
+    ``runs_pending`` naming the searches already stored (they are backfilled later)."""
     _runs_tables(db)
-    _backfill(db)
     for statement in _RUN_INDEXES:
         db.execute(statement)
-    names = ", ".join(ROLLUP)
-    sums = ", ".join(f"sum({expression.format(r='runs')})" for expression in ROLLUP.values())
-    db.execute(
-        f"INSERT INTO run_days(provider, day, {names}) SELECT provider, day, {sums} FROM runs GROUP BY provider, day"
-    )
     _runs_triggers(db)
+    db.execute("CREATE TABLE runs_pending (below INTEGER NOT NULL)")
+    db.execute("INSERT INTO runs_pending(below) SELECT max(id) + 1 FROM searches HAVING count(*) > 0")
 
 
-def _backfill(db: sqlite3.Connection) -> None:
-    """Write the ``runs`` rows of every stored search, :data:`BACKFILL_BATCH` searches at a time. A
-    search whose row cannot be read gets no runs (logged)."""
-    insert = f"INSERT INTO runs({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' for _ in RUN_COLUMNS)})"
-    last = 0
-    while True:
-        batch = db.execute(
-            "SELECT id, created_at, outcomes FROM searches WHERE id > ? ORDER BY id LIMIT ?", (last, BACKFILL_BATCH)
-        ).fetchall()
-        if not batch:
-            return
-        values: list[tuple[object, ...]] = []
-        for entry_id, created_at, blob in batch:
-            try:
-                started = datetime.fromisoformat(str(created_at).replace("Z", "+00:00"))
-                outcomes = [decode_outcome(record) for record in unpack(blob)]
-            except (RowError, ValueError) as exc:
-                log.warning("history search %s has no statistics: it cannot be read (%s)", entry_id, exc)
-                continue
-            outcomes = [dataclasses.replace(outcome, provider=sanitize(outcome.provider)) for outcome in outcomes]
-            values += [row.values(entry_id) for row in run_rows(outcomes, started)]
-        db.executemany(insert, values)
-        last = batch[-1][0]
+def pending_below(db: sqlite3.Connection) -> int | None:
+    """The searches with an id below this have no runs yet (``None``: every search has its runs)."""
+    row = db.execute("SELECT below FROM runs_pending").fetchone()
+    return int(row[0]) if row is not None else None
+
+
+def backfill_values(rows: Iterable[tuple[int, object, object]]) -> list[tuple[object, ...]]:
+    """The ``runs`` rows (:data:`~websearch_tui.history.runs.RUN_COLUMNS` order) of stored searches
+    given as ``(id, created_at, outcomes)`` columns: their outcomes decoded with the codec (a record
+    stored before v4 has no cost or cache key: NULL). A search whose row cannot be read gets none
+    (logged). Pure computation: no database."""
+    values: list[tuple[object, ...]] = []
+    for entry_id, created_at, blob in rows:
+        try:
+            started = datetime.fromisoformat(str(created_at).replace("Z", "+00:00"))
+            outcomes = [decode_outcome(record) for record in unpack(blob)]
+        except (RowError, ValueError) as exc:
+            log.warning("history search %s has no statistics: it cannot be read (%s)", entry_id, exc)
+            continue
+        outcomes = [dataclasses.replace(outcome, provider=sanitize(outcome.provider)) for outcome in outcomes]
+        values += [row.values(entry_id) for row in run_rows(outcomes, started)]
+    return values
 
 
 def reset_runs(db: sqlite3.Connection) -> None:
@@ -354,6 +356,7 @@ def reset_runs(db: sqlite3.Connection) -> None:
     db.execute("DROP TRIGGER searches_removed")
     db.execute("DROP TABLE runs")  # its indexes and triggers go with it
     db.execute("DROP TABLE run_days")
+    db.execute("DELETE FROM runs_pending")
     _runs_tables(db)
     for statement in _RUN_INDEXES:
         db.execute(statement)

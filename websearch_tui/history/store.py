@@ -53,12 +53,15 @@ from websearch_tui.history.index import index_body, index_form, match_expression
 from websearch_tui.history.pages import PAGE_COLUMNS, decode_page, encode_page, text_bytes
 from websearch_tui.history.runs import RUN_COLUMNS, run_rows
 from websearch_tui.history.schema import (
+    BACKFILL_BATCH,
     ForeignFile,
     NewerSchema,
+    backfill_values,
     check_version,
     drop_index,
     has_index,
     migrate,
+    pending_below,
     reset_runs,
 )
 from websearch_tui.history.stats import Reused, StatsReport
@@ -668,6 +671,46 @@ class HistoryStore:
 
     # --- cache, spend and statistics ----------------------------------------------------
 
+    def backfill(self) -> bool:
+        """Give the newest :data:`~websearch_tui.history.schema.BACKFILL_BATCH` searches stored before
+        schema v4 their runs (:mod:`websearch_tui.history.schema`); True when more are left (call
+        again: the lock is free meanwhile). The rows are worked out outside the lock and the write
+        transaction; a batch another store wrote meanwhile is not written twice.
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+
+        def read(db: sqlite3.Connection) -> tuple[int | None, list[Any]]:
+            below = pending_below(db)
+            if below is None:
+                return None, []
+            sql = "SELECT id, created_at, outcomes FROM searches WHERE id < ? ORDER BY id DESC LIMIT ?"
+            return below, db.execute(sql, (below, BACKFILL_BATCH)).fetchall()
+
+        below, batch = self._run(read)
+        if below is None:
+            return False
+        values = backfill_values(batch)
+        lowest = min((int(row[0]) for row in batch), default=0)
+
+        def write(db: sqlite3.Connection) -> bool:
+            with _transaction(db):
+                if pending_below(db) != below:  # another store wrote this batch meanwhile
+                    return pending_below(db) is not None
+                kept = {
+                    int(found)
+                    for (found,) in db.execute("SELECT id FROM searches WHERE id >= ? AND id < ?", (lowest, below))
+                }
+                db.executemany(_INSERT_RUN, [row for row in values if row[0] in kept])
+                if lowest and db.execute("SELECT 1 FROM searches WHERE id < ? LIMIT 1", (lowest,)).fetchone():
+                    db.execute("UPDATE runs_pending SET below = ?", (lowest,))
+                    return True
+                db.execute("DELETE FROM runs_pending")
+                return False
+
+        return self._run(write)
+
     def reusable(self, cache_key: str, newer_than: datetime) -> Reused | None:
         """The newest stored run asked as ``cache_key`` (:attr:`ProviderOutcome.cache_key`) that ended
         done, was itself sent (not reused) and started at or after ``newer_than`` (timezone-aware):
@@ -712,9 +755,13 @@ class HistoryStore:
 
     def stats(self, since: datetime | None = None, provider: str | None = None) -> StatsReport:
         """The statistics of the searches started at or after ``since`` (``None``: all), of every
-        provider or only ``provider`` (see :class:`~websearch_tui.history.stats.StatsReport`).
+        provider or only ``provider`` (see :class:`~websearch_tui.history.stats.StatsReport`). Searches
+        stored before schema v4 that have no runs yet are given theirs first (:meth:`backfill`: once,
+        about 5 ms a search here; the recorder usually did it in the background already).
 
         Raises:
             HistoryError: as :meth:`_run`.
         """
+        while self.backfill():
+            pass
         return self._run(lambda db: aggregate.stats_report(db, since, provider))
