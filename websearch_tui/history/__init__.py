@@ -5,6 +5,10 @@
   renders exactly as the search did), delete and clear; and the pages the app read
   (:meth:`~HistoryStore.add_page`, :meth:`~HistoryStore.page`), so a reopened search reads its
   sources offline.
+- one row per provider run (``runs``, :mod:`websearch_tui.history.runs`) answers the cache lookup
+  (:meth:`~HistoryStore.reusable`), the spend query (:meth:`~HistoryStore.spent`) and the
+  statistics (:meth:`~HistoryStore.stats`, a :class:`~websearch_tui.history.stats.StatsReport`)
+  without decoding a stored search.
 - :class:`HistoryRecorder` is what the engine records through: it writes on its own thread, so a
   search is never delayed by the disk.
 - :func:`history_path` says where the file is.

@@ -50,13 +50,15 @@ LATENCY = Measure("elapsed_ms", "runs_latency", "timed = 1")
 """A run's latency: timed runs (done or empty, and sent)."""
 FIRST_EVENT = Measure("first_event_ms", "runs_first_event", "timed = 1 AND streams = 1 AND first_event_ms IS NOT NULL")
 """A streaming provider's time to first token: timed runs that received one."""
-RANGE_SHARE = 4
+RANGE_SHARE = 8
 """A period holding fewer than 1 / this of a provider's values is read as a range of its start time
-and sorted (``runs_timed``) instead of walked in value order: the walk reads about the whole index
-to find a rank among a few recent values."""
-_RANGE = (
-    "SELECT elapsed_ms, streams, first_event_ms FROM runs INDEXED BY runs_timed "
-    "WHERE provider = ? AND timed = 1 AND started >= ?"
+(``runs_timed``) and sorted here, instead of walking the value-ordered index, which reads most of
+it whatever the period. Measured on 100,000 searches of 6 providers: the range costs about 0.7
+microseconds a value, the walk about 50 ms for all six providers whatever the period; 30 days: range
+27 ms, walk 55 ms; 90 days: range 93 ms, walk 52 ms."""
+_RANGE = (  # one text of numbers, not one Python row per value
+    "SELECT group_concat(elapsed_ms), group_concat(CASE WHEN streams = 1 THEN first_event_ms END) "
+    "FROM runs INDEXED BY runs_timed WHERE provider = ? AND timed = 1 AND started >= ?"
 )
 _DAY_MEDIAN = (
     "SELECT elapsed_ms FROM runs INDEXED BY runs_day_latency WHERE provider = ? AND day = ? AND timed = 1 "
@@ -157,22 +159,26 @@ def percentiles(db: sqlite3.Connection, provider: str, span: Period, sums: Sums,
     sums in the period, ``whole``: over the whole history), read the cheapest exact way:
 
     - a short period (fewer than 1 / :data:`RANGE_SHARE` of its values): the period's range of
-      ``runs_timed`` read once and sorted here (a few thousand values for 30 days of 100,000
-      searches), all three taken from it;
+      ``runs_timed`` read once as text and sorted here (7,000 values a provider for 30 days of
+      100,000 searches over a year), all three taken from it;
     - otherwise each one by walking its value-ordered index from the nearer end to the rank
       (:func:`walk`), testing each value's start time only when the period is not the whole history.
     """
     timed, first_events = _int(sums["timed"]), _int(sums["first_events"])
     if span.since > -math.inf and timed * RANGE_SHARE < _int(whole["timed"]):
-        rows = db.execute(_RANGE, (provider, span.since)).fetchall()
-        latencies = sorted(elapsed for elapsed, _, _ in rows)
-        firsts = sorted(first for _, streams, first in rows if streams and first is not None)
+        elapsed, first = db.execute(_RANGE, (provider, span.since)).fetchone()
+        latencies, firsts = _numbers(elapsed), _numbers(first)
         return Percentiles(_ranked(latencies, 50), _ranked(latencies, 95), _ranked(firsts, 50))
     return Percentiles(
         walk(db, LATENCY, provider, span, timed, 50),
         walk(db, LATENCY, provider, span, timed, 95),
         walk(db, FIRST_EVENT, provider, span, first_events, 50),
     )
+
+
+def _numbers(text: str | None) -> list[int]:
+    """The sorted integers of a ``group_concat`` (``None``: none)."""
+    return sorted(map(int, text.split(","))) if text else []
 
 
 def _ranked(values: list[int], percent: int) -> int | None:

@@ -53,8 +53,9 @@ class ProviderStats:
         done, empty, failed, cancelled: runs that ended in that status.
         cached: runs whose result was reused from an earlier search (also counted in their status).
         latency_p50_ms, latency_p95_ms: median and 95th percentile of the run's elapsed time,
-            milliseconds, over the runs sent (not cached) that ended done, empty or failed;
-            ``None`` when there is none.
+            milliseconds (nearest rank), over the runs sent (not cached) that ended done or empty (a
+            failure's time says when it gave up, a cancel's when the user stopped it); ``None``
+            when there is none.
         ttft_p50_ms: median time to the first event (the first token), milliseconds, over the runs
             sent that received one; only for a provider that streams tokens, ``None`` otherwise.
         sources_per_search: mean sources per run that ended done; ``None`` without such runs.
@@ -136,8 +137,8 @@ class DayStats:
         day: the local ISO date, ``"2026-12-03"``.
         searches: searches started that day (each search once, however many providers it ran).
         spend_usd: what that day's runs cost, US dollars.
-        latency_p50_ms: provider id -> median elapsed time (ms) of its runs sent that day that ended
-            done, empty or failed (a provider without such a run that day is absent).
+        latency_p50_ms: provider id -> median elapsed time (ms, nearest rank) of its runs sent that day
+            that ended done or empty (a provider without such a run that day is absent).
     """
 
     day: str
@@ -162,7 +163,8 @@ class StatsReport:
     Attributes:
         since: the start of the period (timezone-aware), ``None`` for the whole history.
         provider: the only provider counted, ``None`` for all.
-        searches: searches in the period (with ``provider``: those that ran it).
+        searches: searches in the period with at least one provider run (with ``provider``: those
+            that ran it).
         spend_usd: what they cost, US dollars (with ``provider``: its runs only).
         providers: one :class:`ProviderStats` per provider that ran, most runs first (ties by id).
         days: one :class:`DayStats` per local day with a search, oldest first (days without a search
