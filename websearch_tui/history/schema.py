@@ -72,11 +72,12 @@ The migration creates them empty, with ``runs_pending(below)``: the searches wit
 batches of :data:`BACKFILL_BATCH` searches (:meth:`~websearch_tui.history.store.HistoryStore.backfill`:
 their outcomes decoded with the codec, records stored before v4 having no cost or cache key, NULL;
 the rows worked out outside the write lock, written in a short transaction), by the recorder's
-writer thread after a search and, for what is left, by the first statistics read. Opening a v3 file
-takes milliseconds, where backfilling inside the migration held every front end and the write lock
-for minutes: measured (``benchmarks/stats.py``, a shared 2-core machine under load), backfilling
-real encoded searches took 4.5-5.6 ms a search, 56 s for 10,000 and 445 s for 100,000 (canonical
-URLs of every source and citation ~60 %, decoding ~25 %).
+writer thread after a search and, for what is left, by the first statistics read. Measured
+(``benchmarks/stats.py``, real encoded searches, a shared 2-core machine): opening a v3 file of
+10,000 searches takes 7 ms and of 100,000 35 ms; their backfill 24 s and 252 s (2.4-2.5 ms a search:
+canonical URLs of every source and citation ~60 %, decoding ~25 %), in batches of at most 1 s.
+Backfilling inside the migration instead held every front end and the write lock for all of it
+(445 s for 100,000 searches, measured under heavier load).
 
 :func:`migrate` runs in one ``BEGIN IMMEDIATE`` transaction, so two processes opening a new or older
 file at once migrate it once. A file of a newer version than :data:`LATEST` is refused, never changed,
