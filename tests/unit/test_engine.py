@@ -386,6 +386,20 @@ async def test_a_run_held_back_by_pacing_says_so(monkeypatch: pytest.MonkeyPatch
     assert [(u.paced, u.event) for u in updates if u.paced is not None] == [(1.0, Note(note))]
 
 
+async def test_an_outcome_says_how_long_it_waited_for_pacing(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"exa": answering("a")})
+    now = [50.0]
+
+    async def sleep(delay: float) -> None:
+        now[0] += delay
+
+    engine = Engine(clock=lambda: now[0], sleep=sleep)
+    first = (await engine.search(request("exa"))).outcomes[0]
+    second = (await engine.search(request("exa"))).outcomes[0]  # the clock stood still: it waits 1 s
+    assert (first.paced_ms, second.paced_ms) == (0, 1000)
+    assert second.elapsed_ms == 1000  # the run's time includes the wait; statistics take it out
+
+
 async def test_engine_notes_recency_a_provider_cannot_honour(monkeypatch: pytest.MonkeyPatch) -> None:
     install(monkeypatch, {"brave": answering("a"), "ddgs": answering("b")})
     brave_spec = engine_module.SPECS["brave"]

@@ -12,6 +12,7 @@ import math
 import random
 import sqlite3
 import time
+from dataclasses import replace
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -320,6 +321,12 @@ def test_run_rows_count_sources_by_canonical_url() -> None:
         None,
     )
     assert brave.started == moment.timestamp() and brave.day == moment.astimezone().date().isoformat()
+
+
+def test_a_runs_latency_leaves_out_its_pacing_wait() -> None:
+    paced = replace(outcome("perplexity", elapsed=2500, first=1900), paced_ms=1800)
+    (row,) = run_rows([paced], datetime(2026, 3, 10, tzinfo=timezone.utc))
+    assert (row.elapsed_ms, row.first_event_ms) == (700, 100)  # what the provider took once it was asked
 
 
 def test_a_reused_run_costs_nothing_and_is_not_timed() -> None:

@@ -103,7 +103,9 @@ class ProviderOutcome:
     cost (``None``: not worked out); ``cached`` where a result reused from the history came from
     (``None``: the request was sent); ``cache_key`` the hex digest naming what the run asked (provider,
     normalised query, controls, settings, key and endpoint) under which a later search may reuse it
-    (``None``: not reusable; never shown).
+    (``None``: not reusable; never shown); ``paced_ms`` the milliseconds of ``elapsed_ms`` it waited
+    for its client-side pacing slot before sending (``[providers.X] min_interval``): the provider's
+    own latency is ``elapsed_ms - paced_ms``.
     """
 
     provider: str
@@ -115,6 +117,7 @@ class ProviderOutcome:
     cost: Cost | None = None
     cached: CachedFrom | None = None
     cache_key: str | None = None
+    paced_ms: int = 0
 
     @property
     def ok(self) -> bool:

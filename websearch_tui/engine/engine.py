@@ -574,7 +574,9 @@ class Engine:
             ctx = self._context(spec, credentials, started + timeout, tracker, run)
             contexts.append(ctx)
             pacer = self._pacer(spec)
+            before_slot = self.clock()
             await pacer.wait(ctx, lambda delay: tracker.paced(delay, paced_message(spec, delay, pacer.interval)))
+            tracker.waited = self.clock() - before_slot
             recency_note = _recency_note(request, spec)
             if recency_note is not None:
                 tracker.event(recency_note)
@@ -730,7 +732,8 @@ class Engine:
         builder.response.elapsed_ms = elapsed
         builder.response.first_event_ms = first
         cost = self._cost(provider_id, status, builder.response, first is not None, contexts)
-        return ProviderOutcome(provider_id, status, builder.response, error, elapsed, first, cost=cost)
+        paced = int(tracker.waited * 1000)
+        return ProviderOutcome(provider_id, status, builder.response, error, elapsed, first, cost=cost, paced_ms=paced)
 
     def _cost(
         self,
@@ -805,6 +808,8 @@ class _Tracker:
         self._builder = builder
         self.current = RunStatus.RUNNING
         self.first_event: float | None = None
+        self.waited = 0.0
+        """Seconds the run waited for its pacing slot before it sent anything."""
 
     def _send(
         self,

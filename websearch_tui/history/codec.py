@@ -7,11 +7,12 @@ the zlib-compressed JSON list of every provider's outcome record::
     {"provider": "exa", "status": "done", "elapsed_ms": 1234, "first_event_ms": 210,
      "response": {<SearchResponse.to_dict()>}, "error": {"kind", "message", "status"} | null,
      "cost": {"usd", "basis"} | null, "cached": {"search_id", "created_at", "age_seconds"} | null,
-     "cache_key": "<hex digest>" | null}
+     "cache_key": "<hex digest>" | null, "paced_ms": 0}
 
-``cost`` (US dollars unrounded, so a search's total adds up as it did), ``cached`` and ``cache_key``
-came with the issue-26 records; an older record without them reads back with ``None`` for each, as
-does one whose value is malformed (a cost or a reuse is never made up).
+``cost`` (US dollars unrounded, so a search's total adds up as it did), ``cached``, ``cache_key`` and
+``paced_ms`` (the pacing wait inside ``elapsed_ms``) came with the issue-26 records; an older record
+without them reads back with ``None`` for each (``paced_ms`` 0), as does one whose value is malformed
+(a cost or a reuse is never made up).
 
 Every string of a row passes :func:`~websearch_tui.core.errors.redact` before it is written, so no
 configured secret reaches the file. A stored row is read back as untrusted input: every string is
@@ -146,6 +147,7 @@ def outcome_record(outcome: ProviderOutcome) -> dict[str, Any]:
         "cost": {"usd": outcome.cost.usd, "basis": outcome.cost.basis} if outcome.cost is not None else None,
         "cached": _cached_record(outcome.cached) if outcome.cached is not None else None,
         "cache_key": outcome.cache_key,
+        "paced_ms": outcome.paced_ms,
     }
 
 
@@ -306,6 +308,7 @@ def _outcome(record: Mapping[str, Any]) -> ProviderOutcome:
         cost=_cost(record.get("cost")),
         cached=_cached(record.get("cached")),
         cache_key=key if isinstance(key := record.get("cache_key"), str) and _HEX.fullmatch(key) else None,
+        paced_ms=paced if isinstance(paced := record.get("paced_ms"), int) and paced > 0 else 0,
     )
 
 

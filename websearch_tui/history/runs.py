@@ -58,8 +58,9 @@ class RunRow:
         started: when the search started, seconds since the Unix epoch (UTC).
         day: the local ISO date it started on (``"2026-12-03"``), for per-day series.
         status: its final status (``"done"``, ``"empty"``, ``"failed"`` or ``"cancelled"``).
-        elapsed_ms: how long it ran, milliseconds.
-        first_event_ms: when its first event arrived, milliseconds after it started (``None``: none).
+        elapsed_ms: how long the provider took, milliseconds: the run's time less its client-side
+            pacing wait (``ProviderOutcome.paced_ms``), which is ours, not the provider's.
+        first_event_ms: when its first event arrived, milliseconds after it sent (``None``: none).
         streams: the provider streams tokens (its catalogue capability), so ``first_event_ms`` is a
             time to first token.
         timed: its latency counts in percentiles: it ended done or empty and was sent (not cached).
@@ -153,8 +154,8 @@ def run_rows(outcomes: Sequence[ProviderOutcome], created_at: datetime) -> list[
                 started=started,
                 day=day,
                 status=outcome.status.value,
-                elapsed_ms=int(outcome.elapsed_ms),
-                first_event_ms=outcome.first_event_ms,
+                elapsed_ms=max(0, int(outcome.elapsed_ms) - outcome.paced_ms),
+                first_event_ms=None if outcome.first_event_ms is None else max(0, outcome.first_event_ms - outcome.paced_ms),
                 streams=streams(outcome.provider),
                 timed=outcome.status in TIMED and not cached,
                 sources=len(urls),
