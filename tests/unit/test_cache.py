@@ -239,6 +239,21 @@ async def test_a_reused_result_comes_without_the_earlier_citation_checks(tmp_pat
     assert reused.cached is not None and reused.cached.text() == "cached · 12 min ago"
 
 
+def test_a_reused_result_drops_the_earlier_runs_pacing_wait() -> None:
+    from websearch_tui.core.models import SearchResponse
+    from websearch_tui.core.results import ProviderOutcome
+    from websearch_tui.engine.engine import paced_message
+    from websearch_tui.providers import SPECS
+
+    held = paced_message(SPECS["exa"], 0.8, 1.0)
+    response = SearchResponse("exa", answer="a", notes=[held, "Kept 12 sources (limit 10)."])
+    stored = ProviderOutcome("exa", RunStatus.DONE, response, elapsed_ms=1900, cache_key="k", paced_ms=800)
+    reused = reused_outcome(Reused(7, datetime.now(timezone.utc), stored), "k", datetime.now(timezone.utc))
+    assert reused is not None
+    assert reused.response.notes == ["Kept 12 sources (limit 10)."]
+    assert (reused.elapsed_ms, reused.paced_ms) == (0, 0)
+
+
 # --- misses --------------------------------------------------------------------------------
 
 

@@ -43,6 +43,11 @@ SUMMARY_ORDER = (RunStatus.DONE, RunStatus.EMPTY, RunStatus.FAILED, RunStatus.CA
 """The order in which a summary counts final statuses."""
 
 
+PACED_NOTE_START = "Held back "
+"""How the note of a run held back by client-side pacing starts (the engine's ``paced_message``): a
+result reused from the history drops it, since reusing it waited for nothing."""
+
+
 @dataclass(frozen=True)
 class RetryWait:
     """A run waits ``delay`` seconds before resending a failed request.

@@ -46,6 +46,7 @@ from websearch_tui.core.errors import (
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
 from websearch_tui.core.prices import default_price
 from websearch_tui.core.results import (
+    PACED_NOTE_START,
     OnUpdate,
     ProviderOutcome,
     ProviderUpdate,
@@ -855,7 +856,7 @@ class _Tracker:
 def paced_message(spec: ProviderSpec, delay: float, interval: float) -> str:
     """The note of a run held back by client-side pacing (``delay`` and ``interval`` in seconds)."""
     return (
-        f"Held back {delay:.1f} s: {spec.label} is paced to one request every {interval:g} s "
+        f"{PACED_NOTE_START}{delay:.1f} s: {spec.label} is paced to one request every {interval:g} s "
         f"in this process ([providers.{spec.id}] min_interval)."
     )
 

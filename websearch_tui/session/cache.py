@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from websearch_tui.core.costs import CachedFrom, Cost
-from websearch_tui.core.results import ProviderOutcome, RunStatus
+from websearch_tui.core.results import PACED_NOTE_START, ProviderOutcome, RunStatus
 
 if TYPE_CHECKING:
     from websearch_tui.core.models import SearchRequest
@@ -69,7 +69,8 @@ def cache_ttl(config: Config, provider_id: str) -> float:
 def reused_outcome(found: Reused, key: str, now: datetime) -> ProviderOutcome | None:
     """The outcome a search reports for ``found`` (a stored run asked as ``key``) reused at ``now``
     (timezone-aware): the stored outcome with ``cached`` (its search, start, age in seconds), a
-    ``"cached"`` cost of $0, ``key``, no elapsed time (nothing was sent) and its citations unchecked.
+    ``"cached"`` cost of $0, ``key``, no elapsed time (nothing was sent), its citations unchecked
+    and without the note saying the earlier run waited for its pacing slot (this one did not wait).
     ``None`` when it may not be reused: it did not end ``done``, it was itself reused, or it was
     asked under another key."""
     stored = found.outcome
@@ -77,12 +78,16 @@ def reused_outcome(found: Reused, key: str, now: datetime) -> ProviderOutcome | 
         return None
     age = max(0.0, (now - found.created_at).total_seconds())
     citations = [dataclasses.replace(citation, check=None) for citation in stored.response.citations]
-    response = dataclasses.replace(stored.response, elapsed_ms=0, first_event_ms=None, citations=citations)
+    notes = [note for note in stored.response.notes if not note.startswith(PACED_NOTE_START)]
+    response = dataclasses.replace(
+        stored.response, elapsed_ms=0, first_event_ms=None, citations=citations, notes=notes
+    )
     return dataclasses.replace(
         stored,
         response=response,
         elapsed_ms=0,
         first_event_ms=None,
+        paced_ms=0,
         cached=CachedFrom(found.search_id, found.created_at, age),
         cost=Cost(0.0, "cached"),
         cache_key=key,
