@@ -47,7 +47,9 @@ QUESTION = "how do rust async runtimes differ"
 async def instant(request: SearchRequest, ctx: ProviderContext) -> AsyncIterator[object]:
     """A provider that answers at once: a short answer and ten sources."""
     yield AnswerDelta(f"{ctx.spec.label} answers: " + "words " * 60)
-    yield SourcesFound(tuple(Source(url=f"https://example.com/{ctx.spec.id}/{n}", title=f"Page {n}") for n in range(10)))
+    yield SourcesFound(
+        tuple(Source(url=f"https://example.com/{ctx.spec.id}/{n}", title=f"Page {n}") for n in range(10))
+    )
 
 
 def session_for(path: Path, **tables: object) -> Session:

@@ -12,9 +12,9 @@ import math
 import random
 import sqlite3
 import time
-from dataclasses import replace
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -545,6 +545,38 @@ def test_the_backfill_goes_newest_first_in_batches_and_never_twice(
     assert first.stats().searches == 6
     first.close()
     second.close()
+
+
+def test_stats_say_how_many_older_searches_are_left_to_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    write_version_3(path, [(search(outcome("brave", DONE, 100 + n)), local(2026, 2, 1, n)) for n in range(7)])
+    monkeypatch.setattr(store_module, "BACKFILL_BATCH", 3)
+    store = HistoryStore(path)
+    assert store.unbackfilled() == 7
+    told: list[int] = []
+    assert store.stats(progress=told.append).searches == 7
+    assert told == [7, 4, 1] and store.unbackfilled() == 0
+    assert store.stats(progress=told.append).searches == 7 and told == [7, 4, 1]  # nothing left: not called
+    store.close()
+
+
+def test_the_stats_command_says_it_is_counting_older_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from websearch_tui.cli.main import main
+
+    path = tmp_path / "history.sqlite3"
+    write_version_3(path, [(search(outcome("brave", DONE, 100 + n)), local(2026, 2, 1, n)) for n in range(4)])
+    monkeypatch.setenv("WEBSEARCH_TUI_HISTORY", str(path))
+    monkeypatch.setenv("WEBSEARCH_TUI_CONFIG", str(tmp_path / "config.toml"))
+    assert main(["stats", "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "Counting 4 searches recorded by an earlier version (once)…\n"
+    assert json.loads(out)["searches"] == 4
+    assert main(["stats", "--format", "json"]) == 0
+    assert capsys.readouterr().err == ""  # counted once
 
 
 def test_the_recorder_backfills_after_a_search(tmp_path: Path) -> None:

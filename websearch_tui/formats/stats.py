@@ -247,3 +247,10 @@ def to_stats_dict(report: StatsReport) -> dict[str, Any]:
 def to_stats_json(report: StatsReport) -> str:
     """:func:`to_stats_dict` as indented JSON text (non-ASCII kept)."""
     return json.dumps(to_stats_dict(report), ensure_ascii=False, indent=2)
+
+
+def backfill_text(left: int) -> str:
+    """What a front end says while ``left`` searches stored before the statistics were kept (history
+    schema v4) are counted in, once: ``"Counting 9,800 searches recorded by an earlier version
+    (once)…"``."""
+    return f"Counting {left:,} searches recorded by an earlier version (once)…"

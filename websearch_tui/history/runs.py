@@ -155,7 +155,7 @@ def run_rows(outcomes: Sequence[ProviderOutcome], created_at: datetime) -> list[
                 day=day,
                 status=outcome.status.value,
                 elapsed_ms=max(0, int(outcome.elapsed_ms) - outcome.paced_ms),
-                first_event_ms=None if outcome.first_event_ms is None else max(0, outcome.first_event_ms - outcome.paced_ms),
+                first_event_ms=_less(outcome.first_event_ms, outcome.paced_ms),
                 streams=streams(outcome.provider),
                 timed=outcome.status in TIMED and not cached,
                 sources=len(urls),
@@ -169,6 +169,11 @@ def run_rows(outcomes: Sequence[ProviderOutcome], created_at: datetime) -> list[
             )
         )
     return rows
+
+
+def _less(first_event_ms: int | None, paced_ms: int) -> int | None:
+    """A time to first event counted from when the request was sent (after the pacing wait)."""
+    return None if first_event_ms is None else max(0, first_event_ms - paced_ms)
 
 
 def _providers_by_url(found: Iterable[tuple[str, Sequence[str]]]) -> dict[str, set[str]]:

@@ -53,9 +53,9 @@ class ProviderStats:
         done, empty, failed, cancelled: runs that ended in that status.
         cached: runs whose result was reused from an earlier search (also counted in their status).
         latency_p50_ms, latency_p95_ms: median and 95th percentile of the run's elapsed time less
-            its client-side pacing wait (the provider's own time), milliseconds (nearest rank), over the runs sent (not cached) that ended done or empty (a
-            failure's time says when it gave up, a cancel's when the user stopped it); ``None``
-            when there is none.
+            its client-side pacing wait (the provider's own time), milliseconds (nearest rank), over
+            the runs sent (not cached) that ended done or empty (a failure's time says when it gave
+            up, a cancel's when the user stopped it); ``None`` when there is none.
         ttft_p50_ms: median time to the first event (the first token), milliseconds, over the runs
             sent that received one; only for a provider that streams tokens, ``None`` otherwise.
         sources_per_search: mean sources per run that ended done; ``None`` without such runs.

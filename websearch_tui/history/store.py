@@ -753,15 +753,40 @@ class HistoryStore:
         row = self._run(lambda db: db.execute(_AVERAGE_COST, (provider, since.timestamp(), runs)).fetchone())
         return float(row[0]) if row is not None and row[0] is not None else None
 
-    def stats(self, since: datetime | None = None, provider: str | None = None) -> StatsReport:
-        """The statistics of the searches started at or after ``since`` (``None``: all), of every
-        provider or only ``provider`` (see :class:`~websearch_tui.history.stats.StatsReport`). Searches
-        stored before schema v4 that have no runs yet are given theirs first (:meth:`backfill`: once,
-        about 5 ms a search here; the recorder usually did it in the background already).
+    def unbackfilled(self) -> int:
+        """How many searches stored before schema v4 have no runs yet (0 once :meth:`backfill` is done).
 
         Raises:
             HistoryError: as :meth:`_run`.
         """
-        while self.backfill():
-            pass
+
+        def count(db: sqlite3.Connection) -> int:
+            below = pending_below(db)
+            if below is None:
+                return 0
+            return int(db.execute("SELECT count(*) FROM searches WHERE id < ?", (below,)).fetchone()[0])
+
+        return self._run(count)
+
+    def stats(
+        self,
+        since: datetime | None = None,
+        provider: str | None = None,
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> StatsReport:
+        """The statistics of the searches started at or after ``since`` (``None``: all), of every
+        provider or only ``provider`` (see :class:`~websearch_tui.history.stats.StatsReport`). Searches
+        stored before schema v4 that have no runs yet are given theirs first (:meth:`backfill`: once,
+        about 2.5 ms a search here; a running app's recorder does it in the background after its first
+        search), and ``progress`` is told how many are left before each batch (not called when none is).
+
+        Raises:
+            HistoryError: as :meth:`_run`.
+        """
+        left = self.unbackfilled()
+        while left:
+            if progress is not None:
+                progress(left)
+            left = self.unbackfilled() if self.backfill() else 0
         return self._run(lambda db: aggregate.stats_report(db, since, provider))

@@ -79,9 +79,7 @@ def reused_outcome(found: Reused, key: str, now: datetime) -> ProviderOutcome | 
     age = max(0.0, (now - found.created_at).total_seconds())
     citations = [dataclasses.replace(citation, check=None) for citation in stored.response.citations]
     notes = [note for note in stored.response.notes if not note.startswith(PACED_NOTE_START)]
-    response = dataclasses.replace(
-        stored.response, elapsed_ms=0, first_event_ms=None, citations=citations, notes=notes
-    )
+    response = dataclasses.replace(stored.response, elapsed_ms=0, first_event_ms=None, citations=citations, notes=notes)
     return dataclasses.replace(
         stored,
         response=response,

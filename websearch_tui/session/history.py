@@ -9,6 +9,7 @@ recorded is written, then opens the file once and keeps it open. Reading never c
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -185,9 +186,16 @@ class HistoryAccess:
         store = self.open()
         return store.average_cost(provider, since) if store is not None else None
 
-    def stats(self, since: datetime | None = None, provider: str | None = None) -> StatsReport:
+    def stats(
+        self,
+        since: datetime | None = None,
+        provider: str | None = None,
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> StatsReport:
         """The statistics of the searches started at or after ``since`` (``None``: all), of every
-        provider or only ``provider`` (:meth:`HistoryStore.stats`; an empty report without a file).
+        provider or only ``provider`` (:meth:`HistoryStore.stats`, which tells ``progress`` how many
+        searches stored by an older version are still being counted; an empty report without a file).
 
         Raises:
             HistoryError: as :meth:`open`.
@@ -197,7 +205,7 @@ class HistoryAccess:
             from websearch_tui.history.stats import StatsReport
 
             return StatsReport(since=since, provider=provider, searches=0, spend_usd=0.0, providers=(), days=())
-        return store.stats(since, provider)
+        return store.stats(since, provider, progress=progress)
 
     def page(self, url: str) -> Page | None:
         """The page kept for ``url`` (:meth:`HistoryStore.page`), however old; ``None`` when none is

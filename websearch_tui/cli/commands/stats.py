@@ -13,7 +13,7 @@ import argparse
 import difflib
 import sys
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from websearch_tui.cli.common import UsageError, load_config, warn
 from websearch_tui.core.text import single_line
@@ -68,7 +68,39 @@ def _report(history: HistoryAccess, since: datetime | None, provider: str | None
     """
     if history.open() is None:
         return None
-    return history.stats(since, provider)
+    progress = BackfillProgress(sys.stderr)
+    try:
+        return history.stats(since, provider, progress=progress)
+    finally:
+        progress.end()
+
+
+class BackfillProgress:
+    """Says on ``stream`` how many older searches are still being counted in: the first call prints
+    :func:`~websearch_tui.formats.stats.backfill_text`; on a terminal each later call rewrites that
+    line in place; :meth:`end` ends the line (nothing at all when no search had to be counted)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.shown = False
+        self.width = 0
+
+    def __call__(self, left: int) -> None:
+        """``left``: searches still to count (> 0)."""
+        if self.shown and not self.stream.isatty():
+            return
+        from websearch_tui.formats.stats import backfill_text
+
+        line = backfill_text(left)
+        self.stream.write(f"\r{line.ljust(self.width)}" if self.shown else line)  # a shorter count covers the last
+        self.stream.flush()
+        self.shown, self.width = True, len(line)
+
+    def end(self) -> None:
+        """Finish the progress line, if one was written."""
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def since_of(text: str | None, now: datetime) -> datetime | None:

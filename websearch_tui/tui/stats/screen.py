@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Select, Sparkline, Static
 
 from websearch_tui.formats.stats import (
     PROVIDER_COLUMNS,
+    backfill_text,
     empty_text,
     filled_days,
     parse_since,
@@ -198,8 +199,12 @@ class StatsScreen(AppScreen[None]):
 
     def _read(self, since: datetime | None, provider: str | None) -> Loaded:
         """Blocking: the report, whether the file exists, the history's notice."""
-        report = self._history.stats(since, provider)
+        report = self._history.stats(since, provider, progress=self._counting)
         return Loaded(report, self._history.path.exists(), self._history.take_notice())
+
+    def _counting(self, left: int) -> None:
+        """From the loading thread: say how many older searches are still being counted in."""
+        self.app.call_from_thread(self._summary, backfill_text(left))
 
     # --- showing ------------------------------------------------------------------------------
 
