@@ -323,6 +323,25 @@ def test_run_rows_count_sources_by_canonical_url() -> None:
     assert brave.started == moment.timestamp() and brave.day == moment.astimezone().date().isoformat()
 
 
+def test_a_retry_is_compared_with_the_search_it_retries_and_is_not_a_search_of_its_own(store: HistoryStore) -> None:
+    first = search(
+        outcome("brave", sources=(url("u1"), url("u2")), cited=()),
+        outcome("exa", FAILED),
+        outcome("perplexity", sources=(url("u3"),), cited=(url("u9"),)),
+    )
+    store.add(first, created_at=local(2026, 3, 10, 9))
+    retry = search(outcome("exa", sources=(url("u1"), url("u9"))))
+    retry.retry_of = (first.outcomes[0], first.outcomes[2])  # what the session keeps on screen
+    (row,) = run_rows(retry.outcomes, local(2026, 3, 10, 9, 1), retry_of=retry.retry_of)
+    # u1 brave found too, u9 only exa (perplexity cited it): compared with the search on screen
+    assert (row.lead, row.sources, row.unique_sources, row.cited_by_others) == (False, 2, 1, 1)
+    store.add(retry, created_at=local(2026, 3, 10, 9, 1))
+    report = store.stats()
+    exa = report.of("exa")
+    assert report.searches == 1 and report.days[0].searches == 1  # the retry is part of the first search
+    assert exa is not None and (exa.searches, exa.done, exa.failed, exa.unique_share) == (2, 1, 1, 0.5)
+
+
 def test_a_runs_latency_leaves_out_its_pacing_wait() -> None:
     paced = replace(outcome("perplexity", elapsed=2500, first=1900), paced_ms=1800)
     (row,) = run_rows([paced], datetime(2026, 3, 10, tzinfo=timezone.utc))
@@ -547,9 +566,7 @@ def test_the_backfill_goes_newest_first_in_batches_and_never_twice(
     second.close()
 
 
-def test_stats_say_how_many_older_searches_are_left_to_count(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_stats_say_how_many_older_searches_are_left_to_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "history.sqlite3"
     write_version_3(path, [(search(outcome("brave", DONE, 100 + n)), local(2026, 2, 1, n)) for n in range(7)])
     monkeypatch.setattr(store_module, "BACKFILL_BATCH", 3)

@@ -74,6 +74,7 @@ async def test_retry_runs_only_the_failed_providers_and_merges_their_outcomes_in
     live = session.begin_retry()
     assert live.into is first and live.result.providers == ("tavily", "exa")
     assert live.result.request.query == QUERY and live.search_id != first.search_id
+    assert live.result.retry_of is not None and [o.provider for o in live.result.retry_of] == ["brave"]
     shown = await session.run(live, lambda u: ran.append(u.provider))
 
     assert shown is first

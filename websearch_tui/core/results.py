@@ -192,6 +192,10 @@ class SearchResult:
             start, e.g. no provider selected); ``None`` otherwise.
         created_at: when the search started (timezone-aware; the engine sets it, the history keeps
             it), ``None`` for a result made by hand.
+        retry_of: for a retry of some providers of an earlier search (``Session.begin_retry``), that
+            search's outcomes it did not run again: the statistics compare this search's sources with
+            theirs and do not count it as a search of its own; ``None`` for a search of its own. Not
+            stored.
     """
 
     request: SearchRequest
@@ -203,6 +207,7 @@ class SearchResult:
     winner: str | None = None
     error: str | None = None
     created_at: datetime | None = None
+    retry_of: tuple[ProviderOutcome, ...] | None = None
 
     @property
     def ok(self) -> bool:

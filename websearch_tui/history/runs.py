@@ -127,19 +127,30 @@ def streams(provider: str) -> bool:
     return spec is not None and spec.capabilities.streams
 
 
-def run_rows(outcomes: Sequence[ProviderOutcome], created_at: datetime) -> list[RunRow]:
+def run_rows(
+    outcomes: Sequence[ProviderOutcome],
+    created_at: datetime,
+    *,
+    retry_of: Sequence[ProviderOutcome] | None = None,
+) -> list[RunRow]:
     """The rows of a search that started at ``created_at`` (timezone-aware) and ended with
     ``outcomes``: one per outcome in a counted status (:data:`COUNTED`), in order; the first is the
-    search's ``lead``.
+    search's ``lead``, unless the search retries some providers of an earlier one (``retry_of``: that
+    search's outcomes it did not run again, which its sources are compared with; it is not a search
+    of its own, so none of its rows leads).
 
-    Linear in the sources and citations of ``outcomes``.
+    Linear in the sources and citations of ``outcomes`` and ``retry_of``.
     """
     counted = [outcome for outcome in outcomes if outcome.status in COUNTED]
     keyed = {id(outcome): [canonical_url(source.url) for source in outcome.response.sources] for outcome in counted}
-    finders = _providers_by_url((outcome.provider, keyed[id(outcome)]) for outcome in counted)
+    beside = list(retry_of or ())
+    finders = _providers_by_url(
+        [(outcome.provider, keyed[id(outcome)]) for outcome in counted]
+        + [(outcome.provider, [canonical_url(source.url) for source in outcome.response.sources]) for outcome in beside]
+    )
     citers = _providers_by_url(
         (outcome.provider, [canonical_url(citation.url) for citation in outcome.response.citations if citation.url])
-        for outcome in counted
+        for outcome in counted + beside
     )
     started = created_at.timestamp()
     day = local_day(started)
@@ -165,7 +176,7 @@ def run_rows(outcomes: Sequence[ProviderOutcome], created_at: datetime) -> list[
                 cost_basis="cached" if cached else (cost.basis if cost is not None else None),
                 cached=cached,
                 cache_key=outcome.cache_key,
-                lead=position == 0,
+                lead=position == 0 and retry_of is None,
             )
         )
     return rows

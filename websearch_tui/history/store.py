@@ -376,7 +376,7 @@ class HistoryStore:
         encoded = encode(result, started)
         names = ", ".join(encoded.columns)
         marks = ", ".join("?" for _ in encoded.columns)
-        runs = run_rows(result.outcomes, started)
+        runs = run_rows(result.outcomes, started, retry_of=result.retry_of)
 
         def insert(db: sqlite3.Connection) -> int:
             with _transaction(db):

@@ -336,6 +336,7 @@ class Session:
         into = shown.result
         retry = self.engine.prepare(dataclasses.replace(into.request, providers=tuple(failed)))
         into.outcomes = [o for o in into.outcomes if o.provider not in failed]
+        retry.retry_of = tuple(into.outcomes)
         self._live = self._live_search(retry, into=into, fresh=True)  # a retry always sends again
         return self._live
 
