@@ -16,6 +16,7 @@ from websearch_tui.formats.stats import (
     filled_days,
     parse_since,
     percent,
+    period_text,
     provider_cells,
     to_stats_dict,
     to_stats_json,
@@ -210,12 +211,20 @@ def test_since_a_date_is_its_local_midnight_and_all_is_the_whole_history() -> No
         ("0d", "empty period"),
         ("2027-01-01", "in the future"),
         ("x\x1b[2Jy", "'xy'"),
+        ("\u0663d", "12h, 30d or 2w"),  # an Arabic-Indic three is no number of days here
     ],
 )
 def test_a_bad_since_says_what_is_accepted(text: str, says: str) -> None:
     with pytest.raises(PeriodError) as raised:
         parse_since(text, NOW)
     assert says in str(raised.value) and "\x1b" not in str(raised.value)
+
+
+def test_a_period_reaching_before_the_year_1_is_the_whole_history() -> None:
+    assert parse_since("0001-01-01", NOW) is None  # its local midnight cannot be held: no traceback
+    start = parse_since("99999w", NOW)
+    assert start is not None and start.year == 110
+    assert period_text(StatsReport(start, None, 0, 0.0, (), ())).startswith("since 0110-")
 
 
 def test_days_without_searches_are_filled_with_zeros_up_to_today() -> None:

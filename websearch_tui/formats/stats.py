@@ -28,7 +28,7 @@ from websearch_tui.history.stats import COUNTED_STATUSES, DayStats, ProviderStat
 NONE = "—"
 """A figure with nothing to measure (no run sent, no source returned)."""
 
-_DURATION = re.compile(r"(\d{1,5})([hdw])")
+_DURATION = re.compile(r"([0-9]{1,5})([hdw])")
 _UNIT_HOURS = {"h": 1, "d": 24, "w": 24 * 7}
 SINCE_FORMS = "a duration such as 12h, 30d or 2w, a date such as 2026-11-01, or all"
 """What ``--since`` accepts, for help and error texts."""
@@ -41,7 +41,8 @@ class PeriodError(ValueError):
 def parse_since(text: str, now: datetime) -> datetime | None:
     """The start of the period ``text`` names, timezone-aware: ``"12h"``, ``"30d"``, ``"2w"`` (hours,
     days, weeks before ``now``, which must be timezone-aware), ``"2026-11-01"`` (that day's local
-    midnight), or ``"all"`` / ``""`` (``None``: the whole history).
+    midnight), or ``"all"`` / ``""`` (``None``: the whole history, also for a date or duration
+    reaching before what the local time zone can hold).
 
     Raises:
         PeriodError: ``text`` is none of these, a duration of 0, or a date after ``now``.
@@ -54,12 +55,18 @@ def parse_since(text: str, now: datetime) -> datetime | None:
         count = int(match.group(1))
         if count == 0:
             raise PeriodError(f"--since {text} is an empty period: give {SINCE_FORMS}")
-        return now - timedelta(hours=count * _UNIT_HOURS[match.group(2)])
+        try:
+            return now - timedelta(hours=count * _UNIT_HOURS[match.group(2)])
+        except OverflowError:  # before the year 1: the whole history
+            return None
     try:
         day = date.fromisoformat(text)
     except ValueError:
         raise PeriodError(f"--since must be {SINCE_FORMS}, not {single_line(text)!r}") from None
-    start = datetime(day.year, day.month, day.day).astimezone()  # local midnight, as the report's days
+    try:
+        start = datetime(day.year, day.month, day.day).astimezone()  # local midnight, as the report's days
+    except (OverflowError, ValueError, OSError):  # a day the local time zone cannot hold (0001-01-01)
+        return None
     if start > now:
         raise PeriodError(f"--since {text} is in the future: give {SINCE_FORMS}")
     return start
@@ -70,7 +77,8 @@ def period_text(report: StatsReport) -> str:
     if report.since is None:
         return "in the whole history"
     local = report.since.astimezone()
-    return f"since {local.strftime('%Y-%m-%d' if (local.hour, local.minute) == (0, 0) else '%Y-%m-%d %H:%M')}"
+    time = "" if (local.hour, local.minute) == (0, 0) else f" {local:%H:%M}"
+    return f"since {local.date().isoformat()}{time}"  # isoformat: the year in four digits, as 0110
 
 
 def summary_text(report: StatsReport) -> str:
