@@ -109,6 +109,13 @@ def test_estimates_from_the_price(tmp_path) -> None:
     assert provider_estimate(config, ask("valyu"), "valyu", 0.5) == 0.5  # a known average wins
     assert provider_estimate(config, ask("kagi"), "kagi", None) == Price(per_request=0.012).typical(10)
     assert provider_estimate(config, ask("jina"), "jina", None) == 0.0  # no price known
+    assert provider_estimate(config, ask("openai"), "openai", None) > 0.001  # a model's typical answer
+
+
+async def test_a_model_never_run_before_is_caught_by_a_spent_budget(tmp_path) -> None:
+    session = budget_session(tmp_path, daily=0.001)
+    assert await session.budget_check(ask("anthropic")) is not None  # no history: its price's typical answer
+    await session.engine.aclose()
 
 
 def test_billed_leaves_out_reused_and_keyless_providers() -> None:

@@ -40,8 +40,11 @@ def test_estimate_counts_what_the_usage_does_not_report_as_zero() -> None:
     assert Price().estimate(response(10, Usage(input_tokens=10**9))) == 0
 
 
-def test_typical_is_the_request_and_its_results() -> None:
-    assert Price(per_request=0.005, per_1k_results=2.0, per_search_call=1.0).typical(10) == pytest.approx(0.025)
+def test_typical_is_the_request_its_results_and_a_typical_model_answer() -> None:
+    assert Price(per_request=0.005, per_1k_results=2.0).typical(10) == pytest.approx(0.025)
+    # a model billed by the token and the search call: 8,000 tokens in, 1,000 out, one search
+    model = Price(per_million_input_tokens=3.0, per_million_output_tokens=15.0, per_search_call=0.01)
+    assert model.typical(10) == pytest.approx(0.024 + 0.015 + 0.01)
 
 
 def test_a_reported_cost_wins_over_keyless_and_any_price() -> None:

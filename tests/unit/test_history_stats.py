@@ -342,6 +342,18 @@ def test_a_retry_is_compared_with_the_search_it_retries_and_is_not_a_search_of_i
     assert exa is not None and (exa.searches, exa.done, exa.failed, exa.unique_share) == (2, 1, 1, 0.5)
 
 
+def test_the_average_cost_counts_answered_runs_sent_with_a_known_cost(store: HistoryStore) -> None:
+    reused = CachedFrom(1, local(2026, 3, 10, 8), 60.0)
+    store.add(search(outcome("brave", cost=estimated(0.01))), created_at=local(2026, 3, 10, 8))
+    store.add(search(outcome("brave", cost=estimated(0.03))), created_at=local(2026, 3, 10, 9))
+    for hour in (10, 11, 12):  # failures before any answer cost nothing: they must not pull the average down
+        store.add(search(outcome("brave", FAILED, cost=estimated(0.0))), created_at=local(2026, 3, 10, hour))
+    store.add(search(outcome("brave", cached=reused, cost=Cost(0.0, "cached"))), created_at=local(2026, 3, 10, 13))
+    assert store.average_cost("brave", local(2026, 3, 1)) == pytest.approx(0.02)
+    assert store.average_cost("brave", local(2026, 3, 10, 9)) == pytest.approx(0.03)
+    assert store.average_cost("exa", local(2026, 3, 1)) is None
+
+
 def test_a_runs_latency_leaves_out_its_pacing_wait() -> None:
     paced = replace(outcome("perplexity", elapsed=2500, first=1900), paced_ms=1800)
     (row,) = run_rows([paced], datetime(2026, 3, 10, tzinfo=timezone.utc))

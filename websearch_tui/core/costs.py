@@ -24,6 +24,13 @@ keyless run ($0), a result reused from the history ($0), or no price known (``us
 counted as known spend)."""
 
 
+TYPICAL_INPUT_TOKENS = 8_000
+"""Input tokens a model-native answer is expected to use before it runs: the prompt and the search
+results it reads (a budget's guess until the history holds the provider's own average)."""
+TYPICAL_OUTPUT_TOKENS = 1_000
+"""Output tokens a model-native answer is expected to write before it runs."""
+
+
 @dataclass(frozen=True)
 class Price:
     """How a provider bills, in US dollars; every unit defaults to 0 and units add up.
@@ -73,9 +80,17 @@ class Price:
         )
 
     def typical(self, results: int) -> float:
-        """US dollars a run is expected to cost before it runs (a budget's estimate): the request and
-        ``results`` results; tokens and search calls are not known in advance and count 0."""
-        return self.per_request + self.per_1k_results * results / 1000
+        """US dollars a run is expected to cost before it runs (a budget's estimate while the history
+        knows no average for the provider): the request, ``results`` results and, for a model billed
+        by the token or the search call, a typical answer (:data:`TYPICAL_INPUT_TOKENS` in,
+        :data:`TYPICAL_OUTPUT_TOKENS` out, one search call)."""
+        return (
+            self.per_request
+            + self.per_1k_results * results / 1000
+            + self.per_million_input_tokens * TYPICAL_INPUT_TOKENS / 1_000_000
+            + self.per_million_output_tokens * TYPICAL_OUTPUT_TOKENS / 1_000_000
+            + self.per_search_call
+        )
 
 
 @dataclass(frozen=True)

@@ -96,9 +96,10 @@ _REUSABLE = (  # newest first; ties (one second) by the later search
     "SELECT search_id, provider FROM runs WHERE cache_key = ? AND started >= ? AND status = 'done' AND cached = 0 "
     "ORDER BY started DESC, search_id DESC LIMIT 1"
 )
-_AVERAGE_COST = (  # the provider's newest runs (runs_provider walks them newest first), those sent with a known cost
+_AVERAGE_COST = (  # the provider's newest answered runs (runs_provider walks them newest first), sent with a known cost
     "SELECT avg(cost_usd) FROM (SELECT cost_usd, cost_basis, cached FROM runs WHERE provider = ? AND started >= ? "
-    "ORDER BY started DESC LIMIT ?) WHERE cached = 0 AND cost_basis IN ('reported', 'estimated')"
+    "AND status IN ('done', 'empty') ORDER BY started DESC LIMIT ?) "
+    "WHERE cached = 0 AND cost_basis IN ('reported', 'estimated')"
 )
 AVERAGE_RUNS = 20
 """How many of a provider's newest runs :meth:`HistoryStore.average_cost` averages."""
@@ -742,10 +743,11 @@ class HistoryStore:
 
     def average_cost(self, provider: str, since: datetime, *, runs: int = AVERAGE_RUNS) -> float | None:
         """US dollars ``provider``'s runs cost on average, over its newest ``runs`` runs started at or
-        after ``since`` (timezone-aware), counting those that were sent (not reused) and whose cost is
-        known (reported or estimated; a failed run that cost nothing counts as $0): what a budget
-        expects its next run to cost. ``None`` when there is no such run. Reads at most ``runs`` rows
-        (an index walk), however many keyless or unpriced runs the history holds.
+        after ``since`` (timezone-aware) that answered (done or empty: a failure before the answer
+        costs nothing and would pull the average toward $0), were sent (not reused) and whose cost
+        is known (reported or estimated): what a budget expects its next run to cost. ``None`` when
+        there is no such run. Reads at most ``runs`` answered rows (an index walk), however many
+        keyless or unpriced runs the history holds.
 
         Raises:
             HistoryError: as :meth:`_run`.
