@@ -5,6 +5,7 @@ test's own folder."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -110,6 +111,26 @@ def test_a_cache_key_is_a_digest_that_holds_no_part_of_the_key() -> None:
     assert len(key) == 64 and int(key, 16) >= 0
     assert key == key_of(ask("brave"))  # deterministic
     assert "sk-cache" not in key and KEY["api_key"] not in key
+
+
+def test_a_password_is_stretched_before_it_is_folded_into_the_key(monkeypatch) -> None:
+    from websearch_tui.engine import cache_keys
+
+    stretched: list[bytes] = []
+    real = cache_keys._stretched.__wrapped__
+
+    def counting(provider_id: str, value: bytes) -> bytes:
+        stretched.append(value)
+        return real(provider_id, value)
+
+    monkeypatch.setattr(cache_keys, "_stretched", counting)
+    spec, request = SPECS["searxng"], ask("searxng")
+    basic = {"username": "ada", "password": "hunter2"}
+    key = cache_key(spec, request, ProviderSettings(), basic)
+    assert stretched == [b"hunter2"]  # the user name is not a secret; API keys are not stretched
+    assert key != cache_key(spec, request, ProviderSettings(), {**basic, "password": "hunter3"})
+    plain = hashlib.sha256(b"hunter2").hexdigest()
+    assert plain not in key and key == cache_key(spec, request, ProviderSettings(), basic)
 
 
 def test_the_query_is_compared_normalised() -> None:

@@ -15,7 +15,8 @@ would ask the same thing and reuse the stored answer instead of sending the requ
   or a keyless run after a keyed one, never reuses the other's answer.
 
 The credentials are only ever folded into this digest: no key, nor any part of one, is stored or
-shown; the digest is stored with the run (``ProviderOutcome.cache_key``) and cannot be turned back
+shown; a password a person chose (:data:`STRETCHED`) is first stretched with scrypt, so the stored
+digest does not let anyone holding the history file test guesses quickly; the digest is stored with the run (``ProviderOutcome.cache_key``) and cannot be turned back
 into the key. A digest changes with any of the inputs above, so reuse across a change of key,
 endpoint, model, option or control is impossible by construction.
 
@@ -25,6 +26,7 @@ the credentials, in a thread, and hands them here).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import unicodedata
@@ -79,10 +81,23 @@ def cache_key(
     }
     digest = hashlib.sha256(json.dumps(asked, sort_keys=True, default=repr, ensure_ascii=False).encode())
     for name in sorted(credentials):  # each part length-prefixed: no two credential sets hash alike
-        for part in (name, credentials[name]):
-            data = part.encode("utf-8", "surrogatepass")
+        value = credentials[name].encode("utf-8", "surrogatepass")
+        for data in (name.encode(), _stretched(spec.id, value) if name in STRETCHED else value):
             digest.update(len(data).to_bytes(8, "big") + data)
     return digest.hexdigest()
+
+
+STRETCHED = frozenset({"password"})
+"""Credentials a person chose (an HTTP Basic password, SearXNG's): folded in through scrypt, so a
+stored digest cannot be checked against guesses at SHA-256 speed. API keys are long random strings:
+no guess reaches them, and they are folded in as they are."""
+
+
+@functools.lru_cache(maxsize=16)
+def _stretched(provider_id: str, value: bytes) -> bytes:
+    """``value`` through scrypt (2**14 rounds, 16 MiB, about 0.1 s; once per process and value),
+    salted with the provider id: what :func:`cache_key` folds in for a :data:`STRETCHED` credential."""
+    return hashlib.scrypt(value, salt=f"websearch-tui cache key {provider_id}".encode(), n=2**14, r=8, p=1, dklen=32)
 
 
 def runs_keyless(spec: ProviderSpec, credentials: Mapping[str, str]) -> bool:
