@@ -49,7 +49,8 @@ class ProviderStats:
     Attributes:
         provider: the provider id.
         label: its display label (the one it had in its newest run).
-        searches: runs counted (every final status but skipped; cached runs included).
+        searches: runs counted (every final status but skipped; cached runs included); the
+            status rates (:meth:`rate`) are over the runs :attr:`sent`.
         done, empty, failed, cancelled: runs that ended in that status.
         cached: runs whose result was reused from an earlier search (also counted in their status).
         latency_p50_ms, latency_p95_ms: median and 95th percentile of the run's elapsed time less
@@ -92,9 +93,16 @@ class ProviderStats:
             RunStatus.CANCELLED: self.cancelled,
         }.get(status, 0)
 
+    @property
+    def sent(self) -> int:
+        """Runs whose request was sent (not reused from an earlier search)."""
+        return self.searches - self.cached
+
     def rate(self, status: RunStatus) -> float | None:
-        """The share (0..1) of runs that ended in ``status``; ``None`` when it has no run."""
-        return self.count(status) / self.searches if self.searches else None
+        """The share (0..1) of the runs sent (:attr:`sent`) that ended in ``status``: how the provider
+        answers when asked (a reused result, always done, would flatter it); ``None`` when none was sent."""
+        reused = self.cached if status is RunStatus.DONE else 0
+        return (self.count(status) - reused) / self.sent if self.sent else None
 
     @property
     def cached_rate(self) -> float | None:
