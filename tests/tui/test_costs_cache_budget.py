@@ -170,6 +170,34 @@ async def test_a_paced_run_says_it_waits_in_its_pane_and_the_hint_line(make_app,
         assert "Held back" in pane(app, "exa").query_one(".notes").visual.plain
 
 
+async def test_leaving_a_paced_wait_stops_its_countdown(make_app, fake_streams):
+    """Esc while Exa waits for its pacing slot: the search is cancelled and the hint line's countdown
+    stops with it (it counted on, ten times a second, for the rest of the session)."""
+    fake_streams["exa"] = full_result
+    app = make_app(("exa",), clock=frozen)
+    gate = asyncio.Event()
+
+    async def held(delay: float) -> None:
+        await gate.wait()
+
+    app.engine.sleep = held
+    app.engine.settings["exa"] = ProviderSettings(min_interval=30)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "first")
+        await wait_for_search(app)
+        await submit(pilot, "second")
+        screen = app.screen
+        await until(pilot, lambda: screen._pacing is not None, "the countdown runs while Exa waits")
+        await pilot.press("escape")
+        await wait_for_search(app)
+        await until(pilot, lambda: screen._pacing is None, "the countdown stopped with the search")
+        # a tick that finds the search already ended stops the count too (it ran on forever)
+        screen._pacing = screen.set_interval(60, lambda: None)
+        screen._count_pacing_down()
+        assert screen._pacing is None
+        gate.set()
+
+
 # --- cost, cache, fresh search and budget, over the app ---------------------------------------
 
 

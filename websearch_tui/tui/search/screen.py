@@ -473,12 +473,18 @@ class SearchScreen(CitationChecks):
         line keeps its size, so a count costs no layout."""
         live = self._live
         if live is None or live.ended or not self.is_attached:
+            self._stop_pacing_count()  # the search ended or was left while a provider waited
             return
         self.set_hint(live.progress_text(), layout=False)
         if self._pacing is None:
             self._pacing = self.set_interval(FLUSH_SECONDS, self._count_pacing_down)
         now = live.clock()
         if not any(end > now for end in live.paced.values()):
+            self._stop_pacing_count()
+
+    def _stop_pacing_count(self) -> None:
+        """Stop counting a pacing wait down (nothing to do when no count runs)."""
+        if self._pacing is not None:
             self._pacing.stop()
             self._pacing = None
 
