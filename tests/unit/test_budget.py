@@ -75,8 +75,9 @@ async def test_the_monthly_budget_is_checked_after_the_daily_one(monkeypatch, tm
 
 
 async def test_keyless_runs_cost_nothing_and_never_pass_a_budget(monkeypatch, tmp_path) -> None:
-    session = budget_session(tmp_path, keys={}, daily=0.01)
-    assert await session.budget_check(ask("brave", "tavily")) is None
+    session = budget_session(tmp_path, keys={}, daily=0.0001)
+    assert await session.budget_check(ask("exa", "parallel")) is None  # their keyless endpoints: $0
+    assert await session.budget_check(ask("brave")) is not None  # a required key: billed once it runs
     await session.engine.aclose()
 
 

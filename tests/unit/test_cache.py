@@ -180,6 +180,7 @@ def test_runs_keyless() -> None:
     assert not runs_keyless(SPECS["exa"], KEY)
     assert not runs_keyless(SPECS["codex"], {})  # a login of its own is billed by its plan
     assert runs_keyless(SPECS["ddgs"], {"api_key": "set for every provider"})  # it reads none
+    assert not runs_keyless(SPECS["brave"], {})  # its key is required: billed once it runs
 
 
 # --- hits ----------------------------------------------------------------------------------

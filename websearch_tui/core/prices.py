@@ -24,6 +24,7 @@ gateway whose operator sets the price).
 from __future__ import annotations
 
 from websearch_tui.core.costs import Price
+from websearch_tui.core.specs import ProviderSettings, ProviderSpec, asked_model
 
 READ_ON = "2026-12-03"
 """The day these price lists were read."""
@@ -124,3 +125,10 @@ def default_price(provider_id: str, model: str | None) -> Price | None:
     if price is None or not price.model or model is None or model == price.model:
         return price
     return None
+
+
+def price_for(spec: ProviderSpec, settings: ProviderSettings) -> Price | None:
+    """The price a run of ``spec`` with ``settings`` is billed at: the config's ``price = {...}``, else
+    :func:`default_price` for the model it asks for (:func:`~websearch_tui.core.specs.asked_model`);
+    ``None``: unknown."""
+    return settings.price or default_price(spec.id, asked_model(spec, settings))

@@ -186,3 +186,9 @@ class ProviderSettings:
     min_interval: float | None = None
     price: Price | None = None
     cache_ttl: float | None = None
+
+
+def asked_model(spec: ProviderSpec, settings: ProviderSettings) -> str | None:
+    """The model a run of ``spec`` with ``settings`` asks for: the first of ``models`` (the engine
+    turns that list round per search), else ``model``, else the spec's default (``None``: no model)."""
+    return (settings.models[0] if settings.models else None) or settings.model or spec.default_model

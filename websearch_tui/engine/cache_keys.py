@@ -16,9 +16,10 @@ would ask the same thing and reuse the stored answer instead of sending the requ
 
 The credentials are only ever folded into this digest: no key, nor any part of one, is stored or
 shown; a password a person chose (:data:`STRETCHED`) is first stretched with scrypt, so the stored
-digest does not let anyone holding the history file test guesses quickly; the digest is stored with the run (``ProviderOutcome.cache_key``) and cannot be turned back
-into the key. A digest changes with any of the inputs above, so reuse across a change of key,
-endpoint, model, option or control is impossible by construction.
+digest does not let anyone holding the history file test guesses quickly. The digest is stored with
+the run (``ProviderOutcome.cache_key``) and cannot be turned back into the key. A digest changes
+with any of the inputs above, so reuse across a change of key, endpoint, model, option or control is
+impossible by construction.
 
 Pure functions over the request, the settings and resolved credentials: no I/O (the engine resolves
 the credentials, in a thread, and hands them here).
@@ -101,10 +102,11 @@ def _stretched(provider_id: str, value: bytes) -> bytes:
 
 
 def runs_keyless(spec: ProviderSpec, credentials: Mapping[str, str]) -> bool:
-    """True when a run of ``spec`` with ``credentials`` (as resolved) sends no credential, so it is
-    not billed: the provider reads none, or no value is set and it does not use a login of its own
-    (Codex)."""
-    return spec.key_need == "none" or (not spec.login and not any(credentials.values()))
+    """True when a run of ``spec`` with ``credentials`` (as resolved) is not billed: the provider
+    reads no credential, or it can run without its optional key and none is set. A provider whose key
+    is required (or that uses a login of its own, Codex) is billed: without its key the run fails
+    before sending, and a budget counts it as it would run once the key is there."""
+    return spec.key_need == "none" or (spec.key_need == "optional" and not any(credentials.values()))
 
 
 @dataclass(frozen=True)

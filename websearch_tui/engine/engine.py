@@ -44,7 +44,7 @@ from websearch_tui.core.errors import (
     register_secret,
 )
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
-from websearch_tui.core.prices import default_price
+from websearch_tui.core.prices import price_for
 from websearch_tui.core.results import (
     PACED_NOTE_START,
     OnUpdate,
@@ -55,7 +55,7 @@ from websearch_tui.core.results import (
     SearchResult,
 )
 from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
-from websearch_tui.engine.cache_keys import CacheKeys, cache_key
+from websearch_tui.engine.cache_keys import CacheKeys, cache_key, runs_keyless
 from websearch_tui.providers import load_stream
 from websearch_tui.providers.base import Clock, ProviderContext, ProviderState, Sleep
 from websearch_tui.providers.transport.pacing import Pacer
@@ -746,9 +746,9 @@ class Engine:
     ) -> Cost:
         """What one run cost, worked out once at its end (never per token): the provider's reported
         figure, else $0 for a run of a provider that can run keyless and sent no credential
-        (``"keyless"``), else its price's estimate (``[providers.X] price``, else
-        :func:`~websearch_tui.core.prices.default_price` for the model it asked for), else an
-        ``"unknown"`` $0.
+        (``"keyless"``, :func:`~websearch_tui.engine.cache_keys.runs_keyless`), else its price's
+        estimate (:func:`~websearch_tui.core.prices.price_for`: ``[providers.X] price``, else the
+        public price of the model it asked for), else an ``"unknown"`` $0.
 
         A run that failed or was cancelled before its first event costs $0 (``"estimated"``):
         providers bill answered requests, not errors (Brave, Linkup and Perplexity's price lists say
@@ -758,11 +758,10 @@ class Engine:
         """
         ctx = contexts[0] if contexts else None
         spec = SPECS[provider_id]
-        sent_key = ctx is not None and any(ctx.credentials.values())
-        keyless = spec.key_need == "none" or (spec.key_need == "optional" and not sent_key)
+        keyless = runs_keyless(spec, ctx.credentials if ctx is not None else {})
         if ctx is None or (not answered and status in (RunStatus.FAILED, RunStatus.CANCELLED)):
             return Cost(0.0, "keyless" if keyless else "estimated")
-        price = ctx.settings.price or default_price(provider_id, ctx.model())
+        price = price_for(spec, ctx.settings)
         return cost_of(price, response, keyless=keyless)
 
 

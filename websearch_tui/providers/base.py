@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, missing_key_message
-from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec
+from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec, asked_model
 
 if TYPE_CHECKING:
     import httpx
@@ -152,11 +152,7 @@ class ProviderContext:
 
     def model(self) -> str | None:
         """Configured model (first of ``models``, else ``model``) or the spec default."""
-        return (
-            (self.settings.models[0] if self.settings.models else None)
-            or self.settings.model
-            or self.spec.default_model
-        )
+        return asked_model(self.spec, self.settings)
 
     def option(self, name: str, default: Any = None) -> Any:
         """A provider-specific option from config, or ``default``."""

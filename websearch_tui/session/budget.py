@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.costs import format_usd
-from websearch_tui.core.prices import default_price
+from websearch_tui.core.prices import price_for
 
 if TYPE_CHECKING:
     from websearch_tui.core.models import SearchRequest
@@ -119,9 +119,7 @@ def provider_estimate(config: Config, request: SearchRequest, provider_id: str, 
     it would ask for), else 0."""
     if average is not None:
         return average
-    settings = config.settings_for(provider_id)
-    model = (settings.models[0] if settings.models else None) or settings.model or SPECS[provider_id].default_model
-    price = settings.price or default_price(provider_id, model)
+    price = price_for(SPECS[provider_id], config.settings_for(provider_id))
     return price.typical(request.max_results) if price is not None else 0.0
 
 

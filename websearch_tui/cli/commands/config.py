@@ -127,10 +127,11 @@ def _history_settings(config: Config) -> dict[str, object]:
 def _provider_table(spec: ProviderSpec, settings: ProviderSettings) -> dict[str, object]:
     """One provider's effective ``[providers.<id>]`` table (``None`` values left out): ``price`` is the
     file's or the public price list's, as its non-zero units (``{}``: free; left out: unknown)."""
-    from websearch_tui.core.prices import default_price
+    from websearch_tui.core.prices import price_for
+    from websearch_tui.core.specs import asked_model
 
-    model = (settings.models[0] if settings.models else None) or settings.model or spec.default_model
-    price = settings.price or default_price(spec.id, model)
+    model = asked_model(spec, settings)
+    price = price_for(spec, settings)
     table = {
         "enabled": settings.enabled is not False,
         "base_url": _mask_url(settings.base_url or spec.default_base_url),
