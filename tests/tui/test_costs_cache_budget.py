@@ -24,7 +24,6 @@ from websearch_tui.engine.engine import Engine
 from websearch_tui.settings.config import BudgetSettings, Config, SearchSettings
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.common.dialogs import ChoiceDialog
-from websearch_tui.tui.search.cost_text import search_cost_text
 from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.source_list import SourceList
 from websearch_tui.tui.search.status_line import PaneStatus, cached_text, fit_lines, render_status
@@ -114,22 +113,20 @@ def test_the_pacing_wait_is_said_while_the_run_waits_for_its_slot() -> None:
 
 def test_the_search_total_adds_the_costs_and_counts_the_reused_results() -> None:
     cached = CachedFrom(41, STARTED, 600)
-    assert search_cost_text(result_of()) == ""
-    assert search_cost_text(result_of(outcome("exa", None))) == ""
+    assert result_of().cost_text() == ""
+    assert result_of(outcome("exa", None)).cost_text() == ""
     assert (
-        search_cost_text(result_of(outcome("exa", Cost(0.012, "reported")), outcome("kagi", Cost(0.009, "estimated"))))
+        result_of(outcome("exa", Cost(0.012, "reported")), outcome("kagi", Cost(0.009, "estimated"))).cost_text()
         == "≈ $0.021"
     )
-    assert search_cost_text(result_of(outcome("exa", Cost(0.0123, "reported")))) == "$0.0123"
-    assert search_cost_text(result_of(outcome("ddgs", Cost(0.0, "keyless")))) == "$0"
+    assert result_of(outcome("exa", Cost(0.0123, "reported"))).cost_text() == "$0.0123"
+    assert result_of(outcome("ddgs", Cost(0.0, "keyless"))).cost_text() == "$0"
     three = [outcome(pid, Cost(0.0, "cached"), cached=cached) for pid in ("exa", "kagi", "ddgs")]
-    assert search_cost_text(result_of(*three, outcome("brave", Cost(0.005, "estimated")))) == "≈ $0.005 · 3 cached"
-    assert search_cost_text(result_of(*three)) == "$0 · 3 cached"
+    assert result_of(*three, outcome("brave", Cost(0.005, "estimated"))).cost_text() == "≈ $0.005 · 3 cached"
+    assert result_of(*three).cost_text() == "$0 · 3 cached"
     unknown = outcome("kagi", Cost(0.0, "unknown"))
-    assert search_cost_text(result_of(unknown, outcome("exa", Cost(0.004, "estimated")))) == (
-        "≥ $0.004 (no price for Kagi)"
-    )
-    assert search_cost_text(result_of(unknown)) == "unknown (no price for Kagi)"
+    assert result_of(unknown, outcome("exa", Cost(0.004, "estimated"))).cost_text() == ("≥ $0.004 (no price for Kagi)")
+    assert result_of(unknown).cost_text() == "unknown (no price for Kagi)"
 
 
 # --- pacing ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Select, Sparkline, Static
 
 from tests.tui.conftest import fixed_status, until
 from tests.tui.test_help_palette_keymap import run_palette
+from tests.unit import test_cli_stats
 from tests.unit.test_cli_stats import search
 from websearch_tui.core.costs import Cost
 from websearch_tui.core.errors import ErrorKind, ProviderError
@@ -30,21 +31,14 @@ from websearch_tui.tui.stats.screen import StatsScreen
 SIZE = (120, 36)
 
 
+recorded = test_cli_stats.recorded
+"""The fixture of tests/unit/test_cli_stats.py: Exa and Brave 10 days ago (Brave failed), 1 day ago and now."""
+
+
 @pytest.fixture
 def history() -> Path:
     """The history file the app reads ($WEBSEARCH_TUI_HISTORY, see tests/conftest.py)."""
     return Path(os.environ["WEBSEARCH_TUI_HISTORY"])
-
-
-@pytest.fixture
-def recorded(history: Path) -> Path:
-    """Exa and Brave: 10 days ago (Brave failed), 1 day ago and just now (tests/unit/test_cli_stats.py)."""
-    store = HistoryStore(history)
-    for days_ago, fails in ((10, True), (1, False), (0.001, False)):
-        result = search(days_ago, brave_fails=fails)
-        store.add(result, created_at=result.created_at)
-    store.close()
-    return history
 
 
 def stats_screen_of(app: WebSearchApp) -> StatsScreen:

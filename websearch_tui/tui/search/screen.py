@@ -39,7 +39,6 @@ from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.common.remembered import Controls, initial_controls, save_controls
 from websearch_tui.tui.patches.compositor import use_span_compositor
 from websearch_tui.tui.search.citation_checks import CHECK_BINDING, CitationChecks, tally_text
-from websearch_tui.tui.search.cost_text import search_cost_text
 from websearch_tui.tui.search.pane_area import PaneArea
 from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS
 from websearch_tui.tui.search.query_input import QueryInput
@@ -407,7 +406,7 @@ class SearchScreen(CitationChecks):
                 self.checks_ended(live.result)
             if live is self._live and self.is_attached:
                 tally = tally_text(live.shown) if verify else None
-                cost = search_cost_text(live.shown)
+                cost = live.shown.cost_text()
                 extras = [text for text in (cost and f"Cost {cost}", tally) if text]
                 self.set_hint(" · ".join([live.summary_text(), *extras]))
                 self.pane_area.refresh_merged()
@@ -578,7 +577,7 @@ class SearchScreen(CitationChecks):
                 where = f"From the history, {when:%Y-%m-%d %H:%M}"
             else:
                 where = f"Search {number} of {count} of this session, {when:%H:%M}"
-            cost = search_cost_text(result)
+            cost = result.cost_text()
             where += f" (cost {cost})" if cost else ""
             self.set_hint(f"{where} — offline. Enter runs it again live; [ and ] (Alt+←/→) go back and forward.")
         self.refresh_bindings()
