@@ -43,8 +43,11 @@ def test_the_tables_and_provider_keys_are_read(tmp_path: Path) -> None:
     assert config.settings_for("openai").price == Price(per_million_input_tokens=2.0, per_search_call=0.025)
 
 
-def test_an_empty_price_is_free(tmp_path: Path) -> None:
-    assert load_config(write(tmp_path, "[providers.jina]\nprice = {}\n")).settings_for("jina").price == Price()
+def test_a_free_provider_is_priced_at_zero_and_an_empty_price_is_refused(tmp_path: Path) -> None:
+    free = load_config(write(tmp_path, "[providers.jina]\nprice = { per_request = 0 }\n"))
+    assert free.settings_for("jina").price == Price()
+    with pytest.raises(ConfigError, match=r"\[providers.jina\] price is empty: .*per_request = 0"):
+        load_config(write(tmp_path, "[providers.jina]\nprice = {}\n"))
 
 
 @pytest.mark.parametrize(
@@ -78,7 +81,7 @@ def test_an_empty_price_is_free(tmp_path: Path) -> None:
         ("[providers.brave]\nprice = { read_on = '2026-01-01' }\n", "[providers.brave] price: unknown unit 'read_on'"),
         (
             "[providers.brave]\nprice = { per_request = -0.1 }\n",
-            "[providers.brave] price per_request must be a number of US dollars from 0 up, got -0.1",
+            "[providers.brave] price per_request must be a number of US dollars from 0 to 1,000, got -0.1",
         ),
         ("[providers.brave]\nprice = { per_request = nan }\n", "[providers.brave] price per_request must be a number"),
         (

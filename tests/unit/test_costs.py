@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 
 from websearch_tui.core.catalogue import SPECS
-from websearch_tui.core.costs import CachedFrom, Cost, Price, cost_of, format_usd
+from websearch_tui.core.costs import MAX_RUN_USD, CachedFrom, Cost, Price, cost_of, format_usd, plausible_usd
 from websearch_tui.core.models import SearchRequest, SearchResponse, Source, Usage
 from websearch_tui.core.prices import DEFAULT_PRICES, default_price
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
@@ -33,11 +33,19 @@ def test_estimate_adds_every_unit() -> None:
     assert price.estimate(response(4, usage)) == pytest.approx(0.002 + 0.006 + 0.03 + 0.03 + 0.03)
 
 
-def test_estimate_counts_what_the_usage_does_not_report_as_zero() -> None:
+def test_estimate_counts_unreported_tokens_as_zero_and_unreported_search_calls_as_one() -> None:
     price = Price(per_request=0.001, per_million_input_tokens=3.0, per_search_call=0.01)
-    assert price.estimate(response(2)) == pytest.approx(0.001)
-    assert price.estimate(response(2, Usage(output_tokens=5))) == pytest.approx(0.001)
+    assert price.estimate(response(2)) == pytest.approx(0.011)  # a model that answered searched once
+    assert price.estimate(response(2, Usage(output_tokens=5))) == pytest.approx(0.011)
+    assert price.estimate(response(2, Usage(search_requests=0))) == pytest.approx(0.001)
     assert Price().estimate(response(10, Usage(input_tokens=10**9))) == 0
+
+
+def test_no_cost_passes_the_plausible_bound() -> None:
+    assert Price(per_million_input_tokens=1_000).estimate(response(1, Usage(input_tokens=10**15))) == MAX_RUN_USD
+    assert cost_of(None, response(1, Usage(cost_usd=1.7e308)), keyless=False) == Cost(0.0, "unknown")
+    assert cost_of(None, response(1, Usage(cost_usd=99.5)), keyless=False) == Cost(99.5, "reported")
+    assert not plausible_usd(math.nan) and not plausible_usd(-0.01) and not plausible_usd(True)
 
 
 def test_typical_is_the_request_its_results_and_a_typical_model_answer() -> None:

@@ -354,6 +354,12 @@ def test_the_average_cost_counts_answered_runs_sent_with_a_known_cost(store: His
     assert store.average_cost("exa", local(2026, 3, 1)) is None
 
 
+def test_a_cost_no_run_can_have_is_not_stored_as_spend() -> None:
+    moment = datetime(2026, 3, 10, tzinfo=timezone.utc)
+    outcomes = [outcome("exa", cost=Cost(-5.0, "reported")), outcome("brave", cost=Cost(math.inf, "estimated"))]
+    assert [(row.cost_usd, row.cost_basis) for row in run_rows(outcomes, moment)] == [(None, None), (None, None)]
+
+
 def test_a_runs_latency_leaves_out_its_pacing_wait() -> None:
     paced = replace(outcome("perplexity", elapsed=2500, first=1900), paced_ms=1800)
     (row,) = run_rows([paced], datetime(2026, 3, 10, tzinfo=timezone.utc))

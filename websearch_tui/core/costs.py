@@ -14,9 +14,22 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from websearch_tui.core.models import SearchResponse
+
+MAX_RUN_USD = 100.0
+"""The most one provider run can plausibly cost, US dollars: a reported or stored cost above it (or
+one that is negative or not finite) is not believed, so no provider's figure can break a total, a
+chart or a budget."""
+MAX_PRICE_USD = 1_000.0
+"""The most a config price may charge per unit, US dollars."""
+
+
+def plausible_usd(value: object, limit: float = MAX_RUN_USD) -> TypeGuard[float]:
+    """True for a number of US dollars from 0 to ``limit`` (not a boolean, not NaN or infinite)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 <= value <= limit
+
 
 CostBasis = Literal["reported", "estimated", "keyless", "cached", "unknown"]
 """Where a :class:`Cost` comes from: the provider's own figure, an estimate from its price list, a
@@ -66,14 +79,21 @@ class Price:
 
     def estimate(self, response: SearchResponse) -> float:
         """US dollars for one run that returned ``response``: the request, its sources, the tokens and
-        search calls its usage reports (a unit the usage does not report counts 0)."""
+        search calls its usage reports (tokens it does not report count 0; search calls it does not
+        report count one, the search a model that answered ran at least: a stream cancelled before its
+        usage arrived still cost that), at most :data:`MAX_RUN_USD`."""
         usage = response.usage
         input_tokens = (usage.input_tokens if usage else None) or 0
         output_tokens = (usage.output_tokens if usage else None) or 0
-        calls = (usage.search_requests if usage else None) or 0
+        reported_calls = usage.search_requests if usage else None
+        calls = reported_calls if reported_calls is not None else 1
+        return min(MAX_RUN_USD, self._units(len(response.sources), input_tokens, output_tokens, calls))
+
+    def _units(self, results: int, input_tokens: int, output_tokens: int, calls: int) -> float:
+        """US dollars for a request with these counts."""
         return (
             self.per_request
-            + self.per_1k_results * len(response.sources) / 1000
+            + self.per_1k_results * results / 1000
             + self.per_million_input_tokens * input_tokens / 1_000_000
             + self.per_million_output_tokens * output_tokens / 1_000_000
             + self.per_search_call * calls
@@ -83,14 +103,8 @@ class Price:
         """US dollars a run is expected to cost before it runs (a budget's estimate while the history
         knows no average for the provider): the request, ``results`` results and, for a model billed
         by the token or the search call, a typical answer (:data:`TYPICAL_INPUT_TOKENS` in,
-        :data:`TYPICAL_OUTPUT_TOKENS` out, one search call)."""
-        return (
-            self.per_request
-            + self.per_1k_results * results / 1000
-            + self.per_million_input_tokens * TYPICAL_INPUT_TOKENS / 1_000_000
-            + self.per_million_output_tokens * TYPICAL_OUTPUT_TOKENS / 1_000_000
-            + self.per_search_call
-        )
+        :data:`TYPICAL_OUTPUT_TOKENS` out, one search call), at most :data:`MAX_RUN_USD`."""
+        return min(MAX_RUN_USD, self._units(results, TYPICAL_INPUT_TOKENS, TYPICAL_OUTPUT_TOKENS, 1))
 
 
 @dataclass(frozen=True)
@@ -136,10 +150,10 @@ def format_usd(usd: float, *, significant: int = 2) -> str:
 
 def cost_of(price: Price | None, response: SearchResponse, *, keyless: bool) -> Cost:
     """The cost of one run that returned ``response``: the provider's reported figure when its usage
-    has one (``Usage.cost_usd``), else $0 for a ``keyless`` run, else ``price``'s estimate, else an
-    ``"unknown"`` cost of 0."""
+    has a :func:`plausible_usd` one (``Usage.cost_usd``), else $0 for a ``keyless`` run, else
+    ``price``'s estimate, else an ``"unknown"`` cost of 0."""
     usage = response.usage
-    if usage is not None and usage.cost_usd is not None and math.isfinite(usage.cost_usd) and usage.cost_usd >= 0:
+    if usage is not None and usage.cost_usd is not None and plausible_usd(usage.cost_usd):
         return Cost(float(usage.cost_usd), "reported")
     if keyless:
         return Cost(0.0, "keyless")

@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar, get_args
 
 from websearch_tui.core.checks import CitationCheck, Verdict
-from websearch_tui.core.costs import CachedFrom, Cost, CostBasis
+from websearch_tui.core.costs import CachedFrom, Cost, CostBasis, plausible_usd
 from websearch_tui.core.errors import ErrorKind, ProviderError, redact
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage
 from websearch_tui.core.results import SUMMARY_ORDER, ProviderOutcome, RunStatus, SearchResult
@@ -313,11 +313,12 @@ def _outcome(record: Mapping[str, Any]) -> ProviderOutcome:
 
 
 def _cost(data: object) -> Cost | None:
-    """A stored cost: ``{"usd": >= 0, "basis": one of CostBasis}``; ``None`` when absent or malformed."""
+    """A stored cost: ``{"usd": 0..$100 (plausible_usd), "basis": one of CostBasis}``; ``None`` when
+    absent or malformed."""
     if not isinstance(data, Mapping):
         return None
     usd, basis = data.get("usd"), data.get("basis")
-    if isinstance(usd, bool) or not isinstance(usd, (int, float)) or not 0 <= usd < math.inf:
+    if not plausible_usd(usd):
         return None
     for known in get_args(CostBasis):
         if basis == known:

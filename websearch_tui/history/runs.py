@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.costs import plausible_usd
 from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.core.text import canonical_url
 
@@ -67,7 +68,8 @@ class RunRow:
         sources: how many sources it returned.
         unique_sources: how many of them no other provider of the search returned (canonical URL).
         cited_by_others: how many of them another provider's answer in the search cited.
-        cost_usd: what it cost, US dollars (0 when cached; ``None``: not worked out).
+        cost_usd: what it cost, US dollars (0 when cached; ``None``: not worked out, or a figure that
+            is no plausible cost of one run, :func:`~websearch_tui.core.costs.plausible_usd`).
         cost_basis: where ``cost_usd`` comes from (:data:`~websearch_tui.core.costs.CostBasis`; ``None``
             without a cost).
         cached: its result was reused from an earlier search.
@@ -157,7 +159,7 @@ def run_rows(
     rows = []
     for position, outcome in enumerate(counted):
         urls = keyed[id(outcome)]
-        cost = outcome.cost
+        cost = outcome.cost if outcome.cost is not None and plausible_usd(outcome.cost.usd) else None
         cached = outcome.cached is not None
         rows.append(
             RunRow(

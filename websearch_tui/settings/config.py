@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from websearch_tui.core.catalogue import BUILTIN_PRESETS, DEFAULT_PROVIDERS, SPECS
-from websearch_tui.core.costs import Price
+from websearch_tui.core.costs import MAX_PRICE_USD, Price, plausible_usd
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
 from websearch_tui.core.pages import MAX_AGE_RANGE, MAX_BYTES_RANGE, TIMEOUT_RANGE, ReaderSettings, allowed_host
 from websearch_tui.core.specs import ProviderSettings
@@ -469,10 +469,16 @@ def _parse_price(where: str, section: str, value: Mapping[str, Any]) -> Price:
                 f"{where}: {section} price: unknown unit {unit!r}{_suggest(unit, Price.UNITS)}; "
                 f"the units are {', '.join(Price.UNITS)}"
             )
-        if not _is_number(amount) or not 0 <= amount < math.inf:
+        if not _is_number(amount) or not plausible_usd(amount, MAX_PRICE_USD):
             raise ConfigError(
-                f"{where}: {section} price {unit} must be a number of US dollars from 0 up, got {amount!r}"
+                f"{where}: {section} price {unit} must be a number of US dollars from 0 to "
+                f"{MAX_PRICE_USD:,.0f}, got {amount!r}"
             )
+    if not value:
+        raise ConfigError(
+            f"{where}: {section} price is empty: give at least one of {', '.join(Price.UNITS)} "
+            "(per_request = 0 for a provider you do not pay for; leave price out for the public price list)"
+        )
     dollars = {unit: float(value.get(unit, 0.0)) for unit in Price.UNITS}
     return Price(
         per_request=dollars["per_request"],

@@ -25,13 +25,13 @@ normalisation rules of PROVIDERS.md §1.6 live in one place:
 from __future__ import annotations
 
 import bisect
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from websearch_tui.core.costs import plausible_usd
 from websearch_tui.core.errors import excerpt
 from websearch_tui.core.models import SearchEvent, Source, SourcesFound, Usage
 from websearch_tui.core.text import age_seconds, canonical_url, iso_utc, plain_text, safe_url, sanitize, truncate
@@ -368,13 +368,12 @@ def int_field(mapping: object, *names: str, minimum: int | None = None) -> int |
 
 
 def cost_field(mapping: object, name: str) -> float | None:
-    """The US dollar amount ``mapping[name]`` when it is a finite, non-negative number (booleans are
-    not); ``None`` otherwise (also when ``mapping`` is not a dict). For a cost a provider reports with
-    its answer (Exa's ``costDollars.total``, Valyu's ``total_deduction_dollars``)."""
+    """The US dollar amount ``mapping[name]`` when it is a plausible cost of one run (a number from
+    0 to $100, not a boolean: :func:`~websearch_tui.core.costs.plausible_usd`); ``None`` otherwise
+    (also when ``mapping`` is not a dict). For a cost a provider reports with its answer (Exa's
+    ``costDollars.total``, Valyu's ``total_deduction_dollars``)."""
     value = as_dict(mapping).get(name)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
-        return None
-    return float(value)
+    return float(value) if plausible_usd(value) else None
 
 
 UsageField = str | int | None
