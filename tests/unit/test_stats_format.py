@@ -221,6 +221,13 @@ def test_a_bad_since_says_what_is_accepted(text: str, says: str) -> None:
     assert says in str(raised.value) and "\x1b" not in str(raised.value)
 
 
+def test_a_long_stored_label_is_cut_in_the_table() -> None:
+    long = report(provider("exa", "E" * 10_000))
+    rows = to_stats_text(long).split("\n")
+    assert max(len(line) for line in rows) < 200
+    assert ("E" * 31 + "…") in rows[3]
+
+
 def test_a_period_reaching_before_the_year_1_is_the_whole_history() -> None:
     assert parse_since("0001-01-01", NOW) is None  # its local midnight cannot be held: no traceback
     start = parse_since("99999w", NOW)

@@ -22,7 +22,7 @@ from typing import Any
 from websearch_tui.core.columns import cell_width
 from websearch_tui.core.costs import format_usd
 from websearch_tui.core.errors import safe_document, safe_text
-from websearch_tui.core.text import single_line
+from websearch_tui.core.text import single_line, truncate
 from websearch_tui.history.stats import COUNTED_STATUSES, DayStats, ProviderStats, StatsReport
 
 NONE = "—"
@@ -115,9 +115,15 @@ def duration(ms: int | None) -> str:
     return f"{ms / 1000:.1f} s" if ms < 10_000 else f"{ms / 1000:.0f} s"
 
 
+LABEL_LIMIT = 32
+"""The most characters of a provider label or id a table cell shows (a stored label is the history's,
+and can be any length): longer ones end in "…"."""
+
+
 def label_of(stats: ProviderStats) -> str:
-    """The provider's label as one plain line (its id when the label is empty)."""
-    return single_line(stats.label).strip() or single_line(stats.provider)
+    """The provider's label as one plain line of at most :data:`LABEL_LIMIT` characters (its id when
+    the label is empty)."""
+    return truncate(single_line(stats.label).strip() or single_line(stats.provider), LABEL_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -235,7 +241,7 @@ def to_stats_text(report: StatsReport) -> str:
 def _text_row(stats: ProviderStats) -> list[str]:
     """:func:`provider_cells` with the provider id after the label (:data:`ID_COLUMN`)."""
     label, *figures = provider_cells(stats)
-    return [label, single_line(stats.provider), *figures]
+    return [label, truncate(single_line(stats.provider), LABEL_LIMIT), *figures]
 
 
 def empty_text(report: StatsReport) -> str:
