@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, TypeGuard
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
-from websearch_tui.core.models import SearchResponse
+if TYPE_CHECKING:  # only annotations: importing the specs (and with them the CLI parser) stays cheap
+    from websearch_tui.core.models import SearchResponse
 
 MAX_RUN_USD = 100.0
 """The most one provider run can plausibly cost, US dollars: a reported or stored cost above it (or

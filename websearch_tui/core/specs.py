@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from websearch_tui.core.costs import Price
+if TYPE_CHECKING:  # only an annotation: the catalogue imports this module on every start
+    from websearch_tui.core.costs import Price
 
 KIND_LABELS = {"conventional": "web", "agent": "agent", "model": "model"}
 """The one vocabulary for provider kinds, in every front end (``providers`` and its JSON, the MCP
