@@ -44,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from history import MODELS, WEB, Corpus  # noqa: E402
+from history import MODELS, WEB, Corpus, timed  # noqa: E402
 
 from websearch_tui.history import HistoryStore, schema  # noqa: E402
 from websearch_tui.history.codec import RESULT_COLUMNS, decode_result, encode  # noqa: E402
@@ -189,16 +189,6 @@ def build_v3(path: Path, searches: int) -> None:
     db.execute("PRAGMA user_version = 3")
     db.execute("COMMIT")
     db.close()
-
-
-def timed(function, runs: int) -> list[float]:
-    """Milliseconds of ``runs`` calls of ``function``."""
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        function()
-        times.append((time.perf_counter() - started) * 1000)
-    return times
 
 
 def report(name: str, times: list[float], target: float | None = None) -> float:

@@ -186,6 +186,11 @@ class StatsReport:
     providers: tuple[ProviderStats, ...]
     days: tuple[DayStats, ...]
 
+    @classmethod
+    def empty(cls, since: datetime | None = None, provider: str | None = None) -> StatsReport:
+        """The report of a period (or history) without any search."""
+        return cls(since=since, provider=provider, searches=0, spend_usd=0.0, providers=(), days=())
+
     def of(self, provider: str) -> ProviderStats | None:
         """The figures of ``provider``; ``None`` when it did not run in the period."""
         return next((stats for stats in self.providers if stats.provider == provider), None)

@@ -204,7 +204,7 @@ class HistoryAccess:
         if store is None:
             from websearch_tui.history.stats import StatsReport
 
-            return StatsReport(since=since, provider=provider, searches=0, spend_usd=0.0, providers=(), days=())
+            return StatsReport.empty(since, provider)
         return store.stats(since, provider, progress=progress)
 
     def page(self, url: str) -> Page | None:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         from websearch_tui.history.stats import StatsReport
 
-        report = StatsReport(since=since, provider=provider, searches=0, spend_usd=0.0, providers=(), days=())
+        report = StatsReport.empty(since, provider)
     print(to_stats_json(report) if args.format == "json" else to_stats_text(report))
     return 0
 
