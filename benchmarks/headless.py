@@ -175,7 +175,7 @@ def main() -> None:
         env["WEBSEARCH_TUI_HISTORY"] = str(Path(folder) / "history.sqlite3")
         delay_search_calls(server, args.delay)
         command = [args.ours] if args.ours else [sys.executable, "-m", "websearch_tui"]
-        ours = [*command, "search", QUERY, "--format", "json", "--config", str(config)]
+        ours = [*command, "search", QUERY, "--fresh", "--format", "json", "--config", str(config)]
         for pid in PROVIDERS:
             ours += ["-p", pid]
         commands = {"websearch-tui": ours}
