@@ -9,7 +9,6 @@ import signal
 import sys
 
 import httpcore
-import httpx
 import pytest
 from textual._compositor import Compositor
 from textual.app import App, ComposeResult
@@ -53,12 +52,12 @@ def said(caplog: pytest.LogCaptureFixture, patch: str) -> int:
 
 
 def test_the_pool_repair_leaves_httpcores_pool_when_its_internals_are_gone(monkeypatch, warnings) -> None:
-    assert pool_repair.repair(fresh := httpx.AsyncHTTPTransport())
-    assert type(pool_repair.transport_pool(fresh)) is pool_repair.ReclaimingPool
+    assert pool_repair.repair_pool(fresh := httpcore.AsyncConnectionPool())
+    assert type(fresh) is pool_repair.ReclaimingPool
     monkeypatch.delattr(httpcore.AsyncConnectionPool, "_close_connections")
-    transports = [httpx.AsyncHTTPTransport() for _ in range(2)]
-    assert [pool_repair.repair(transport) for transport in transports] == [False, False]
-    assert {type(pool_repair.transport_pool(transport)) for transport in transports} == {httpcore.AsyncConnectionPool}
+    pools = [httpcore.AsyncConnectionPool() for _ in range(2)]
+    assert [pool_repair.repair_pool(pool) for pool in pools] == [False, False]
+    assert {type(pool) for pool in pools} == {httpcore.AsyncConnectionPool}
     assert said(warnings, pool_repair.PATCH) == 1
     assert "_close_connections" in warnings.text
     client = http.build_client()  # the shared client is still built, on httpcore's own pool
@@ -67,9 +66,9 @@ def test_the_pool_repair_leaves_httpcores_pool_when_its_internals_are_gone(monke
 
 def test_the_pool_repair_leaves_the_pool_when_httpcores_private_module_is_gone(monkeypatch, warnings) -> None:
     monkeypatch.setattr(pool_repair, "_STREAM_MISSING", "httpcore._async.connection_pool.PoolByteStream")
-    transport = httpx.AsyncHTTPTransport()
-    assert not pool_repair.repair(transport)
-    assert type(pool_repair.transport_pool(transport)) is httpcore.AsyncConnectionPool
+    pool = httpcore.AsyncConnectionPool()
+    assert not pool_repair.repair_pool(pool)
+    assert type(pool) is httpcore.AsyncConnectionPool
     assert said(warnings, pool_repair.PATCH) == 1
 
 

@@ -27,6 +27,7 @@ import httpcore
 import httpx
 
 from websearch_tui.core.pages import Network, PageError, PageReason, allowed_host
+from websearch_tui.providers.transport.loop_backend import LoopBackend
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
@@ -188,7 +189,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
 
     Each ``connect_tcp(host, ...)`` resolves ``host`` once with ``resolver``, checks every address
     (:meth:`AddressPolicy.check`) and connects to the checked addresses in turn, through ``inner``
-    (httpcore's anyio backend). Unix sockets are refused.
+    (the shared :class:`~websearch_tui.providers.transport.loop_backend.LoopBackend`). Unix sockets are refused.
 
     Raises (from ``connect_tcp``):
         PageError: ``blocked`` for a refused host or address.
@@ -204,7 +205,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     ) -> None:
         self.policy = policy
         self.resolver = resolver
-        self.inner = inner or httpcore.AnyIOBackend()
+        self.inner = inner or LoopBackend()
 
     async def connect_tcp(
         self,

@@ -18,14 +18,12 @@ whole, as an :class:`HttpReply` that gives ``reply.json()`` or ``reply.text``), 
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import json
 import math
 import random
 import re
 import socket
-import ssl
 import time
 import weakref
 import zlib
@@ -43,7 +41,8 @@ from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_mess
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.core.version import __version__
 from websearch_tui.providers.base import ProviderContext
-from websearch_tui.providers.transport.pool_repair import repair, transport_pool
+from websearch_tui.providers.transport.loop_backend import LoopBackend
+from websearch_tui.providers.transport.pool_transport import PoolTransport
 from websearch_tui.providers.transport.shape import Shape, ShapeSeen, check, unrecognised
 from websearch_tui.providers.transport.slots import connection_slot
 
@@ -64,78 +63,37 @@ ErrorDescriber = Callable[[int, str, Any], str]
 def build_client() -> httpx.AsyncClient:
     """The shared client: HTTP/1.1, no redirects (keys must not follow them), pool for 24 providers.
 
-    ``https`` requests verify certificates exactly as httpx does by default (its
-    ``create_ssl_context()``: certifi's CA bundle, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``), with a
-    TLS context built once, on the first ``https`` request, in a worker thread (loading the CA
-    bundle takes about 50 ms; the event loop keeps running meanwhile). Plain ``http`` requests (a
-    loopback fake, a local SearXNG) never load it. Connection pools reclaim connections left
-    behind by cancelled requests (:mod:`~websearch_tui.providers.transport.pool_repair`).
+    It sends through a :class:`~websearch_tui.providers.transport.pool_transport.PoolTransport` on
+    the :class:`~websearch_tui.providers.transport.loop_backend.LoopBackend` (httpcore over asyncio
+    directly, not through anyio: a streamed token is one small read, and anyio's per-read cost was
+    the largest part of it). ``https`` requests verify certificates exactly as httpx does by
+    default (its ``create_ssl_context()``: certifi's CA bundle, or ``SSL_CERT_FILE`` /
+    ``SSL_CERT_DIR``), with a TLS context built once, on the first ``https`` request, in a worker
+    thread (loading the CA bundle takes about 50 ms; the event loop keeps running meanwhile). Plain
+    ``http`` requests (a loopback fake, a local SearXNG) never load it. Connection pools reclaim
+    connections left behind by cancelled requests
+    (:mod:`~websearch_tui.providers.transport.pool_repair`).
     """
-    limits = httpx.Limits(max_connections=48, max_keepalive_connections=24)
-    plain, tls = _transport(limits, ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)), _TlsTransport(limits)
+    transport = PoolTransport(LoopBackend(), httpx.Limits(max_connections=48, max_keepalive_connections=24))
     client = httpx.AsyncClient(
-        transport=tls,
-        mounts={"http://": plain},
+        transport=transport,
         timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
     )
-    _TRANSPORTS[client] = (plain, tls)
+    _TRANSPORTS[client] = transport
     return client
 
 
-_TRANSPORTS: weakref.WeakKeyDictionary[httpx.AsyncClient, tuple[httpx.AsyncHTTPTransport, _TlsTransport]] = (
-    weakref.WeakKeyDictionary()
-)
-"""The plain-``http`` and the ``https`` transport of each client :func:`build_client` made (while it lives)."""
+_TRANSPORTS: weakref.WeakKeyDictionary[httpx.AsyncClient, PoolTransport] = weakref.WeakKeyDictionary()
+"""The transport of each client :func:`build_client` made (while it lives)."""
 
 
 def client_pools(client: httpx.AsyncClient) -> list[httpcore.AsyncConnectionPool]:
     """The connection pools of a :func:`build_client` client that exist so far: plain, then TLS once
     the first ``https`` request built it (none for a client made otherwise)."""
-    plain, tls = _TRANSPORTS.get(client, (None, None))
-    built = [transport for transport in (plain, tls.built if tls else None) if transport is not None]
-    return [pool for transport in built if (pool := transport_pool(transport)) is not None]
-
-
-def _transport(limits: httpx.Limits, context: ssl.SSLContext) -> httpx.AsyncHTTPTransport:
-    """httpx's transport with ``context`` for TLS and a pool repaired for cancelled requests
-    (:func:`~websearch_tui.providers.transport.pool_repair.repair`).
-
-    The plain-``http`` transport gets a context that verifies but trusts nothing: it never does TLS,
-    and would fail closed if it ever did.
-    """
-    transport = httpx.AsyncHTTPTransport(limits=limits, verify=context)
-    repair(transport)
-    return transport
-
-
-class _TlsTransport(httpx.AsyncBaseTransport):
-    """The ``https`` transport, built on its first request with httpx's default TLS context."""
-
-    def __init__(self, limits: httpx.Limits) -> None:
-        self._limits = limits
-        self.built: httpx.AsyncHTTPTransport | None = None
-        """The real transport, once the first ``https`` request built it."""
-        self._context: asyncio.Future[ssl.SSLContext] | None = None
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """Send ``request`` through the real transport (built first if need be)."""
-        transport = self.built or await self._build()
-        return await transport.handle_async_request(request)
-
-    async def _build(self) -> httpx.AsyncHTTPTransport:
-        if self._context is None:
-            self._context = asyncio.ensure_future(asyncio.to_thread(httpx.create_ssl_context))
-        context = await asyncio.shield(self._context)  # a cancelled request leaves it to the others
-        if self.built is None:
-            self.built = _transport(self._limits, context)
-        return self.built
-
-    async def aclose(self) -> None:
-        """Close the real transport's connections, if it was built."""
-        if self.built is not None:
-            await self.built.aclose()
+    transport = _TRANSPORTS.get(client)
+    return transport.pools() if transport is not None else []
 
 
 def join_url(base: str, path: str) -> str:

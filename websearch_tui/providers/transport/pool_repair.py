@@ -1,5 +1,5 @@
 """Repairs of httpcore's connection pool for cancelled requests: the only module that touches private
-parts of httpx and httpcore.
+parts of httpcore.
 
 A cancelled request (Esc, a new search) can leave the pool holding a connection for good, in two
 ways that httpcore 1.0.9 does not handle:
@@ -13,13 +13,12 @@ ways that httpcore 1.0.9 does not handle:
   through httpx in encode/httpx#3782).
 
 Either holds a socket and a pool slot until the process ends, so frequent cancels would exhaust the
-pool. :func:`repair` turns the pool inside an httpx transport into a :class:`ReclaimingPool`, which
-handles every other connection exactly as httpcore does.
+pool. :func:`repair_pool` turns an httpcore pool into a :class:`ReclaimingPool`, which handles every
+other connection exactly as httpcore does.
 
-Internals relied on, checked by :func:`repair` before each use (``tests/unit/test_http.py`` and
+Internals relied on, checked by :func:`repair_pool` before each use (``tests/unit/test_http.py`` and
 ``tests/e2e/test_cancel_load.py`` exercise them against the pinned versions):
 
-- ``httpx.AsyncHTTPTransport._pool``: the httpcore pool the transport sends through;
 - ``httpcore.AsyncConnectionPool``: its ``_requests`` and ``_connections`` lists and its
   ``_assign_requests_to_connections()`` and ``_close_connections(closing)`` methods;
 - ``httpcore._async.connection_pool``: ``PoolByteStream`` (a response body, holding ``_pool`` and
@@ -34,7 +33,6 @@ import inspect
 import logging
 
 import httpcore
-import httpx
 
 from websearch_tui.core.internals import fall_back, missing_attributes
 
@@ -48,7 +46,7 @@ STREAM_PARAMETERS = ["self", "stream", "pool_request", "pool"]
 
 try:
     from httpcore._async.connection_pool import AsyncPoolRequest, PoolByteStream
-except ImportError:  # not in the httpcore this is pinned to: see repair()
+except ImportError:  # not in the httpcore this is pinned to: see repair_pool()
     _STREAM_MISSING = "httpcore._async.connection_pool.PoolByteStream"
 else:
     _STREAM_MISSING = ""
@@ -114,24 +112,12 @@ class ReclaimingPool(httpcore.AsyncConnectionPool):
         return self._assign_requests_to_connections()
 
 
-def transport_pool(transport: httpx.AsyncHTTPTransport) -> httpcore.AsyncConnectionPool | None:
-    """The httpcore pool ``transport`` sends through (None if httpx no longer keeps it where it did)."""
-    pool = getattr(transport, "_pool", None)
-    return pool if isinstance(pool, httpcore.AsyncConnectionPool) else None
-
-
-def repair(transport: httpx.AsyncHTTPTransport) -> bool:
-    """Make the pool of ``transport`` (a new one, not used yet) a :class:`ReclaimingPool`; True if it
-    now is. False, with the pool left as httpcore's and a warning logged once, when an internal this
-    relies on is gone or the pool is not httpcore's plain ``AsyncConnectionPool``."""
-    return repair_pool(transport_pool(transport))
-
-
 def repair_pool(pool: httpcore.AsyncConnectionPool | None) -> bool:
-    """Make ``pool`` (httpcore's own, not used yet; ``None``: the transport kept none) a
-    :class:`ReclaimingPool`; True if it now is, False (the pool left as it was, a warning logged
-    once) as :func:`repair` says. The page reader builds its pools itself (over its guarded network
-    backend) and repairs them here."""
+    """Make ``pool`` (httpcore's own, not used yet; ``None``: there is none) a
+    :class:`ReclaimingPool`; True if it now is. False, with the pool left as httpcore's and a
+    warning logged once, when an internal this relies on is gone or the pool is not httpcore's plain
+    ``AsyncConnectionPool``. :class:`~websearch_tui.providers.transport.pool_transport.PoolTransport`
+    repairs every pool it builds here."""
     problem = _missing_internals(pool)
     if problem:
         fall_back(log, PATCH, problem)
@@ -146,7 +132,7 @@ def _missing_internals(pool: httpcore.AsyncConnectionPool | None) -> str:
     if _STREAM_MISSING:
         return f"no {_STREAM_MISSING}"
     if pool is None:
-        return "httpx.AsyncHTTPTransport keeps no httpcore pool in _pool"
+        return "there is no httpcore pool"
     if type(pool) is not httpcore.AsyncConnectionPool:
         return f"the transport's pool is a {type(pool).__name__}, not httpcore's AsyncConnectionPool"
     missing = missing_attributes(pool, (*POOL_METHODS, *POOL_LISTS))
