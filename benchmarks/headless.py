@@ -6,10 +6,15 @@ exit (median and p95 of ``--runs``, the three commands interleaved, after one un
 each; the checkout's bytecode is compiled first, as an install has it), with its user+system CPU
 and peak RSS from ``wait4``:
 
-- ours: ``websearch-tui search QUERY -p ... --format json`` (``--ours`` names the command; by
-  default ``python -m websearch_tui`` from this checkout; for the figure a user sees, install it
-  in a venv of its own as the peer is: ``python3 -m venv /tmp/ours && /tmp/ours/bin/pip install .``
-  and pass ``--ours /tmp/ours/bin/websearch-tui``);
+- ours: ``websearch-tui search QUERY --fresh -p ... --format json``: ``python -m websearch_tui``
+  from this checkout, and each command ``--ours`` names (repeat it to compare builds, e.g. a
+  worktree of an earlier commit installed in a venv of its own). The checkout runs on this
+  interpreter with whatever its ``site`` loads (an editable-install finder, other ``.pth`` files:
+  about 25 ms here that the peer, in its own venv, does not pay); for the figure a user sees,
+  install it in a venv of its own as the peer is: ``python3 -m venv /tmp/ours &&
+  /tmp/ours/bin/pip install .`` and pass ``--ours /tmp/ours/bin/websearch-tui`` (where pip's
+  resolver fails, ``pip install --no-deps`` the checkout and the versions this interpreter has of
+  its dependencies);
 - the seed peer, agent-web-search 0.8.1, if ``--peer`` names its command (install it in a venv of
   its own: ``python3 -m venv /tmp/peer && /tmp/peer/bin/pip install agent-web-search-mcp==0.8.1``);
 - bare httpx: a script that imports asyncio and httpx and sends the same four requests at once,
@@ -20,7 +25,7 @@ and peak RSS from ``wait4``:
 Then the TUI's first paint: the time from starting ``python -m websearch_tui`` in tmux (WxH as
 ``--size``) until the query box's placeholder is on screen.
 
-    python3 benchmarks/headless.py [--runs 10] [--delay 1.0] [--ours CMD] [--peer /tmp/peer/bin/agent-web-search]
+    python3 benchmarks/headless.py [--runs 10] [--delay 1.0] [--ours CMD ...] [--peer /tmp/peer/bin/agent-web-search]
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -73,8 +79,27 @@ asyncio.run(main(json.loads(sys.argv[1])))
 """The floor: the same requests through httpx, nothing else."""
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, bytes]:
-    """``(wall seconds, CPU seconds, peak RSS MiB, stdout)`` of one process."""
+class Run(NamedTuple):
+    """One process's figures."""
+
+    wall: float
+    """Seconds from spawn to exit."""
+    user: float
+    """User CPU seconds."""
+    system: float
+    """System CPU seconds."""
+    rss: float
+    """Peak RSS, MiB."""
+    out: bytes
+    """What it printed on stdout."""
+
+
+def run_once(argv: list[str], env: dict[str, str]) -> Run:
+    """The figures of one process running ``argv``.
+
+    Raises:
+        SystemExit: the process exited with a code other than 0.
+    """
     started = time.perf_counter()
     process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert process.stdout is not None
@@ -83,7 +108,7 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float,
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{argv[:3]}... exited with {os.waitstatus_to_exitcode(status)}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
+    return Run(wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024, out)
 
 
 def bare_calls(server: FakeServer) -> list[tuple[str, str, dict[str, str], str]]:
@@ -140,21 +165,33 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
 
 
-def summary(name: str, results: list[tuple[float, float, float, bytes]], reference: float | None) -> str:
-    """One line: median and p95 wall, median CPU and peak RSS, ratio to ``reference`` (median wall)."""
-    walls = [r[0] for r in results]
-    wall = statistics.median(walls)
-    ratio = f"  ratio {wall / reference:.2f}" if reference else ""
-    cpu = statistics.median(r[1] for r in results)
-    rss = statistics.median(r[2] for r in results)
-    return f"{name:13s} wall median {wall:.2f} s p95 {p95(walls):.2f} s  CPU {cpu:.2f} s  peak RSS {rss:.1f} MiB{ratio}"
+def summary(name: str, results: list[Run], reference: list[Run] | None) -> str:
+    """One line: median and p95 wall, median user and system CPU and peak RSS, and the ratios of the
+    median wall and user CPU to those of ``reference``."""
+    walls = [r.wall for r in results]
+    wall, user = statistics.median(walls), statistics.median(r.user for r in results)
+    system, rss = statistics.median(r.system for r in results), statistics.median(r.rss for r in results)
+    ratio = ""
+    if reference:
+        base_wall = statistics.median(r.wall for r in reference)
+        base_user = statistics.median(r.user for r in reference)
+        ratio = f"  ratios: wall {wall / base_wall:.2f} user {user / base_user:.2f}"
+    return (
+        f"{name:13s} wall median {wall:.2f} s p95 {p95(walls):.2f} s  CPU user {user:.3f} s sys {system:.3f} s"
+        f"  peak RSS {rss:.1f} MiB{ratio}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--delay", type=float, default=1.0, help="seconds each provider takes to answer")
-    parser.add_argument("--ours", help="our websearch-tui command (default: python -m websearch_tui)")
+    parser.add_argument(
+        "--ours",
+        action="append",
+        default=[],
+        help="another websearch-tui command to measure beside python -m websearch_tui (repeatable)",
+    )
     parser.add_argument("--peer", help="the seed peer's agent-web-search command (skipped without)")
     parser.add_argument("--paint-runs", type=int, default=10)
     parser.add_argument("--size", type=int, nargs=2, default=(240, 60), metavar=("W", "H"))
@@ -174,11 +211,13 @@ def main() -> None:
         env["WEBSEARCH_TUI_LOG"] = str(Path(folder) / "log.txt")
         env["WEBSEARCH_TUI_HISTORY"] = str(Path(folder) / "history.sqlite3")
         delay_search_calls(server, args.delay)
-        command = [args.ours] if args.ours else [sys.executable, "-m", "websearch_tui"]
-        ours = [*command, "search", QUERY, "--fresh", "--format", "json", "--config", str(config)]
+        command = [sys.executable, "-m", "websearch_tui"]
+        search = ["search", QUERY, "--fresh", "--format", "json", "--config", str(config)]
         for pid in PROVIDERS:
-            ours += ["-p", pid]
-        commands = {"websearch-tui": ours}
+            search += ["-p", pid]
+        commands = {"websearch-tui": [*command, *search]}
+        for number, other in enumerate(args.ours, 1):
+            commands[f"--ours {number}"] = [other, *search]
         commands["bare httpx"] = [sys.executable, "-c", BARE_HTTPX, json.dumps(bare_calls(server))]
         if args.peer:
             peer = [args.peer, QUERY]
@@ -187,7 +226,7 @@ def main() -> None:
                 env[PEER_ENDPOINTS[pid]] = server.base_url + search_route(pid)[1]
             env["AGENT_WEB_SEARCH_PROVIDERS"] = ",".join(PEER_NAMES[pid] for pid in PROVIDERS)
             commands["peer 0.8.1"] = peer
-        results: dict[str, list[tuple[float, float, float, bytes]]] = {name: [] for name in commands}
+        results: dict[str, list[Run]] = {name: [] for name in commands}
         for argv in commands.values():  # one unmeasured run each: the page cache, not the first run, is measured
             run_once(argv, env)
         for _ in range(args.runs):
@@ -205,13 +244,14 @@ def main() -> None:
         )
     load = os.getloadavg()[0]
     print(f"{len(PROVIDERS)} providers x {args.delay:g} s delay on loopback, {args.runs} runs each (load {load:.1f})")
-    medians = {name: statistics.median(r[0] for r in runs) for name, runs in results.items()}
-    peer_wall = medians.get("peer 0.8.1")
-    print(summary("websearch-tui", results["websearch-tui"], peer_wall or medians["bare httpx"]))
-    print(summary("peer 0.8.1", results["peer 0.8.1"], None) if peer_wall else "peer 0.8.1    not measured (--peer)")
-    print(summary("bare httpx", results["bare httpx"], None))
-    ratios = f"ours / bare httpx: {medians['websearch-tui'] / medians['bare httpx']:.2f}"
-    print(ratios + (f"   ours / peer: {medians['websearch-tui'] / peer_wall:.2f}" if peer_wall else ""))
+    reference = results.get("peer 0.8.1") or results["bare httpx"]
+    print("ratios to " + ("the peer" if "peer 0.8.1" in results else "bare httpx"))
+    print(summary("websearch-tui", results["websearch-tui"], reference))
+    for number, other in enumerate(args.ours, 1):
+        print(summary(f"--ours {number}", results[f"--ours {number}"], reference) + f"  ({other})")
+    peer = results.get("peer 0.8.1")
+    print(summary("peer 0.8.1", peer, None) if peer else "peer 0.8.1    not measured (--peer)")
+    print(summary("bare httpx", results["bare httpx"], reference if peer else None))
     if paints:
         size = f"{args.size[0]}x{args.size[1]}"
         print(f"TUI first paint ({size}): median {statistics.median(paints):.2f} s, p95 {p95(paints):.2f} s")

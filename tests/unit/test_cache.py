@@ -21,7 +21,7 @@ from websearch_tui.core.results import ProviderUpdate, RunStatus
 from websearch_tui.core.specs import ProviderSettings
 from websearch_tui.engine.cache_keys import cache_key, normalise_query, runs_keyless
 from websearch_tui.engine.engine import Engine
-from websearch_tui.history.stats import Reused
+from websearch_tui.history.codec import Reused
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.session import Session
 from websearch_tui.session.cache import plan_search, reused_outcome

@@ -122,3 +122,28 @@ def test_a_routed_library_logger_writes_through_the_formatter(
     library_logger.warning("Invalid Host header: %s", "evil\x9b2J\x1b]52;c;eA==\x07host")
     err = capsys.readouterr().err
     assert err == "lib: Invalid Host header: evilhost\n"
+
+
+def test_the_log_file_is_created_at_the_first_record_only(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that logs nothing leaves no file (and never imports logging.handlers); the first record
+    creates it, formatted and redacted like any other line; a file that cannot be created drops
+    records instead of raising."""
+    from websearch_tui.core.logs import FILE_FORMAT, LOG_ENV, FileOnDemand
+
+    path = tmp_path / "state" / "websearch-tui.log"
+    monkeypatch.setenv(LOG_ENV, str(path))
+    handler = FileOnDemand()
+    handler.setFormatter(RedactingFormatter(FILE_FORMAT))
+    assert not path.parent.exists()
+    secret = "sk-file-" + "z" * 32
+    register_secret(secret)
+    handler.handle(record("first line %s\nforged", secret))
+    handler.flush()
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith(" WARNING websearch_tui.mcp.gate: first line ***\\nforged\n")  # one line, redacted
+    handler.close()
+    (tmp_path / "blocked").write_text("a file where the log dir would go")
+    monkeypatch.setenv(LOG_ENV, str(tmp_path / "blocked" / "websearch-tui.log"))
+    dropped = FileOnDemand()
+    dropped.handle(record("nowhere to go"))  # NotADirectoryError inside: dropped, not raised
+    dropped.handle(record("still nowhere"))

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import os
 import sys
 from collections.abc import Sequence
@@ -161,6 +160,8 @@ def implied_search(argv: Sequence[str], parser: argparse.ArgumentParser) -> list
     if first in commands:
         return args
     if first == "-" or not first.startswith("-") or _is_option_of(commands["search"], first):
+        import difflib  # only to name the closest match of a mistake
+
         close = difflib.get_close_matches(first, list(commands), n=1, cutoff=0.85)
         if close and len(args) == index + 1 and first.isalpha():
             raise UsageError(

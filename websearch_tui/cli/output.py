@@ -78,12 +78,19 @@ def emit(text: str, output: Path | None) -> None:
 def document(result: SearchResult, output_format: str, *, merged: bool = False) -> str:
     """What ``search --format output_format`` prints on stdout for ``result`` (``history show`` too);
     ``output_format`` is one of :data:`~websearch_tui.cli.parser.FORMATS`, ``merged`` is ``--merged``."""
-    from websearch_tui.formats import json_document, llm, markdown, text
+    if output_format == "json":  # each format's module imported alone (json needs none of the others)
+        from websearch_tui.formats import json_document
 
-    if output_format == "json":
         return json_document.to_json(result)
     if output_format == "llm":
+        from websearch_tui.formats import llm
+
         blocks = llm.to_llm_merged(result) if merged else llm.to_llm_document(result)
         return blocks or f"Error: {result.summary().error}"
-    render = {"text": text.to_text, "markdown": markdown.to_markdown}
-    return render[output_format](result)
+    if output_format == "markdown":
+        from websearch_tui.formats import markdown
+
+        return markdown.to_markdown(result)
+    from websearch_tui.formats import text
+
+    return text.to_text(result)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -86,7 +85,12 @@ def write_atomically(path: Path, data: bytes, *, mode: int | None = 0o600, locke
     """
     if mode is None:
         mode = _current_mode(path)
-    temp = temp_path(path) if locked else path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    if locked:
+        temp = temp_path(path)
+    else:
+        import secrets  # about 2 ms (hashlib, hmac): only for a save without the lock
+
+        temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     temp.unlink(missing_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(temp, flags, 0o600 if mode is not None else 0o666)

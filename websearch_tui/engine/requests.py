@@ -5,7 +5,6 @@ what was left out. One set of rules and messages for every front end.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,8 @@ def check_providers(ids: Iterable[str]) -> tuple[str, ...]:
     checked = [provider_id.strip().lower() for provider_id in ids]
     for provider_id in checked:
         if provider_id not in SPECS:
+            import difflib  # only to name the closest match of a mistake
+
             close = difflib.get_close_matches(provider_id, list(SPECS), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(SPECS)}"
             raise RequestError(f"unknown provider {provider_id!r}{hint}")

@@ -112,6 +112,21 @@ class StoredSearch:
 
 
 @dataclass(frozen=True)
+class Reused:
+    """A provider's result the cache may reuse: the outcome as stored in search ``search_id``.
+
+    Attributes:
+        search_id: the history id of the search that ran it.
+        created_at: when that search started (timezone-aware UTC).
+        outcome: the provider's outcome as stored (decoded from the search's row: not a second copy).
+    """
+
+    search_id: int
+    created_at: datetime
+    outcome: ProviderOutcome
+
+
+@dataclass(frozen=True)
 class EncodedSearch:
     """A search ready to insert: the ``searches`` column values (already redacted) and the indexed body."""
 

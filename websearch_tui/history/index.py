@@ -33,8 +33,9 @@ _CJK_CHARS = (
     "\uff66-\uff9f"  # half-width Katakana
     "\U00020000-\U0003134f"  # CJK extensions B-G
 )
-_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
-_PIECE = re.compile(f"[{_CJK_CHARS}]+|[^{_CJK_CHARS}]+")
+_CJK_RUN = re.compile(f"([{_CJK_CHARS}]+)")
+"""A run of CJK characters, captured (its ``split`` gives the other text and the runs by turns). The
+one pattern over this class: each costs about 2 ms to compile (the class spans 100,000 code points)."""
 _WORD = re.compile(r"[^\W_]+")  # letters and digits: the characters unicode61 keeps in a token
 
 MIN_PREFIX_CHARS = 3
@@ -101,10 +102,10 @@ def _terms(text: str) -> list[str]:
     """The distinct quoted terms of ``text``, in the order typed (linear in ``len(text)``)."""
     terms: list[str] = []
     for word in _WORD.findall(text):
-        for piece in _PIECE.findall(word):
-            if _CJK_RUN.fullmatch(piece):
+        for position, piece in enumerate(_CJK_RUN.split(word)):
+            if position % 2:  # a CJK run (split puts the captured runs at odd positions)
                 terms.append(f'"{_spaced(piece)}"')
-            else:
+            elif piece:
                 terms.append(f'"{piece}"*' if len(piece) >= MIN_PREFIX_CHARS else f'"{piece}"')
     return list(dict.fromkeys(terms))
 

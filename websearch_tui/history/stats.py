@@ -3,8 +3,8 @@ no other provider found, how often others cite it, what it cost; and the same ov
 
 :class:`StatsReport` is what :meth:`~websearch_tui.history.store.HistoryStore.stats` returns (the
 Stats screen and ``websearch-tui stats`` read it); :meth:`StatsReport.to_dict` is the JSON of
-``stats --format json``. :class:`Reused` is what the cache lookup
-(:meth:`~websearch_tui.history.store.HistoryStore.reusable`) finds.
+``stats --format json``. Only statistics import this module (recording or reusing a search does
+not).
 
 Pure data: no I/O. Figures come from the ``runs`` table (:mod:`websearch_tui.history.schema`),
 one row per provider run of each stored search.
@@ -20,26 +20,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from websearch_tui.core.results import ProviderOutcome, RunStatus
+from websearch_tui.core.results import RunStatus
 from websearch_tui.history.codec import iso_utc
 
 COUNTED_STATUSES = (RunStatus.DONE, RunStatus.EMPTY, RunStatus.FAILED, RunStatus.CANCELLED)
 """The final statuses a provider's runs are counted in (a run skipped by auto mode is not a run)."""
-
-
-@dataclass(frozen=True)
-class Reused:
-    """A provider's result the cache may reuse: the outcome as stored in search ``search_id``.
-
-    Attributes:
-        search_id: the history id of the search that ran it.
-        created_at: when that search started (timezone-aware UTC).
-        outcome: the provider's outcome as stored (decoded from the search's row: not a second copy).
-    """
-
-    search_id: int
-    created_at: datetime
-    outcome: ProviderOutcome
 
 
 @dataclass(frozen=True)

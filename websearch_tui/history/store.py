@@ -31,17 +31,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from websearch_tui.core.errors import redact
 from websearch_tui.core.pages import DEFAULT_MAX_BYTES, Page
 from websearch_tui.core.results import SearchResult
 from websearch_tui.core.text import sanitize, truncate
-from websearch_tui.history import aggregate
 from websearch_tui.history.codec import (
     ENTRY_COLUMNS,
     RESULT_COLUMNS,
     HistoryEntry,
+    Reused,
     RowError,
     StoredSearch,
     decode_entry,
@@ -64,7 +64,9 @@ from websearch_tui.history.schema import (
     pending_below,
     reset_runs,
 )
-from websearch_tui.history.stats import Reused, StatsReport
+
+if TYPE_CHECKING:
+    from websearch_tui.history.stats import StatsReport
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -739,6 +741,8 @@ class HistoryStore:
         Raises:
             HistoryError: as :meth:`_run`.
         """
+        from websearch_tui.history import aggregate  # statistics: not imported to record or reuse a search
+
         return self._run(lambda db: aggregate.spent(db, since))
 
     def average_cost(self, provider: str, since: datetime, *, runs: int = AVERAGE_RUNS) -> float | None:
@@ -791,4 +795,6 @@ class HistoryStore:
             if progress is not None:
                 progress(left)
             left = self.unbackfilled() if self.backfill() else 0
+        from websearch_tui.history import aggregate
+
         return self._run(lambda db: aggregate.stats_report(db, since, provider))

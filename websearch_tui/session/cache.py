@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from websearch_tui.core.models import SearchRequest
     from websearch_tui.engine.cache_keys import CacheKeys
     from websearch_tui.engine.engine import Engine
-    from websearch_tui.history.stats import Reused
+    from websearch_tui.history.codec import Reused
     from websearch_tui.session.history import HistoryAccess
     from websearch_tui.settings.config import Config
 

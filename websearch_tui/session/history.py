@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from websearch_tui.core.pages import Page
     from websearch_tui.engine.engine import SearchRecorder
     from websearch_tui.history import HistoryEntry, StoredSearch
-    from websearch_tui.history.stats import Reused, StatsReport
+    from websearch_tui.history.codec import Reused
+    from websearch_tui.history.stats import StatsReport
     from websearch_tui.settings.config import Config
 
 HISTORY_FLUSH_SECONDS = 2.0

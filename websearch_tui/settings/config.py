@@ -27,7 +27,6 @@ Schema (see ``config.example.toml``)::
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import os
 import re
@@ -607,6 +606,8 @@ def _reject_unknown(where: str, section: str, table: Mapping[str, Any], allowed:
 
 
 def _suggest(word: str, choices: Any) -> str:
+    import difflib  # only to name the closest match of a mistake
+
     close = difflib.get_close_matches(word, list(choices), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import difflib
 import os
 import sys
 from collections.abc import Sequence
@@ -119,6 +118,8 @@ def _preset_providers(config: Config, name: str) -> tuple[str, ...]:
     if name in presets:
         return presets[name]
     where = config.path or "the config file"
+    import difflib  # only to name the closest match of a mistake
+
     close = difflib.get_close_matches(name, list(presets), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     built_in = [preset for preset in BUILTIN_PRESETS if preset not in config.presets]

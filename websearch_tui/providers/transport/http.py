@@ -29,7 +29,6 @@ import weakref
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpcore
@@ -419,17 +418,18 @@ _NO_SUCH_NAME = frozenset(
 ``WSANO_DATA`` (11004). Others (``EAI_AGAIN``: no resolver answered, for now; ``EAI_SYSTEM``: say,
 out of file descriptors; ``EAI_FAIL``, ``EAI_MEMORY``) are ordinary, retried network errors."""
 
-_DNS_FAILURE = re.compile(
-    r"name or service not known|no address associated with host ?name|nodename nor servname provided"
+_DNS_FAILURE = (
+    r"(?i)name or service not known|no address associated with host ?name|nodename nor servname provided"
     r"|no address associated with nodename|name does not resolve|name has no usable address"
     r"|no such host is known"
-    r"|\[errno (?:" + "|".join(str(code) for code in sorted(_NO_SUCH_NAME) if code < 0 or code > 11000) + r")\]",
-    re.IGNORECASE,
+    r"|\[errno (?:" + "|".join(str(code) for code in sorted(_NO_SUCH_NAME) if code < 0 or code > 11000) + r")\]"
 )
 """What a lookup of a name that does not exist reads like when the ``socket.gaierror`` itself is not
 in the exception chain: glibc, macOS, musl and Windows wordings of ``EAI_NONAME`` / ``EAI_NODATA``,
 and httpcore's ``"[Errno -2] ..."`` form (``str()`` of the gaierror). Not ``"Temporary failure in
-name resolution"`` (``EAI_AGAIN``) nor Windows' bare ``"getaddrinfo failed"`` (every code reads so)."""
+name resolution"`` (``EAI_AGAIN``) nor Windows' bare ``"getaddrinfo failed"`` (every code reads so).
+A pattern string: :func:`re.search` compiles it at the first failed connection (then re's cache
+keeps it), so a search that connects never pays for it."""
 
 
 def unresolved_host(exc: BaseException) -> bool:
@@ -444,7 +444,7 @@ def unresolved_host(exc: BaseException) -> bool:
             return False
         if isinstance(current, socket.gaierror) and current.errno is not None:
             return current.errno in _NO_SUCH_NAME
-        if _DNS_FAILURE.search(str(current)):
+        if re.search(_DNS_FAILURE, str(current)):
             return True
         current = current.__cause__ or current.__context__
     return False
@@ -679,6 +679,8 @@ def _retry_after(value: str | None) -> float | None:
     if seconds is not None:
         return max(0.0, seconds)
     if value:
+        from email.utils import parsedate_to_datetime  # an HTTP date: rare (about 3 ms to import)
+
         try:
             return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
         except (TypeError, ValueError, IndexError, OverflowError):
@@ -692,11 +694,13 @@ _AMOUNT = r"\d{1,9}(?:\.\d{1,6})?"
 _UNITS = r"ms|hours?|h|minutes?|mins?|m|seconds?|secs?|s"
 _DURATION = rf"((?:{_AMOUNT}\s*(?:{_UNITS})(?![a-zA-Z])\s*){{1,6}})"
 _TEXT_HINTS = (
-    re.compile(r"retry-after-ms\s*(?:[=:]\s*)(\d{1,12})(?!\d)", re.IGNORECASE),  # milliseconds, no unit
-    re.compile(r"(?:retry|try again)(?: after)?(?: in)?\s*(?:[=:]\s*)?" + _DURATION, re.IGNORECASE),
-    re.compile(r"reset after\s*" + _DURATION, re.IGNORECASE),
+    r"(?i)retry-after-ms\s*(?:[=:]\s*)(\d{1,12})(?!\d)",  # milliseconds, no unit
+    r"(?i)(?:retry|try again)(?: after)?(?: in)?\s*(?:[=:]\s*)?" + _DURATION,
+    r"(?i)reset after\s*" + _DURATION,
 )
-_TEXT_PART = re.compile(rf"({_AMOUNT})\s*({_UNITS})(?![a-zA-Z])", re.IGNORECASE)
+"""Patterns compiled by :func:`re.search` at the first error body read for a hint (then kept in re's
+cache): a search that succeeds never pays for them."""
+_TEXT_PART = rf"(?i)({_AMOUNT})\s*({_UNITS})(?![a-zA-Z])"
 _TEXT_UNITS = {"ms": 0.001, "h": 3600.0, "m": 60.0, "s": 1.0}
 
 
@@ -705,13 +709,13 @@ def _text_retry_delay(text: str) -> float | None:
     "reset after 1h2m3s", "retry-after-ms=500"."""
     text = (text or "")[:HINT_SCAN_CHARS]
     millis, *duration_hints = _TEXT_HINTS
-    match = millis.search(text)
+    match = re.search(millis, text)
     if match:
         return int(match.group(1)) / 1000
     for pattern in duration_hints:
-        match = pattern.search(text)
+        match = re.search(pattern, text)
         if match:
-            parts = _TEXT_PART.findall(match.group(1))
+            parts = re.findall(_TEXT_PART, match.group(1))
             return sum(float(n) * _TEXT_UNITS["ms" if u.lower() == "ms" else u[0].lower()] for n, u in parts)
     return None
 
