@@ -102,8 +102,11 @@ def paint_seconds(command: str, size: tuple[int, int]) -> tuple[float, float]:
         subprocess.run([*TMUX, "kill-session", "-t", session], check=False)
 
 
-def commands(args: argparse.Namespace, folder: Path) -> dict[str, str]:
-    """Name -> shell command of every program measured."""
+def environment(folder: Path) -> str:
+    """The ``VAR=value`` words a measured program runs with: no keyring, and a log, history and
+    remembered-state file of its own in ``folder`` (created), so that neither checkout reads or
+    migrates a history the other one wrote."""
+    folder.mkdir(parents=True, exist_ok=True)
     env = {
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
         "WEBSEARCH_TUI_LOG": str(folder / "log.txt"),
@@ -111,11 +114,18 @@ def commands(args: argparse.Namespace, folder: Path) -> dict[str, str]:
         "WEBSEARCH_TUI_STATE": str(folder / "state.json"),  # no remembered selection overrides the config's
         "TERM": "xterm-256color",
     }
-    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+
+
+def commands(args: argparse.Namespace, folder: Path) -> dict[str, str]:
+    """Name -> shell command of every program measured (each checkout with its own files, see
+    :func:`environment`)."""
     python = shlex.quote(sys.executable)
-    found = {"minimal": f"env -u COLUMNS -u LINES {exports} {python} -c {shlex.quote(MINIMAL_APP)}"}
+    minimal = f"env -u COLUMNS -u LINES {environment(folder / 'minimal')} {python} -c {shlex.quote(MINIMAL_APP)}"
+    found = {"minimal": minimal}
     trees = [("ours", ROOT)] + ([("base", args.base.resolve())] if args.base else [])
     for name, tree in trees:
+        exports = environment(folder / name)
         for panes in args.panes:
             config = shlex.quote(str(write_config(folder, panes)))
             found[f"{name} {panes}"] = (  # in the tree: ``-m`` puts the working directory first on sys.path

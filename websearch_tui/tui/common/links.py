@@ -25,7 +25,6 @@ from types import FrameType
 from textual.app import App, SuspendNotSupported
 
 from websearch_tui.core.text import safe_url, truncate
-from websearch_tui.tui.common.link_dialog import LinkDialog
 from websearch_tui.tui.common.safe import clean
 from websearch_tui.tui.patches.loop_signals import loop_handles_sigint
 
@@ -249,7 +248,10 @@ def _report_open(app: App[object], url: str, opened: bool) -> None:
 
 
 def _show_link(app: App[object], reason: str, url: str) -> None:
-    """Show ``url`` in a dialog, below ``reason``, where it can be selected."""
+    """Show ``url`` in a dialog, below ``reason``, where it can be selected (the dialog, with Textual's
+    text area, is imported here: no start-up pays for it)."""
+    from websearch_tui.tui.common.link_dialog import LinkDialog
+
     app.push_screen(LinkDialog(reason, url))
 
 

@@ -98,6 +98,39 @@ class PaneBody(VerticalScroll, LayoutFreeVirtualSize):
         self.scroll_end(animate=False)
 
 
+class PaneParts:
+    """The widgets of a :class:`ProviderPane`: its status line above its scrolling body (notes, answer,
+    sources, citations, related questions, the queries it ran, the model line). Made when the pane
+    first needs them (:attr:`ProviderPane._w`), not with the pane: 24 panes made at start-up, all
+    but one behind tabs, cost about 300 widgets before the first paint otherwise."""
+
+    def __init__(self) -> None:
+        self.status_line = StatusLine(classes="pane-status")
+        self.notes = Static(classes="notes", markup=False)
+        self.answer = AnswerView(classes="answer")
+        self.sources_title = Static("Sources", classes="section-title sources-title")
+        self.sources = SourceList(classes="sources")
+        self.citations_title = Static("Citations", classes="section-title citations-title")
+        self.citations = CitationList(classes="citations")
+        self.related_title = Static("Related", classes="section-title related-title")
+        self.related = RelatedList(classes="related")
+        self.queries = Static(classes="queries", markup=False)
+        self.meta = Static(classes="meta", markup=False)
+        self.body = PaneBody(
+            self.notes,
+            self.answer,
+            self.sources_title,
+            self.sources,
+            self.citations_title,
+            self.citations,
+            self.related_title,
+            self.related,
+            self.queries,
+            self.meta,
+            classes="pane-body",
+        )
+
+
 class ProviderPane(Vertical):
     """The live view of one provider's run in the current search.
 
@@ -157,30 +190,7 @@ class ProviderPane(Vertical):
         self._cost: Cost | None = None
         self._cached = ""
         self.border_title = Content(spec.label)
-        self._status_line = StatusLine(classes="pane-status")
-        self._notes = Static(classes="notes", markup=False)
-        self._answer = AnswerView(classes="answer")
-        self._sources_title = Static("Sources", classes="section-title sources-title")
-        self._sources = SourceList(classes="sources")
-        self._citations_title = Static("Citations", classes="section-title citations-title")
-        self._citations = CitationList(classes="citations")
-        self._related_title = Static("Related", classes="section-title related-title")
-        self._related = RelatedList(classes="related")
-        self._queries = Static(classes="queries", markup=False)
-        self._meta = Static(classes="meta", markup=False)
-        self._body = PaneBody(
-            self._notes,
-            self._answer,
-            self._sources_title,
-            self._sources,
-            self._citations_title,
-            self._citations,
-            self._related_title,
-            self._related,
-            self._queries,
-            self._meta,
-            classes="pane-body",
-        )
+        self._parts: PaneParts | None = None
         self._built = False
 
     @property
@@ -201,27 +211,33 @@ class ProviderPane(Vertical):
     @property
     def answer(self) -> AnswerView:
         """The answer view (its ``source`` is the Markdown shown, text not yet flushed included)."""
-        return self._answer
+        return self._w.answer
 
     @property
     def is_active(self) -> bool:
         """True while a run is queued or in flight."""
         return self._status in ACTIVE
 
+    @property
+    def _w(self) -> PaneParts:
+        """The pane's widgets, made (with the sections drawn from what the pane holds) the first
+        time they are asked for: when the pane is first shown, or when its run first reports."""
+        if self._parts is None:
+            self._parts = PaneParts()
+            self._render_sections()
+        return self._parts
+
     def build(self) -> None:
         """Mount the status line above the scrolling body, the first time the pane is shown; later
         calls do nothing.
 
-        The widgets are made once, with the pane, and show every update while they are not mounted
-        yet, so a pane that is never shown (a background tab) costs no mounting, styling or layout,
-        and one shown later draws what its run has reported so far."""
+        The widgets (:class:`PaneParts`) are made when first needed, and show every update while they
+        are not mounted yet, so a pane that is never shown (a background tab) costs no widgets
+        before its run reports, and no mounting, styling or layout at all; one shown later draws
+        what its run has reported so far."""
         if not self._built:
             self._built = True
-            self.mount(self._status_line, self._body)
-
-    def on_mount(self) -> None:
-        """Render the empty sections."""
-        self._render_sections()
+            self.mount(self._w.status_line, self._w.body)
 
     def _follow(self, grow: int | None = None) -> None:
         """Keep the end of the streaming answer in view until the user scrolls up.
@@ -309,7 +325,7 @@ class ProviderPane(Vertical):
     @property
     def body(self) -> PaneBody:
         """The scrolling body of the pane."""
-        return self._body
+        return self._w.body
 
     # --- runs -------------------------------------------------------------------------
 
@@ -477,7 +493,7 @@ class ProviderPane(Vertical):
         retry = self._retry
         retry_in = max(0, math.ceil(self._retry_until - self._clock())) if retry is not None else None
         paced_in = self._paced_until - self._clock() if self._paced_until is not None else None
-        self._status_line.show(
+        self._w.status_line.show(
             PaneStatus(
                 self._status,
                 elapsed,
@@ -498,25 +514,25 @@ class ProviderPane(Vertical):
         lines = [Content.assemble(("⚠ ", "$text-warning"), plain(n)) for n in r.notes]
         if r.dropped_sources:
             lines.append(Content.assemble(("⚠ ", "$text-warning"), dropped_sources_text(r.dropped_sources)))
-        self._notes.update(Content("\n").join(lines))
-        self._notes.display = bool(lines)
-        self._sources_title.display = bool(r.sources)
-        self._sources.set_sources(r.sources, self._others)
+        self._w.notes.update(Content("\n").join(lines))
+        self._w.notes.display = bool(lines)
+        self._w.sources_title.display = bool(r.sources)
+        self._w.sources.set_sources(r.sources, self._others)
         self._render_citations()
-        self._related_title.display = bool(r.related_questions)
-        self._related.set_questions(r.related_questions)
+        self._w.related_title.display = bool(r.related_questions)
+        self._w.related.set_questions(r.related_questions)
         lines = [Content.styled("Searched:", "bold")] + [plain(q, one_line=True, limit=160) for q in r.search_queries]
-        self._queries.update(Content("\n  ").join(lines))
-        self._queries.display = bool(r.search_queries)
-        self._meta.update(Content.styled(self._meta_text(r), "dim"))
-        self._meta.display = bool(r.model or r.usage)
+        self._w.queries.update(Content("\n  ").join(lines))
+        self._w.queries.display = bool(r.search_queries)
+        self._w.meta.update(Content.styled(self._meta_text(r), "dim"))
+        self._w.meta.display = bool(r.model or r.usage)
 
     def _render_citations(self) -> None:
         """The citations, with their checks, and the heading that counts how many check out."""
         citations = self.response.citations
-        self._citations_title.display = bool(citations)
-        self._citations_title.update(citations_heading(self.response, checking=self._checking and bool(citations)))
-        self._citations.set_citations(citations)
+        self._w.citations_title.display = bool(citations)
+        self._w.citations_title.update(citations_heading(self.response, checking=self._checking and bool(citations)))
+        self._w.citations.set_citations(citations)
 
     def show_checks(self, *, checking: bool = False) -> None:
         """Show the citations' checks as the response has them now (the session attaches them), or,
@@ -546,26 +562,26 @@ class ProviderPane(Vertical):
         canonical URL -> count, see :func:`~websearch_tui.core.text.canonical_url`)."""
         if others != self._others:
             self._others = dict(others)
-            self._sources.set_sources(self.response.sources, self._others)
+            self._w.sources.set_sources(self.response.sources, self._others)
 
     def focus_source(self, url: str) -> bool:
         """Focus (and scroll to) the source of this pane that is the page ``url``; False if it has none."""
-        index = self._sources.index_of(url)
+        index = self._w.sources.index_of(url)
         if index is None:
             return False
-        self._sources.focus_row(index)
+        self._w.sources.focus_row(index)
         return True
 
     def focus_target(self) -> None:
         """Focus the pane: its first source if it has one, else its body."""
-        if self._sources.sources:
-            self._sources.focus_row(0)
+        if self._w.sources.sources:
+            self._w.sources.focus_row(0)
         else:
-            self._body.focus()
+            self._w.body.focus()
 
     def _selected_url(self) -> str | None:
         """The URL of the source under the cursor while the sources have the focus, else of the first."""
-        sources = self._sources
+        sources = self._w.sources
         source = sources.selected if sources.has_focus else next(iter(sources.sources), None)
         return source.url if source is not None else None
 
@@ -587,19 +603,19 @@ class ProviderPane(Vertical):
 
     def action_focus_sources(self) -> None:
         """Focus the first source."""
-        if self._sources.sources:
-            self._sources.focus_row(0)
+        if self._w.sources.sources:
+            self._w.sources.focus_row(0)
 
     def action_focus_citations(self) -> None:
         """Focus the first citation."""
-        if self._citations.citations:
-            self._citations.focus_row(0)
+        if self._w.citations.citations:
+            self._w.citations.focus_row(0)
 
     def read_request(self) -> ReadRequest | None:
         """What ``v`` reads: the citation under the cursor while the citations have the focus, else the
         source under the cursor (the first source when the sources do not have the focus), else the
         first citation; ``None`` when the pane lists neither."""
-        citations, sources = self._citations, self._sources
+        citations, sources = self._w.citations, self._w.sources
         citation = citations.selected if citations.has_focus else None
         if citation is None:
             source = sources.selected if sources.has_focus else next(iter(sources.sources), None)
@@ -618,8 +634,8 @@ class ProviderPane(Vertical):
 
     def action_focus_related(self) -> None:
         """Focus the first related question."""
-        if self._related.questions:
-            self._related.focus_row(0)
+        if self._w.related.questions:
+            self._w.related.focus_row(0)
 
     @on(AnswerView.LinkClicked)
     def _on_link(self, event: AnswerView.LinkClicked) -> None:

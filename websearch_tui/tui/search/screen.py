@@ -208,10 +208,12 @@ class SearchScreen(CitationChecks):
         yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
-        """Show panes for the initial selection, focus the query, resolve provider readiness."""
+        """Show panes for the initial selection, focus the query; resolve provider readiness once the
+        first frame is drawn (it may import and ask the OS keyring, in a thread that would otherwise
+        compete with the first frame for the interpreter)."""
         await self.pane_area.set_providers(self.selected_specs())
         self.query_input.focus()
-        self._load_statuses()
+        self.call_after_refresh(self._load_statuses)
 
     def on_resize(self, event: events.Resize) -> None:
         """Short or full labels in the search bar's boxes, for the new width (see :data:`COMPACT_WIDTH`)."""

@@ -1,0 +1,162 @@
+"""Issue 28 (first paint): what the first frame does not need happens after it.
+
+The first frame is the first screen update Textual draws (``App._display`` with something to draw,
+outside a batch). These tests look at what has been imported, made or asked for by then, not at
+timings (``benchmarks/first_paint.py`` measures those).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.pilot import Pilot
+
+from tests.tui.conftest import fixed_status
+from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.tui.app import WebSearchApp
+from websearch_tui.tui.common.provider_selector import ProviderSelector
+from websearch_tui.tui.search.provider_pane import ProviderPane
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FIRST_FRAME_MODULES = """
+import asyncio, json, sys
+from pathlib import Path
+from textual.app import App
+from websearch_tui.engine.engine import Engine
+from websearch_tui.settings.config import load_config
+from websearch_tui.tui.app import WebSearchApp
+
+seen = []
+display = App._display
+
+def first_frame(self, screen, renderable):
+    if renderable is not None and not self._batch_count and not seen:
+        seen.append(sorted(sys.modules))
+    display(self, screen, renderable)
+
+App._display = first_frame
+config = load_config(Path(sys.argv[1]))
+
+async def main():
+    app = WebSearchApp(config, Engine.from_config(config))
+    async with app.run_test(size=(240, 60)) as pilot:
+        await pilot.pause()
+        app.exit()
+
+asyncio.run(main())
+print(json.dumps(seen[0] if seen else None))
+"""
+"""Starts the real app (its own readiness, from the key store) headless with the config file in
+``argv[1]`` and prints the names of the modules imported when its first frame was drawn."""
+
+NOT_BEFORE_THE_FIRST_FRAME = (
+    "keyring",  # the key store, for the provider list's readiness
+    "websearch_tui.tui.common.link_dialog",  # and with it Textual's text area
+    "textual.widgets._text_area",
+    "websearch_tui.tui.settings.screen",
+    "websearch_tui.tui.stats.screen",
+    "websearch_tui.tui.history.screen",
+    "websearch_tui.tui.help.screen",
+    "websearch_tui.tui.reader.screen",
+    "websearch_tui.tui.search.export",
+)
+
+
+def test_the_first_frame_imports_no_key_store_dialog_or_other_screen(tmp_path: Path) -> None:
+    """24 providers selected: when the first frame is drawn, neither the keyring (readiness is
+    resolved after it) nor a screen or dialog not on it has been imported."""
+    from tests.fake_providers import config_toml
+
+    config = tmp_path / "config.toml"
+    config.write_text(config_toml("http://127.0.0.1:9", providers=list(SPECS)[:24]), encoding="utf-8")
+    env = {
+        **os.environ,
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        "WEBSEARCH_TUI_HISTORY": str(tmp_path / "history.sqlite3"),
+        "WEBSEARCH_TUI_STATE": str(tmp_path / "state.json"),
+        "WEBSEARCH_TUI_LOG": str(tmp_path / "log.txt"),
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME_MODULES, str(config)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    modules = json.loads(run.stdout.strip().splitlines()[-1])
+    assert modules is not None, "no frame was drawn"
+    assert "websearch_tui.tui.search.screen" in modules  # the frame was the search screen's
+    early = [name for name in NOT_BEFORE_THE_FIRST_FRAME if name in modules]
+    assert early == []
+
+
+def count_frames(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A one-item list holding how many frames the app has drawn so far (counted from now on)."""
+    frames = [0]
+    display = App._display
+
+    def counted(self: App[object], screen: object, renderable: object) -> None:
+        if renderable is not None and not self._batch_count:
+            frames[0] += 1
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_display", counted)
+    return frames
+
+
+async def test_provider_readiness_is_resolved_after_the_first_frame(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The provider list's readiness (which may ask the OS keyring, and imports it) is asked for once
+    the first frame is on screen, and the list then shows it."""
+    frames = count_frames(monkeypatch)
+    asked_after: list[int] = []
+
+    def resolver(spec: ProviderSpec, settings: object) -> str:
+        asked_after.append(frames[0])
+        return fixed_status(spec, settings)
+
+    app = make_app(("ddgs", "exa"))
+    app.status_resolver = resolver
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: len(asked_after) == len(SPECS))
+        assert min(asked_after) >= 1
+        selector = app.screen.query_one(ProviderSelector)
+        await wait_for(pilot, lambda: selector.statuses.get("ddgs") == "keyless")
+
+
+async def test_a_pane_behind_a_tab_makes_its_widgets_when_first_needed(make_app: Callable[..., WebSearchApp]) -> None:
+    """Eight panes in tabs: only the pane on show has made its widgets by the first frame; another
+    makes them when its tab is shown."""
+    ids = tuple(list(SPECS)[:8])
+    app = make_app(ids)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        panes = list(app.screen.query(ProviderPane))
+        made = [pane.provider_id for pane in panes if pane._parts is not None]
+        assert made == [ids[0]]
+        app.screen.query_one("#panes").activate(ids[3])  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert panes[3]._parts is not None
+        assert panes[3].answer.is_mounted
+
+
+async def wait_for(pilot: Pilot[object], condition: Callable[[], bool], tries: int = 200) -> None:
+    """Let the app run until ``condition`` holds (fails the test after ``tries`` pauses)."""
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the condition did not come true")
