@@ -4,6 +4,7 @@ prints. No network: providers are faked in process."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import io
 import json
@@ -22,7 +23,7 @@ from tests.helpers import three_cli_providers
 from websearch_tui.cli.commands.history import HISTORY_PROVIDER_CELLS
 from websearch_tui.cli.commands.search import Progress, streams_answer
 from websearch_tui.cli.main import implied_search, main
-from websearch_tui.cli.parser import ENVIRONMENT, build_parser
+from websearch_tui.cli.parser import COMMANDS, ENVIRONMENT, build_parser, command_named
 from websearch_tui.cli.render import use_color
 from websearch_tui.core.catalogue import DEFAULT_PROVIDERS, SPECS
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
@@ -541,6 +542,34 @@ def test_a_bare_query_is_a_search(requests_seen, tmp_path: Path, capsys) -> None
 )
 def test_implied_search_is_only_for_what_is_not_a_command(argv: list[str], expected: list[str]) -> None:
     assert implied_search(argv, build_parser()) == expected
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "q", "w", "-p", "brave,tavily", "--fresh", "--format", "json", "-o", "out.json"],
+        ["--config", "c.toml", "search", "-", "--preset", "scholar", "--merged", "--color", "never"],
+        ["--config=c.toml", "history", "show", "3", "--format", "llm"],
+        ["providers", "--json"],
+        ["keys", "set", "brave"],
+        ["stats", "--since", "7d"],
+        ["mcp", "--http", "--port", "8765"],
+        ["tui"],
+    ],
+)
+def test_the_parser_of_the_named_command_alone_parses_as_the_whole_parser(argv: list[str]) -> None:
+    """``main`` builds only the named command's parser: the same namespace as the whole parser gives."""
+    only = command_named(argv)
+    assert only == next(word for word in argv if word in COMMANDS)
+    alone = build_parser(only=only)
+    [subparsers] = [action for action in alone._actions if isinstance(action, argparse._SubParsersAction)]
+    assert list(subparsers.choices) == [only]
+    assert vars(alone.parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [[], ["q"], ["--config", "c.toml"], ["--config", "search"], ["-h"], ["--version"]])
+def test_a_command_line_naming_no_command_gets_the_whole_parser(argv: list[str]) -> None:
+    assert command_named(argv) is None
 
 
 def test_a_query_named_like_a_command_runs_the_command(capsys: pytest.CaptureFixture[str]) -> None:

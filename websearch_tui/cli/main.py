@@ -37,7 +37,7 @@ from typing import NoReturn
 
 from websearch_tui.cli.common import PROG, UsageError, fail
 from websearch_tui.cli.front_ends import NO_FRONT_ENDS, FrontEnds
-from websearch_tui.cli.parser import build_parser
+from websearch_tui.cli.parser import build_parser, command_named, first_word
 
 UNUSED_OPTIONAL_IMPORTS = ("trio", "httpx._main")
 """Modules our dependencies import only if installed, which this program never uses: httpcore imports
@@ -61,8 +61,9 @@ def main(argv: Sequence[str] | None = None, *, front_ends: FrontEnds = NO_FRONT_
     _tolerant_output()
     _skip_unused_imports()
     try:
-        parser = build_parser()
-        args = parser.parse_args(implied_search(sys.argv[1:] if argv is None else argv, parser))
+        words = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(only=command_named(words))  # only the parser of a command named
+        args = parser.parse_args(implied_search(words, parser))
         _check_decodable(args)
         from websearch_tui.core.logs import setup_logging
 
@@ -150,9 +151,7 @@ def implied_search(argv: Sequence[str], parser: argparse.ArgumentParser) -> list
             to search for the word.
     """
     args = list(argv)
-    index = 0
-    while index < len(args) and (args[index] == "--config" or args[index].startswith("--config=")):
-        index += 2 if args[index] == "--config" else 1
+    index = first_word(args)
     if index >= len(args):
         return args
     first = args[index]

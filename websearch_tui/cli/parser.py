@@ -202,8 +202,11 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser for every subcommand, or with ``only`` (a name in :data:`COMMANDS`) for
+    that one alone: a command line that names its command parses the same with either, and
+    building the other twenty-odd parsers took about 5 ms of every start (argparse looks up a
+    translation of its own texts for each)."""
     parser = _Parser(
         prog=PROG,
         description=MAIN_DESCRIPTION,
@@ -215,7 +218,30 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", metavar="PATH", help="config file (default: $WEBSEARCH_TUI_CONFIG or the user config dir)"
     )
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for name, add in _SUBCOMMANDS.items():
+        if only is None or name == only:
+            add(commands)
+    return parser
 
+
+def first_word(argv: Sequence[str]) -> int:
+    """The index of the first argument of ``argv`` after the program's own ``--config PATH`` (or
+    ``--config=PATH``) options: where a subcommand or a query starts (``len(argv)`` if none is there)."""
+    index = 0
+    while index < len(argv) and (argv[index] == "--config" or argv[index].startswith("--config=")):
+        index += 2 if argv[index] == "--config" else 1
+    return min(index, len(argv))
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names at its :func:`first_word`, or ``None`` when that is no
+    subcommand's name (a query, an option, nothing)."""
+    index = first_word(argv)
+    return argv[index] if index < len(argv) and argv[index] in COMMANDS else None
+
+
+def _add_search_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """``search``: the query, the providers, the format and the options of the run."""
     search = _help_parser(
         commands,
         "search",
@@ -275,19 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
     _add_output_option(search)
 
-    _add_providers_parser(commands)
-    _add_doctor_parser(commands)
-    _add_fetch_parser(commands)
 
+def _add_tui_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """``tui``: the terminal UI, also what no command opens."""
     tui = commands.add_parser("tui", help="open the terminal UI (the default)")
     tui.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help="config file")
-    _add_keys_parser(commands)
-    _add_config_parser(commands)
-    _add_mcp_parser(commands)
-    _add_completion_parser(commands)
-    _add_history_parser(commands)
-    _add_stats_parser(commands)
-    return parser
 
 
 def _add_output_option(search: argparse.ArgumentParser) -> None:
@@ -527,3 +545,21 @@ def _entry_id(value: str) -> int:
 def _limit(value: str) -> int:
     """A ``--limit`` count (1 or more)."""
     return _positive(value, "a whole number of 1 or more")
+
+
+_SUBCOMMANDS = {
+    "search": _add_search_parser,
+    "providers": _add_providers_parser,
+    "doctor": _add_doctor_parser,
+    "fetch": _add_fetch_parser,
+    "tui": _add_tui_parser,
+    "keys": _add_keys_parser,
+    "config": _add_config_parser,
+    "mcp": _add_mcp_parser,
+    "completion": _add_completion_parser,
+    "history": _add_history_parser,
+    "stats": _add_stats_parser,
+}
+"""Each subcommand's parser builder, in the order ``--help`` lists them."""
+COMMANDS = tuple(_SUBCOMMANDS)
+"""The subcommands' names."""
