@@ -429,6 +429,7 @@ def test_the_recorder_tells_a_failure_once_and_never_raises(tmp_path: Path) -> N
     for _ in range(3):
         recorder.record(sample_result(), WHEN)
     assert recorder.flush(timeout=30)
+    recorder.close()
     assert len(notices) == 1 and notices[0].startswith("A search was not recorded in the history: cannot")
 
 
@@ -582,21 +583,3 @@ def test_reclaim_gives_space_back_only_when_much_is_free(path: Path) -> None:
     assert ids(store.search("query")) == [40, 39, 38, 37]
     store.close()
     assert freed > size / 2 and path.stat().st_size == size - freed
-
-
-def test_the_recorder_prunes_and_compacts_in_the_background(path: Path) -> None:
-    store = HistoryStore(path)
-    for n in range(30):
-        store.add(sample_result(f"query {n}", answer=secrets.token_hex(4000)))
-    store.close()
-    size = path.stat().st_size
-    recorder = HistoryRecorder(path, max_entries=5)
-    recorder.record(sample_result("the newest"), WHEN)
-    assert recorder.flush(timeout=30)
-    for writer in [t for t in threading.enumerate() if t.name == "history-writer"]:
-        writer.join(60)  # it ends once the file is pruned and compacted
-    recorder.close()
-    store = HistoryStore(path)
-    assert store.count() == 5 and store.entries()[0].query == "the newest"
-    store.close()
-    assert path.stat().st_size < size / 2

@@ -1,5 +1,5 @@
 """Recording searches without delaying them: the engine hands each ended search to a
-:class:`HistoryRecorder`, which writes it to the history file on its own thread."""
+:class:`HistoryRecorder`, which writes it to the history file on a thread of its own."""
 
 from __future__ import annotations
 
@@ -29,23 +29,33 @@ CLOSE_SECONDS = BUSY_TIMEOUT_SECONDS
 """How long :meth:`HistoryRecorder.close` waits, in seconds, for the writer thread to write what is
 queued and end (10 s): the bound for a stuck disk; a locked file gives up after
 :data:`RECORD_BUSY_SECONDS`."""
+TIDY_AFTER_SECONDS = 1.0
+"""Seconds without a new search, after the last write, before the writer tidies the file (prunes,
+backfills, compacts): a burst of searches (an agent's calls one after another) is written without
+that work between them."""
+_TIDY = object()
+"""The writer's job when it tidies the file rather than write a search."""
 
 
 class HistoryRecorder:
-    """Writes ended searches to the history file, in order, on a ``history-writer`` thread.
+    """Writes ended searches to the history file, in order, on one ``history-writer`` thread.
 
-    :meth:`record` only queues a snapshot and returns; the thread starts when there is something to
-    write, opens the store on first use and ends once the queue is empty (so an idle program has no
-    extra thread); :meth:`close` waits for it to end (a bounded time), so nothing queued is lost when
-    the process exits right after. A write waits at most :data:`RECORD_BUSY_SECONDS` for another
-    process's lock on the file. A failure to write never reaches the search: it is logged and told once
-    per reason through ``on_notice`` (called on the writer thread), which also hears when a damaged
-    file was moved aside or its index rebuilt.
+    :meth:`record` only queues a snapshot and returns. The thread is started by the first search and
+    then serves every later one (it waits, using no CPU, while nothing is queued), until :meth:`close`,
+    which has it write what is queued, joins it (a bounded time, so nothing queued is lost when the
+    process exits right after) and closes the file; a search recorded after that starts a new thread.
+    The store is opened on first use. Once no search has come for ``tidy_after`` seconds after a
+    write, the thread prunes and compacts the file a batch at a time (a search queued meanwhile is
+    written first). A write waits at most :data:`RECORD_BUSY_SECONDS` for another process's lock on
+    the file. A failure to write never reaches the search: it is logged and told once per reason
+    through ``on_notice`` (called on the writer thread), which also hears when a damaged file was
+    moved aside or its index rebuilt.
 
     Args:
         path: the history file.
         max_entries: the most searches the file keeps (the oldest are deleted).
         on_notice: where notices go (default: the log only).
+        tidy_after: seconds of quiet before tidying (default :data:`TIDY_AFTER_SECONDS`).
     """
 
     def __init__(
@@ -54,18 +64,20 @@ class HistoryRecorder:
         *,
         max_entries: int,
         on_notice: Notice | None = None,
+        tidy_after: float = TIDY_AFTER_SECONDS,
     ) -> None:
         self.path = Path(path)
         self.max_entries = max_entries
         self.on_notice = on_notice
+        self.tidy_after = tidy_after
         self._pending: deque[tuple[SearchResult, datetime]] = deque()
         self._lock = threading.Lock()
-        self._idle = threading.Condition(self._lock)
+        self._idle = threading.Condition(self._lock)  # the queue emptied (flush waits for it)
+        self._wake = threading.Condition(self._lock)  # a search was queued, or close() was called
         self._thread: threading.Thread | None = None
-        self._writers: list[threading.Thread] = []  # started and maybe still running: close() joins them
         self._store: HistoryStore | None = None
         self._last_problem: str | None = None
-        self._tidy = False  # after a write: prune the oldest searches beyond max_entries, then reclaim
+        self._tidy_at: float | None = None  # when to tidy (time.monotonic(); set by each write), None: not due
         self._tidying = False  # the writer thread is pruning or reclaiming now (close() may interrupt it)
         self._closing = False
 
@@ -74,11 +86,12 @@ class HistoryRecorder:
         snapshot = dataclasses.replace(result, outcomes=list(result.outcomes), labels=dict(result.labels))
         with self._lock:
             self._pending.append((snapshot, started_at))
-            self._closing = False
             if self._thread is None:
+                self._closing = False
                 self._thread = threading.Thread(target=self._drain, name="history-writer", daemon=True)
-                self._writers = [writer for writer in self._writers if writer.is_alive()] + [self._thread]
                 self._thread.start()
+            else:
+                self._wake.notify()
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every queued search is written (at most ``timeout`` seconds); True when done."""
@@ -86,96 +99,120 @@ class HistoryRecorder:
             return self._idle.wait_for(lambda: not self._pending, timeout)
 
     def close(self, timeout: float = CLOSE_SECONDS) -> None:
-        """Write what is queued, wait for the writer thread to end (join it), then close the file (a
-        later :meth:`record` opens it again).
+        """Write what is queued, have the writer thread end and join it, then close the file (a later
+        :meth:`record` starts a new thread, which opens it again).
 
         Waits at most ``timeout`` seconds in all (default :data:`CLOSE_SECONDS`, 10 s), so a stuck disk
         never holds a program's exit for longer: then a warning is logged and the file is left open
-        to the thread still writing, a daemon thread that ends with the process. A search recorded
-        while this waits keeps the file open too (its writer uses it).
+        to the thread still writing, a daemon thread that ends with the process (a later call joins it
+        again). A search recorded while this waits is written before the thread ends.
         """
         deadline = time.monotonic() + timeout
         with self._lock:
-            writers = list(self._writers)
+            writer = self._thread
             self._closing = True  # what is queued is written; pruning stops after its batch
+            self._wake.notify()
             if self._tidying and self._store is not None:
                 self._store.interrupt()  # a compaction would hold the exit: it is done another time
-        for writer in writers:
+        if writer is not None:
             writer.join(max(0.0, deadline - time.monotonic()))
-        if any(writer.is_alive() for writer in writers):
-            log.warning("the history writer did not finish within %g s; the history file is left open", timeout)
-            return
+            if writer.is_alive():
+                log.warning("the history writer did not finish within %g s; the history file is left open", timeout)
+                return
         with self._lock:
-            if self._thread is not None:  # recorded meanwhile: that writer still uses the file
+            if self._thread is not None:  # recorded after the writer ended: the new one uses the file
                 return
             store, self._store = self._store, None
         if store is not None:
             store.close()
 
     def _drain(self) -> None:
-        """The writer thread: write the queue in order, then, while nothing is queued and nobody
-        closes, prune and compact the file a batch at a time; end when there is nothing left to do."""
+        """The writer thread: write the queue in order; while nothing is queued, tidy the file a
+        batch at a time once it has been quiet for ``tidy_after`` seconds, else wait; end when
+        :meth:`close` asks and nothing is queued."""
         while True:
             with self._lock:
-                if not self._pending and (self._closing or not self._tidy):
+                job = self._next()
+                if job is None:
                     self._thread = None
                     self._idle.notify_all()
                     return
-                self._tidying = not self._pending
-                if self._pending:
-                    result, started_at = self._pending[0]  # stays queued until written: flush() waits for it
-            if self._tidying:
-                self._tidy_step()
+                self._tidying = job is _TIDY
+            if isinstance(job, tuple):
+                written = self._write(*job)
                 with self._lock:
-                    self._tidying = False
+                    self._pending.popleft()
+                    if written:  # add() prunes at most one batch; the rest when tidying
+                        self._tidy_at = time.monotonic() + self.tidy_after
+                    if not self._pending:
+                        self._idle.notify_all()
                 continue
-            self._write(result, started_at)
+            done = self._tidy_step()
             with self._lock:
-                self._pending.popleft()
-                if not self._pending:
-                    self._idle.notify_all()
+                self._tidying = False
+                if done:
+                    self._tidy_at = None
 
-    def _tidy_step(self) -> None:
+    def _next(self) -> tuple[SearchResult, datetime] | object | None:
+        """What the writer does next (called holding the lock; waits on it while there is nothing to
+        do): the oldest queued search (it stays queued until written: :meth:`flush` waits for it),
+        :data:`_TIDY`, or ``None`` to end (closing, nothing queued)."""
+        while True:
+            if self._pending:
+                return self._pending[0]
+            if self._closing:
+                return None
+            if self._tidy_at is None:
+                self._wake.wait()
+                continue
+            wait = self._tidy_at - time.monotonic()
+            if wait <= 0:
+                return _TIDY
+            self._wake.wait(wait)
+
+    def _tidy_step(self) -> bool:
         """One step of keeping the file small and its statistics complete, off the search's path:
         prune one batch of the oldest searches beyond ``max_entries`` (:meth:`HistoryStore.prune`);
         once none is left, give one batch of searches stored before schema v4 their runs
         (:meth:`HistoryStore.backfill`); then compact the file when much of it is free
-        (:meth:`HistoryStore.reclaim`). A failure ends the tidying (logged; an interrupted compaction
-        is tried again after the next search)."""
+        (:meth:`HistoryStore.reclaim`). True when the tidying is over: done, or failed (logged; an
+        interrupted compaction is tried again after the next search)."""
         store = self._store
         if store is None:
-            self._tidy = False
-            return
+            return True
         try:
             if store.prune() or store.backfill():
-                return
+                return False
             freed = store.reclaim()
             if freed:
                 log.info("the history file was compacted: %d bytes given back", freed)
         except HistoryError as exc:
             log.warning("the history file was not pruned, backfilled or compacted: %s", exc)
+        except Exception:  # a bug here must not stop the writer thread
+            log.exception("tidying the history file failed")
         finally:
             if (notice := store.take_notice()) is not None:
                 self._tell(notice)
-        self._tidy = False
+        return True
 
-    def _write(self, result: SearchResult, started_at: datetime) -> None:
+    def _write(self, result: SearchResult, started_at: datetime) -> bool:
+        """Store one search (opening the store on first use); True when it was stored."""
         try:
             if self._store is None:
                 self._store = HistoryStore(self.path, max_entries=self.max_entries, busy_timeout=RECORD_BUSY_SECONDS)
             self._store.add(result, created_at=started_at)
-            self._tidy = True  # add() prunes at most one batch; the rest comes after
         except HistoryError as exc:
             self._problem(str(exc))
-            return
+            return False
         except Exception as exc:  # a bug here must not stop the writer thread silently
             log.exception("recording a search in the history failed")
             self._problem(f"{type(exc).__name__}: {exc}")
-            return
+            return False
         self._last_problem = None
         notice = self._store.take_notice()
         if notice is not None:
             self._tell(notice)
+        return True
 
     def _problem(self, reason: str) -> None:
         """Tell why searches are not recorded, once per distinct reason (not after every search)."""
