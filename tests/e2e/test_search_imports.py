@@ -1,8 +1,9 @@
 """What a headless ``search`` leaves unimported: a child process runs two real searches (the second
 reuses the first's results from the history) over the loopback fake, recording both, and reports
-which modules it imported. Each module listed here is needed by other commands only (statistics,
-other output formats, the log file that nothing was written to, suggestions for a mistyped name,
-a temporary file name), and costs the start of every search when imported there."""
+which modules it imported. Each module listed here is needed by something else only (statistics,
+other output formats, the log file that nothing was written to, suggestions for a mistyped name, a
+temporary file name, server-sent events for providers that answer in one body), and would cost the
+start of every search if imported there."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ DEFERRED = (
     "platformdirs",  # the log dir (config and history paths are given)
     "difflib",  # "did you mean ...?" for a mistyped provider, preset, config key or command
     "secrets",  # the random name of an -o file's temporary copy
+    "httpx_sse",  # server-sent events: brave and tavily answer in one JSON body
 )
 
 CHILD = """

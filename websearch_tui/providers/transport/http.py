@@ -33,7 +33,6 @@ from typing import Any
 
 import httpcore
 import httpx
-import httpx_sse
 
 from websearch_tui.core.charsets import text_codec
 from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
@@ -770,6 +769,8 @@ async def stream_sse(
             ``text/event-stream`` or the stream exceeds ``ctx.max_body_bytes`` (decoded) bytes, and
             ``unrecognised_response`` as above.
     """
+    import httpx_sse  # only streaming providers read server-sent events
+
     policy = RetryPolicy(max_retries, retry_http_errors)
     attempt = 0
     while True:
@@ -860,6 +861,8 @@ async def _iter_payloads(
 ) -> AsyncIterator[tuple[str, Any]]:
     """Parsed JSON payloads; a stream whose every payload was not JSON raises ``protocol`` at its end,
     one in which ``expect`` (when given) knew no payload raises ``unrecognised_response`` there."""
+    import httpx_sse
+
     skipped: list[str] = []
     parsed = False
     seen = ShapeSeen(content_type="text/event-stream")
