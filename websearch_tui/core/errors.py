@@ -228,8 +228,9 @@ class _Matcher(NamedTuple):
     """Every registered form, compiled: ``pattern`` finds any of them in ASCII-lower-cased text (the
     forms lower-cased too: matching ignores case without the regex engine's slow case-insensitive
     mode); ``starts`` maps a form's first character to the (lower-cased) forms starting with it,
-    ``first`` finds such characters, ``longest`` and ``shortest`` are the longest and the shortest
-    form's length (see :func:`_held_tail`; a shorter text holds no form)."""
+    ``first`` finds where a held tail may start (:func:`_tail_starts`), ``longest`` and ``shortest``
+    are the longest and the shortest form's length (see :func:`_held_tail`; a shorter text holds no
+    form)."""
 
     pattern: re.Pattern[str]
     starts: dict[str, tuple[str, ...]]
@@ -369,6 +370,18 @@ def _held_tail(folded: str, matcher: _Matcher) -> int:
     return 0
 
 
+def _tail_starts(forms: list[str]) -> str:
+    """A regular expression matching (without consuming) where a held tail may start: at the first two
+    characters of some form, or at a form's first character that ends the text. Checking only there
+    (:func:`_held_tail`), not at every first character, keeps a streamed piece's check cheap."""
+    longer = [form for form in forms if len(form) > 1]  # a one-character form has no proper start
+    if not longer:
+        return "(?!)"
+    pairs = _alternation(sorted({form[:2] for form in longer}))
+    firsts = "".join(re.escape(first) for first in sorted({form[0] for form in longer}))
+    return f"(?=(?:{pairs})|[{firsts}]\\Z)"
+
+
 def _alternation(forms: list[str]) -> str:
     """A regular expression matching any of ``forms`` (sorted, distinct, non-empty), as a prefix tree:
     forms sharing a start share its test (``sk-(?:1-abc|2-def)``), so a position is tried against
@@ -400,7 +413,7 @@ def _compiled() -> _Matcher:
             matcher = _matcher = _Matcher(
                 pattern=re.compile(_alternation(sorted(folded))),
                 starts={first: tuple(forms) for first, forms in starts.items()},
-                first=re.compile("[" + "".join(re.escape(first) for first in starts) + "]"),
+                first=re.compile(_tail_starts(folded)),
                 longest=len(folded[0]) if folded else 0,
                 shortest=len(folded[-1]) if folded else 0,
             )

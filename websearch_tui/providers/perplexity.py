@@ -139,6 +139,7 @@ class ChunkParser:
     _raw_results: Any = None
     _raw_related: Any = None
     _raw_steps: Any = None
+    _raw_usage: Any = None
     _citations: tuple[Citation, ...] | None = None
     _sources: tuple[Source, ...] | None = None
     _related: tuple[str, ...] | None = None
@@ -182,9 +183,12 @@ class ChunkParser:
             if queries:
                 self._queries = self._queries + queries
                 events.append(SearchQueries(queries))
-        usage = _usage(payload.get("usage"))
-        if usage is not None:
-            self.usage = usage
+        raw_usage = payload.get("usage")
+        if raw_usage is not None and raw_usage != self._raw_usage:  # repeated on every chunk: read when it changes
+            self._raw_usage = raw_usage
+            usage = _usage(raw_usage)
+            if usage is not None:
+                self.usage = usage
         if isinstance(choice, dict) and choice.get("finish_reason") == "length":
             events.extend(self._note("Perplexity stopped at the max_tokens limit; the answer is cut short."))
         return events

@@ -160,10 +160,15 @@ class MetadataTracker:
     model: str | None = None
     request_id: str | None = None
     _sent: bool = False
+    _raw: tuple[object, object] | None = None
 
     def update(self, model: object, request_id: object) -> list[SearchEvent]:
         """``[Metadata]`` on the first call and whenever a non-blank ``model`` or ``request_id``
-        (raw values, cleaned here) differs from the one remembered; ``[]`` otherwise."""
+        (raw values, cleaned here) differs from the one remembered; ``[]`` otherwise. The same raw
+        values as the last call (every chunk of a stream repeats them) are not cleaned again."""
+        if self._sent and self._raw == (model, request_id):
+            return []
+        self._raw = (model, request_id)
         clean_model = plain_text(model, collapse=True)
         clean_id = plain_text(request_id, collapse=True)
         changed = False

@@ -4,6 +4,8 @@ merged view, and making room for the panes. View code only; :class:`SearchScreen
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from textual import on
 from textual.widget import Widget
 from textual.widgets import Select
@@ -26,9 +28,14 @@ class PaneNavigation(AppScreen[None]):
         """The query box."""
         return self.query_one("#query", QueryInput)
 
-    @property
+    @cached_property
     def pane_area(self) -> PaneArea:
-        """The container of provider panes."""
+        """The container of provider panes (composed once with the screen: looked up once, not for
+        every streamed token).
+
+        Raises:
+            textual.css.query.NoMatches: before the screen is composed (nothing is remembered then).
+        """
         return self.query_one("#panes", PaneArea)
 
     @property
