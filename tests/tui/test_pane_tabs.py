@@ -8,7 +8,9 @@ import asyncio
 import io
 import re
 
-from textual.widgets import Tab
+from textual.app import App, ComposeResult
+from textual.content import Content
+from textual.widgets import Tab, Tabs
 
 from tests.tui.conftest import submit, until, wait_for_search
 from tests.tui.test_search_screen import auth_failure, full_result, hang
@@ -18,7 +20,7 @@ from websearch_tui.core.models import SearchRequest
 from websearch_tui.core.results import SearchResult
 from websearch_tui.session import LiveSearch
 from websearch_tui.tui.common.answer_view import AnswerView
-from websearch_tui.tui.search.pane_tabs import PaneTabs, overflow_text, tab_label
+from websearch_tui.tui.search.pane_tabs import PaneTabs, StatusTab, overflow_text, tab_label
 from websearch_tui.tui.search.source_list import SourceList
 
 
@@ -101,6 +103,35 @@ async def test_a_running_pane_shows_the_spinner_in_its_tab(make_app, fake_stream
         await until(
             pilot, lambda: labels(app).get("exa") == "⊘ Exa", "the Exa tab reads cancelled", detail=lambda: labels(app)
         )
+
+
+async def test_a_new_label_as_wide_as_the_last_redraws_the_tab_without_a_layout(monkeypatch):
+    laid_out: list[str] = []
+    real = Tab.update
+
+    def update(tab: Tab, content: object = "") -> None:  # Tab's own relabel: lays the screen out
+        laid_out.append(str(content))
+        real(tab, content)
+
+    monkeypatch.setattr(Tab, "update", update)
+
+    class Bar(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Tabs(StatusTab(tab_label("Exa", "streaming", frame=0), id="tab-exa"))
+
+    app = Bar()
+    async with app.run_test(size=(40, 5)) as pilot:
+        tab = app.query_one(StatusTab)
+        laid_out.clear()
+        tab.label = tab_label("Exa", "streaming", frame=1)  # the spinner's next frame
+        await pilot.pause()
+        assert (tab.label.plain, laid_out) == ("⠙ Exa", [])
+        assert "⠙ Exa" in "".join(strip.text for strip in tab.render_lines(tab.region.reset_offset))
+        tab.label = tab_label("Exa", "done", 3)  # wider: the bar is laid out again
+        await pilot.pause()
+        assert (tab.label.plain, laid_out) == ("✓ Exa · 3", ["✓ Exa · 3"])
+        tab.label = Content("[b]x[/b]")  # plain text either way
+        assert tab.label.plain == "[b]x[/b]"
 
 
 async def test_with_every_provider_at_80x24_the_bar_counts_the_tabs_it_cuts_off(make_app, fake_streams):

@@ -27,7 +27,7 @@ from websearch_tui.core.models import Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.search.merged_view import MergedView
-from websearch_tui.tui.search.pane_tabs import TAB_CHROME, PaneTabs, tab_label
+from websearch_tui.tui.search.pane_tabs import TAB_CHROME, PaneTabs, StatusTab, tab_label
 from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS, ProviderPane
 
 MIN_PANE_WIDTH = 40
@@ -280,7 +280,7 @@ class PaneArea(Vertical):
             await tabs.clear()
             labels = self._tab_labels()
             for pane in self.panes:
-                await tabs.add_tab(Tab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}"))
+                await tabs.add_tab(StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}"))
             if self.merged_shown:
                 await tabs.add_tab(Tab(Content("Merged"), id=f"tab-{MERGED}"))
         if self._active:
