@@ -1,12 +1,17 @@
-"""The MCP server's message check (mcp/messages.py) and stdio input (mcp/stdio.py): every line is
+"""The MCP server's message check (mcp/messages.py) and stdio ends (mcp/stdio.py): every line is
 passed to the SDK or answered with a JSON-RPC error carrying the standard code and the request's id;
-no line is read past its cap."""
+no line is read past its cap; replies go out on a stdout pipe (stray output to stderr), and a stdout
+that is no pipe is left to the SDK."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -15,7 +20,7 @@ from mcp import types
 from mcp.shared.message import SessionMessage
 
 from websearch_tui.mcp.messages import check_message
-from websearch_tui.mcp.stdio import RequestLines
+from websearch_tui.mcp.stdio import RequestLines, claimed_stdout
 
 PING = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
 
@@ -105,3 +110,68 @@ async def test_request_lines_cap_what_is_read_and_answer_the_rest() -> None:
     replies = [message.message async for message in receive]
     assert passed == [json.dumps(PING)] * 2
     assert [(reply.id, reply.error.code) for reply in replies] == [(None, -32600), (None, -32700)]  # type: ignore[union-attr]
+
+
+@contextmanager
+def stdout_on(fd: int) -> Iterator[None]:
+    """File descriptor 1 pointing at ``fd`` for the block (pytest's capture puts a file there)."""
+    saved = os.dup(1)
+    os.dup2(fd, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+async def test_replies_go_out_on_the_pipe_and_stray_output_to_stderr(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    errors = os.open(tmp_path / "stderr", os.O_WRONLY | os.O_CREAT)
+    saved_err = os.dup(2)
+    os.dup2(errors, 2)
+    try:
+        with stdout_on(write_end):
+            async with claimed_stdout() as out:
+                assert out is not None
+                for n in range(3):
+                    await out.write(json.dumps({**PING, "id": n}) + "\n")
+                    await out.flush()
+                os.write(1, b"a stray print\n")  # a library or a child writing to fd 1
+            assert os.get_blocking(1)  # given back as it was
+            os.write(1, b"after\n")  # fd 1 is the pipe again
+    finally:
+        os.dup2(saved_err, 2)
+        os.close(saved_err)
+        os.close(errors)
+        os.close(write_end)
+    with os.fdopen(read_end, "rb") as wire:
+        lines = wire.read().decode().splitlines()
+    assert [json.loads(text)["id"] for text in lines[:3]] == [0, 1, 2] and lines[3:] == ["after"]
+    assert (tmp_path / "stderr").read_text() == "a stray print\n"
+
+
+async def test_stdout_that_is_a_file_is_left_to_the_sdk(tmp_path: Path) -> None:
+    target = os.open(tmp_path / "out", os.O_WRONLY | os.O_CREAT)
+    try:
+        with stdout_on(target):
+            async with claimed_stdout() as out:
+                assert out is None
+                os.write(1, b"untouched\n")
+    finally:
+        os.close(target)
+    assert (tmp_path / "out").read_text() == "untouched\n"
+
+
+async def test_flush_fails_once_the_client_closed_its_end() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        with stdout_on(write_end):
+            async with claimed_stdout() as out:
+                assert out is not None
+                os.close(read_end)
+                with pytest.raises(ConnectionError):
+                    for _ in range(1000):  # until the transport sees the pipe closed
+                        await out.write("x" * 65536 + "\n")
+                        await out.flush()
+    finally:
+        os.close(write_end)

@@ -41,7 +41,7 @@ from websearch_tui.core.errors import register_secret
 from websearch_tui.core.version import __version__
 from websearch_tui.mcp.gate import BearerGate
 from websearch_tui.mcp.messages import MessageCheck
-from websearch_tui.mcp.stdio import RequestLines, claimed_stdin
+from websearch_tui.mcp.stdio import RequestLines, claimed_stdin, claimed_stdout
 from websearch_tui.mcp.tools import SearchTools
 from websearch_tui.session import Session
 from websearch_tui.settings.config import Config
@@ -98,14 +98,20 @@ async def serve_stdio(tools: SearchTools) -> None:
 
     Standard input is read by :class:`~websearch_tui.mcp.stdio.RequestLines` (lines capped at
     :data:`~websearch_tui.mcp.stdio.MAX_LINE_BYTES`, every line the SDK cannot read answered with a
-    JSON-RPC error); its replies join the SDK's on stdout.
+    JSON-RPC error); its replies join the SDK's on stdout, written by the event loop when stdout is a
+    pipe (:func:`~websearch_tui.mcp.stdio.claimed_stdout`).
     """
     server = build_server(tools)
     replies, pending = anyio.create_memory_object_stream[SessionMessage](16)
     try:
         with claimed_stdin() as source:
             lines = cast("anyio.AsyncFile[str]", RequestLines(source, replies))  # the SDK only iterates it
-            async with stdio_server(stdin=lines) as (read_stream, write_stream), anyio.create_task_group() as group:
+            async with (
+                claimed_stdout() as pipe,
+                stdio_server(stdin=lines, stdout=cast("anyio.AsyncFile[str] | None", pipe)) as streams,
+                anyio.create_task_group() as group,
+            ):
+                read_stream, write_stream = streams
                 group.start_soon(_forward, pending, write_stream)
                 await server.run(read_stream, write_stream, server.create_initialization_options())
                 group.cancel_scope.cancel()

@@ -1,18 +1,26 @@
-"""The stdio transport's input side: every line the client sends is answered, and no line can take
-more than :data:`MAX_LINE_BYTES` of memory.
+"""The stdio transport's two ends as the SDK's ``stdio_server`` is handed them.
 
-The SDK's ``stdio_server`` reads lines of any length and drops a line it cannot read without a reply
-(its client then waits for ever). Here the server's standard input is read by :class:`RequestLines`
-(handed to ``stdio_server`` as its ``stdin``), which passes on each line the SDK accepts and answers
-the others itself with a JSON-RPC 2.0 error (:func:`~websearch_tui.mcp.messages.check_message`); the
-rest of a line longer than :data:`MAX_LINE_BYTES` is read and dropped in pieces. Blank lines are skipped.
+Input: every line the client sends is answered, and no line can take more than
+:data:`MAX_LINE_BYTES` of memory. The SDK's ``stdio_server`` reads lines of any length and drops a
+line it cannot read without a reply (its client then waits for ever). Here the server's standard input
+is read by :class:`RequestLines` (handed to ``stdio_server`` as its ``stdin``), which passes on each
+line the SDK accepts and answers the others itself with a JSON-RPC 2.0 error
+(:func:`~websearch_tui.mcp.messages.check_message`); the rest of a line longer than
+:data:`MAX_LINE_BYTES` is read and dropped in pieces. Blank lines are skipped.
+
+Output: when standard output is a pipe or a socket (as an MCP client starts the server), the messages
+are written by the event loop (:func:`claimed_stdout`, :class:`PipeOut`) instead of by the SDK's worker
+thread, which took two thread hand-offs per message (write, then flush).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import stat
+import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import BinaryIO
 
 import anyio
@@ -84,3 +92,121 @@ def claimed_stdin() -> Iterator[BinaryIO]:
     finally:
         os.dup2(private, 0)
         os.close(private)
+
+
+CLOSE_SECONDS = 2.0
+"""How long, at the end, the server waits for what is still queued for standard output to be written."""
+
+
+class _Flow(asyncio.Protocol):
+    """The pipe transport's protocol: holds writers back while the transport is paused (more than its
+    high-water mark queued) and tells when the pipe has closed."""
+
+    def __init__(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.closed: asyncio.Future[None] = loop.create_future()
+        self._resumed: asyncio.Future[None] = loop.create_future()
+        self._resumed.set_result(None)
+        self._lost: BaseException | None = None
+
+    def pause_writing(self) -> None:
+        if self._resumed.done():
+            self._resumed = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        if not self._resumed.done():
+            self._resumed.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = exc or ConnectionResetError("the client closed the server's standard output")
+        self.resume_writing()
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+    async def drain(self) -> None:
+        """Return once the transport takes more (at once unless paused).
+
+        Raises:
+            ConnectionResetError (or the transport's error): the pipe has closed.
+        """
+        await self._resumed
+        if self._lost is not None:
+            raise self._lost
+
+
+class PipeOut:
+    """Standard output as the SDK's stdio transport writes it (``await write(text)`` then ``await
+    flush()`` per message), over asyncio's pipe transport: ``write`` queues the UTF-8 bytes (written
+    at once while the pipe has room); ``flush`` waits while more than the transport's high-water mark
+    is queued, so a client that stops reading holds the server's replies back, as a blocking write
+    did. ``flush`` raises :class:`ConnectionResetError` once the client has closed its end.
+    """
+
+    def __init__(self, transport: asyncio.WriteTransport, flow: _Flow) -> None:
+        self._transport, self._flow = transport, flow
+
+    async def write(self, text: str) -> None:
+        """Queue ``text``."""
+        self._transport.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        """Wait until the queue is below the high-water mark.
+
+        Raises:
+            ConnectionResetError (or the transport's error): the client closed its end.
+        """
+        if self._transport.is_closing():
+            await asyncio.sleep(0)  # a failed write closes the transport: let it tell the protocol first
+        await self._flow.drain()
+
+    async def aclose(self) -> None:
+        """Write what is queued (at most :data:`CLOSE_SECONDS`) and close the private descriptor."""
+        self._transport.close()
+        with suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._flow.closed), CLOSE_SECONDS)
+        if not self._flow.closed.done():  # a client that stopped reading: what is left is dropped
+            self._transport.abort()
+
+
+def _private_pipe() -> BinaryIO | None:
+    """A private duplicate of file descriptor 1 when it is a pipe or a socket, else ``None`` (a
+    terminal or a file: the SDK writes it itself; asyncio would leave a terminal non-blocking)."""
+    try:
+        mode = os.fstat(1).st_mode
+    except OSError:
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+    return os.fdopen(os.dup(1), "wb", buffering=0)
+
+
+@asynccontextmanager
+async def claimed_stdout() -> AsyncIterator[PipeOut | None]:
+    """Standard output as a :class:`PipeOut` of its own, while file descriptor 1 points at standard
+    error (a stray print, a library's or a child process's output, goes there, never into the
+    protocol, as the SDK does for the output it writes itself); descriptor 1 is restored after, in
+    blocking mode. ``None`` when it is not a pipe or a socket, or asyncio cannot write it (the SDK
+    then writes it itself)."""
+    wire = _private_pipe()
+    if wire is None:
+        yield None
+        return
+    with suppress(OSError, ValueError):
+        sys.stdout.flush()
+    loop = asyncio.get_running_loop()
+    try:
+        transport, flow = await loop.connect_write_pipe(_Flow, wire)
+    except (OSError, ValueError):
+        wire.close()
+        yield None
+        return
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    out = PipeOut(transport, flow)
+    try:
+        yield out
+    finally:
+        await out.aclose()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.set_blocking(1, True)  # the pipe transport made the shared file description non-blocking
