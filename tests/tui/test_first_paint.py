@@ -23,6 +23,7 @@ from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.common.provider_selector import ProviderSelector
+from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.provider_pane import ProviderPane
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,3 +161,19 @@ async def wait_for(pilot: Pilot[object], condition: Callable[[], bool], tries: i
             return
         await pilot.pause(0.01)
     raise AssertionError("the condition did not come true")
+
+
+async def test_the_merged_view_mounts_its_filter_and_rows_when_first_shown(
+    make_app: Callable[..., WebSearchApp],
+) -> None:
+    """The merged view starts hidden and empty (no filter, summary or rows mounted); showing it mounts
+    them and focuses its rows."""
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        merged = app.screen.query_one(MergedView)
+        assert list(merged.children) == []
+        await app.screen.action_toggle_merged()  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert [child.id for child in merged.children] == ["merged-filter", "merged-summary", "merged-rows"]
+        assert app.focused is merged.query_one("#merged-rows")

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
@@ -131,11 +130,15 @@ class MergedView(Vertical):
         self._shown_key: list[tuple[dict[str, object], tuple[object, ...]]] = []
         self.border_title = Content("Merged")
 
-    def compose(self) -> ComposeResult:
-        """Filter, summary line, the rows."""
-        yield SafeInput(placeholder="Filter by domain or text", id="merged-filter", compact=True)
-        yield Static(Content("No sources yet."), id="merged-summary")
-        yield OptionList(id="merged-rows", markup=False)
+    def _build(self) -> None:
+        """Mount the filter, the summary line and the rows, the first time rows are shown (the view is
+        shown): a start, and a session that never shows the view, mount none of them."""
+        if not self.children:
+            self.mount(
+                SafeInput(placeholder="Filter by domain or text", id="merged-filter", compact=True),
+                Static(Content("No sources yet."), id="merged-summary"),
+                OptionList(id="merged-rows", markup=False),
+            )
 
     @property
     def rows(self) -> list[MergedSource]:
@@ -145,6 +148,7 @@ class MergedView(Vertical):
     def show_rows(self, rows: Sequence[MergedSource]) -> None:
         """Show ``rows`` (best first), keeping the filter and the highlighted source."""
         self._rows = list(rows)
+        self._build()
         self._refill()
 
     def _refill(self) -> None:
