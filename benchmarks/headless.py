@@ -227,11 +227,14 @@ def main() -> None:
             env["AGENT_WEB_SEARCH_PROVIDERS"] = ",".join(PEER_NAMES[pid] for pid in PROVIDERS)
             commands["peer 0.8.1"] = peer
         results: dict[str, list[Run]] = {name: [] for name in commands}
-        for argv in commands.values():  # one unmeasured run each: the page cache, not the first run, is measured
-            run_once(argv, env)
+        # an --ours command runs its own install: this checkout is not put before it on the import path
+        installed = {key: value for key, value in env.items() if key != "PYTHONPATH"}
+        envs = {name: installed if name.startswith("--ours") else env for name in commands}
+        for name, argv in commands.items():  # one unmeasured run each: the page cache, not the first run, is measured
+            run_once(argv, envs[name])
         for _ in range(args.runs):
             for name, argv in commands.items():
-                results[name].append(run_once(argv, env))
+                results[name].append(run_once(argv, envs[name]))
         tui_env = {
             k: v
             for k, v in env.items()
