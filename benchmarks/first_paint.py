@@ -16,7 +16,14 @@ median), and the load average. ``--profile N`` instead starts the app in this pr
 (``App.run_test``) at the same size with N providers selected, under cProfile until its first
 screen update has been drawn, and prints the top entries by cumulative and by own time.
 
+``--instructions`` runs each program once more, in its tmux pane under valgrind's callgrind, until
+its first frame is drawn (:data:`EXIT_AT_FIRST_FRAME` ends the process there), and prints the
+instructions each executed (every thread, start-up included) and their ratio to the minimal app's:
+a count that a busy machine does not change (about a minute per program), for before/after figures
+when the wall and CPU times are noisy.
+
     python3 benchmarks/first_paint.py [--runs 10] [--panes 24 4] [--size 240 60] [--base /tmp/base]
+    python3 benchmarks/first_paint.py --instructions [--panes 24 4] [--base /tmp/base]
     python3 benchmarks/first_paint.py --profile 24
 """
 
@@ -60,6 +67,38 @@ class Minimal(App):
 Minimal().run()
 """
 """The floor: a Textual app with an Input and a Footer."""
+RUN_APP = "import runpy\nrunpy.run_module('websearch_tui', run_name='__main__', alter_sys=True)\n"
+"""``python -m websearch_tui`` as code for ``python -c`` (the arguments after the code are its own)."""
+EXIT_AT_FIRST_FRAME = """
+import importlib.abc, importlib.machinery, os, sys
+
+class _FirstFrame(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "textual.app":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            display = module.App._display
+
+            def first_frame(app, screen, renderable):
+                display(app, screen, renderable)
+                if renderable is not None and not app._batch_count:
+                    os._exit(0)
+
+            module.App._display = first_frame
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, _FirstFrame())
+"""
+"""Put before a program's code: the process ends as soon as Textual has drawn its first frame. Textual
+is not imported any earlier than the program imports it (a hook on its import), so the program does
+the same work as without it, up to that frame."""
 
 
 def write_config(folder: Path, panes: int) -> Path:
@@ -117,20 +156,28 @@ def environment(folder: Path) -> str:
     return " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
 
 
-def commands(args: argparse.Namespace, folder: Path) -> dict[str, str]:
+def commands(args: argparse.Namespace, folder: Path, *, counts: Path | None = None) -> dict[str, str]:
     """Name -> shell command of every program measured (each checkout with its own files, see
-    :func:`environment`)."""
-    python = shlex.quote(sys.executable)
-    minimal = f"env -u COLUMNS -u LINES {environment(folder / 'minimal')} {python} -c {shlex.quote(MINIMAL_APP)}"
-    found = {"minimal": minimal}
+    :func:`environment`). With ``counts`` (a folder), each runs under callgrind until its first frame
+    instead (:data:`EXIT_AT_FIRST_FRAME`), writing ``<counts>/<name>.out``."""
+
+    def python(name: str, code: str) -> str:
+        words = [sys.executable, "-c", code]
+        if counts is not None:
+            out = counts / (name.replace(" ", "-") + ".out")
+            words = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
+            words += ["-c", EXIT_AT_FIRST_FRAME + code]
+        return shlex.join(words)
+
+    found = {"minimal": f"env -u COLUMNS -u LINES {environment(folder / 'minimal')} {python('minimal', MINIMAL_APP)}"}
     trees = [("ours", ROOT)] + ([("base", args.base.resolve())] if args.base else [])
     for name, tree in trees:
         exports = environment(folder / name)
         for panes in args.panes:
             config = shlex.quote(str(write_config(folder, panes)))
-            found[f"{name} {panes}"] = (  # in the tree: ``-m`` puts the working directory first on sys.path
+            found[f"{name} {panes}"] = (  # in the tree: ``-m`` (here runpy) puts the working directory first
                 f"cd {shlex.quote(str(tree))} && env -u COLUMNS -u LINES {exports} PYTHONPATH={shlex.quote(str(tree))} "
-                f"{python} -m websearch_tui --config {config}"
+                f"{python(f'{name} {panes}', RUN_APP)} --config {config}"
             )
     return found
 
@@ -141,10 +188,55 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
 
 
+def compile_trees(args: argparse.Namespace) -> None:
+    """Write the bytecode of each checkout measured (an install has its bytecode)."""
+    for tree in [ROOT] + ([args.base] if args.base else []):
+        compileall.compile_dir(Path(tree) / "websearch_tui", quiet=1)
+
+
+def counted_instructions(label: str, command: str, out: Path, size: tuple[int, int]) -> int:
+    """Run ``command`` (a callgrind one from :func:`commands`) in a fresh tmux pane until it ends at
+    its first frame; the instructions callgrind wrote to ``out``.
+
+    Raises:
+        SystemExit: it did not end within 10 minutes, or left no counts.
+    """
+    session = f"count-{uuid.uuid4().hex[:8]}"
+    subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1])], check=True)
+    subprocess.run([*TMUX, "respawn-pane", "-k", "-t", session, command], check=True)
+    started = time.monotonic()
+    while subprocess.run([*TMUX, "has-session", "-t", session], capture_output=True, check=False).returncode == 0:
+        if time.monotonic() - started > 600:
+            subprocess.run([*TMUX, "kill-session", "-t", session], check=False)
+            raise SystemExit(f"{label}: no first frame within 10 minutes under callgrind")
+        time.sleep(0.5)
+    lines = out.read_text().splitlines() if out.exists() else []
+    summary = next((line.split()[1] for line in lines if line.startswith("summary:")), None)
+    if summary is None:
+        raise SystemExit(f"{label}: callgrind left no counts (is valgrind installed?)")
+    return int(summary)
+
+
+def instructions(args: argparse.Namespace) -> None:
+    """Each program once under callgrind in its tmux pane, until its first frame; one line each."""
+    compile_trees(args)
+    size = tuple(args.size)
+    subprocess.run([*TMUX, "new-session", "-d", "-s", "keep"], check=True)
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        counted = {
+            label: counted_instructions(label, command, folder / (label.replace(" ", "-") + ".out"), size)
+            for label, command in commands(args, folder, counts=folder).items()
+        }
+    subprocess.run([*TMUX, "kill-server"], check=False)
+    print(f"instructions until the first frame at {size[0]}x{size[1]} (callgrind, every thread, start-up included)")
+    for label, count in counted.items():
+        print(f"  {label:10s} {count / 1e9:6.3f} G   ratio to minimal {count / counted['minimal']:.2f}")
+
+
 def measure(args: argparse.Namespace) -> None:
     """The interleaved tmux runs, then one line per program."""
-    for tree in [ROOT] + ([args.base] if args.base else []):  # an install has its bytecode
-        compileall.compile_dir(Path(tree) / "websearch_tui", quiet=1)
+    compile_trees(args)
     size = tuple(args.size)
     subprocess.run([*TMUX, "new-session", "-d", "-s", "keep"], check=True)
     with tempfile.TemporaryDirectory() as name:
@@ -207,9 +299,14 @@ def main() -> None:
     parser.add_argument("--base", type=Path, help="another checkout to measure beside this one (before/after)")
     parser.add_argument("--profile", type=int, metavar="N", help="cProfile one headless start with N panes instead")
     parser.add_argument("--top", type=int, default=25, help="entries the profile prints")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count each program's instructions to its first frame (callgrind)"
+    )
     args = parser.parse_args()
     if args.profile:
         profile(args.profile, tuple(args.size), args.top)
+    elif args.instructions:
+        instructions(args)
     else:
         measure(args)
 
