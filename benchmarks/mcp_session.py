@@ -26,11 +26,16 @@ server's start is in it, so give it a few hundred searches).
 (each its own MCP session) calling ``web_search`` ``--searches`` times each, all at once; prints calls
 per second, the p50 and p95 round trip and the server's CPU time per call, for each.
 
+``--recorder N``: what recording a search in the history costs each call, without the server: N
+searches recorded one at a time (each written before the next, a moment apart, as an agent's calls),
+the time ``record()`` takes on the caller (the event loop) and the process's CPU per search.
+
 Every run uses a history file of its own (never the user's).
 
     python3 benchmarks/mcp_session.py [--searches 20] [--providers ddgs,parallel,tavily,perplexity]
     python3 benchmarks/mcp_session.py --peer /tmp/peer/bin/agent-web-search-mcp [--searches 50] [--profile F]
     python3 benchmarks/mcp_session.py --peer /tmp/peer/bin/agent-web-search-mcp --http --clients 10
+    python3 benchmarks/mcp_session.py --recorder 300
 """
 
 from __future__ import annotations
@@ -206,10 +211,14 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="with --peer: cProfile our server, keep the profile here")
     parser.add_argument("--http", action="store_true", help="with --peer: both over Streamable HTTP, --clients at once")
     parser.add_argument("--clients", type=int, default=10)
+    parser.add_argument("--recorder", type=int, metavar="N", help="time recording N searches in the history")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args.serve)
+        return
+    if args.recorder:
+        recorder_costs(args.recorder)
         return
     if (args.profile or args.http) and not args.peer:
         parser.error("--profile and --http go with --peer")
@@ -244,6 +253,37 @@ def main() -> None:
     print(f"{n} CLI processes: {processes:6.2f} s total, {processes / n * 1000:6.0f} ms per search")
     print(f"ratio (processes / session): {processes / total:.1f}x")
     print(f"ratio per call, the session's start-up left out: {processes / calls:.1f}x")
+
+
+def recorder_costs(searches: int) -> None:
+    """Record ``searches`` searches one at a time (each flushed, then 2 ms apart) into a new history;
+    print ``record()``'s time on the caller (median, p90) and the process CPU per search."""
+    from datetime import datetime, timezone
+
+    from tests.helpers import sample_result
+    from websearch_tui.history import HistoryRecorder
+
+    when = datetime.now(timezone.utc)
+    results = [sample_result(f"query {n}") for n in range(searches)]
+    with tempfile.TemporaryDirectory() as folder:
+        recorder = HistoryRecorder(Path(folder) / "history.sqlite3", max_entries=10_000)
+        recorder.record(results[0], when)  # the file created, the writer started
+        recorder.flush(30)
+        calls: list[float] = []
+        cpu = time.process_time()
+        for result in results:
+            started = time.perf_counter()
+            recorder.record(result, when)
+            calls.append(time.perf_counter() - started)
+            recorder.flush(30)
+            time.sleep(0.002)
+        cpu = time.process_time() - cpu
+        recorder.close()
+    calls.sort()
+    print(f"{searches} searches recorded one at a time, load {os.getloadavg()[0]:.1f}")
+    median, p90 = calls[len(calls) // 2], calls[len(calls) * 9 // 10]
+    print(f"record() on the caller: median {median * 1e6:.0f} us, p90 {p90 * 1e6:.0f} us")
+    print(f"process CPU per search (the writer thread's included): {cpu / searches * 1000:.2f} ms")
 
 
 @dataclass(frozen=True)
