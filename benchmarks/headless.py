@@ -22,10 +22,15 @@ and peak RSS from ``wait4``:
   fake's delay). Like ours, it loads no certificates for these plain-http requests, and httpx
   skips its command-line client and trio, as when click and trio are not installed.
 
+``--instructions`` then runs each command once more under valgrind's callgrind and prints the
+instructions it executed (every thread, start-up included) and their ratios: a count a busy machine
+does not change, where CPU seconds on a shared machine move by 10-20% between runs.
+
 Then the TUI's first paint: the time from starting ``python -m websearch_tui`` in tmux (WxH as
 ``--size``) until the query box's placeholder is on screen.
 
     python3 benchmarks/headless.py [--runs 10] [--delay 1.0] [--ours CMD ...] [--peer /tmp/peer/bin/agent-web-search]
+                                   [--instructions]
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import argparse
 import compileall
 import json
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -42,6 +48,7 @@ import sys
 import tempfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -109,6 +116,31 @@ def run_once(argv: list[str], env: dict[str, str]) -> Run:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{argv[:3]}... exited with {os.waitstatus_to_exitcode(status)}")
     return Run(wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024, out)
+
+
+def instructions(argv: list[str], env: dict[str, str]) -> int:
+    """The instructions one process running ``argv`` executes, every thread, start-up included
+    (valgrind's callgrind; about 20 times slower than the process alone).
+
+    Raises:
+        SystemExit: the process failed, or callgrind reported no count (is valgrind installed?).
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        words = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={Path(folder) / 'callgrind.out'}", *argv]
+        done = subprocess.run(words, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"{argv[:3]}... under callgrind: exit {done.returncode}, {done.stderr[-300:]}")
+    return int(found.group(1))
+
+
+def instruction_lines(counts: dict[str, int]) -> list[str]:
+    """One line per command: its instructions, and their ratio to the peer's and to bare httpx's."""
+    lines = []
+    for name, count in counts.items():
+        ratios = [f"{count / counts[base]:.2f}x {base}" for base in ("peer 0.8.1", "bare httpx") if base in counts]
+        lines.append(f"{name:13s} {count / 1e6:8.1f} M instructions  {'  '.join(ratios)}")
+    return lines
 
 
 def bare_calls(server: FakeServer) -> list[tuple[str, str, dict[str, str], str]]:
@@ -193,6 +225,9 @@ def main() -> None:
         help="another websearch-tui command to measure beside python -m websearch_tui (repeatable)",
     )
     parser.add_argument("--peer", help="the seed peer's agent-web-search command (skipped without)")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count each command's instructions once (valgrind's callgrind)"
+    )
     parser.add_argument("--paint-runs", type=int, default=10)
     parser.add_argument("--size", type=int, nargs=2, default=(240, 60), metavar=("W", "H"))
     args = parser.parse_args()
@@ -235,6 +270,11 @@ def main() -> None:
         for _ in range(args.runs):
             for name, argv in commands.items():
                 results[name].append(run_once(argv, envs[name]))
+        counts: dict[str, int] = {}
+        if args.instructions:  # all at once: a count does not depend on what else runs
+            with ThreadPoolExecutor(len(commands)) as pool:
+                futures = {name: pool.submit(instructions, argv, envs[name]) for name, argv in commands.items()}
+            counts = {name: future.result() for name, future in futures.items()}
         tui_env = {
             k: v
             for k, v in env.items()
@@ -255,6 +295,9 @@ def main() -> None:
     peer = results.get("peer 0.8.1")
     print(summary("peer 0.8.1", peer, None) if peer else "peer 0.8.1    not measured (--peer)")
     print(summary("bare httpx", results["bare httpx"], reference if peer else None))
+    if counts:
+        print("instructions per search (callgrind, every thread, start-up included):")
+        print("\n".join(instruction_lines(counts)))
     if paints:
         size = f"{args.size[0]}x{args.size[1]}"
         print(f"TUI first paint ({size}): median {statistics.median(paints):.2f} s, p95 {p95(paints):.2f} s")
