@@ -255,13 +255,15 @@ class PaneArea(Vertical):
         for pid, pane in existing.items():
             if pid not in wanted:
                 await pane.remove()
+        if not existing:  # a start (or every pane replaced): one mount for all of them
+            await grid.mount_all([ProviderPane(spec, clock=self.clock) for spec in specs], before=self.merged)
         for index, spec in enumerate(specs):
             kept = existing.get(spec.id)
             current = self.panes
             place = current[index] if index < len(current) else self.merged
-            if kept is None:
+            if kept is None and existing:
                 await grid.mount(ProviderPane(spec, clock=self.clock), before=place)
-            elif current.index(kept) != index:
+            elif kept is not None and current.index(kept) != index:
                 grid.move_child(kept, before=place)
         self._by_id = {pane.provider_id: pane for pane in self.panes}
         if self._active not in wanted and self._active != MERGED:
@@ -279,10 +281,10 @@ class PaneArea(Vertical):
         if [tab.id for tab in tabs.query(Tab)] != wanted:
             await tabs.clear()
             labels = self._tab_labels()
-            for pane in self.panes:
-                await tabs.add_tab(StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}"))
+            new = [StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}") for pane in self.panes]
             if self.merged_shown:
-                await tabs.add_tab(Tab(Content("Merged"), id=f"tab-{MERGED}"))
+                new.append(Tab(Content("Merged"), id=f"tab-{MERGED}"))
+            await asyncio.gather(*(tabs.add_tab(tab) for tab in new))  # mounted in this order, awaited at once
         if self._active:
             tabs.active = f"tab-{self._active}"
 
