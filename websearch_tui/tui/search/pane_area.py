@@ -281,7 +281,9 @@ class PaneArea(Vertical):
         if [tab.id for tab in tabs.query(Tab)] != wanted:
             await tabs.clear()
             labels = self._tab_labels()
-            new = [StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}") for pane in self.panes]
+            new: list[Tab] = [
+                StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}") for pane in self.panes
+            ]
             if self.merged_shown:
                 new.append(Tab(Content("Merged"), id=f"tab-{MERGED}"))
             await asyncio.gather(*(tabs.add_tab(tab) for tab in new))  # mounted in this order, awaited at once
