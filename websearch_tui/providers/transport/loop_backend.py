@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import ssl
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
 import httpcore
@@ -232,17 +232,9 @@ class LoopBackend(httpcore.AsyncNetworkBackend):
             httpcore.ConnectTimeout: not connected within ``timeout`` seconds.
             httpcore.ConnectError: the name did not resolve or the connection was refused.
         """
-        loop = asyncio.get_running_loop()
         local = (local_address, 0) if local_address else None
-        try:
-            async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_connection(_Protocol, host, port, local_addr=local)
-        except TimeoutError:
-            raise httpcore.ConnectTimeout(f"could not connect to {host}:{port} within {timeout} s") from None
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
-        _apply(transport, socket_options)
-        return LoopStream(transport, protocol)
+        opening = asyncio.get_running_loop().create_connection(_Protocol, host, port, local_addr=local)
+        return await _connected(opening, f"{host}:{port}", timeout, socket_options)
 
     async def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
@@ -253,20 +245,35 @@ class LoopBackend(httpcore.AsyncNetworkBackend):
             httpcore.ConnectTimeout: not connected within ``timeout`` seconds.
             httpcore.ConnectError: no such socket, or it refused the connection.
         """
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_unix_connection(_Protocol, path)
-        except TimeoutError:
-            raise httpcore.ConnectTimeout(f"could not connect to {path} within {timeout} s") from None
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
-        _apply(transport, socket_options)
-        return LoopStream(transport, protocol)
+        opening = asyncio.get_running_loop().create_unix_connection(_Protocol, path)
+        return await _connected(opening, path, timeout, socket_options)
 
     async def sleep(self, seconds: float) -> None:
         """Wait ``seconds`` (httpcore's retry backoff)."""
         await asyncio.sleep(seconds)
+
+
+async def _connected(
+    opening: Coroutine[Any, Any, tuple[asyncio.Transport, _Protocol]],
+    where: str,
+    timeout: float | None,
+    options: Iterable[httpcore.SOCKET_OPTION] | None,
+) -> LoopStream:
+    """The stream over the connection ``opening`` makes (to ``where``, for messages), with ``options``.
+
+    Raises:
+        httpcore.ConnectTimeout: not connected within ``timeout`` seconds (None: no limit).
+        httpcore.ConnectError: it failed (a name that does not resolve, a refusal, no such socket).
+    """
+    try:
+        async with asyncio.timeout(timeout):
+            transport, protocol = await opening
+    except TimeoutError:
+        raise httpcore.ConnectTimeout(f"could not connect to {where} within {timeout} s") from None
+    except OSError as exc:
+        raise httpcore.ConnectError(str(exc)) from exc
+    _apply(transport, options)
+    return LoopStream(transport, protocol)
 
 
 def _apply(transport: asyncio.BaseTransport, options: Iterable[httpcore.SOCKET_OPTION] | None) -> None:
