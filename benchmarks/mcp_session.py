@@ -168,6 +168,17 @@ def our_params(config: Path, env: dict[str, str], profile: Path | None = None) -
     return StdioServerParameters(command=sys.executable, args=[*start, "mcp", "--config", str(config)], env=env)
 
 
+async def timed_calls(client: Client, providers: list[str], searches: int, latencies: list[float]) -> None:
+    """Call ``web_search`` ``searches`` times through ``client``, one after another, appending each
+    round trip (seconds) to ``latencies``; a tool error ends the benchmark."""
+    for _ in range(searches):
+        started = time.perf_counter()
+        result = await client.call_tool("web_search", {"query": QUERY, "providers": providers})
+        latencies.append(time.perf_counter() - started)
+        if result.is_error:
+            raise SystemExit(f"web_search failed: {result.content[0].text}")
+
+
 async def stdio_calls(params: StdioServerParameters, providers: list[str], searches: int, exclude: set[int]) -> Calls:
     """``searches`` ``web_search`` calls through one stdio session of the server ``params`` starts (one
     unmeasured call first); ``exclude``: this process's other children (the fake)."""
@@ -178,12 +189,7 @@ async def stdio_calls(params: StdioServerParameters, providers: list[str], searc
         pid = server_pid(exclude)
         VALIDATION.clear()
         cpu_before, calls_started = cpu_seconds(pid), time.perf_counter()
-        for _ in range(searches):
-            call_started = time.perf_counter()
-            result = await client.call_tool("web_search", {"query": QUERY, "providers": providers})
-            calls.latencies.append(time.perf_counter() - call_started)
-            if result.is_error:
-                raise SystemExit(f"web_search failed: {result.content[0].text}")
+        await timed_calls(client, providers, searches, calls.latencies)
         ended = time.perf_counter()
         calls.server_cpu = cpu_seconds(pid) - cpu_before
     calls.validation, calls.seconds, calls.total = sum(VALIDATION), ended - calls_started, ended - started
@@ -395,12 +401,7 @@ async def http_clients(url: str, providers: list[str], clients: int, searches: i
             if not waiting[0]:
                 ready.set()
             await ready.wait()
-            for _ in range(searches):
-                started = time.perf_counter()
-                result = await client.call_tool("web_search", {"query": QUERY, "providers": providers})
-                calls.latencies.append(time.perf_counter() - started)
-                if result.is_error:
-                    raise SystemExit(f"web_search failed: {result.content[0].text}")
+            await timed_calls(client, providers, searches, calls.latencies)
 
     async with anyio.create_task_group() as group:
         for _ in range(clients):
