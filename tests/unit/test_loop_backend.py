@@ -176,7 +176,7 @@ async def test_the_shared_client_streams_over_tls_with_a_trusted_certificate(aut
     client_context = ssl.create_default_context()
     authority.configure_trust(client_context)
     monkeypatch.setattr(httpx, "create_ssl_context", lambda: client_context)
-    server, port = await https_server(authority, b"data: {\"a\": 1}\n\n")
+    server, port = await https_server(authority, b'data: {"a": 1}\n\n')
     client = http.build_client()
     try:
         async with client.stream("GET", f"https://localhost:{port}/") as response:
@@ -212,4 +212,3 @@ async def test_a_tls_handshake_longer_than_the_timeout_is_a_connect_timeout(auth
             await stream.start_tls(context, server_hostname="localhost", timeout=0.1)
     finally:
         server.close()
-
