@@ -61,9 +61,20 @@ _HTML_TAGS = (
 _TAG = re.compile(rf"</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 MAX_URL_CHARS = 2048
-# The Markdown and date patterns below are strings: re compiles each at its first use and keeps it
-# in its cache, so a search whose output is not Markdown and whose dates are ISO 8601 compiles none
-# of them (about 2.8 ms at import).
+
+
+@functools.cache
+def pattern(source: str) -> re.Pattern[str]:
+    """``source`` compiled at its first use and kept for the process: a pattern only some runs need
+    (Markdown output, a date that is not ISO 8601, an error body) costs nothing at start-up, and once
+    compiled it stays (``re``'s own cache is bounded and shared with every library, so a pattern used
+    per field could be evicted and compiled again). ``source`` is one of this package's constants,
+    never provider text (flags inline, e.g. ``(?i)``)."""
+    return re.compile(source)
+
+
+# The Markdown and date patterns below are compiled by pattern() at their first use: a search whose
+# output is not Markdown and whose dates are ISO 8601 compiles none of them (about 2.8 ms at import).
 _MARKDOWN_PUNCTUATION = r"[!-/:-@\[-`{-~]"  # all ASCII punctuation, what CommonMark lets a backslash escape
 
 
@@ -71,7 +82,7 @@ def markdown_escape(text: str) -> str:
     """``text`` with a backslash before every ASCII punctuation character (CommonMark's escapable
     set), so no character of it is read as Markdown syntax. Linear. (The reports use the lighter
     :func:`markdown_literal`; this full form is one of the forms a key is redacted in.)"""
-    return re.sub(_MARKDOWN_PUNCTUATION, r"\\\g<0>", text)
+    return pattern(_MARKDOWN_PUNCTUATION).sub(r"\\\g<0>", text)
 
 
 _MARKDOWN_INLINE = (
@@ -110,15 +121,15 @@ def markdown_literal(text: str, *, line_start: bool = False, table_cell: bool = 
     begins a line or a list item) also what would start a block there: a heading, quote, list item,
     setext underline, thematic break or table delimiter row. With ``table_cell`` every ``|``. Linear.
     """
-    out = re.sub(_MARKDOWN_INLINE, _escape_inline, text)
-    out = re.sub(_MARKDOWN_CLOSING_HASHES, lambda m: "\\" + m.group(), out)
-    if table_cell or (line_start and re.fullmatch(_MARKDOWN_DELIMITER_ROW, text)):
+    out = pattern(_MARKDOWN_INLINE).sub(_escape_inline, text)
+    out = pattern(_MARKDOWN_CLOSING_HASHES).sub(lambda m: "\\" + m.group(), out)
+    if table_cell or (line_start and pattern(_MARKDOWN_DELIMITER_ROW).fullmatch(text)):
         out = out.replace("|", "\\|")
     if line_start:
-        if re.match(_MARKDOWN_BLOCK_START, out):
+        if pattern(_MARKDOWN_BLOCK_START).match(out):
             out = "\\" + out
         else:
-            number = re.match(_MARKDOWN_ORDERED_ITEM, out)
+            number = pattern(_MARKDOWN_ORDERED_ITEM).match(out)
             if number:
                 out = f"{out[: number.end()]}\\{out[number.end() :]}"
     return out
@@ -472,14 +483,14 @@ def _relative_seconds(text: str) -> int | None:
     days = _DAY_WORDS.get(text.lower())
     if days is not None:
         return days * 86400
-    match = re.fullmatch(_RELATIVE, text)
+    match = pattern(_RELATIVE).fullmatch(text)
     if match:
         count, unit = match.group(1), match.group(2).lower()  # no count: "a day ago", "an hour ago"
         return int(count or 1) * _UNIT_SECONDS["mo" if unit.startswith("mo") else unit[0]]
-    match = re.fullmatch(_CJK_RELATIVE, text)
+    match = pattern(_CJK_RELATIVE).fullmatch(text)
     if match:
         return int(match.group(1)) * _CJK_UNITS[match.group(2)]
-    match = re.fullmatch(_KOREAN_RELATIVE, text)
+    match = pattern(_KOREAN_RELATIVE).fullmatch(text)
     if match:
         return int(match.group(1)) * _KOREAN_UNITS[match.group(2)]
     return None
@@ -524,13 +535,13 @@ def _parse_date(text: str) -> datetime | None:
 
 def _pattern_date(text: str) -> datetime | None:
     """A CJK, year-first numeric or English month-name date (naive), else ``None``."""
-    match = re.fullmatch(_CJK_DATE, text) or re.fullmatch(_NUMERIC_DATE, text)
+    match = pattern(_CJK_DATE).fullmatch(text) or pattern(_NUMERIC_DATE).fullmatch(text)
     if match:
         return _moment(*match.group("y", "m", "d", "H", "M", "S"))
-    match = re.fullmatch(_MONTH_DAY_YEAR, text)
+    match = pattern(_MONTH_DAY_YEAR).fullmatch(text)
     if match:
         return _moment(match.group(3), _month(match.group(1)), match.group(2))
-    match = re.fullmatch(_DAY_MONTH_YEAR, text)
+    match = pattern(_DAY_MONTH_YEAR).fullmatch(text)
     if match:
         return _moment(match.group(3), _month(match.group(2)), match.group(1))
     return None

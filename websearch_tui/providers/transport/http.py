@@ -37,6 +37,7 @@ import httpx
 from websearch_tui.core.charsets import text_codec
 from websearch_tui.core.errors import ErrorKind, ProviderError, auth_failed_message, excerpt, kind_for_status
 from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.core.text import pattern
 from websearch_tui.core.version import __version__
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.transport.loop_backend import LoopBackend
@@ -427,8 +428,8 @@ _DNS_FAILURE = (
 in the exception chain: glibc, macOS, musl and Windows wordings of ``EAI_NONAME`` / ``EAI_NODATA``,
 and httpcore's ``"[Errno -2] ..."`` form (``str()`` of the gaierror). Not ``"Temporary failure in
 name resolution"`` (``EAI_AGAIN``) nor Windows' bare ``"getaddrinfo failed"`` (every code reads so).
-A pattern string: :func:`re.search` compiles it at the first failed connection (then re's cache
-keeps it), so a search that connects never pays for it."""
+Compiled at the first failed connection (:func:`~websearch_tui.core.text.pattern`), so a search that
+connects never pays for it."""
 
 
 def unresolved_host(exc: BaseException) -> bool:
@@ -443,7 +444,7 @@ def unresolved_host(exc: BaseException) -> bool:
             return False
         if isinstance(current, socket.gaierror) and current.errno is not None:
             return current.errno in _NO_SUCH_NAME
-        if re.search(_DNS_FAILURE, str(current)):
+        if pattern(_DNS_FAILURE).search(str(current)):
             return True
         current = current.__cause__ or current.__context__
     return False
@@ -697,8 +698,8 @@ _TEXT_HINTS = (
     r"(?i)(?:retry|try again)(?: after)?(?: in)?\s*(?:[=:]\s*)?" + _DURATION,
     r"(?i)reset after\s*" + _DURATION,
 )
-"""Patterns compiled by :func:`re.search` at the first error body read for a hint (then kept in re's
-cache): a search that succeeds never pays for them."""
+"""Patterns compiled at the first error body read for a hint (:func:`~websearch_tui.core.text.pattern`):
+a search that succeeds never pays for them."""
 _TEXT_PART = rf"(?i)({_AMOUNT})\s*({_UNITS})(?![a-zA-Z])"
 _TEXT_UNITS = {"ms": 0.001, "h": 3600.0, "m": 60.0, "s": 1.0}
 
@@ -708,13 +709,13 @@ def _text_retry_delay(text: str) -> float | None:
     "reset after 1h2m3s", "retry-after-ms=500"."""
     text = (text or "")[:HINT_SCAN_CHARS]
     millis, *duration_hints = _TEXT_HINTS
-    match = re.search(millis, text)
+    match = pattern(millis).search(text)
     if match:
         return int(match.group(1)) / 1000
-    for pattern in duration_hints:
-        match = re.search(pattern, text)
+    for hint in duration_hints:
+        match = pattern(hint).search(text)
         if match:
-            parts = re.findall(_TEXT_PART, match.group(1))
+            parts = pattern(_TEXT_PART).findall(match.group(1))
             return sum(float(n) * _TEXT_UNITS["ms" if u.lower() == "ms" else u[0].lower()] for n, u in parts)
     return None
 
