@@ -5,6 +5,7 @@ that is no pipe is left to the SDK."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -174,4 +175,26 @@ async def test_flush_fails_once_the_client_closed_its_end() -> None:
                         await out.write("x" * 65536 + "\n")
                         await out.flush()
     finally:
+        os.close(write_end)
+
+
+async def test_a_cancel_while_closing_gives_stdout_back_as_it_was() -> None:
+    read_end, write_end = os.pipe()  # a client that never reads its replies
+    try:
+        with stdout_on(write_end):
+            before = os.fstat(1).st_ino
+
+            async def serve() -> None:
+                async with claimed_stdout() as out:
+                    assert out is not None
+                    await out.write("x" * 200_000)  # more than the pipe holds: closing waits for it
+
+            task = asyncio.ensure_future(serve())
+            await asyncio.sleep(0.3)  # inside the close, waiting for the client
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert os.fstat(1).st_ino == before and os.get_blocking(1)  # the wire again, blocking
+    finally:
+        os.close(read_end)
         os.close(write_end)

@@ -19,7 +19,7 @@ import asyncio
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import BinaryIO
 
@@ -75,22 +75,66 @@ class RequestLines:
         return line
 
 
+def _dup_above_std(fd: int) -> int:
+    """A private duplicate of ``fd`` numbered 3 or more (so it can never be taken for a standard
+    stream when one of them is closed), not inherited by child processes.
+
+    Raises:
+        OSError: ``fd`` is not open, or no descriptor is free.
+    """
+    if sys.platform == "win32":
+        return os.dup(fd)  # non-inheritable already
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
+@contextmanager
+def _diverted(fd: int, open_target: Callable[[], int]) -> Iterator[None]:
+    """Within the block, descriptor ``fd`` points at what ``open_target()`` opens (the null device,
+    standard error); after it, also on an error or a cancel, at what it pointed at before. When it
+    cannot be diverted (no descriptor free, the target closed) it is left as it is.
+
+    Raises:
+        OSError: ``fd`` is not open.
+    """
+    saved = _dup_above_std(fd)
+    try:
+        target = open_target()
+        try:
+            os.dup2(target, fd)
+        finally:
+            os.close(target)
+    except OSError:
+        pass  # not diverted: stray output still reaches the descriptor, nothing else changes
+    try:
+        yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
+def _null_input() -> int:
+    return os.open(os.devnull, os.O_RDONLY)
+
+
+def _error_output() -> int:
+    try:
+        return os.dup(2)
+    except OSError:  # no standard error: stray output is dropped
+        return os.open(os.devnull, os.O_WRONLY)
+
+
 @contextmanager
 def claimed_stdin() -> Iterator[BinaryIO]:
     """The process's standard input as a binary stream of its own, while file descriptor 0 points at
     the null device (so a child process or stray read gets end-of-file, as the SDK does for the
     input it reads itself); descriptor 0 is restored after."""
-    private = os.dup(0)
-    null = os.open(os.devnull, os.O_RDONLY)
+    private = _dup_above_std(0)
     try:
-        os.dup2(null, 0)
-    finally:
-        os.close(null)
-    try:
-        with os.fdopen(private, "rb", closefd=False) as stream:
+        with _diverted(0, _null_input), os.fdopen(private, "rb", closefd=False) as stream:
             yield stream
     finally:
-        os.dup2(private, 0)
         os.close(private)
 
 
@@ -160,53 +204,59 @@ class PipeOut:
         await self._flow.drain()
 
     async def aclose(self) -> None:
-        """Write what is queued (at most :data:`CLOSE_SECONDS`) and close the private descriptor."""
+        """Write what is queued (at most :data:`CLOSE_SECONDS`) and close the private descriptor; a
+        cancel while waiting drops what is left at once."""
         self._transport.close()
-        with suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._flow.closed), CLOSE_SECONDS)
-        if not self._flow.closed.done():  # a client that stopped reading: what is left is dropped
-            self._transport.abort()
+        try:
+            with suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._flow.closed), CLOSE_SECONDS)
+        finally:
+            if not self._flow.closed.done():  # a client that stopped reading, or a cancel: dropped
+                self._transport.abort()
 
 
 def _private_pipe() -> BinaryIO | None:
     """A private duplicate of file descriptor 1 when it is a pipe or a socket, else ``None`` (a
-    terminal or a file: the SDK writes it itself; asyncio would leave a terminal non-blocking)."""
+    terminal or a file: the SDK writes it itself; asyncio would leave a terminal non-blocking; and on
+    Windows, where asyncio cannot write a pipe this way)."""
+    if sys.platform == "win32":
+        return None
     try:
         mode = os.fstat(1).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return None
+        return os.fdopen(_dup_above_std(1), "wb", buffering=0)
     except OSError:
         return None
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return None
-    return os.fdopen(os.dup(1), "wb", buffering=0)
 
 
 @asynccontextmanager
 async def claimed_stdout() -> AsyncIterator[PipeOut | None]:
     """Standard output as a :class:`PipeOut` of its own, while file descriptor 1 points at standard
     error (a stray print, a library's or a child process's output, goes there, never into the
-    protocol, as the SDK does for the output it writes itself); descriptor 1 is restored after, in
-    blocking mode. ``None`` when it is not a pipe or a socket, or asyncio cannot write it (the SDK
-    then writes it itself)."""
+    protocol, as the SDK does for the output it writes itself); descriptor 1 is restored after, with
+    the blocking mode it had, also when the server is cancelled while it closes. ``None`` when it is
+    not a pipe or a socket, or asyncio cannot write it (the SDK then writes it itself)."""
     wire = _private_pipe()
     if wire is None:
         yield None
         return
+    blocking = os.get_blocking(1)  # the pipe transport makes the shared file description non-blocking
     with suppress(OSError, ValueError):
         sys.stdout.flush()
-    loop = asyncio.get_running_loop()
     try:
-        transport, flow = await loop.connect_write_pipe(_Flow, wire)
-    except (OSError, ValueError):
-        wire.close()
-        yield None
-        return
-    saved = os.dup(1)
-    os.dup2(2, 1)
-    out = PipeOut(transport, flow)
-    try:
-        yield out
+        try:
+            transport, flow = await asyncio.get_running_loop().connect_write_pipe(_Flow, wire)
+        except (OSError, ValueError):
+            wire.close()
+            yield None
+            return
+        with _diverted(1, _error_output):
+            out = PipeOut(transport, flow)
+            try:
+                yield out
+            finally:
+                await out.aclose()
     finally:
-        await out.aclose()
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.set_blocking(1, True)  # the pipe transport made the shared file description non-blocking
+        with suppress(OSError):
+            os.set_blocking(1, blocking)
