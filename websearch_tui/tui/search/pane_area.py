@@ -251,20 +251,23 @@ class PaneArea(Vertical):
         """Show exactly one pane per spec, in order (before the merged view), keeping panes that already exist."""
         grid = self.query_one("#pane-grid", Container)
         wanted = [spec.id for spec in specs]
-        existing = {pane.provider_id: pane for pane in self.panes}
-        for pid, pane in existing.items():
-            if pid not in wanted:
+        existing = {}
+        for pane in self.panes:
+            if pane.provider_id in wanted:
+                existing[pane.provider_id] = pane
+            else:
                 await pane.remove()
         if not existing:  # a start (or every pane replaced): one mount for all of them
             await grid.mount_all([ProviderPane(spec, clock=self.clock) for spec in specs], before=self.merged)
-        for index, spec in enumerate(specs):
-            kept = existing.get(spec.id)
-            current = self.panes
-            place = current[index] if index < len(current) else self.merged
-            if kept is None and existing:
-                await grid.mount(ProviderPane(spec, clock=self.clock), before=place)
-            elif kept is not None and current.index(kept) != index:
-                grid.move_child(kept, before=place)
+        else:
+            for index, spec in enumerate(specs):
+                kept = existing.get(spec.id)
+                current = self.panes
+                place = current[index] if index < len(current) else self.merged
+                if kept is None:
+                    await grid.mount(ProviderPane(spec, clock=self.clock), before=place)
+                elif current.index(kept) != index:
+                    grid.move_child(kept, before=place)
         self._by_id = {pane.provider_id: pane for pane in self.panes}
         if self._active not in wanted and self._active != MERGED:
             self._active = wanted[0] if wanted else None
@@ -286,7 +289,8 @@ class PaneArea(Vertical):
             ]
             if self.merged_shown:
                 new.append(Tab(Content("Merged"), id=f"tab-{MERGED}"))
-            await asyncio.gather(*(tabs.add_tab(tab) for tab in new))  # mounted in this order, awaited at once
+            # add_tab mounts when called (Textual 8.2), so the tabs keep this order; they are awaited at once
+            await asyncio.gather(*(tabs.add_tab(tab) for tab in new))
         if self._active:
             tabs.active = f"tab-{self._active}"
 

@@ -44,7 +44,7 @@ class StatusTab(Tab):
 
     @property
     def label(self) -> Content:
-        """The label shown."""
+        """The label shown (kept here, not in Tab's private ``_label``, which this class never sets)."""
         return self._shown
 
     @label.setter

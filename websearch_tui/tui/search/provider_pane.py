@@ -221,7 +221,8 @@ class ProviderPane(Vertical):
     @property
     def _w(self) -> PaneParts:
         """The pane's widgets, made (with the sections drawn from what the pane holds) the first
-        time they are asked for: when the pane is first shown, or when its run first reports."""
+        time they are asked for: when the pane is first shown or a search starts on it (not when
+        the screen is composed)."""
         if self._parts is None:
             self._parts = PaneParts()
             self._render_sections()

@@ -174,8 +174,8 @@ class SearchScreen(CitationChecks):
 
     @property
     def _searching(self) -> bool:
-        """True while a provider of the search on screen is queued or running (False before the panes
-        are mounted and after they are gone: the footer asks at any time)."""
+        """True while a provider of the search on screen is queued or running (False before the screen
+        is composed: the footer asks at any time)."""
         try:
             return self.pane_area.searching
         except NoMatches:
