@@ -88,9 +88,7 @@ def write_atomically(path: Path, data: bytes, *, mode: int | None = 0o600, locke
     if locked:
         temp = temp_path(path)
     else:
-        import secrets  # about 2 ms (hashlib, hmac): only for a save without the lock
-
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        temp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
     temp.unlink(missing_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(temp, flags, 0o600 if mode is not None else 0o666)

@@ -183,6 +183,9 @@ class HistoryRecorder:
         try:
             if store.prune() or store.backfill():
                 return False
+            with self._lock:
+                if self._closing:  # close() came meanwhile: a compaction would hold the exit up
+                    return True
             freed = store.reclaim()
             if freed:
                 log.info("the history file was compacted: %d bytes given back", freed)
