@@ -12,7 +12,8 @@ from urllib.parse import quote
 
 import pytest
 
-from websearch_tui.core.errors import redact, redact_stream, register_secret, safe_document
+from websearch_tui.core import errors
+from websearch_tui.core.errors import redact, redact_document, redact_stream, register_secret, safe_document
 from websearch_tui.core.models import AnswerDelta, LiveResponse, ResponseBuilder, SearchResponse
 
 KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
@@ -107,3 +108,38 @@ def test_the_forms_of_a_key_take_memory_linear_in_its_length() -> None:
     # 4 times the key: about 4 times the memory when linear, 16 times when every prefix of every
     # form is kept (a 20,000-character key once took 789 MB)
     assert large < 8 * small, (small, large)
+
+
+def _document(text: str) -> dict[str, object]:
+    """A document of many strings with ``text`` deep in it, and as a key."""
+    rows = [{"title": f"row {n}", "url": f"https://example.org/{n}", "tags": ("a", "b")} for n in range(40)]
+    rows[17]["snippet"] = text
+    return {"results": rows, "notes": ("plain", text), text: 1}
+
+
+@pytest.mark.parametrize("form", [KEY, "\u200b".join(KEY), f"İ {KEY.upper()}", "\u00e9" + KEY.lower()])
+def test_a_document_is_masked_wherever_the_key_is(form: str) -> None:
+    register_secret(KEY)
+    text = f"key {form} end"
+    masked = redact(text)
+    assert KEY.lower() not in masked.lower()
+    for document, keys in ((safe_document(_document(text)), True), (redact_document(_document(text)), False)):
+        assert document["results"][17]["snippet"] == masked
+        assert document["notes"] == ["plain", masked]  # tuples are walked too
+        assert document["results"][3] == {"title": "row 3", "url": "https://example.org/3", "tags": ["a", "b"]}
+        assert (masked in document) is keys and (text in document) is not keys
+
+
+def test_a_document_without_a_key_is_searched_once_not_string_by_string(monkeypatch: pytest.MonkeyPatch) -> None:
+    register_secret(KEY)
+    calls: list[str] = []
+    monkeypatch.setattr(errors, "redact", lambda text: calls.append(text) or text)
+    clean = _document("nothing secret here")
+    assert safe_document(clean) == redact_document(clean) == json.loads(json.dumps(clean))  # tuples as lists
+    assert calls == []
+
+
+def test_a_key_across_two_strings_is_not_joined_into_one() -> None:
+    register_secret(KEY)
+    halves = [KEY[:5], KEY[5:]]  # neither holds the key or its 8-character start
+    assert safe_document(halves) == halves == redact_document(halves)

@@ -16,6 +16,7 @@ import os
 import re
 import string
 import threading
+from collections.abc import Callable
 from enum import Enum
 from typing import Any, NamedTuple
 from urllib.parse import quote, quote_plus
@@ -425,16 +426,70 @@ def safe_text(text: str) -> str:
     tab) and no configured secret, whatever a parser let through (the reducer already cleans each
     field; this is the boundary's own guard). Linear; printable ASCII (most of a document) skips the
     sanitizer, which would not change it."""
-    return redact(text if text.isascii() and text.isprintable() else sanitize(text))
+    return redact(_sanitized(text))
+
+
+def _sanitized(text: str) -> str:
+    """``text`` sanitized (:func:`~websearch_tui.core.text.sanitize`), printable ASCII as it is."""
+    return text if text.isascii() and text.isprintable() else sanitize(text)
+
+
+def _visible(text: str) -> str:
+    """``text`` without invisible characters, as :func:`redact` matches it (ASCII has none)."""
+    return text if text.isascii() else strip_invisible(text)
 
 
 def safe_document(value: Any) -> Any:
     """``value`` (a JSON document of ours: dicts, lists, strings, numbers) with :func:`safe_text`
-    applied to every string in it, keys included. Linear in its size."""
+    applied to every string in it, keys included (tuples become lists). Linear in its size: the
+    strings are searched for secrets together, once (:func:`_may_hold_secret`), and one by one only
+    when that finds something."""
+    return _redacted_strings(value, _sanitized, keys=True)
+
+
+def redact_document(value: Any) -> Any:
+    """``value`` (dicts, lists, tuples, strings, numbers) with :func:`redact` applied to every string
+    in it, dict keys left as they are (tuples become lists); what :func:`redact` gives each string,
+    found by one search over them all (see :func:`safe_document`). Linear in its size."""
+    return _redacted_strings(value, _visible, keys=False)
+
+
+def _redacted_strings(value: Any, clean: Callable[[str], str], *, keys: bool) -> Any:
+    """``value`` with ``clean`` applied to every string (and key, with ``keys``), then :func:`redact`
+    when the cleaned strings, searched together, may hold a registered form. ``clean`` must leave
+    no invisible character, so :func:`redact` changes nothing in a string without a form."""
+    texts: list[str] = []
+
+    def cleaned(text: str) -> str:
+        text = clean(text)
+        texts.append(text)
+        return text
+
+    document = map_strings(value, cleaned, keys=keys)
+    return map_strings(document, redact, keys=keys) if _may_hold_secret(texts) else document
+
+
+def _may_hold_secret(texts: list[str]) -> bool:
+    """False only when none of ``texts`` (without invisible characters) holds a registered form: one
+    search over them joined by NUL (a form found across two of them, or a text whose lower case is
+    longer, answers True, and each is then redacted on its own)."""
+    if not _secrets or not texts:
+        return False
+    joined = "\x00".join(texts)
+    folded = joined.lower()
+    return len(folded) != len(joined) or _compiled().pattern.search(folded) is not None
+
+
+def map_strings(value: Any, change: Callable[[str], str], *, keys: bool = False) -> Any:
+    """``value`` with ``change`` applied to every string in it (dicts, lists and tuples walked, tuples
+    becoming lists; with ``keys``, to dict keys that are strings too); other values as they are."""
     if isinstance(value, str):
-        return safe_text(value)
+        return change(value)
     if isinstance(value, dict):
-        return {safe_text(key) if isinstance(key, str) else key: safe_document(item) for key, item in value.items()}
+        return {
+            change(key) if keys and isinstance(key, str) else key: map_strings(item, change, keys=keys)
+            for key, item in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [safe_document(item) for item in value]
+        return [map_strings(item, change, keys=keys) for item in value]
     return value

@@ -27,14 +27,14 @@ import json
 import math
 import re
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, TypeVar, get_args
 
 from websearch_tui.core.checks import CitationCheck, Verdict
 from websearch_tui.core.costs import CachedFrom, Cost, CostBasis, plausible_usd
-from websearch_tui.core.errors import ErrorKind, ProviderError, redact
+from websearch_tui.core.errors import ErrorKind, ProviderError, map_strings, redact_document
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage
 from websearch_tui.core.results import SUMMARY_ORDER, ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import sanitize
@@ -139,17 +139,6 @@ def iso_utc(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _each_string(value: _T, change: Callable[[str], str]) -> _T:
-    """``value`` with ``change`` applied to every string in it (dicts and lists walked; keys kept)."""
-    if isinstance(value, str):
-        return change(value)  # type: ignore[return-value]
-    if isinstance(value, dict):
-        return {key: _each_string(item, change) for key, item in value.items()}  # type: ignore[return-value]
-    if isinstance(value, list):
-        return [_each_string(item, change) for item in value]  # type: ignore[return-value]
-    return value
-
-
 def outcome_record(outcome: ProviderOutcome) -> dict[str, Any]:
     """The stored record of one outcome (see the module docstring), not yet redacted."""
     return {
@@ -177,19 +166,28 @@ def encode(result: SearchResult, created_at: datetime) -> EncodedSearch:
     request = dataclasses.asdict(result.request)
     del request["query"]  # the query column holds it
     request["providers"] = list(result.request.providers)
-    outcomes = _each_string([outcome_record(outcome) for outcome in result.outcomes], redact)
+    redacted = redact_document(  # one search for secrets over every string of the row
+        {
+            "outcomes": [outcome_record(outcome) for outcome in result.outcomes],
+            "query": result.request.query,
+            "labels": dict(result.labels),
+            "request": request,
+            "error": result.error or None,
+        }
+    )
+    outcomes = redacted["outcomes"]
     columns: dict[str, object] = {
         "created_at": iso_utc(created_at),
-        "query": redact(result.request.query),
+        "query": redacted["query"],
         "mode": result.mode,
         "recency": result.request.recency,
         "max_results": result.request.max_results,
         "providers": _json(list(result.providers)),
-        "labels": _json(_each_string(dict(result.labels), redact)),
+        "labels": _json(redacted["labels"]),
         "statuses": _json({pid: status.value for pid, status in result.statuses().items()}),
-        "request": _json(_each_string(request, redact)),
+        "request": _json(redacted["request"]),
         "winner": result.winner,
-        "error": redact(result.error) if result.error else None,
+        "error": redacted["error"],
         "outcomes": pack(outcomes),
     }
     return EncodedSearch(columns, index_body(outcomes))
@@ -252,9 +250,9 @@ def decode_result(row: Sequence[Any]) -> StoredSearch:
     entry = decode_entry(row)
     request_json, winner, error, blob = row[9:13]
     try:
-        fields = _known(SearchRequest, _each_string(_loads(request_json, dict), sanitize))
+        fields = _known(SearchRequest, map_strings(_loads(request_json, dict), sanitize))
         request = SearchRequest(**{**fields, "query": entry.query})
-        outcomes = [_outcome(_each_string(record, sanitize)) for record in unpack(blob)]
+        outcomes = [_outcome(map_strings(record, sanitize)) for record in unpack(blob)]
     except (TypeError, ValueError, KeyError, AttributeError) as exc:  # AttributeError: a list where a table was
         raise RowError(f"it is not a readable search ({exc})") from None
     result = SearchResult(
