@@ -39,8 +39,8 @@ from websearch_tui.core.internals import fall_back, missing_attributes
 log = logging.getLogger(__name__)
 
 PATCH = "The connection-pool repair for cancelled requests"
-POOL_METHODS = ("_assign_requests_to_connections", "_close_connections", "handle_async_request")
-POOL_LISTS = ("_requests", "_connections")
+POOL_METHODS = ("_assign_requests_to_connections", "_close_connections", "handle_async_request", "create_connection")
+POOL_LISTS = ("_requests", "_connections", "_max_connections", "_max_keepalive_connections")
 STREAM_PARAMETERS = ["self", "stream", "pool_request", "pool"]
 """``PoolByteStream.__init__``'s parameters, whose names are the attributes :class:`SettlingByteStream` uses."""
 
@@ -93,15 +93,56 @@ class ReclaimingPool(httpcore.AsyncConnectionPool):
         return response
 
     def _assign_requests_to_connections(self) -> list[httpcore.AsyncConnectionInterface]:
+        """httpcore's bookkeeping, in time linear in the connections (httpcore 1.0.9 lists every
+        connection again for each idle one, and for each queued request: with 30 requests at once
+        that was a third of a request's CPU), plus the orphans' reclaiming. Returns the connections
+        to close: orphans, expired ones, idle ones while the pool holds more than its keep-alive
+        limit (httpcore compares the number of all its connections, idle or not, with that limit:
+        kept as it is), and an idle one closed to make room for a queued request."""
         owned = {id(request.connection) for request in self._requests if request.connection is not None}
         orphans = [
             connection
             for connection in self._connections
             if id(connection) not in owned and not (connection.is_idle() or connection.is_closed())
         ]
-        for connection in orphans:
-            self._connections.remove(connection)
-        return [*orphans, *super()._assign_requests_to_connections()]
+        closing, kept = list(orphans), []
+        orphaned = {id(connection) for connection in orphans}
+        count = len(self._connections) - len(orphans)  # the pool's size as httpcore's loop sees it
+        for connection in self._connections:
+            if id(connection) in orphaned:
+                continue
+            if connection.is_closed():
+                count -= 1
+            elif connection.has_expired() or (count > self._max_keepalive_connections and connection.is_idle()):
+                count -= 1
+                closing.append(connection)
+            else:
+                kept.append(connection)
+        self._connections[:] = kept
+        for request in self._requests:
+            if request.is_queued():
+                closing += self._assign(request)
+        return closing
+
+    def _assign(self, request: AsyncPoolRequest) -> list[httpcore.AsyncConnectionInterface]:
+        """Give queued ``request`` a connection as httpcore does: the first available one for its
+        origin, else a new one while there is room, else a new one in place of the first idle one
+        (returned, to close); else it stays queued."""
+        origin = request.request.url.origin
+        connections = self._connections
+        reused = next((c for c in connections if c.can_handle_request(origin) and c.is_available()), None)
+        if reused is not None:
+            request.assign_to_connection(reused)
+            return []
+        idle = None if len(connections) < self._max_connections else next((c for c in connections if c.is_idle()), None)
+        if idle is None and len(connections) >= self._max_connections:
+            return []
+        if idle is not None:
+            connections.remove(idle)
+        connection = self.create_connection(origin)
+        connections.append(connection)
+        request.assign_to_connection(connection)
+        return [idle] if idle is not None else []
 
     def release(self, pool_request: AsyncPoolRequest) -> list[httpcore.AsyncConnectionInterface]:
         """Remove ``pool_request`` if it is still pending and re-assign connections; returns the
