@@ -18,12 +18,15 @@ import pytest
 from textual.app import App
 from textual.pilot import Pilot
 
-from tests.tui.conftest import fixed_status
+from tests.tui.conftest import FakeStream, fixed_status, submit, wait_for_search
 from websearch_tui.core.catalogue import SPECS
+from websearch_tui.core.models import AnswerDelta, SearchResponse, Source, SourcesFound
+from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.search.merged_view import MergedView
+from websearch_tui.tui.search.pane_area import PaneArea
 from websearch_tui.tui.search.provider_pane import ProviderPane
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,3 +180,122 @@ async def test_the_merged_view_mounts_its_filter_and_rows_when_first_shown(
         await pilot.pause()
         assert [child.id for child in merged.children] == ["merged-filter", "merged-summary", "merged-rows"]
         assert app.focused is merged.query_one("#merged-rows")
+
+
+TABS_SIZE = (100, 40)
+"""A terminal in which 24 panes go behind tabs (the provider list shown)."""
+
+
+async def test_the_first_frame_mounts_one_pane_and_no_tab_and_the_rest_follow_unasked(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """24 providers in tabs: the first frame has the first pane alone in the screen and no tab (the
+    tab bar is not shown before the area has a size); the tabs and then every other pane follow with
+    nothing asked, hidden behind their tabs, and only the first pane is shown."""
+    counts: list[tuple[int, int]] = []
+    display = App._display
+
+    def counted(self: App[object], screen: object, renderable: object) -> None:
+        if renderable is not None and not self._batch_count and not counts:
+            counts.append((len(self.screen.query(ProviderPane)), len(self.screen.query("StatusTab"))))
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_display", counted)
+    ids = list(SPECS)[:24]
+    app = make_app(tuple(ids))
+    async with app.run_test(size=TABS_SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.screen.query(ProviderPane)) == 24)
+        assert counts[0] == (1, 0)
+        area = app.screen.query_one(PaneArea)
+        assert area.mode == "tabs"
+        assert [pane.provider_id for pane in app.screen.query(ProviderPane)] == ids
+        assert [tab.id for tab in app.screen.query("StatusTab")] == [f"tab-{pid}" for pid in ids]
+        shown = [pane.provider_id for pane in app.screen.query(ProviderPane) if pane.display]
+        assert shown == [ids[0]]
+
+
+def never_mount_in_the_background(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batches that mount the panes behind tabs after the first frame never come: every pane
+    not mounted at the start stays so until something asks for it."""
+
+    async def nothing(self: PaneArea) -> None:
+        return None
+
+    monkeypatch.setattr(PaneArea, "_mount_batch", nothing)
+
+
+def own_answer(provider_id: str) -> FakeStream:
+    """A stream that answers with its provider's id, in two pieces, then one source naming it."""
+
+    async def stream(request: object, ctx: object):  # type: ignore[no-untyped-def]
+        yield AnswerDelta(f"Answer of {provider_id}, ")
+        yield AnswerDelta("whole.")
+        yield SourcesFound((Source(f"https://{provider_id}.example/", f"Page of {provider_id}"),))
+
+    return stream  # type: ignore[return-value]
+
+
+async def test_a_search_before_the_hidden_panes_are_mounted_reaches_every_pane(
+    make_app: Callable[..., WebSearchApp], fake_streams: dict[str, FakeStream], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search sent while panes behind tabs are not mounted yet loses nothing: every provider's
+    answer and source reach its own pane."""
+    never_mount_in_the_background(monkeypatch)
+    ids = list(SPECS)[:24]
+    for pid in ids:
+        fake_streams[pid] = own_answer(pid)
+    app = make_app(tuple(ids))
+    async with app.run_test(size=TABS_SIZE) as pilot:
+        await pilot.pause()
+        assert len(app.screen.query(ProviderPane)) < 24  # the search below comes first
+        await submit(pilot, "who answers")
+        await wait_for_search(app)
+        panes = {pane.provider_id: pane for pane in app.screen.query(ProviderPane)}
+        assert list(panes) == ids
+        for pid, pane in panes.items():
+            assert pane.status == "done", pid
+            assert pane.answer.source == f"Answer of {pid}, whole.", pid
+            assert [source.url for source in pane.response.sources] == [f"https://{pid}.example/"], pid
+
+
+async def test_a_search_shown_as_it_ended_before_the_hidden_panes_are_mounted_fills_every_pane(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search reopened (from the history, or back and forward) while panes behind tabs are not
+    mounted yet fills every pane with its own outcome."""
+    never_mount_in_the_background(monkeypatch)
+    ids = list(SPECS)[:24]
+    app = make_app(tuple(ids))
+    async with app.run_test(size=TABS_SIZE) as pilot:
+        await pilot.pause()
+        area = app.screen.query_one(PaneArea)
+        assert len(app.screen.query(ProviderPane)) < 24
+        outcomes = [
+            ProviderOutcome(pid, RunStatus.DONE, SearchResponse(provider=pid, answer=f"Stored answer of {pid}"))
+            for pid in ids
+        ]
+        await area.show_ended(outcomes, "from history")
+        await pilot.pause()
+        panes = list(app.screen.query(ProviderPane))
+        assert [pane.provider_id for pane in panes] == ids
+        assert [pane.answer.source for pane in panes] == [f"Stored answer of {pid}" for pid in ids]
+        assert all(pane.status == "done" for pane in panes)
+
+
+async def test_a_tab_shown_before_its_pane_is_mounted_mounts_and_builds_it(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Showing the tab of a pane not mounted yet (a click, or Tab from pane to pane) mounts it and
+    makes its widgets; it is the one pane shown."""
+    never_mount_in_the_background(monkeypatch)
+    ids = list(SPECS)[:24]
+    app = make_app(tuple(ids))
+    async with app.run_test(size=TABS_SIZE) as pilot:
+        await pilot.pause()
+        assert f"pane-{ids[20]}" not in {pane.id for pane in app.screen.query(ProviderPane)}
+        app.screen.query_one(PaneArea).activate(ids[20])
+        await pilot.pause()
+        pane = app.screen.query_one(f"#pane-{ids[20]}", ProviderPane)
+        assert pane.answer.is_mounted
+        shown = [pane.provider_id for pane in app.screen.query(ProviderPane) if pane.display]
+        assert shown == [ids[20]]

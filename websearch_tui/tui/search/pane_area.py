@@ -2,7 +2,12 @@
 
 Panes are never re-parented when the layout changes (that would restart their Markdown streams):
 the tab bar only decides which pane is visible. A pane's contents are mounted when it is first shown
-(:meth:`ProviderPane.build`), so panes behind tabs cost nothing at start-up. The merged view (every
+(:meth:`ProviderPane.build`), so panes behind tabs cost nothing at start-up. At a start (before the
+area has a size) only the first pane is mounted, and the tabs are made once the area knows its size;
+the other panes are mounted then when they are shown (columns, grid), else in small batches after
+that frame (:data:`MOUNT_BATCH`). A pane not mounted yet is mounted as soon as anything asks for it
+(:attr:`PaneArea.panes`, :meth:`PaneArea.pane`, showing its tab) and before any search, retry or
+reopened search reaches the panes (:meth:`PaneArea.mount_pending`). The merged view (every
 source once, ranked) takes one more place beside the panes, or one more tab, while it is shown
 (:meth:`PaneArea.toggle_merged`); it and the panes' "+N" badges are refreshed from the area's
 :class:`~websearch_tui.core.merge.SourceMerger` at most every :data:`MERGED_REFRESH_TICKS` ticks while
@@ -20,6 +25,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.content import Content
+from textual.widget import AwaitMount
 from textual.widgets import Static, Tab, Tabs
 
 from websearch_tui.core.merge import SourceMerger
@@ -40,6 +46,8 @@ MERGED_REFRESH_TICKS = 4
 """The merged view and the badges are refreshed at most every 4 ticks (of ``FLUSH_SECONDS``) while panes stream."""
 MERGED = "merged"
 """The tab id suffix and ``activate`` name of the merged view."""
+MOUNT_BATCH = 8
+"""Panes behind tabs not mounted at a start are mounted this many at a time, one batch per frame."""
 
 
 def choose_layout(count: int, width: int, height: int) -> tuple[str, int, int]:
@@ -83,6 +91,9 @@ class PaneArea(Vertical):
         self._merged_dirty = False
         self._ticks = 0
         self._next_layout = 0
+        self._pending: list[ProviderPane] = []  # made, in display order after the mounted ones, not mounted yet
+        self._mounting: AwaitMount | None = None  # the last mount of pending panes
+        self._tabs_stale = False  # a start put the tabs off until the area has a size
 
     def on_mount(self) -> None:
         """Create the shared flush/spinner timer (paused until a run starts)."""
@@ -102,7 +113,7 @@ class PaneArea(Vertical):
         lines covered every pane, and was a long frame several times a second; alone, it covers
         one pane.
         """
-        active = [pane for pane in self.panes if pane.is_active]
+        active = [pane for pane in self._all_panes() if pane.is_active]
         self._ticks += 1
         self.refresh_tabs()
         if not active:
@@ -167,7 +178,9 @@ class PaneArea(Vertical):
 
     async def restart(self, provider_ids: Sequence[str], *, limit: float) -> None:
         """Clear the panes of ``provider_ids`` for a run about to start (``limit``: its timeout, in
-        seconds, for the elapsed-time display) and wake the refresh timer."""
+        seconds, for the elapsed-time display) and wake the refresh timer. Every pane is mounted
+        first, so none of the run's updates finds a pane outside the screen."""
+        await self.mount_pending()
         for pid in provider_ids:
             pane = self.pane(pid)
             if pane is not None:
@@ -179,6 +192,7 @@ class PaneArea(Vertical):
         """Fill every pane with its provider's outcome in ``outcomes`` (in pane order) as the search
         ended, with the merged view and the badges, each pane marked with ``marker`` (where it comes
         from and when). The panes are filled together, so the screen is laid out once."""
+        await self.mount_pending()
         self.reset_merged()
         for outcome in outcomes:
             self.note_sources(outcome.response)
@@ -203,6 +217,7 @@ class PaneArea(Vertical):
 
     async def toggle_merged(self) -> bool:
         """Show or hide the merged view; returns True when it is shown now."""
+        await self.mount_pending()
         merged = self.merged
         merged.toggle_class("-off")
         shown = self.merged_shown
@@ -235,8 +250,42 @@ class PaneArea(Vertical):
 
     @property
     def panes(self) -> list[ProviderPane]:
-        """The panes, in display order."""
-        return [child for child in self.query_one("#pane-grid").children if isinstance(child, ProviderPane)]
+        """The panes, in display order (any not mounted yet are mounted now: see :meth:`mount_pending`)."""
+        self._mount_now()
+        return self._all_panes()
+
+    def _all_panes(self) -> list[ProviderPane]:
+        """The panes, in display order, those not mounted yet included (and left so)."""
+        grid = self.query_one("#pane-grid")
+        return [child for child in grid.children if isinstance(child, ProviderPane)] + self._pending
+
+    def _mount_now(self, count: int | None = None) -> None:
+        """Mount the first ``count`` panes not mounted yet (all by default), at once: they are in the
+        screen when this returns, and their mount completes later (:meth:`mount_pending` awaits it).
+        Each is hidden first if its tab is not the active one, so it is styled once."""
+        pending = self._pending[:count]
+        del self._pending[:count]
+        if pending:
+            for pane in pending:
+                pane.set_class(self.mode == "tabs" and pane.provider_id != self._active, "-hidden-tab")
+            self._mounting = self.query_one("#pane-grid").mount_all(pending, before=self.merged)
+
+    async def mount_pending(self) -> None:
+        """Mount every pane not mounted yet (see the module's docstring), and return once each is."""
+        self._mount_now()
+        if self._mounting is not None:
+            await self._mounting
+
+    async def _mount_batch(self) -> None:
+        """Mount the next :data:`MOUNT_BATCH` panes not mounted yet (behind tabs: nothing changes on
+        screen), and the next batch after the next frame."""
+        if not self._pending:
+            return
+        self._mount_now(MOUNT_BATCH)
+        if self._mounting is not None:
+            await self._mounting
+        if self._pending:
+            self.call_after_refresh(self._mount_batch)
 
     @property
     def searching(self) -> bool:
@@ -244,13 +293,22 @@ class PaneArea(Vertical):
         return any(pane.is_active for pane in self._by_id.values())
 
     def pane(self, provider_id: str) -> ProviderPane | None:
-        """The pane of ``provider_id``, if shown (a dictionary lookup: called for every streamed token)."""
+        """The pane of ``provider_id``, if shown (a dictionary lookup: called for every streamed token;
+        panes not mounted yet are mounted now)."""
+        if self._pending:
+            self._mount_now()
         return self._by_id.get(provider_id)
 
     async def set_providers(self, specs: Sequence[ProviderSpec]) -> None:
-        """Show exactly one pane per spec, in order (before the merged view), keeping panes that already exist."""
+        """Show exactly one pane per spec, in order (before the merged view), keeping panes that already
+        exist. At a start (the area has no size yet) only the first pane is mounted, and the tabs are
+        made at the first resize (see the module's docstring)."""
         grid = self.query_one("#pane-grid", Container)
         wanted = [spec.id for spec in specs]
+        if not self.size.width and not self._all_panes():
+            await self._start(specs)
+            return
+        await self.mount_pending()
         existing = {}
         for pane in self.panes:
             if pane.provider_id in wanted:
@@ -276,16 +334,31 @@ class PaneArea(Vertical):
         grid.display = bool(wanted)
         self.relayout()
 
+    async def _start(self, specs: Sequence[ProviderSpec]) -> None:
+        """The first panes, before the area has a size: the first is mounted (the first frame shows
+        it whatever the layout), the others wait for :meth:`on_resize`."""
+        panes = [ProviderPane(spec, clock=self.clock) for spec in specs]
+        self._by_id = {pane.provider_id: pane for pane in panes}
+        self._active = panes[0].provider_id if panes else None
+        self._pending = panes[1:]
+        self._tabs_stale = bool(panes)
+        if panes:
+            await self.query_one("#pane-grid", Container).mount(panes[0], before=self.merged)
+        self.query_one("#no-panes").display = not panes
+        self.query_one("#pane-grid").display = bool(panes)
+
     async def _sync_tabs(self) -> None:
         """One tab per pane, plus "Merged" while the merged view is shown; the tabs are made again only
         when that list changes (not at every search over the same panes)."""
+        self._tabs_stale = False
         tabs = self.query_one(Tabs)
-        wanted = [f"tab-{pane.provider_id}" for pane in self.panes] + ([f"tab-{MERGED}"] if self.merged_shown else [])
+        panes = self._all_panes()
+        wanted = [f"tab-{pane.provider_id}" for pane in panes] + ([f"tab-{MERGED}"] if self.merged_shown else [])
         if [tab.id for tab in tabs.query(Tab)] != wanted:
             await tabs.clear()
             labels = self._tab_labels()
             new: list[Tab] = [
-                StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}") for pane in self.panes
+                StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}") for pane in panes
             ]
             if self.merged_shown:
                 new.append(Tab(Content("Merged"), id=f"tab-{MERGED}"))
@@ -297,7 +370,7 @@ class PaneArea(Vertical):
     def _tab_labels(self) -> dict[str, Content]:
         """Tab id -> the label of each pane's tab (see :func:`~websearch_tui.tui.search.pane_tabs.tab_label`):
         with the panes' source counts when every label fits in the area's width with them, else without."""
-        panes = self.panes
+        panes = self._all_panes()
         frame = int(self.clock() / FLUSH_SECONDS / 2)  # the panes' spinner frame
         labels = {}
         for count in (True, False):
@@ -316,9 +389,14 @@ class PaneArea(Vertical):
         if self.mode == "tabs":
             self.query_one(PaneTabs).show_labels(self._tab_labels())
 
-    def on_resize(self) -> None:
-        """Re-choose the layout for the new size."""
+    async def on_resize(self) -> None:
+        """Re-choose the layout for the new size. The first resize after a start also makes the tabs,
+        and mounts the panes not mounted yet: now if they are shown, else in batches after this frame."""
         self.relayout()
+        if self._tabs_stale:  # mounted in this call (add_tab mounts at once), so shown with the layout
+            await self._sync_tabs()
+        if self._pending:
+            self.call_after_refresh(self._mount_batch)
 
     def relayout(self) -> None:
         """Apply :func:`choose_layout` to the current size and pane count (the merged view counts
@@ -328,7 +406,7 @@ class PaneArea(Vertical):
         every pane for tabs, then again for columns)."""
         if not self.size.width:
             return
-        panes = self.panes
+        panes = self._all_panes()
         count = len(panes) + (1 if self.merged_shown else 0)
         mode, columns, rows = choose_layout(count, self.size.width, self.size.height)
         self.mode = mode
@@ -337,6 +415,8 @@ class PaneArea(Vertical):
         grid.styles.grid_size_rows = rows
         self.set_class(mode == "tabs", "-tabs")
         self.refresh_tabs()
+        if any(pane.parent is None and (mode != "tabs" or pane.provider_id == self._active) for pane in panes):
+            self._mount_now()  # a pane not mounted yet is to be shown
         for pane in panes:
             hidden = mode == "tabs" and pane.provider_id != self._active
             pane.set_class(hidden, "-hidden-tab")
