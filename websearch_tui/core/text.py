@@ -30,6 +30,9 @@ _ESCAPE_SEQUENCE = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
     r"|[\x90\x9d\x98\x9e\x9f][^\x07\x9c\x1b]*(?:\x07|\x9c|\x1b\\|$)"  # 8-bit OSC, DCS, ...
 )
+_ESCAPE_STARTS = "\x1b\x9b\x90\x9d\x98\x9e\x9f"
+"""The characters every :data:`_ESCAPE_SEQUENCE` starts with: text without them has none, found by
+C-speed ``in`` scans (the regular expression scans about 50 times slower)."""
 # Unicode's Default_Ignorable_Code_Point set (DerivedCoreProperties.txt): characters a renderer draws as
 # nothing, so a reader never sees them while a program (or an agent) reads them. Among them: the soft
 # hyphen, the bidirectional marks, overrides and isolates that make text display in another order than it
@@ -163,7 +166,8 @@ def sanitize(text: object) -> str:
     if not isinstance(text, str):
         return ""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
-    text = _ESCAPE_SEQUENCE.sub("", text)
+    if any(start in text for start in _ESCAPE_STARTS):
+        text = _ESCAPE_SEQUENCE.sub("", text)
     if text.isascii():
         return _CONTROL.sub("", text)
     text = _CONTROL_OR_INVISIBLE.sub("", text)
