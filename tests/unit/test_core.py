@@ -365,3 +365,25 @@ def test_the_reducer_redacts_every_string_and_a_key_split_across_tokens() -> Non
     assert "".join(shown) == "again *** end"  # what a live view streams never holds the key in pieces
     text = repr(r)
     assert secret not in text and secret[:10] not in text.replace("***", "")
+
+
+def test_a_response_as_a_dict_is_what_asdict_gives_and_shares_nothing_changeable() -> None:
+    import dataclasses
+
+    from tests.helpers import sample_result
+    from websearch_tui.core.checks import CitationCheck, Verdict
+    from websearch_tui.core.models import LiveResponse
+
+    response = sample_result().outcomes[0].response
+    check = CitationCheck(Verdict.QUOTED, "use asyncio.run", None, "https://docs.python.org/", None, "ab" * 32)
+    response.citations[0] = dataclasses.replace(response.citations[0], check=check)
+    live = LiveResponse(provider="ddgs")
+    live.answer = "streamed"
+    assert type(response.to_dict()["citations"][0]["check"]) is dict
+    for value in (response, live):
+        plain = value.to_dict()
+        assert plain == dataclasses.asdict(value)
+        assert type(plain["sources"]) is list
+        plain["sources"].clear()
+        plain["notes"].append("changed")
+        assert plain != value.to_dict()  # the dict's lists are its own

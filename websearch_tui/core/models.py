@@ -11,8 +11,9 @@ Nothing in this module does I/O or imports Textual or httpx.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, TypeVar
 
 from websearch_tui.core.checks import CHECKED_OUT, CitationCheck
@@ -254,8 +255,9 @@ class SearchResponse:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict with the field names of this class."""
-        return asdict(self)
+        """A JSON-ready dict with the field names of this class (what ``dataclasses.asdict`` gives)."""
+        plain: dict[str, Any] = as_plain(self)
+        return plain
 
     def check_tally(self) -> tuple[int, int] | None:
         """``(checked out, checked)``: how many of the checked citations are quoted or supported
@@ -265,6 +267,36 @@ class SearchResponse:
         if not checks:
             return None
         return sum(check.verdict in CHECKED_OUT for check in checks), len(checks)
+
+
+_ATOMS = (str, int, float, type(None))
+"""Values that cannot change (``bool`` is an ``int``; a ``str`` enum a ``str``): kept, not copied."""
+
+
+def as_plain(value: Any) -> Any:
+    """``dataclasses.asdict`` of a dataclass instance ``value`` (the same dicts, lists and tuples, its
+    other values deep-copied), without deep-copying each string and number, which asdict does one
+    by one (most of its time for a response with many sources). Linear in its size."""
+    if isinstance(value, _ATOMS):
+        return value
+    names = _field_names(type(value))
+    if names is not None:
+        return {name: as_plain(getattr(value, name)) for name in names}
+    if type(value) in (list, tuple):
+        return type(value)(as_plain(item) for item in value)
+    if type(value) is dict:
+        return {as_plain(key): as_plain(item) for key, item in value.items()}
+    return copy.deepcopy(value)
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """The field names of dataclass ``kind`` in order, ``None`` for any other type (kept per type)."""
+    if kind not in _FIELD_NAMES:
+        _FIELD_NAMES[kind] = tuple(item.name for item in fields(kind)) if is_dataclass(kind) else None
+    return _FIELD_NAMES[kind]
 
 
 LIMITS: dict[str, int] = {"sources": 100, "citations": 200, "related questions": 20, "search queries": 50}

@@ -35,7 +35,7 @@ from typing import Any, TypeVar, get_args
 from websearch_tui.core.checks import CitationCheck, Verdict
 from websearch_tui.core.costs import CachedFrom, Cost, CostBasis, plausible_usd
 from websearch_tui.core.errors import ErrorKind, ProviderError, map_strings, redact_document
-from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage
+from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage, as_plain
 from websearch_tui.core.results import SUMMARY_ORDER, ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import sanitize
 from websearch_tui.history.index import index_body
@@ -163,7 +163,7 @@ def _cached_record(cached: CachedFrom) -> dict[str, Any]:
 
 def encode(result: SearchResult, created_at: datetime) -> EncodedSearch:
     """The row of ``result`` (every string redacted) and its indexed body."""
-    request = dataclasses.asdict(result.request)
+    request = as_plain(result.request)
     del request["query"]  # the query column holds it
     request["providers"] = list(result.request.providers)
     redacted = redact_document(  # one search for secrets over every string of the row
