@@ -149,7 +149,7 @@ class LineList(LineWidget, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         """Line ``y``: part of a row (in the cursor's or the hover's style where they are), or blank."""
-        layout = self._laid_out(self.size.width)
+        layout = self._laid_out(self.line_width)
         index = layout.row_at(y)
         classes = () if index is None else self._classes_of(index)
         strip = layout.strips.get((y, classes))

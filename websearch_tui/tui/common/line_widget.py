@@ -8,11 +8,13 @@ from collections.abc import Iterable
 
 from rich.segment import Segment
 from textual.content import Content
+from textual.geometry import Region
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 
 from websearch_tui.tui.common.safe import terminal_text
+from websearch_tui.tui.patches.kept_lines import HeightFreeLines
 from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
 
 
@@ -36,20 +38,40 @@ def draw_line(content: Content | None, width: int, y: int, style: Style) -> Stri
     return strip.crop(0, width) if cells > width else strip
 
 
-class LineWidget(LayoutFreeVirtualSize):
+class LineWidget(LayoutFreeVirtualSize, HeightFreeLines):
     """A leaf widget drawn line by line; subclasses give :meth:`plain_lines` (the text of every line,
     for copying a selection) and call :meth:`with_selection` on each line they draw.
 
     Its virtual size asks for no second layout (:class:`LayoutFreeVirtualSize`): a leaf widget's
-    virtual size is the size the layout just gave it."""
+    virtual size is the size the layout just gave it. A new height keeps the lines it drew
+    (:class:`HeightFreeLines`): what it draws on a line depends on the width only."""
+
+    _drawing: tuple[int, Selection | None] | None = None
+    """While :meth:`render_lines` runs: the width and the text selection the lines are drawn with."""
 
     def plain_lines(self) -> Iterable[str]:
         """The text of every line as drawn, top to bottom (each subclass says what it draws)."""
         raise NotImplementedError
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's, with the width and the text selection looked up once for all the lines drawn
+        (each lookup walks up to the screen: about as long as drawing a short line again)."""
+        self._drawing = (self.size.width, self.text_selection)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing = None
+
+    @property
+    def line_width(self) -> int:
+        """The width (cells) lines are drawn at: the width of the content area."""
+        drawing = self._drawing
+        return self.size.width if drawing is None else drawing[0]
+
     def with_selection(self, strip: Strip, y: int) -> Strip:
         """``strip``, drawn as line ``y``, with the part of it that is selected shown as selected."""
-        selection = self.text_selection
+        drawing = self._drawing
+        selection = self.text_selection if drawing is None else drawing[1]
         if selection is None or (span := selection.get_span(y)) is None:
             return strip
         start, end = span
