@@ -331,3 +331,44 @@ async def test_a_class_change_around_the_answer_draws_it_again_without_rendering
         light = [strip for strip in lines_of(view) if "asyncio.run" in strip.text]
         assert text_of(view) == before
         assert dark != light  # inline code is drawn in the light theme's style
+
+
+async def test_a_streaming_table_is_drawn_again_once_a_row_is_complete(monkeypatch) -> None:
+    """A table costs as much to draw as a page of text: while it streams it is drawn again when a line
+    of it ends, not at every piece; the text after it, and the end of the answer, show at once."""
+    from websearch_tui.tui.common.markdown_lines import BlockRenderer
+
+    tables: list[int] = []
+    table = BlockRenderer._table
+
+    def counting(self: BlockRenderer, *args: object, **kwargs: object) -> object:
+        tables.append(1)
+        return table(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(BlockRenderer, "_table", counting)
+    rows = ["| name | value |\n", "|---|---|\n"] + [f"| row {n} | a longer value {n} |\n" for n in range(6)]
+    pieces = [piece for row in rows for piece in (row[:5], row[5:11], row[11:])]
+    app = Host()
+    async with app.run_test(size=(WIDTH + 2, 50)) as pilot:
+        view = app.query_one(AnswerView)
+        view.streaming = True
+        await pilot.pause()
+        for piece in pieces:
+            view.append(piece)
+            view.flush()
+            await pilot.pause()
+        assert 0 < len(tables) <= len(rows)  # once per row at most, not once per piece (24)
+        assert any("row 5" in line for line in view.plain_lines())
+        view.append("| row 6 | half")
+        view.flush()
+        await pilot.pause()
+        assert not any("row 6" in line for line in view.plain_lines())  # a row in progress waits
+        view.append(" a row |\n\nAfter the table.")
+        view.flush()
+        await pilot.pause()
+        assert any("After the table." in line for line in view.plain_lines())
+        view.append(" More.")
+        view.streaming = False
+        view.flush()
+        await pilot.pause()
+        assert any("After the table. More." in line for line in view.plain_lines())

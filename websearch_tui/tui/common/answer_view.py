@@ -10,7 +10,8 @@ is never laid out, so it renders nothing until it is shown.
 
 While the answer streams (:attr:`AnswerView.streaming`), its height grows in steps (see
 :data:`RESERVE_SHARE`), so most ticks repaint only the lines that changed: no layout, no scrolling,
-no repaint of the rest of the pane.
+no repaint of the rest of the pane. A step's layout draws no line again but those that changed
+(see :class:`~websearch_tui.tui.patches.kept_lines.HeightFreeLines`).
 """
 
 from __future__ import annotations
@@ -188,6 +189,7 @@ class AnswerView(LineWidget):
         super().__init__(id=id, classes=classes)
         self._document = MarkdownDocument(markdown_parser)
         self._pending: list[str] = []
+        self._pending_line_end = False
         self._renders: dict[int, _Lines] = {}
         self._renderer: BlockRenderer | None = None
         self._streaming = False
@@ -204,7 +206,7 @@ class AnswerView(LineWidget):
     def streaming(self, value: bool) -> None:
         if value != self._streaming:
             self._streaming = value
-            self.refresh(layout=True)
+            self.refresh(layout=True, repaint=False)  # the lines drawn stay right: only the height changes
 
     # --- the text --------------------------------------------------------------------------
 
@@ -214,9 +216,10 @@ class AnswerView(LineWidget):
         return self._document.source + "".join(self._pending)
 
     def append(self, text: str) -> None:
-        """Queue ``text`` (answer Markdown, already sanitized) for the next :meth:`flush`; O(1)."""
+        """Queue ``text`` (answer Markdown, already sanitized) for the next :meth:`flush`; O(len(text))."""
         if text:
             self._pending.append(text)
+            self._pending_line_end = self._pending_line_end or "\n" in text
 
     def flush(self, *, relayout: bool = True) -> int | None:
         """Show the text appended since the last flush (parsing it once, repainting only the lines
@@ -232,7 +235,7 @@ class AnswerView(LineWidget):
         if not (self._layout_pending and relayout):
             return None
         self._layout_pending = False
-        self.refresh(layout=True)
+        self.refresh(layout=True, repaint=False)  # the changed lines were refreshed by _show_pending
         width = self.size.width
         return self._height(self._lines(width)) if width else 0
 
@@ -244,12 +247,21 @@ class AnswerView(LineWidget):
 
     def _worth_showing(self) -> bool:
         """Whether the pending text is shown now. Each flush parses and draws the answer's last block
-        again, so while an answer streams, a last block longer than :data:`THROTTLE_CHARS` (a huge
-        paragraph or code block that never ends) is shown again only once the pending text is at
-        least 1/:data:`TAIL_SHARE` of it: the work stays linear in the answer's length. Once the
-        answer has ended everything is shown."""
+        again, so while an answer streams:
+
+        - a last block that is a table is shown again once a line of it ends (a row is complete):
+          drawing a table costs as much as a page of text, and its columns would otherwise change
+          width with every word;
+        - a last block longer than :data:`THROTTLE_CHARS` (a huge paragraph or code block that never
+          ends) is shown again only once the pending text is at least 1/:data:`TAIL_SHARE` of it: the
+          work stays linear in the answer's length.
+
+        Once the answer has ended everything is shown."""
         if not self._streaming:
             return True
+        blocks = self._document.blocks
+        if blocks and blocks[-1].type == "table" and not self._pending_line_end:
+            return False
         tail = self._document.tail_length
         return tail <= THROTTLE_CHARS or sum(map(len, self._pending)) * TAIL_SHARE >= tail
 
@@ -257,6 +269,7 @@ class AnswerView(LineWidget):
         """Parse the pending text and repaint the lines it changed; note when the height changes."""
         text = "".join(self._pending)
         self._pending.clear()
+        self._pending_line_end = False
         first = self._document.append(text)
         width, height = self.size
         current = self._renders.get(width) if width else None
@@ -280,6 +293,7 @@ class AnswerView(LineWidget):
     def update(self, markdown: str) -> None:
         """Show ``markdown`` as the whole answer at once (replacing what was there)."""
         self._pending.clear()
+        self._pending_line_end = False
         self._document.replace(markdown)
         self._renders.clear()
         self.refresh(layout=True)
@@ -332,7 +346,7 @@ class AnswerView(LineWidget):
 
     def render_line(self, y: int) -> Strip:
         """Line ``y`` of the answer (blank past its end), with text selection shown."""
-        width = self.size.width
+        width = self.line_width
         lines = self._lines(width)
         strip = lines.strips.get(y)
         if strip is None:
