@@ -33,6 +33,7 @@ from websearch_tui.tui.bindings import (
     typing_key_notes,
 )
 from websearch_tui.tui.common.remembered import load_controls
+from websearch_tui.tui.common.scroll_bar import use_line_scrollbars
 from websearch_tui.tui.gc_tuning import settle_gc
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.provider_pane import ProviderPane
@@ -174,6 +175,7 @@ class WebSearchApp(App[int]):
         tune_gc: bool = False,
     ) -> None:
         super().__init__()
+        use_line_scrollbars()  # a pane's scrollbar is drawn again at each step of a streaming answer
         self.session = Session(config, engine)
         self.status_resolver = status_resolver
         self.clock = clock or time.monotonic
