@@ -24,6 +24,7 @@ from websearch_tui.tui.common.line_list import wrapped_height
 from websearch_tui.tui.patches import (
     border_subtitle,
     compositor,
+    kept_lines,
     loop_signals,
     ordered_input,
     styles_cache,
@@ -160,6 +161,22 @@ def test_a_widget_keeps_textuals_virtual_size_when_it_is_no_reactive(monkeypatch
     assert virtual_size.layout_free_virtual_size() is None
     assert virtual_size.layout_free_virtual_size() is None
     assert said(warnings, virtual_size.PATCH) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "replacement"),
+    [("_size_updated", lambda self, size, virtual_size: True), ("_set_dirty", lambda self, region: None)],
+    ids=["size_updated", "set_dirty"],
+)
+def test_line_widgets_keep_textuals_redraw_when_its_size_update_changed(
+    monkeypatch, warnings, name, replacement
+) -> None:
+    assert kept_lines.kept_lines_problem() == ""
+    monkeypatch.setattr(Widget, name, replacement)
+    assert name in kept_lines.kept_lines_problem()
+    assert kept_lines._supported() is False
+    assert kept_lines._supported() is False
+    assert said(warnings, kept_lines.PATCH) == 1
 
 
 TEXTS = ["", "one line", "a longer line of words that wraps at least once\nand a second line", "x" * 50 + " tail"]
