@@ -1096,3 +1096,31 @@ def test_only_a_name_that_does_not_exist_counts_as_unresolved() -> None:
         "[Errno 111] Connection refused",
     ):
         assert not http.unresolved_host(httpx.ConnectError(text, request=request)), text
+
+
+async def test_the_providers_client_keeps_the_cookies_set_and_reads_no_other_response_for_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from http.cookiejar import CookieJar
+
+    sent: list[str | None] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request.headers.get("cookie"))
+        return httpx.Response(200, headers={"set-cookie": "session=abc; Path=/"} if request.url.path == "/in" else {})
+
+    parsed: list[str] = []
+    extract = CookieJar.extract_cookies
+
+    def counted(jar: CookieJar, response: Any, request: Any) -> None:
+        parsed.append(request.get_full_url())
+        extract(jar, response, request)
+
+    monkeypatch.setattr(CookieJar, "extract_cookies", counted)
+    client = http.build_client()
+    await client.aclose()
+    async with type(client)(transport=httpx.MockTransport(answer)) as client:
+        for path in ("/plain", "/in", "/after"):
+            await client.get(f"http://provider.test{path}")
+    assert parsed == ["http://provider.test/in"]
+    assert sent == [None, None, "session=abc"]
