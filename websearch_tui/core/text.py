@@ -166,7 +166,7 @@ def sanitize(text: object) -> str:
     if not isinstance(text, str):
         return ""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
-    if any(start in text for start in _ESCAPE_STARTS):
+    if "\x1b" in text if text.isascii() else any(start in text for start in _ESCAPE_STARTS):  # C1 is not ASCII
         text = _ESCAPE_SEQUENCE.sub("", text)
     if text.isascii():
         return _CONTROL.sub("", text)
