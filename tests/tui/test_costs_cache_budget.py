@@ -415,6 +415,7 @@ async def test_in_auto_mode_a_reused_answer_becomes_the_visible_tab(make_cost_ap
     FAILING.add("brave")
     app = make_cost_app(("brave", "ddgs"))
     async with app.run_test(size=(70, 30)) as pilot:
+        await pilot.pause()  # the boxes are Selects once the first frame is drawn
         app.screen.query_one("#mode", Select).value = "auto"
         await search_and_wait(pilot, "rust release")
         assert app.screen.pane_area.active == "ddgs"

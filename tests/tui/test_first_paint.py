@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Select
 
 from tests.tui.conftest import FakeStream, fixed_status, submit, wait_for_search
 from websearch_tui.core.catalogue import SPECS
-from websearch_tui.core.models import AnswerDelta, SearchResponse, Source, SourcesFound
+from websearch_tui.core.models import AnswerDelta, SearchRequest, SearchResponse, Source, SourcesFound
 from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.app import WebSearchApp
@@ -28,6 +29,7 @@ from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.pane_area import PaneArea
 from websearch_tui.tui.search.provider_pane import ProviderPane
+from websearch_tui.tui.search.search_bar import SearchBar, SelectFace
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -299,3 +301,35 @@ async def test_a_tab_shown_before_its_pane_is_mounted_mounts_and_builds_it(
         assert pane.answer.is_mounted
         shown = [pane.provider_id for pane in app.screen.query(ProviderPane) if pane.display]
         assert shown == [ids[20]]
+
+
+async def test_the_boxes_are_faces_in_the_first_frame_then_selects_that_keep_what_was_set(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first frame draws the mode, recency and count boxes as faces (one widget each); the real
+    Selects take their places after it, with the values and the short labels (80 columns) the faces
+    had, also values set while the faces were shown (a reopened search's controls)."""
+    seen: list[tuple[list[str], tuple[str, str | None, int]]] = []
+    display = App._display
+
+    def first_frame(self: App[object], screen: object, renderable: object) -> None:
+        if renderable is not None and not self._batch_count and not seen:
+            bar = self.screen.query_one(SearchBar)
+            boxes = [type(bar.query_one(f"#{name}")).__name__ for name in ("mode", "recency", "count")]
+            bar.show_request(SearchRequest(query="q", mode="auto", recency="week", max_results=7))
+            seen.append((boxes, bar.controls()))
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_display", first_frame)
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: not app.screen.query(SelectFace))
+        assert seen == [(["SelectFace"] * 3, ("auto", "week", 7))]
+        selects = [app.screen.query_one(f"#{name}", Select) for name in ("mode", "recency", "count")]
+        assert [select.value for select in selects] == ["auto", "week", 7]
+        assert [select.selection for select in selects] == ["auto", "week", 7]
+        assert [child.id for child in app.screen.query_one(SearchBar).children] == ["query", "mode", "recency", "count"]
+        assert app.screen.query_one(SearchBar).controls() == ("auto", "week", 7)
+        recency = selects[1]
+        await pilot.pause()
+        assert recency.query_one("#label").visual.plain == "week"  # the short label, at 80 columns

@@ -443,6 +443,7 @@ async def test_copy_answer_copies_the_focused_panes_answer(make_history_app, cal
 async def test_the_controls_are_remembered_across_restarts(make_history_app, calls):
     app = make_history_app(("ddgs", "exa"))
     async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()  # the boxes are Selects once the first frame is drawn
         app.screen.selector.deselect("exa")
         app.screen.selector.select("brave")
         app.screen.query_one("#mode", Select).value = "auto"

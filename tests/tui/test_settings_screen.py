@@ -1079,6 +1079,7 @@ async def test_the_start_uses_what_was_last_used_with_the_same_config_file(confi
     test_config.write_text('[search]\nproviders = ["tavily"]\nmode = "auto"\n', encoding="utf-8")
     app = make_settings_app(config_file)
     async with app.run_test(size=(150, 45)) as pilot:
+        await pilot.pause()  # the boxes are Selects once the first frame is drawn
         assert main_controls(app) == (["ddgs", "exa"], "compare", "any", 10)  # nothing remembered: the config's
         main = search_screen(app)
         main.selector.deselect("exa")

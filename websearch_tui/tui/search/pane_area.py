@@ -94,6 +94,7 @@ class PaneArea(Vertical):
         self._pending: list[ProviderPane] = []  # made, in display order after the mounted ones, not mounted yet
         self._mounting: AwaitMount | None = None  # the last mount of pending panes
         self._tabs_stale = False  # a start put the tabs off until the area has a size
+        self._tabs_lock = asyncio.Lock()  # one _sync_tabs at a time (the first resize's and the screen's)
 
     def on_mount(self) -> None:
         """Create the shared flush/spinner timer (paused until a run starts)."""
@@ -349,7 +350,12 @@ class PaneArea(Vertical):
 
     async def _sync_tabs(self) -> None:
         """One tab per pane, plus "Merged" while the merged view is shown; the tabs are made again only
-        when that list changes (not at every search over the same panes)."""
+        when that list changes (not at every search over the same panes). One call at a time: the
+        first resize (which makes the tabs after a start) may meet a change of the selection."""
+        async with self._tabs_lock:
+            await self._sync_tabs_now()
+
+    async def _sync_tabs_now(self) -> None:
         self._tabs_stale = False
         tabs = self.query_one(Tabs)
         panes = self._all_panes()

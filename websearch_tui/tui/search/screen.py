@@ -208,11 +208,13 @@ class SearchScreen(CitationChecks):
         yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
-        """Show panes for the initial selection, focus the query; resolve provider readiness once the
-        first frame is drawn (it may import and ask the OS keyring, in a thread that would otherwise
-        compete with the first frame for the interpreter)."""
+        """Show panes for the initial selection, focus the query, name the selected providers that
+        cannot honour the recency; resolve provider readiness once the first frame is drawn (it may
+        import and ask the OS keyring, in a thread that would otherwise compete with the first frame
+        for the interpreter)."""
         await self.pane_area.set_providers(self.selected_specs())
         self.query_input.focus()
+        self._show_ignored_filters()
         self.call_after_refresh(self._load_statuses)
 
     def on_resize(self, event: events.Resize) -> None:
