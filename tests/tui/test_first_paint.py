@@ -28,6 +28,7 @@ from websearch_tui.tui.app import WebSearchApp
 from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.pane_area import PaneArea
+from websearch_tui.tui.search.pane_tabs import PaneTabs
 from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.search_bar import SearchBar, SelectFace
 
@@ -214,6 +215,8 @@ async def test_the_first_frame_mounts_one_pane_and_no_tab_and_the_rest_follow_un
         assert [tab.id for tab in app.screen.query("StatusTab")] == [f"tab-{pid}" for pid in ids]
         shown = [pane.provider_id for pane in app.screen.query(ProviderPane) if pane.display]
         assert shown == [ids[0]]
+        bar = app.screen.query_one(PaneTabs)
+        await wait_for(pilot, lambda: bar.overflow.endswith("▶"))  # the tabs the bar cuts off are counted
 
 
 def never_mount_in_the_background(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -370,6 +370,8 @@ class PaneArea(Vertical):
                 new.append(Tab(Content("Merged"), id=f"tab-{MERGED}"))
             # add_tab mounts when called (Textual 8.2), so the tabs keep this order; they are awaited at once
             await asyncio.gather(*(tabs.add_tab(tab) for tab in new))
+            bar = self.query_one(PaneTabs)
+            bar.call_after_refresh(bar.show_overflow)  # the counter of cut-off tabs, once they are laid out
         if self._active:
             tabs.active = f"tab-{self._active}"
 

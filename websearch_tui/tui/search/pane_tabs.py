@@ -143,9 +143,19 @@ class PaneTabs(Horizontal):
                 right += 1
         return left, right
 
+    def _unplaced(self) -> bool:
+        """True while the bar is laid out but a tab in it is not yet (a tab just added)."""
+        scroller = self._scroller()
+        if scroller is None or not scroller.size.width:
+            return False
+        return any(tab.display and not tab.size.width for tab in self.query_one(Tabs).query(Tab))
+
     def show_overflow(self) -> None:
-        """Show (or hide) the counter of cut-off tabs."""
+        """Show (or hide) the counter of cut-off tabs (once every tab is laid out)."""
         if not self.is_attached:
+            return
+        if self._unplaced():
+            self.call_after_refresh(self.show_overflow)
             return
         text = overflow_text(*self.cut_off())
         if text == self._overflow:
