@@ -19,8 +19,10 @@ other connection exactly as httpcore does.
 Internals relied on, checked by :func:`repair_pool` before each use (``tests/unit/test_http.py`` and
 ``tests/e2e/test_cancel_load.py`` exercise them against the pinned versions):
 
-- ``httpcore.AsyncConnectionPool``: its ``_requests`` and ``_connections`` lists and its
-  ``_assign_requests_to_connections()`` and ``_close_connections(closing)`` methods;
+- ``httpcore.AsyncConnectionPool``: its ``_requests`` and ``_connections`` lists, its
+  ``_max_connections`` and ``_max_keepalive_connections`` limits and its
+  ``_assign_requests_to_connections()``, ``_close_connections(closing)`` and ``create_connection(origin)``
+  methods (the bookkeeping is done here, in linear time: httpcore's is quadratic in the connections);
 - ``httpcore._async.connection_pool``: ``PoolByteStream`` (a response body, holding ``_pool`` and
   ``_pool_request``) and ``AsyncPoolRequest``.
 
