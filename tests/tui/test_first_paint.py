@@ -192,15 +192,15 @@ TABS_SIZE = (100, 40)
 async def test_the_first_frame_mounts_one_pane_and_no_tab_and_the_rest_follow_unasked(
     make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """24 providers in tabs: the first frame has the first pane alone in the screen and no tab (the
-    tab bar is not shown before the area has a size); the tabs and then every other pane follow with
+    """24 providers in tabs: the first frame has the first pane alone in the screen and an empty tab
+    bar (it is not shown before the area has a size); the tabs and then every other pane follow with
     nothing asked, hidden behind their tabs, and only the first pane is shown."""
     counts: list[tuple[int, int]] = []
     display = App._display
 
     def counted(self: App[object], screen: object, renderable: object) -> None:
         if renderable is not None and not self._batch_count and not counts:
-            counts.append((len(self.screen.query(ProviderPane)), len(self.screen.query("StatusTab"))))
+            counts.append((len(self.screen.query(ProviderPane)), len(self.screen.query_one(PaneTabs).children)))
         display(self, screen, renderable)  # type: ignore[arg-type]
 
     monkeypatch.setattr(App, "_display", counted)

@@ -357,7 +357,7 @@ class PaneArea(Vertical):
 
     async def _sync_tabs_now(self) -> None:
         self._tabs_stale = False
-        tabs = self.query_one(Tabs)
+        tabs = await self.query_one(PaneTabs).ensure()
         panes = self._all_panes()
         wanted = [f"tab-{pane.provider_id}" for pane in panes] + ([f"tab-{MERGED}"] if self.merged_shown else [])
         if [tab.id for tab in tabs.query(Tab)] != wanted:
@@ -440,9 +440,9 @@ class PaneArea(Vertical):
     def activate(self, provider_id: str) -> None:
         """Make ``provider_id`` (or :data:`MERGED`) the visible pane in tabs mode (remembered in other modes)."""
         self._active = provider_id
-        tabs = self.query_one(Tabs)
-        if tabs.active != f"tab-{provider_id}":
-            tabs.active = f"tab-{provider_id}"
+        for tabs in self.query(Tabs):  # none before the first tabs are made (they take the active one then)
+            if tabs.active != f"tab-{provider_id}":
+                tabs.active = f"tab-{provider_id}"
         self.relayout()
 
     @on(Tabs.TabActivated)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content, ContentText
 from textual.css.query import NoMatches
@@ -70,7 +69,10 @@ def overflow_text(left: int, right: int) -> str:
 
 class PaneTabs(Horizontal):
     """Textual's :class:`~textual.widgets.Tabs` (one tab per pane, the active one scrolled into view)
-    and, at its right, a counter of the tabs it cuts off (``◀ +2 · +5 ▶``), shown only while some are."""
+    and, at its right, a counter of the tabs it cuts off (``◀ +2 · +5 ▶``), shown only while some are.
+
+    The bar is empty until its tabs are first made (:meth:`ensure`): at a start it is hidden until
+    the pane area has a size, so the first frame mounts none of its widgets."""
 
     DEFAULT_CSS = """
     PaneTabs { height: 2; }
@@ -83,16 +85,18 @@ class PaneTabs(Horizontal):
         super().__init__(id=id)
         self._overflow = ""
 
-    def compose(self) -> ComposeResult:
-        """The tabs and the overflow counter (hidden while every tab is whole)."""
-        yield Tabs(id="pane-tabs")
-        yield Static("", id="tab-overflow", classes="-none", markup=False)
-
-    def on_mount(self) -> None:
-        """Count the cut-off tabs again whenever the tab row scrolls."""
+    async def ensure(self) -> Tabs:
+        """The tabs, with the overflow counter (hidden while every tab is whole): mounted the first
+        time (then the cut-off tabs are counted again whenever the tab row scrolls)."""
+        found = self.query(Tabs)
+        if found:
+            return found.first()
+        tabs = Tabs(id="pane-tabs")
+        await self.mount_all([tabs, Static("", id="tab-overflow", classes="-none", markup=False)])
         scroller = self._scroller()
         if scroller is not None:
             self.watch(scroller, "scroll_x", self._on_scrolled, init=False)
+        return tabs
 
     def _scroller(self) -> Widget | None:
         """The container Textual's ``Tabs`` scrolls its row of tabs in."""
@@ -117,7 +121,7 @@ class PaneTabs(Horizontal):
         """Give each tab (by tab id) its label from ``labels``, drawing only those that changed; the
         counter follows once the row is laid out again."""
         changed = False
-        for tab in self.query_one(Tabs).query(Tab):
+        for tab in self.query(Tab):
             label = labels.get(tab.id or "")
             if label is not None and label != tab.label:
                 tab.label = label
@@ -133,7 +137,7 @@ class PaneTabs(Horizontal):
         start = round(scroller.scroll_x)
         end = start + scroller.size.width
         left = right = 0
-        for tab in self.query_one(Tabs).query(Tab):
+        for tab in self.query(Tab):
             if not tab.display or not tab.size.width:
                 continue
             region = tab.virtual_region  # in the scrolled row, from its start
@@ -144,11 +148,11 @@ class PaneTabs(Horizontal):
         return left, right
 
     def _unplaced(self) -> bool:
-        """True while the bar is laid out but a tab in it is not yet (a tab just added)."""
+        """True while the bar is laid out but its row of tabs, or a tab in it, is not yet (just added)."""
         scroller = self._scroller()
-        if scroller is None or not scroller.size.width:
+        if scroller is None or not self.size.width:
             return False
-        return any(tab.display and not tab.size.width for tab in self.query_one(Tabs).query(Tab))
+        return not scroller.size.width or any(tab.display and not tab.size.width for tab in self.query(Tab))
 
     def show_overflow(self) -> None:
         """Show (or hide) the counter of cut-off tabs (once every tab is laid out)."""
