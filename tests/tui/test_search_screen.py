@@ -830,6 +830,47 @@ def test_settle_gc_collects_freezes_and_turns_a_paused_collector_back_on() -> No
         gc.enable()
 
 
+async def test_once_a_search_has_ended_no_line_drawn_for_the_search_before_is_left_alive(fake_streams):
+    """With the app's collector tuned, a redrawn line (a Textual strip, in a reference cycle with its
+    caches) is freed only by a full collection, which waits for a million allocations: lines of
+    several searches piled up (issue 28). The collector is off between the two searches here, so
+    only the collection at the search's end can free the first search's lines."""
+    import gc
+
+    from textual.strip import Strip
+
+    from tests.tui.conftest import fixed_status
+    from websearch_tui.settings.config import Config, SearchSettings
+    from websearch_tui.tui.app import WebSearchApp
+
+    async def by_query(request, ctx):
+        yield AnswerDelta(" ".join(f"{request.query}{i}" for i in range(40)))
+        yield SourcesFound((Source(url="https://www.example.com/a", title=f"{request.query} page"),))
+
+    fake_streams["ddgs"] = by_query
+    config = Config(search=SearchSettings(providers=("ddgs",), max_results=5, timeout=600))
+    app = WebSearchApp(
+        config, Engine(default_providers=("ddgs",), timeout=600), status_resolver=fixed_status, tune_gc=True
+    )
+    thresholds = gc.get_threshold()
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await submit(pilot, "zebra")
+            await wait_for_search(app)
+            await pilot.pause()
+            assert "zebra3" in answer_lines(app, "ddgs")
+            gc.disable()
+            await submit(pilot, "okapi")
+            await wait_for_search(app)
+            assert "okapi3" in answer_lines(app, "ddgs")
+            left = [o.text for o in gc.get_objects() if type(o) is Strip and "zebra" in o.text]
+            assert not left, left[:3]
+    finally:
+        gc.enable()
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
 async def test_a_typed_key_repaints_the_query_box_without_a_layout_and_long_text_still_scrolls(make_app):
     """A layout of the whole screen per echoed key made every echo a slow frame while panes stream."""
     from textual.widget import Widget

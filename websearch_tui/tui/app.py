@@ -34,7 +34,7 @@ from websearch_tui.tui.bindings import (
 )
 from websearch_tui.tui.common.remembered import load_controls
 from websearch_tui.tui.common.scroll_bar import use_line_scrollbars
-from websearch_tui.tui.gc_tuning import settle_gc
+from websearch_tui.tui.gc_tuning import collect_after_search, settle_gc
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.screen import SearchScreen
@@ -149,7 +149,8 @@ class WebSearchApp(App[int]):
         status_resolver: blocking ``(spec, settings) -> status`` for the search screen's provider list
             (default: the session's readiness, from the key store); always called in a thread.
         clock: monotonic clock for elapsed times and the spinner (tests pass a frozen one).
-        tune_gc: call :func:`settle_gc` once the first screen is shown (the real app does; tests
+        tune_gc: call :func:`settle_gc` once the first screen is shown, and
+            :func:`collect_after_search` each time a search has ended (the real app does; tests
             leave their process alone).
     """
 
@@ -200,6 +201,7 @@ class WebSearchApp(App[int]):
             status_resolver=self.status_resolver,
             clock=self.clock,
             remembered=load_controls(config_file=self.config_file),
+            on_search_end=collect_after_search if self._tune_gc else None,
         )
 
     def on_mount(self) -> None:

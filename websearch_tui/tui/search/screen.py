@@ -68,6 +68,8 @@ class SearchScreen(CitationChecks):
         remembered: the controls last used with this config file (selection, mode, recency, count),
             used instead of the config's defaults; every change is remembered again for this config
             file (in a thread).
+        on_search_end: called with no argument each time a search has ended (cancelled too), after
+            the screen shows it ended (the app's garbage collection policy).
     """
 
     BINDINGS = [
@@ -143,6 +145,7 @@ class SearchScreen(CitationChecks):
         status_resolver: StatusResolver | None = None,
         clock: Callable[[], float] | None = None,
         remembered: Controls | None = None,
+        on_search_end: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         use_span_compositor(self)  # draws a frame's changes, not the rectangle around them
@@ -154,6 +157,7 @@ class SearchScreen(CitationChecks):
         self._save_lock = asyncio.Lock()
         self._live: LiveSearch | None = None  # the search whose updates reach the panes
         self._pacing: Timer | None = None  # counts a pacing wait down in the hint line
+        self._on_search_end = on_search_end
 
     # --- what the footer offers -----------------------------------------------------------
 
@@ -416,6 +420,8 @@ class SearchScreen(CitationChecks):
                 self.pane_area.refresh_merged()
                 self.pane_area.refresh_tabs()
                 self.refresh_bindings()
+            if self._on_search_end is not None:
+                self._on_search_end()
 
     def _failed(self) -> list[str]:
         """The providers of the search on screen whose run failed (and which still have a pane)."""
