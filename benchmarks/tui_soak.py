@@ -11,6 +11,8 @@ asserted:
   the growth after the warm-up in MiB and KiB per search, with the load average;
 - the Python object types whose live count grew most between the warm-up and the end
   (``gc.get_objects``), per search;
+- the full collections of the cyclic garbage collector during the measured searches (the app's
+  own, not the benchmark's): how many, and the CPU milliseconds each took (median and max);
 - with ``--trace``: the top allocation sites that grew over the measured searches (tracemalloc).
 
     python3 benchmarks/tui_soak.py [--warmup 20] [--searches 200] [--every 50] [--trace]
@@ -23,6 +25,7 @@ import asyncio
 import collections
 import gc
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -51,6 +54,39 @@ def report_types(before: collections.Counter[str], searches: int, top: int) -> N
         print(f"  {count:+8d}  ({count / searches:+7.1f} per search)  {name}")
 
 
+class FullCollections:
+    """A ``gc.callbacks`` entry that keeps the CPU milliseconds (``ms``) of each full collection
+    (generation 2) while ``counting`` (the benchmark turns it off around its own collections)."""
+
+    def __init__(self) -> None:
+        self.ms: list[float] = []
+        self.counting = True
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        """Called by the collector at the start and the stop of each collection."""
+        if info["generation"] != 2 or not self.counting:
+            return
+        if phase == "start":
+            self._began = time.process_time()
+        else:
+            self.ms.append((time.process_time() - self._began) * 1000)
+
+    def collect(self) -> None:
+        """The benchmark's own full collection (not counted)."""
+        self.counting = False
+        gc.collect()
+        self.counting = True
+
+    def report(self, searches: int) -> None:
+        """Print how many full collections ran and their median and max CPU time."""
+        if not self.ms:
+            print(f"full collections: none in {searches} searches")
+            return
+        print(f"full collections: {len(self.ms)} in {searches} searches,", end=" ")
+        print(f"CPU median {statistics.median(self.ms):.0f} ms, max {max(self.ms):.0f} ms")
+
+
 async def run(base_url: str, args: argparse.Namespace) -> None:
     """Drive the app through the searches and print the measurements."""
     from tests.tui.conftest import fixed_status, submit, wait_for_search
@@ -59,6 +95,7 @@ async def run(base_url: str, args: argparse.Namespace) -> None:
 
     config = Config(search=SearchSettings(providers=PROVIDERS, max_results=5, timeout=600))
     app = WebSearchApp(config, make_engine(base_url), status_resolver=fixed_status, tune_gc=True)
+    full = FullCollections()
 
     async def searches(first: int, last: int) -> None:
         for number in range(first, last + 1):
@@ -68,7 +105,7 @@ async def run(base_url: str, args: argparse.Namespace) -> None:
             if unfinished:  # reported, not fatal: a loaded machine may cancel a run now and then
                 print(f"search {number}: not done in {unfinished}")
             if args.every and number > args.warmup and (number - args.warmup) % args.every == 0:
-                gc.collect()
+                full.collect()
                 print(f"RSS after {number:4} searches:  {rss_mib():7.1f} MiB  (load {os.getloadavg()[0]:.1f})")
 
     async with app.run_test(size=SIZE) as pilot:
@@ -82,7 +119,9 @@ async def run(base_url: str, args: argparse.Namespace) -> None:
         if args.trace:
             tracemalloc.start(TRACE_FRAMES)
         snapshot = tracemalloc.take_snapshot() if args.trace else None
+        gc.callbacks.append(full)
         await searches(args.warmup + 1, args.warmup + args.searches)
+        gc.callbacks.remove(full)
         gc.collect()
         end = rss_mib()
         took = time.perf_counter() - began
@@ -91,6 +130,7 @@ async def run(base_url: str, args: argparse.Namespace) -> None:
         print(f"growth after warm-up:    {end - warm:+7.1f} MiB over {args.searches} searches", end=" ")
         print(f"({per:+.1f} KiB per search)")
         print(f"time: {took:.1f} s for {args.warmup + args.searches} searches x {len(PROVIDERS)} providers")
+        full.report(args.searches)
         report_types(counts, args.searches, args.top)
         if snapshot is not None:
             report_growth(snapshot, args.top)
