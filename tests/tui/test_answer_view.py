@@ -7,6 +7,7 @@ import random
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.selection import Selection
 from textual.strip import Strip
 
@@ -372,3 +373,47 @@ async def test_a_streaming_table_is_drawn_again_once_a_row_is_complete(monkeypat
         view.flush()
         await pilot.pause()
         assert any("After the table. More." in line for line in view.plain_lines())
+
+
+def drawn(view: AnswerView) -> list[str]:
+    """The view's lines as the screen gets them: through Textual's style cache (kept across layouts)."""
+    width, height = view.outer_size
+    return [strip.text.rstrip() for strip in view.render_lines(Region(0, 0, width, height))]
+
+
+async def test_text_that_arrives_while_the_answer_is_hidden_is_drawn_once_it_is_shown() -> None:
+    """A pane behind a tab gets its text when shown; the first flush can come before its layout
+    (no size yet), and the lines it drew before it was hidden must not be kept."""
+    app = Host()
+    async with app.run_test(size=(WIDTH + 2, 30)) as pilot:
+        view = app.query_one(AnswerView)
+        body = app.query_one(VerticalScroll)
+        view.streaming = True
+        view.append("".join(f"Paragraph {n}.\n\n" for n in range(5)) + "A last paragraph that goes on")
+        view.flush()
+        await pilot.pause()
+        assert "A last paragraph that goes on" in drawn(view)
+        body.display = False
+        await pilot.pause()
+        view.append(" and on while the answer was hidden.\n\nAnd one more paragraph.")
+        body.display = True
+        view.flush()  # before the layout that gives the view its size again
+        await pilot.pause()
+        await pilot.pause()
+        text = list(view.plain_lines())
+        assert drawn(view)[: len(text)] == text
+        assert "And one more paragraph." in drawn(view)
+
+
+async def test_a_paragraph_after_a_table_shows_while_it_streams() -> None:
+    """The blank line that ends a table often comes as a piece of its own: the text after it is not a
+    table row, and shows at once."""
+    app = Host()
+    async with app.run_test(size=(WIDTH + 2, 30)) as pilot:
+        view = app.query_one(AnswerView)
+        view.streaming = True
+        for piece in ["| a | b |\n", "|---|---|\n", "| 1 | 2 |\n", "\n", "After the table ", "a paragraph"]:
+            view.append(piece)
+            view.flush()
+            await pilot.pause(0)
+        assert any("After the table a paragraph" in line for line in view.plain_lines())

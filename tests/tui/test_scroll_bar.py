@@ -54,3 +54,11 @@ async def test_a_bar_with_nothing_to_scroll_matches_textuals() -> None:
         await pilot.pause()
         bar.window_virtual_size = bar.window_size
         assert drawn(bar, LineScrollBarRender) == drawn(bar, ScrollBarRender)
+
+
+def test_a_bar_with_no_room_draws_nothing() -> None:
+    from textual.style import Style
+
+    bar = LineScrollBarRender(virtual_size=100, window_size=10, position=5, vertical=False)
+    assert bar.render_strips(0, 1, Style(), None) == []  # type: ignore[arg-type]
+    assert bar.render_strips(10, 0, Style(), None) == []  # type: ignore[arg-type]

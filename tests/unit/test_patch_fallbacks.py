@@ -168,7 +168,7 @@ def test_a_widget_keeps_textuals_virtual_size_when_it_is_no_reactive(monkeypatch
     [("_size_updated", lambda self, size, virtual_size: True), ("_set_dirty", lambda self, region: None)],
     ids=["size_updated", "set_dirty"],
 )
-def test_line_widgets_keep_textuals_redraw_when_its_size_update_changed(
+def test_kept_lines_is_off_with_one_warning_when_textuals_size_update_changed(
     monkeypatch, warnings, name, replacement
 ) -> None:
     assert kept_lines.kept_lines_problem() == ""

@@ -17,6 +17,7 @@ no repaint of the rest of the pane. A step's layout draws no line again but thos
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -44,6 +45,10 @@ RESERVE_SHARE = 2
 only when it crosses into the next step does the layout change and the pane scroll (by one step,
 in the same frame), about once a second instead of once per line."""
 MIN_RESERVE = 3
+ENDING_WINDOW = 64
+"""Characters at the end of the shown source searched for the blank line that ends a table."""
+_ENDS_BLOCK = re.compile(r"\n[ \t\r]*\n[ \t\r]*\Z")
+"""A blank line at the end of the source (what ends a table: the next text starts another block)."""
 _BLANK = Content()
 
 
@@ -235,7 +240,7 @@ class AnswerView(LineWidget):
         if not (self._layout_pending and relayout):
             return None
         self._layout_pending = False
-        self.refresh(layout=True, repaint=False)  # the changed lines were refreshed by _show_pending
+        self.refresh(layout=True, repaint=False)  # _show_pending refreshed the lines that changed
         width = self.size.width
         return self._height(self._lines(width)) if width else 0
 
@@ -259,11 +264,16 @@ class AnswerView(LineWidget):
         Once the answer has ended everything is shown."""
         if not self._streaming:
             return True
-        blocks = self._document.blocks
-        if blocks and blocks[-1].type == "table" and not self._pending_line_end:
+        if self._table_open() and not self._pending_line_end:
             return False
         tail = self._document.tail_length
         return tail <= THROTTLE_CHARS or sum(map(len, self._pending)) * TAIL_SHARE >= tail
+
+    def _table_open(self) -> bool:
+        """True when the last block shown is a table that more rows may follow (no blank line ended it)."""
+        document = self._document
+        blocks = document.blocks
+        return bool(blocks) and blocks[-1].type == "table" and not _ENDS_BLOCK.search(document.source[-ENDING_WINDOW:])
 
     def _show_pending(self) -> None:
         """Parse the pending text and repaint the lines it changed; note when the height changes."""
@@ -277,8 +287,9 @@ class AnswerView(LineWidget):
         before = current.lines[top:] if current is not None else []
         for lines in self._renders.values():
             lines.keep(first)
-        if current is None:  # not laid out at this width yet (or hidden): the next layout renders it
+        if current is None:  # not laid out at this width yet (or just shown): the next layout renders it,
             self._layout_pending = True
+            self.refresh()  # and draws every line again (lines drawn before are kept by a layout)
             return
         after = self._lines(width).lines[top:]
         if self._height(current) != height:

@@ -35,6 +35,8 @@ class LineScrollBarRender(ScrollBarRender, Visual):
         """The scrollbar's ``height`` lines of ``width`` cells (a vertical bar is ``width`` thick), on
         the widget's ``style`` as Rich would put them on it."""
         lines = height or 0
+        if not (width and lines):
+            return []  # nothing to draw (Textual draws a line it is not given blank)
         vertical = self.vertical
         bar_style = self.style if isinstance(self.style, RichStyle) else RichStyle.parse(self.style)
         segments = self.render_bar(
@@ -65,7 +67,8 @@ class LineScrollBarRender(ScrollBarRender, Visual):
 
 def _strip(shared: dict[Segment, Strip], segments: list[Segment], base: RichStyle) -> Strip:
     """``segments`` on ``base`` as one strip, the same object as an earlier line with the same first
-    segment (``shared``)."""
+    segment (``shared``). Only for lines that the first segment tells apart: a vertical bar's lines
+    (one segment each) or a horizontal bar's one row."""
     key = segments[0]
     strip = shared.get(key)
     if strip is None:
@@ -75,6 +78,6 @@ def _strip(shared: dict[Segment, Strip], segments: list[Segment], base: RichStyl
 
 
 def use_line_scrollbars() -> None:
-    """Draw every scrollbar of the app with :class:`LineScrollBarRender` (Textual's documented
-    ``ScrollBar.renderer`` hook)."""
+    """Draw every scrollbar with :class:`LineScrollBarRender` from now on, in every app of this process
+    (Textual's documented ``ScrollBar.renderer`` hook is a class attribute; the bars look the same)."""
     ScrollBar.renderer = LineScrollBarRender
