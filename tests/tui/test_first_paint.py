@@ -326,7 +326,8 @@ async def test_the_boxes_are_faces_in_the_first_frame_then_selects_that_keep_wha
     monkeypatch.setattr(App, "_display", first_frame)
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: not app.screen.query(SelectFace))
+        bar = app.screen.query_one(SearchBar)
+        await wait_for(pilot, lambda: not app.screen.query(SelectFace) and not bar._swapping)  # every Select mounted
         assert seen == [(["SelectFace"] * 3, ("auto", "week", 7))]
         selects = [app.screen.query_one(f"#{name}", Select) for name in ("mode", "recency", "count")]
         assert [select.value for select in selects] == ["auto", "week", 7]

@@ -369,7 +369,12 @@ class PaneArea(Vertical):
             if self.merged_shown:
                 new.append(Tab(Content("Merged"), id=f"tab-{MERGED}"))
             # add_tab mounts when called (Textual 8.2), so the tabs keep this order; they are awaited at once
-            await asyncio.gather(*(tabs.add_tab(tab) for tab in new))
+            added = await asyncio.gather(*(tabs.add_tab(tab) for tab in new), return_exceptions=True)
+            if new and not tabs.query(Tab):
+                return  # nothing mounted: the tab bar is being removed (the app closes before its first resize ends)
+            for outcome in added:
+                if isinstance(outcome, BaseException):
+                    raise outcome
             bar = self.query_one(PaneTabs)
             bar.call_after_refresh(bar.show_overflow)  # the counter of cut-off tabs, once they are laid out
         if self._active:

@@ -89,7 +89,10 @@ class SelectFace(Static, Generic[T]):
         self._draw()
 
     def _draw(self) -> None:
-        """The label of the value, padded to the longest label, then the arrow (dimmed, as Select's)."""
+        """The label of the value, padded to the longest label, then the arrow (dimmed, as Select's);
+        nothing once the face is no longer on the screen (its Select takes its place)."""
+        if not self.is_attached:
+            return
         labels = dict((value, label) for label, value in self.options)
         longest = max(cell_len(label) for label, _ in self.options)
         label = labels.get(self._value, "")
@@ -111,6 +114,8 @@ class SearchBar(Horizontal):
         self._start = controls
         self._compact = compact
         self._faces = True  # the boxes are SelectFaces until mount_selects
+        self._swapping: dict[str, SelectFace[object]] = {}
+        """While :meth:`mount_selects` runs: each box's face, which holds what is set until its Select has mounted."""
 
     def compose(self) -> ComposeResult:
         """The query box and the three boxes (their faces), each just wide enough for its longest label."""
@@ -135,15 +140,30 @@ class SearchBar(Horizontal):
         if not self._faces:
             return
         self._faces = False
-        with self.app.batch_update(), self.prevent(Select.Changed):
-            for face in list(self.query(SelectFace)):
-                select = _control(face.options, face.value, id=face.id or "", tooltip=TOOLTIPS[face.id or ""])
-                place = self.children.index(face) - 1  # the widget before it (the query box comes first)
-                await face.remove()
-                await self.mount(select, after=place)
+        self._swapping = {face.id or "": face for face in self.query(SelectFace)}
+        try:
+            with self.app.batch_update(), self.prevent(Select.Changed):
+                selects = {}
+                for name, face in self._swapping.items():
+                    select = selects[name] = _control(face.options, face.value, id=name, tooltip=TOOLTIPS[name])
+                    place = self.children.index(face) - 1  # the widget before it (the query box comes first)
+                    await face.remove()
+                    await self.mount(select, after=place)
+                for name, face in self._swapping.items():  # what was set on the boxes while they mounted
+                    select = selects[name]
+                    if select.is_attached:  # not when the screen is being removed (the app closing)
+                        _relabel(select, face.options)
+                        select.value = face.value
+        finally:
+            self._swapping = {}
 
     def _box(self, name: str) -> Select[object] | SelectFace[object]:
-        """The box ``name`` (``mode``, ``recency``, ``count``): its Select, or its face until then."""
+        """The box ``name`` (``mode``, ``recency``, ``count``): its Select, or its face until the Select
+        has mounted (a Select not mounted yet takes its first value when it mounts, and drops any
+        value set before)."""
+        face = self._swapping.get(name)
+        if face is not None:
+            return face
         box = self.query_one(f"#{name}")
         assert isinstance(box, (Select, SelectFace))
         return box
