@@ -32,6 +32,7 @@ from websearch_tui.tui.bindings import (
     own_bindings,
     typing_key_notes,
 )
+from websearch_tui.tui.common.input_first import InputFirst
 from websearch_tui.tui.common.remembered import load_controls
 from websearch_tui.tui.common.scroll_bar import use_line_scrollbars
 from websearch_tui.tui.gc_tuning import collect_after_search, settle_gc
@@ -183,6 +184,8 @@ class WebSearchApp(App[int]):
         self._theme_lock = asyncio.Lock()
         self._tune_gc = tune_gc
         self._typing = False
+        self.input_first = InputFirst()
+        """Holds the panes' next text while a key typed waits for its echo (see :mod:`.input_first`)."""
 
     @property
     def config(self) -> Config:
@@ -321,12 +324,20 @@ class WebSearchApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         """Note, while the App checks its priority bindings for a key, whether the focused widget
         takes that key as typing (a letter in the query box): then no binding acts on it
-        (:meth:`check_action`), so a ``[keymap]`` that gives Quit a letter does not quit mid-word."""
-        self._typing = isinstance(event, events.Key) and not event.is_forwarded and self._types_text(event)
+        (:meth:`check_action`), so a ``[keymap]`` that gives Quit a letter does not quit mid-word.
+
+        A key from the terminal also holds the streaming panes' next text until the screen has
+        been drawn after the key's handler (:attr:`input_first`)."""
+        received = isinstance(event, events.Key) and not event.is_forwarded
+        if received:
+            self.input_first.key_received()
+        self._typing = received and self._types_text(event)
         try:
             await super().on_event(event)
         finally:
             self._typing = False
+            if received:  # queued after the key in its target's queue: runs once a frame has shown it
+                (self.focused or self.screen).call_after_refresh(self.input_first.echoed)
 
     def _types_text(self, key: events.Key) -> bool:
         """True when the focused widget takes ``key`` as text (an input, a text area)."""

@@ -20,21 +20,25 @@ import asyncio
 import math
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.content import Content
 from textual.widget import AwaitMount
-from textual.widgets import Static, Tab, Tabs
+from textual.widgets import Static
 
 from websearch_tui.core.merge import SourceMerger
 from websearch_tui.core.models import Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome
 from websearch_tui.core.specs import ProviderSpec
+from websearch_tui.tui.common.input_first import input_first
 from websearch_tui.tui.search.merged_view import MergedView
-from websearch_tui.tui.search.pane_tabs import TAB_CHROME, PaneTabs, StatusTab, tab_label
+from websearch_tui.tui.search.pane_tabs import TAB_CHROME, PaneTabs, tab_label
 from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS, ProviderPane
+
+if TYPE_CHECKING:
+    from textual.widgets import Tabs
 
 MIN_PANE_WIDTH = 40
 """Narrowest column a pane gets before the layout switches to a grid or tabs."""
@@ -113,7 +117,13 @@ class PaneArea(Vertical):
         redraws the pane that grew and scrolls it) drawn with the other panes' new lines and status
         lines covered every pane, and was a long frame several times a second; alone, it covers
         one pane.
+
+        While a key typed waits for its echo the tick is put off until the echo has been drawn
+        (:mod:`~websearch_tui.tui.common.input_first`).
         """
+        gate = input_first(self.app)
+        if gate is not None and gate.defer(self._tick):
+            return
         active = [pane for pane in self._all_panes() if pane.is_active]
         self._ticks += 1
         self.refresh_tabs()
@@ -356,6 +366,10 @@ class PaneArea(Vertical):
             await self._sync_tabs_now()
 
     async def _sync_tabs_now(self) -> None:
+        from textual.widgets import Tab  # with the tabs (not for the first frame)
+
+        from websearch_tui.tui.search.status_tab import StatusTab
+
         self._tabs_stale = False
         tabs = await self.query_one(PaneTabs).ensure()
         panes = self._all_panes()
@@ -445,13 +459,11 @@ class PaneArea(Vertical):
     def activate(self, provider_id: str) -> None:
         """Make ``provider_id`` (or :data:`MERGED`) the visible pane in tabs mode (remembered in other modes)."""
         self._active = provider_id
-        for tabs in self.query(Tabs):  # none before the first tabs are made (they take the active one then)
-            if tabs.active != f"tab-{provider_id}":
-                tabs.active = f"tab-{provider_id}"
+        self.query_one(PaneTabs).set_active(f"tab-{provider_id}")
         self.relayout()
 
-    @on(Tabs.TabActivated)
-    def _on_tab(self, event: Tabs.TabActivated) -> None:
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        """A tab was chosen: its pane (or the merged view) is the one shown."""
         event.stop()
         if event.tab is not None and event.tab.id and event.tab.id.startswith("tab-"):
             self._active = event.tab.id[4:]
