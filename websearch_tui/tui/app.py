@@ -328,15 +328,15 @@ class WebSearchApp(App[int]):
 
         A key from the terminal also holds the streaming panes' next text until the screen has
         been drawn after the key's handler (:attr:`input_first`)."""
-        received = isinstance(event, events.Key) and not event.is_forwarded
-        if received:
+        key = event if isinstance(event, events.Key) and not event.is_forwarded else None
+        if key is not None:
             self.input_first.key_received()
-        self._typing = received and self._types_text(event)
+        self._typing = key is not None and self._types_text(key)
         try:
             await super().on_event(event)
         finally:
             self._typing = False
-            if received:  # queued after the key in its target's queue: runs once a frame has shown it
+            if key is not None:  # queued after the key in its target's queue: runs once a frame has shown it
                 (self.focused or self.screen).call_after_refresh(self.input_first.echoed)
 
     def _types_text(self, key: events.Key) -> bool:
