@@ -2,19 +2,25 @@
 sources where every label fits), and a counter says how many tabs the bar cuts off on either side.
 
 Provider labels are shown as plain :class:`~textual.content.Content` (never parsed as markup).
+Textual's ``Tabs`` and the tabs themselves (:mod:`~websearch_tui.tui.search.status_tab`) are imported
+when the tabs are first made, not for the first frame.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
 
 from textual.containers import Horizontal
-from textual.content import Content, ContentText
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widget import Widget
-from textual.widgets import Static, Tab, Tabs
+from textual.widgets import Static
 
 from websearch_tui.tui.search.status_line import MARK_STYLES, status_mark
+
+if TYPE_CHECKING:
+    from textual.widgets import Tab, Tabs
 
 TAB_CHROME = 2
 """Cells a tab takes besides its label (Textual's ``Tab`` has a cell of padding on each side)."""
@@ -34,27 +40,6 @@ def tab_label(label: str, status: str, sources: int = 0, frame: int = 0, *, coun
     if count and sources:
         parts.append(Content(f" · {sources}"))
     return Content.assemble(*parts)
-
-
-class StatusTab(Tab):
-    """A pane's tab. A new label as wide as the one shown (the spinner's next frame, a mark for another
-    status) redraws this tab alone: Textual's ``Tab`` lays the whole screen out again for every new
-    label, which in tabs mode with 24 running panes was most of the frames while they streamed."""
-
-    @property
-    def label(self) -> Content:
-        """The label shown (kept here, not in Tab's private ``_label``, which this class never sets)."""
-        return self._shown
-
-    @label.setter
-    def label(self, label: ContentText) -> None:
-        new = Content.from_text(label)
-        shown: Content | None = getattr(self, "_shown", None)  # None while Tab.__init__ sets the first
-        self._shown = new
-        if shown is not None and new.cell_length == shown.cell_length:
-            Static.update(self, new, layout=False)  # same width: nothing moves (no Relabelled either)
-        else:
-            self.update(new)  # Tab's own: the bar is laid out and its underline follows
 
 
 def overflow_text(left: int, right: int) -> str:
@@ -88,6 +73,8 @@ class PaneTabs(Horizontal):
     async def ensure(self) -> Tabs:
         """The tabs, with the overflow counter (hidden while every tab is whole): mounted the first
         time (then the cut-off tabs are counted again whenever the tab row scrolls)."""
+        from textual.widgets import Tabs
+
         found = self.query(Tabs)
         if found:
             return found.first()
@@ -99,11 +86,23 @@ class PaneTabs(Horizontal):
         return tabs
 
     def _scroller(self) -> Widget | None:
-        """The container Textual's ``Tabs`` scrolls its row of tabs in."""
+        """The container Textual's ``Tabs`` scrolls its row of tabs in (None before the tabs are made)."""
         try:
-            return self.query_one(Tabs).query_one("#tabs-scroll")
+            return self.query_one("#pane-tabs").query_one("#tabs-scroll")
         except NoMatches:
             return None
+
+    def _tabs(self) -> list[Tab]:
+        """The tabs in the bar, in order (none before they are first made). Queried by CSS type name:
+        the ``Tab`` class is not imported until then; every tab of the bar is a ``Tab``."""
+        return cast("list[Tab]", list(self.query("Tab")))
+
+    def set_active(self, tab_id: str) -> None:
+        """Make the tab ``tab_id`` the active one (nothing before the tabs are made: they take the
+        active one then)."""
+        for tabs in cast("list[Tabs]", list(self.query("#pane-tabs"))):
+            if tabs.active != tab_id:
+                tabs.active = tab_id
 
     def _on_scrolled(self) -> None:
         self.show_overflow()
@@ -121,7 +120,7 @@ class PaneTabs(Horizontal):
         """Give each tab (by tab id) its label from ``labels``, drawing only those that changed; the
         counter follows once the row is laid out again."""
         changed = False
-        for tab in self.query(Tab):
+        for tab in self._tabs():
             label = labels.get(tab.id or "")
             if label is not None and label != tab.label:
                 tab.label = label
@@ -137,7 +136,7 @@ class PaneTabs(Horizontal):
         start = round(scroller.scroll_x)
         end = start + scroller.size.width
         left = right = 0
-        for tab in self.query(Tab):
+        for tab in self._tabs():
             if not tab.display or not tab.size.width:
                 continue
             region = tab.virtual_region  # in the scrolled row, from its start
@@ -152,7 +151,7 @@ class PaneTabs(Horizontal):
         scroller = self._scroller()
         if scroller is None or not self.size.width:
             return False
-        return not scroller.size.width or any(tab.display and not tab.size.width for tab in self.query(Tab))
+        return not scroller.size.width or any(tab.display and not tab.size.width for tab in self._tabs())
 
     def show_overflow(self) -> None:
         """Show (or hide) the counter of cut-off tabs (once every tab is laid out)."""
