@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from textual.app import App
 from textual.screen import Screen
 
 from tests.tui.conftest import submit, until
@@ -71,14 +72,14 @@ async def test_keys_that_keep_coming_do_not_push_the_hold_back():
 
 async def test_a_typed_key_is_echoed_after_its_handler_ran_and_a_frame_was_drawn(make_app, fake_streams, monkeypatch):
     frames = 0
-    real_frame = Screen._on_timer_update
+    real_display = App._display
 
-    def frame(screen: Screen[object]) -> None:
+    def display(app: App[object], screen: Screen[object], renderable: object) -> None:
         nonlocal frames
         frames += 1
-        real_frame(screen)
+        real_display(app, screen, renderable)
 
-    monkeypatch.setattr(Screen, "_on_timer_update", frame)  # before the screen's update timer is made
+    monkeypatch.setattr(App, "_display", display)  # every update of the terminal goes through it
     fake_streams["ddgs"] = flood
     app = make_app(("ddgs",))
     async with app.run_test(size=(100, 30)) as pilot:

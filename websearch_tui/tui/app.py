@@ -336,8 +336,16 @@ class WebSearchApp(App[int]):
             await super().on_event(event)
         finally:
             self._typing = False
-            if key is not None:  # queued after the key in its target's queue: runs once a frame has shown it
-                (self.focused or self.screen).call_after_refresh(self.input_first.echoed)
+            if key is not None:  # queued after the key in its target's queue
+                (self.focused or self.screen).call_after_refresh(self._after_key)
+
+    def _after_key(self) -> None:
+        """The key's target has handled it: end its hold once the screen has been drawn again.
+
+        Textual may run the target's after-refresh callback before the screen has taken the
+        target's repaint (the screen's idle can come first), so the echo is a second after-refresh
+        away, asked from the screen, whose queue holds that repaint by now."""
+        self.screen.call_after_refresh(self.input_first.echoed)
 
     def _types_text(self, key: events.Key) -> bool:
         """True when the focused widget takes ``key`` as text (an input, a text area)."""
