@@ -43,7 +43,7 @@ from websearch_tui.core.results import RunStatus, SearchResult
 from websearch_tui.engine.engine import Engine
 from websearch_tui.formats.json_document import JSON_DOCUMENT_SCHEMA
 from websearch_tui.mcp.server import build_server, http_options, transport_security
-from websearch_tui.mcp.tools import TOOL_LIST_BUDGET, SearchTools
+from websearch_tui.mcp.tools import SEARCH_OUTPUT_SCHEMA, TOOL_LIST_BUDGET, SearchTools
 from websearch_tui.session import Session
 from websearch_tui.settings.config import Config, load_config
 
@@ -165,7 +165,7 @@ async def test_stdio_tools_schemas_and_ready_providers(fake_config: Path, tmp_pa
         providers = await client.call_tool("list_providers", {})
     assert list(tools) == ["web_search", "list_providers", "history_search", "history_show", "fetch_page"]
     search = tools["web_search"]
-    assert search.output_schema == JSON_DOCUMENT_SCHEMA
+    assert search.output_schema == SEARCH_OUTPUT_SCHEMA
     assert search.input_schema["required"] == ["query"]
     assert search.input_schema["properties"]["max_results"] == {
         "type": "integer",
@@ -594,10 +594,43 @@ async def test_the_output_schema_fits_every_document(fake_server: FakeServer, fa
         ]
     finally:
         await engine.aclose()
-    validator = jsonschema.Draft202012Validator(JSON_DOCUMENT_SCHEMA)
-    for document in documents:
-        assert list(validator.iter_errors(document)) == []
+    for schema in (JSON_DOCUMENT_SCHEMA, SEARCH_OUTPUT_SCHEMA):
+        validator = jsonschema.Draft202012Validator(schema)
+        for document in documents:
+            assert list(validator.iter_errors(document)) == []
     assert documents[1]["winner"] == "tavily" and documents[2]["error"]
+
+
+def test_web_search_declares_the_document_schema_in_outline() -> None:
+    """An MCP client checks every result against the declared schema: the fields of each source,
+    citation and merged row are not described (most of that check), everything above them is, as
+    the document's schema has it."""
+    outcome = SEARCH_OUTPUT_SCHEMA["properties"]["results"]["items"]
+    response = outcome["properties"]["response"]
+    assert response == {
+        "type": ["object", "null"],
+        "properties": {
+            "answer": {"type": ["string", "null"]},
+            "sources": {"type": "array"},
+            "citations": {"type": "array"},
+        },
+    }
+    assert SEARCH_OUTPUT_SCHEMA["properties"]["merged"] == {"type": "array", "items": {"type": "object"}}
+    full = JSON_DOCUMENT_SCHEMA["properties"]
+    assert SEARCH_OUTPUT_SCHEMA["required"] == JSON_DOCUMENT_SCHEMA["required"]
+    assert {
+        name: value for name, value in SEARCH_OUTPUT_SCHEMA["properties"].items() if name not in ("results", "merged")
+    } == {name: value for name, value in full.items() if name not in ("results", "merged")}
+    full_outcome = full["results"]["items"]
+    assert outcome["required"] == full_outcome["required"]
+    assert {k: v for k, v in outcome["properties"].items() if k != "response"} == {
+        k: v for k, v in full_outcome["properties"].items() if k != "response"
+    }
+    wrong = {"query": "q", "mode": "compare", "max_results": 1, "merged": []}
+    wrong["results"] = [
+        {"provider": "x", "status": "done", "elapsed_ms": 1, "error": None, "response": {"sources": {}}}
+    ]
+    assert list(jsonschema.Draft202012Validator(SEARCH_OUTPUT_SCHEMA).iter_errors(wrong))  # sources must be a list
 
 
 def test_the_tool_list_stays_within_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
