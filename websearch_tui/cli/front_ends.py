@@ -5,17 +5,17 @@ the MCP server (``mcp``). The launcher, :mod:`websearch_tui.__main__`, hands the
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from websearch_tui.cli.common import PROG, UsageError
+from websearch_tui.core.records import record
 
 if TYPE_CHECKING:
     from websearch_tui.settings.config import Config
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class McpOptions:
     """The options of ``mcp``, as given (``None``: not given; the server applies its defaults).
 
@@ -49,7 +49,7 @@ SIGINT/SIGTERM. Raises :class:`~websearch_tui.cli.common.UsageError` for options
 (a token, an address, a port) and ``ModuleNotFoundError`` when the MCP SDK is not installed."""
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class FrontEnds:
     """What the launcher hands the CLI; a front end left ``None`` is not part of this program (its
     command fails with a usage error, and ``config validate`` does not check the ``[keymap]``)."""

@@ -7,9 +7,10 @@ checking itself is in :mod:`websearch_tui.verify`; this module holds only the da
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
+
+from websearch_tui.core.records import record
 
 
 class Verdict(str, Enum):
@@ -40,7 +41,7 @@ CHECK_MARKS = {
 """How every front end and format marks a verdict beside its citation."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CitationCheck:
     """The check of one citation against the page it links to.
 

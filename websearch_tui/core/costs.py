@@ -12,9 +12,10 @@ Pure data and arithmetic: no I/O, no clock (the caller passes times).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
+
+from websearch_tui.core.records import record
 
 if TYPE_CHECKING:  # only annotations: importing the specs (and with them the CLI parser) stays cheap
     from websearch_tui.core.models import SearchResponse
@@ -45,7 +46,7 @@ TYPICAL_OUTPUT_TOKENS = 1_000
 """Output tokens a model-native answer is expected to write before it runs."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Price:
     """How a provider bills, in US dollars; every unit defaults to 0 and units add up.
 
@@ -108,7 +109,7 @@ class Price:
         return min(MAX_RUN_USD, self._units(results, TYPICAL_INPUT_TOKENS, TYPICAL_OUTPUT_TOKENS, 1))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Cost:
     """What one provider run cost: ``usd`` (US dollars, >= 0) and where the figure comes from."""
 
@@ -163,7 +164,7 @@ def cost_of(price: Price | None, response: SearchResponse, *, keyless: bool) -> 
     return Cost(price.estimate(response), "estimated")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CachedFrom:
     """A provider's result reused from an earlier search instead of sending the request again.
 

@@ -20,10 +20,10 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from websearch_tui.core.errors import redact
+from websearch_tui.core.records import record
 from websearch_tui.core.text import sanitize
 
 LOG_ENV = "WEBSEARCH_TUI_LOG"
@@ -71,7 +71,7 @@ def template(record: logging.LogRecord) -> str:
     return _NUMBER.sub("#", str(record.msg)[:TEMPLATE_CHARS])
 
 
-@dataclass
+@record
 class _Window:
     """One message template's count: when its window began, records seen in it, records left out
     and not yet reported."""

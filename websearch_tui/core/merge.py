@@ -13,10 +13,11 @@ Pure functions and values over :mod:`websearch_tui.core.models`: no I/O, no UI.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import Citation, SearchResponse, Source
+from websearch_tui.core.records import record
 from websearch_tui.core.text import canonical_url
 
 RRF_K = 60
@@ -27,7 +28,7 @@ CITATION_WEIGHT = 1 / (RRF_K + 1)
 """What one answer citing a page adds to its score: as much as a first-rank finding."""
 
 
-@dataclass
+@record
 class MergedSource:
     """One page of the merged list, with its provenance.
 
@@ -114,7 +115,7 @@ class MergedSource:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Finding:
     """What one provider contributes to one row: the rank at which it found the page and the source
     it gave (``None`` for both when only its answer cites the page), its citation numbers, and the

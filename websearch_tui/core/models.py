@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import field, fields, is_dataclass, replace
 from typing import Any, TypeVar
 
 from websearch_tui.core.checks import CHECKED_OUT, CitationCheck
 from websearch_tui.core.errors import redact, redact_stream
+from websearch_tui.core.records import record
 from websearch_tui.core.text import canonical_url, sanitize
 
 _T = TypeVar("_T")
@@ -32,7 +33,7 @@ class RequestError(ValueError):
     """A :class:`SearchRequest` field is out of range; the message names the field."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SearchRequest:
     """One search as the user asked for it.
 
@@ -95,7 +96,7 @@ def _check_int(name: str, value: object, low: int, high: int) -> None:
         raise RequestError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Source:
     """A retrieved or grounding document.
 
@@ -122,7 +123,7 @@ class Source:
         return self.published_text or self.published_date
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Citation:
     """A link from the answer to a source; ``cited_text`` is the supported span, if known; ``check``
     what checking it against the page found (:class:`~websearch_tui.core.checks.CitationCheck`;
@@ -134,7 +135,7 @@ class Citation:
     check: CitationCheck | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Usage:
     """Token and search counts reported by a provider, and the cost it reported for the request
     (``cost_usd``, US dollars, as the provider bills it: Perplexity's ``usage.cost.total_cost``);
@@ -150,14 +151,14 @@ class Usage:
 # --- events -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AnswerDelta:
     """A piece of the answer text (markdown), appended to what came before."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SourcesFound:
     """Sources; merged into the list (de-duplicated by URL), or replacing it when ``replace``.
 
@@ -178,7 +179,7 @@ class SourcesFound:
         object.__setattr__(self, "sources", tuple(self.sources))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CitationsFound:
     """Citations; appended in order, or replacing the list when ``replace`` (snapshots)."""
 
@@ -186,21 +187,21 @@ class CitationsFound:
     replace: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RelatedQuestions:
     """Follow-up questions the provider suggests; replaces any earlier list."""
 
     questions: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SearchQueries:
     """Queries the provider ran; merged (de-duplicated, order kept)."""
 
     queries: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Metadata:
     """Facts about the run; a ``None`` field leaves the earlier value untouched."""
 
@@ -210,7 +211,7 @@ class Metadata:
     auth_mode: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Note:
     """A user-visible remark about the run (a widened filter, an ignored option, a warning)."""
 
@@ -220,7 +221,7 @@ class Note:
 SearchEvent = AnswerDelta | SourcesFound | CitationsFound | RelatedQuestions | SearchQueries | Metadata | Note
 
 
-@dataclass
+@record
 class SearchResponse:
     """Everything one provider returned for one request, normalised.
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
 
 from websearch_tui.core.errors import safe_text
+from websearch_tui.core.records import record
 from websearch_tui.core.text import truncate
 
 MIB = 1024 * 1024
@@ -90,7 +90,7 @@ class PageError(Exception):
         return self.message if self.message.startswith(f"{reason}:") else f"{reason}: {self.message}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Page:
     """One page as the reader found it.
 
@@ -153,7 +153,7 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReaderSettings:
     """The ``[reader]`` table.
 

@@ -8,7 +8,7 @@ fills these in, front ends and the history store only read them.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
@@ -17,6 +17,7 @@ from websearch_tui.core.costs import CachedFrom, Cost, CostBasis
 from websearch_tui.core.errors import ProviderError, all_failed_message, empty_message, safe_document
 from websearch_tui.core.merge import MergedSource, merge_responses
 from websearch_tui.core.models import SearchEvent, SearchRequest, SearchResponse
+from websearch_tui.core.records import record
 
 
 class RunStatus(str, Enum):
@@ -48,7 +49,7 @@ PACED_NOTE_START = "Held back "
 result reused from the history drops it, since reusing it waited for nothing."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RetryWait:
     """A run waits ``delay`` seconds before resending a failed request.
 
@@ -61,7 +62,7 @@ class RetryWait:
     attempt: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProviderUpdate:
     """One change in one provider's run of one search, as the engine reports it to a front end.
 
@@ -99,7 +100,7 @@ OnUpdate = Callable[[ProviderUpdate], None]
 """``on_update(update)``: called on the event loop for every status change, event and retry wait."""
 
 
-@dataclass
+@record
 class ProviderOutcome:
     """How one provider run ended.
 
@@ -154,7 +155,7 @@ class ProviderOutcome:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SearchSummary:
     """The end of a search in a few facts: how many providers ended in each final status (in
     :data:`SUMMARY_ORDER`, zero counts left out), the provider that answered in auto mode, the
@@ -175,7 +176,7 @@ class SearchSummary:
         return f"{head} — {counts}." if counts else f"{head}."
 
 
-@dataclass
+@record
 class SearchResult:
     """One search: what was asked, which providers it runs, and every outcome so far.
 

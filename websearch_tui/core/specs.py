@@ -9,8 +9,10 @@ provider code. The runtime contract (what a provider receives when it runs) is
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
+
+from websearch_tui.core.records import record
 
 if TYPE_CHECKING:  # only an annotation: the catalogue imports this module on every start
     from websearch_tui.core.costs import Price
@@ -55,7 +57,7 @@ BASIC_AUTH = ("username", "password")
 printable text is allowed; stored together and deleted together."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CredentialSpec:
     """One credential a provider reads: env vars in lookup order, then keyring entry ``<id>:<name>``.
 
@@ -73,7 +75,7 @@ class CredentialSpec:
         return "API key" if self.name == "api_key" else self.name.replace("_", " ").capitalize()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Capabilities:
     """What a provider honours or returns, shown before sending and in ``providers``.
 
@@ -91,7 +93,7 @@ class Capabilities:
     streams: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProviderSpec:
     """Static description of a provider.
 
@@ -167,7 +169,7 @@ class ProviderSpec:
         return all(name in names for name in BASIC_AUTH)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProviderSettings:
     """One ``[providers.<id>]`` table from config.toml, validated.
 

@@ -32,9 +32,10 @@ import hashlib
 import json
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from websearch_tui.core.records import record
 from websearch_tui.core.text import sanitize
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def runs_keyless(spec: ProviderSpec, credentials: Mapping[str, str]) -> bool:
     return spec.key_need == "none" or (spec.key_need == "optional" and not any(credentials.values()))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CacheKeys:
     """Each provider's cache key for one search, with the credentials they were worked out with
     (:meth:`Engine.cache_keys <websearch_tui.engine.engine.Engine.cache_keys>`): handed back to

@@ -27,11 +27,11 @@ import asyncio
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import ErrorKind, ProviderError, safe_text
+from websearch_tui.core.records import record
 from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.core.text import truncate
@@ -52,7 +52,7 @@ NOTHING_READY = (
 """What ``doctor`` says when no provider was named and none is ready."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diagnosis:
     """What a probe's outcome means for its user.
 
@@ -198,7 +198,7 @@ _OTHER: dict[ErrorKind, Callable[[str], Diagnosis]] = {
 """Kinds whose diagnosis depends on the provider id only (PROTOCOL and anything new: :func:`_protocol`)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Check:
     """One provider's check.
 

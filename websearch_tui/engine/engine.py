@@ -28,7 +28,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,6 +45,7 @@ from websearch_tui.core.errors import (
 )
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
 from websearch_tui.core.prices import price_for
+from websearch_tui.core.records import record
 from websearch_tui.core.results import (
     PACED_NOTE_START,
     OnUpdate,
@@ -74,7 +75,7 @@ PROBE_QUERY = "test"
 _MIB = 1024 * 1024
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ResolvedCredentials:
     """A provider's credentials and where each came from.
 
@@ -166,7 +167,7 @@ def _resolved(found: Mapping[str, str] | ResolvedCredentials) -> ResolvedCredent
     return found if isinstance(found, ResolvedCredentials) else ResolvedCredentials(found)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Run:
     """What one provider run uses besides the request: where updates go, its search id, the
     overrides of a probe (settings, credentials, deadline and body cap), the search's own

@@ -7,11 +7,10 @@ pure: ``SearchResponse``, ``ProviderOutcome`` or ``SearchResult`` in, ``str`` ou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from websearch_tui.core.errors import empty_message, safe_text
 from websearch_tui.core.merge import MergedSource
 from websearch_tui.core.models import Citation, SearchResponse
+from websearch_tui.core.records import record
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import canonical_url, truncate
 from websearch_tui.formats.common import (
@@ -81,7 +80,7 @@ def _seed_citation_parts(response: SearchResponse) -> list[str]:
     return parts
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CitationView:
     """A citation as the reader formats (text, Markdown) show it: ``source`` is the 1-based number
     of the listed source at the same URL (``None`` when it is not listed); ``quote`` is its cited

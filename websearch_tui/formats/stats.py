@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from websearch_tui.core.columns import cell_width
 from websearch_tui.core.costs import format_usd
 from websearch_tui.core.errors import safe_document, safe_text
+from websearch_tui.core.records import record
 from websearch_tui.core.text import single_line, truncate
 from websearch_tui.history.stats import COUNTED_STATUSES, DayStats, ProviderStats, StatsReport
 
@@ -126,7 +126,7 @@ def label_of(stats: ProviderStats) -> str:
     return truncate(single_line(stats.label).strip() or single_line(stats.provider), LABEL_LIMIT)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Column:
     """One column of a table: its ``header``, whether its cells are numbers (right-aligned) and the
     ``short`` header of a narrow table (the Stats screen's; default: ``header``)."""

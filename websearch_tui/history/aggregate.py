@@ -24,9 +24,9 @@ import math
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
+from websearch_tui.core.records import record
 from websearch_tui.core.text import sanitize
 from websearch_tui.history.schema import ROLLUP
 from websearch_tui.history.stats import DayStats, ProviderStats, StatsReport
@@ -36,7 +36,7 @@ _STORED = ", ".join(_NAMES)
 _SUMMED = ", ".join(f"total({expression.format(r='runs')})" for expression in ROLLUP.values())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Measure:
     """A value percentiles are taken of: its column, the partial index walking it in value order, and
     the condition of that index (a run's value counts when it holds)."""
@@ -70,7 +70,7 @@ _NEWEST_LABELS = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Period:
     """The runs counted: those that started at or after :attr:`since`.
 
@@ -145,7 +145,7 @@ def _at_rank(db: sqlite3.Connection, sql: str, arguments: tuple[object, ...], of
     return int(row[0]) if row is not None else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Percentiles:
     """A provider's percentiles over a period, milliseconds (``None``: no value)."""
 

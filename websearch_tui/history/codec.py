@@ -28,7 +28,6 @@ import math
 import re
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, TypeVar, get_args
 
@@ -36,6 +35,7 @@ from websearch_tui.core.checks import CitationCheck, Verdict
 from websearch_tui.core.costs import CachedFrom, Cost, CostBasis, plausible_usd
 from websearch_tui.core.errors import ErrorKind, ProviderError, map_strings, redact_document
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage, as_plain
+from websearch_tui.core.records import record
 from websearch_tui.core.results import SUMMARY_ORDER, ProviderOutcome, RunStatus, SearchResult
 from websearch_tui.core.text import sanitize
 from websearch_tui.history.index import index_body
@@ -53,7 +53,7 @@ class RowError(ValueError):
     """A stored row cannot be read back (damaged or written by something else); the message says why."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HistoryEntry:
     """One stored search as a list shows it.
 
@@ -103,7 +103,7 @@ class HistoryEntry:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StoredSearch:
     """A stored search: its list entry and the :class:`SearchResult` as it ended (its ``search_id`` is 0)."""
 
@@ -111,7 +111,7 @@ class StoredSearch:
     result: SearchResult
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reused:
     """A provider's result the cache may reuse: the outcome as stored in search ``search_id``.
 
@@ -126,7 +126,7 @@ class Reused:
     outcome: ProviderOutcome
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EncodedSearch:
     """A search ready to insert: the ``searches`` column values (already redacted) and the indexed body."""
 

@@ -14,11 +14,11 @@ cost of canonicalising each URL once).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.costs import plausible_usd
+from websearch_tui.core.records import record
 from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.core.text import canonical_url
 
@@ -50,7 +50,7 @@ RUN_COLUMNS = (
 """The ``runs`` columns :meth:`RunRow.values` gives, in its order."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunRow:
     """One provider run of a stored search, as the ``runs`` table keeps it.
 

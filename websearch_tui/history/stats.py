@@ -16,10 +16,11 @@ Units: times in milliseconds, money in US dollars, shares in 0..1, days as local
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
+from websearch_tui.core.records import record
 from websearch_tui.core.results import RunStatus
 from websearch_tui.history.codec import iso_utc
 
@@ -27,7 +28,7 @@ COUNTED_STATUSES = (RunStatus.DONE, RunStatus.EMPTY, RunStatus.FAILED, RunStatus
 """The final statuses a provider's runs are counted in (a run skipped by auto mode is not a run)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProviderStats:
     """One provider's figures over the runs a report covers.
 
@@ -122,7 +123,7 @@ class ProviderStats:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DayStats:
     """One day of the history (local time).
 
@@ -149,7 +150,7 @@ class DayStats:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StatsReport:
     """The statistics of a history, over the searches started at or after ``since``.
 

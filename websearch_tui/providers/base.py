@@ -15,10 +15,11 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, missing_key_message
+from websearch_tui.core.records import record
 from websearch_tui.core.specs import DEFAULT_MAX_BODY_BYTES, ProviderSettings, ProviderSpec, asked_model
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class ProviderState:
         return record
 
 
-@dataclass
+@record
 class ProviderContext:
     """Everything a provider run may use.
 

@@ -36,13 +36,14 @@ import os
 import re
 import threading
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchRequest, Source, SourcesFound
+from websearch_tui.core.records import record
 from websearch_tui.core.text import safe_url
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.helpers.parse import limit_sources, make_source, sources_from
@@ -71,7 +72,7 @@ _REQUEST_URL = re.compile(r"for url \((https?://[^\s)]{1,2048})\)")
 _RATE_LIMIT_TEXT = re.compile(r"rate ?limit|\b202\b.*ratelimit|ratelimit.*\b202\b", re.IGNORECASE)
 
 
-@dataclass
+@record
 class DdgsState:
     """What the DuckDuckGo runs of one engine share (``ctx.state.get(DdgsState)``).
 

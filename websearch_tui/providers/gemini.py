@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, ClassVar
 from urllib.parse import quote
 
@@ -64,6 +64,7 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
+from websearch_tui.core.records import record
 from websearch_tui.core.text import plain_text, safe_url, sanitize
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.families import grounding
@@ -141,7 +142,7 @@ def _reclassify(error: ProviderError, label: str) -> ProviderError:
     return error
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _ChunkRef:
     """One grounding chunk: its usable URL (``None`` when ``uri`` is not http(s)) and title."""
 
@@ -149,7 +150,7 @@ class _ChunkRef:
     title: str
 
 
-@dataclass
+@record
 class ChunkParser:
     """Turns ``GenerateContentResponse`` payloads into events, remembering the grounding seen so far.
 

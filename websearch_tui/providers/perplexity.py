@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
@@ -50,6 +50,7 @@ from websearch_tui.core.models import (
     SourcesFound,
     Usage,
 )
+from websearch_tui.core.records import record
 from websearch_tui.core.text import canonical_url, plain_text, safe_url
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.families import perplexity_agent
@@ -109,7 +110,7 @@ def build_body(request: SearchRequest, ctx: ProviderContext) -> tuple[dict[str, 
     return body, notes
 
 
-@dataclass
+@record
 class ChunkParser:
     """Turns Perplexity chunks (or one whole response) into events, remembering what was sent.
 

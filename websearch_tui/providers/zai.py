@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import httpx
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt
 from websearch_tui.core.models import Metadata, Note, SearchEvent, SearchQueries, SearchRequest, SourcesFound
+from websearch_tui.core.records import record
 from websearch_tui.core.text import plain_text, sanitize, truncate
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.families.mcp import McpHooks, McpSession, open_session
@@ -74,7 +75,7 @@ _NOT_ARGUMENT_KINDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SearchTool:
     """The search tool as ``tools/list`` describes it.
 
@@ -88,7 +89,7 @@ class SearchTool:
     count_max: int | None = None
 
 
-@dataclass
+@record
 class ZaiTools:
     """The search tool as each MCP URL described it, kept in the provider's engine-owned state
     (``ctx.state.get(ZaiTools)``) so that later searches skip ``tools/list``."""

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, ClassVar
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
@@ -50,6 +50,7 @@ from websearch_tui.core.models import (
     Source,
     Usage,
 )
+from websearch_tui.core.records import record
 from websearch_tui.core.text import plain_text, sanitize
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.families import zhipu
@@ -138,7 +139,7 @@ def cited_refs(answer: str) -> list[str]:
     return scanner.refs()
 
 
-@dataclass
+@record
 class _Markers:
     """The refs one marker pattern found in a growing text, in first-appearance order."""
 
@@ -170,7 +171,7 @@ class _Markers:
         return [*self.stable, *self.tail]
 
 
-@dataclass
+@record
 class RefScanner:
     """:func:`cited_refs` of a growing answer, fed one piece at a time: each piece is scanned with
     only the :data:`MARKER_OVERLAP` characters before it (for markers split across pieces), and only
@@ -195,7 +196,7 @@ class RefScanner:
         return list(dict.fromkeys(self._refs.refs() or self._bare.refs()))
 
 
-@dataclass
+@record
 class MarkerRewriter:
     """Rewrites the answer's ``[Source: ref_3]`` / ``[来源：ref_3]`` (or ``[Source: ref_1, ref_2]``)
     markers as ``[n]`` while it streams: ``n`` numbers the refs in first-appearance order, so
@@ -226,7 +227,7 @@ class MarkerRewriter:
         return "".join(f"[{self.numbers.setdefault(ref, len(self.numbers) + 1)}]" for ref in refs)
 
 
-@dataclass
+@record
 class ChunkParser:
     """Turns chat-completion chunks (or one whole completion) into events.
 

@@ -35,12 +35,13 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from websearch_tui.core import files
 from websearch_tui.core.errors import redact, register_secret
+from websearch_tui.core.records import record
 from websearch_tui.core.specs import (
     BASIC_AUTH,
     DISABLED,
@@ -97,7 +98,7 @@ class KeyringNotAnswering(KeyStoreError):
         super().__init__(NOT_ANSWERING.format(seconds=KEYRING_TIMEOUT))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BackendInfo:
     """The keyring backend in use: ``usable``, its display ``name`` (``"SecretService Keyring"``)
     and ``message`` (``""`` when usable, else the plain-words explanation of :class:`NoKeyringError`,
@@ -110,7 +111,7 @@ class BackendInfo:
     answering: bool = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CredentialSource:
     """Where a credential was found, never its value.
 
@@ -559,7 +560,7 @@ NOTHING_TYPED = "Type a key first; nothing was stored."
 ALL_FROM_ENV = "The environment sets this key, so it cannot be changed here; nothing was stored."
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StoreResult:
     """What :meth:`KeyStore.store` did; it never holds a value.
 

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.costs import format_usd
 from websearch_tui.core.prices import price_for
+from websearch_tui.core.records import record
 
 if TYPE_CHECKING:
     from websearch_tui.core.models import SearchRequest
@@ -54,7 +54,7 @@ OVER_BUDGET_OPTION = "--over-budget"
 """The CLI's way past a budget, named by :meth:`BudgetOverrun.message` by default."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BudgetOverrun:
     """A search that would pass a budget, by estimate.
 

@@ -31,11 +31,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from websearch_tui.core.costs import CachedFrom, Cost
+from websearch_tui.core.records import record
 from websearch_tui.core.results import PACED_NOTE_START, ProviderOutcome, RunStatus
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SearchPlan:
     """What a search will do before it runs: each provider's cache key (with the credentials it was
     worked out with; ``None`` when they could not be worked out, then each run looks its credentials

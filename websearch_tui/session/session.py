@@ -28,7 +28,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import redact
 from websearch_tui.core.models import SearchResponse
 from websearch_tui.core.pages import PageError, PageReason, utc_now
+from websearch_tui.core.records import record
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatus, SearchResult
 from websearch_tui.core.specs import ProviderSettings, ProviderSpec
 from websearch_tui.history import HistoryError, history_path
@@ -100,7 +101,7 @@ def pacing_notice(label: str, delay: float, interval: float) -> str:
     return f"{wait} allows {pace_text(interval)}" if interval > 0 else f"{wait} is paced"
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class LiveSearch:
     """A search started in this session: the engine's ``result`` (filled in as providers finish),
     the providers whose run has ended (``done``) and, for a retry, the search on screen it re-runs

@@ -3,16 +3,16 @@ searching again (like a browser's history of one tab)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
+from websearch_tui.core.records import record
 from websearch_tui.core.results import SearchResult
 
 TRAIL_LIMIT = 100
 """The most searches the trail keeps (the oldest are dropped)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shown:
     """A search the screen showed.
 

@@ -32,7 +32,7 @@ import os
 import re
 import tomllib
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,6 +41,7 @@ from websearch_tui.core.catalogue import BUILTIN_PRESETS, DEFAULT_PROVIDERS, SPE
 from websearch_tui.core.costs import MAX_PRICE_USD, Price, plausible_usd
 from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
 from websearch_tui.core.pages import MAX_AGE_RANGE, MAX_BYTES_RANGE, TIMEOUT_RANGE, ReaderSettings, allowed_host
+from websearch_tui.core.records import record
 from websearch_tui.core.specs import ProviderSettings
 
 APP_NAME = "websearch-tui"
@@ -79,7 +80,7 @@ class ConfigError(Exception):
     """The config file cannot be used; ``str(error)`` is one line naming file, key and problem."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SearchSettings:
     """The ``[search]`` table: default selection, mode, result count, recency, per-provider timeout (s),
     and ``max_body_mib``: the largest response body or event stream read from a provider (MiB, 1-1024)."""
@@ -95,14 +96,14 @@ class SearchSettings:
     to Wikipedia and arXiv in the User-Agent and to OpenAlex as ``mailto``, to no other provider."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UiSettings:
     """The ``[ui]`` table: ``theme`` is a Textual theme name (``None``: Textual's default)."""
 
     theme: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HistorySettings:
     """The ``[history]`` table: whether searches are recorded, how many are kept (1-1,000,000; the
     oldest are deleted), and ``path``: the history file (absolute or ``~/...``; ``None``: the default
@@ -113,7 +114,7 @@ class HistorySettings:
     path: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class VerifySettings:
     """The ``[verify]`` table: with ``auto`` the TUI checks every citation of a search against the
     page it cites once the search ends (as ``C`` does; the search is recorded with its checks)."""
@@ -121,7 +122,7 @@ class VerifySettings:
     auto: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CacheSettings:
     """The ``[cache]`` table: ``ttl`` is how long (seconds) a provider's finished result is reused for
     the same question with the same controls (0 turns reuse off; ``[providers.X] cache_ttl`` wins)."""
@@ -129,7 +130,7 @@ class CacheSettings:
     ttl: float = 3600.0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BudgetSettings:
     """The ``[budget]`` table: the most US dollars to spend per calendar day and per calendar month
     (local time); ``None``: no limit."""
@@ -138,7 +139,7 @@ class BudgetSettings:
     monthly: float | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     """Validated settings; ``path`` is the file they came from (which may not exist)."""
 

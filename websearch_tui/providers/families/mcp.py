@@ -27,12 +27,13 @@ import json
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import httpx
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, mentions_quota
+from websearch_tui.core.records import record
 from websearch_tui.core.version import __version__
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.helpers.parse import as_list
@@ -52,7 +53,7 @@ SHAPE = Shape.of("jsonrpc", "result", "error", "method")
 """A JSON-RPC 2.0 message (a reply, an error or a notification): what every MCP reply is made of."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Session:
     """What a completed handshake established: the server's session id (if it issued one) and the
     negotiated protocol version, both sent back as headers."""
@@ -65,7 +66,7 @@ SessionKey = tuple[Any, ...]
 """``(url, sorted lower-cased extra headers)``: which remembered session a request may use."""
 
 
-@dataclass
+@record
 class McpSessions:
     """The sessions one provider keeps with stateful MCP servers, in its engine-owned state
     (``ctx.state.get(McpSessions)``), so every run of the provider in one engine shares them.
@@ -90,7 +91,7 @@ def no_reply_check(ctx: ProviderContext, message: Any) -> ProviderError | None:
     return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class McpHooks:
     """What a provider adds to the protocol for its server.
 
@@ -165,7 +166,7 @@ async def call_tool(
     return await session.call_tool(tool_name, arguments)
 
 
-@dataclass
+@record
 class McpSession:
     """One MCP conversation with ``url``; build it with :func:`open_session`.
 

@@ -41,7 +41,7 @@ import json
 import re
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,6 +58,7 @@ from websearch_tui.core.models import (
     Source,
     SourcesFound,
 )
+from websearch_tui.core.records import record
 from websearch_tui.core.text import plain_text, safe_url, sanitize
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.helpers import models, parse
@@ -119,7 +120,7 @@ SHAPE = Shape.of(
 """A Messages answer: a whole ``message`` (``content``, ``stop_reason``) or its stream events."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Flavor:
     """How one provider uses the shared Messages code.
 
@@ -390,7 +391,7 @@ def coalesce(events: Iterable[SearchEvent]) -> list[SearchEvent]:
     return out
 
 
-@dataclass
+@record
 class MessageParser:
     """Turns Messages events (or whole messages) into search events, across ``pause_turn`` turns.
 
@@ -786,7 +787,7 @@ async def run(request: SearchRequest, ctx: ProviderContext, flavor: Flavor) -> A
         yield event
 
 
-@dataclass
+@record
 class _ToolMemory:
     """Per provider (``ctx.state``): the models whose server refused :data:`TOOL_NEWEST`, sent
     :data:`TOOL_BASIC` directly from then on."""

@@ -71,7 +71,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, excerpt, kind_for_status, mentions_quota
@@ -86,6 +86,7 @@ from websearch_tui.core.models import (
     Source,
     Usage,
 )
+from websearch_tui.core.records import record
 from websearch_tui.core.text import plain_text, truncate
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.families.perplexity_common import (
@@ -139,7 +140,7 @@ _FINAL = ("response.completed", "response.incomplete")
 # --------------------------------------------------------------------------- request
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """What answers: ``field`` is ``"preset"`` or ``"model"``, ``value`` its value; ``note`` says how
     a retired Sonar id was mapped (``None`` otherwise)."""
@@ -261,7 +262,7 @@ def api_error(provider_id: str, error: Any, what: str = "failed") -> ProviderErr
 # --------------------------------------------------------------------------- the parser
 
 
-@dataclass
+@record
 class AgentParser:
     """Turns Agent API events (or one whole response) into search events.
 

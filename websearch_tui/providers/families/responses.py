@@ -31,7 +31,7 @@ import json
 import re
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -48,6 +48,7 @@ from websearch_tui.core.models import (
     Source,
     Usage,
 )
+from websearch_tui.core.records import record
 from websearch_tui.core.text import canonical_url, plain_text, safe_url, sanitize
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.helpers import models, parse, prompt
@@ -254,7 +255,7 @@ def stream_error(provider_id: str, label: str, payload: Mapping[str, Any]) -> Pr
 # --------------------------------------------------------------------------- the parser
 
 
-@dataclass
+@record
 class ResponsesParser:
     """Turns Responses events (or a whole response object) into :data:`SearchEvent` values.
 

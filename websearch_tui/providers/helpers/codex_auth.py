@@ -27,12 +27,13 @@ import base64
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
+from websearch_tui.core.records import record
 
 AUTH_FILE = "auth.json"
 DEFAULT_HOST = "chatgpt.com"
@@ -61,7 +62,7 @@ def auth_path() -> Path:
     return codex_home() / AUTH_FILE
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CodexLogin:
     """A usable ChatGPT login: the access token (hidden from ``repr``), account id and expiry."""
 
@@ -76,7 +77,7 @@ class CodexLogin:
         return (now if now is not None else time.time()) >= self.expires_at - EXPIRY_SLACK
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LoginState:
     """Readiness without the token: ``ready`` and, when not, the user-facing ``reason``."""
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
+from websearch_tui.core.records import record
 from websearch_tui.core.text import plain_text, truncate
 from websearch_tui.providers.helpers.parse import as_dict, code_text, find_message
 from websearch_tui.providers.transport.http import ErrorDescriber
@@ -178,7 +178,7 @@ def zhipu_gone(status: int, parsed: Any) -> bool:
 # --------------------------------------------------------------------------- the hook
 
 
-@dataclass
+@record
 class ModelCheck:
     """Turns a provider's "no such model" answer into :func:`model_not_found` for one request.
 

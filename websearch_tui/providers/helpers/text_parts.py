@@ -16,9 +16,10 @@ repeat the whole text in the final ``message`` item. What they share:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from websearch_tui.core.records import record
 from websearch_tui.providers.helpers import parse
 
 MESSAGE_SEPARATOR = "\n\n"
@@ -28,7 +29,7 @@ PartKey = tuple[str, int]
 """``(item id, else "#<output index>", content index)``."""
 
 
-@dataclass
+@record
 class Part:
     """One ``output_text`` part: its raw text so far and how many annotations were taken from it."""
 
