@@ -12,6 +12,17 @@ from tests.tui.test_search_screen import flood
 from websearch_tui.tui.common.input_first import HOLD_SECONDS, InputFirst, input_first
 
 
+class Owner:
+    """Stands in for a widget: what the hold's end queues to it runs at once."""
+
+    def call_later(self, callback) -> bool:
+        callback()
+        return True
+
+
+OWNER = Owner()
+
+
 class Clock:
     """A clock the test moves by hand."""
 
@@ -25,7 +36,7 @@ class Clock:
 async def test_nothing_is_deferred_without_a_key():
     gate = InputFirst(Clock())
     ran: list[str] = []
-    assert not gate.defer(lambda: ran.append("tick"))
+    assert not gate.defer(OWNER, lambda: ran.append("tick"))
     assert not gate.holding and ran == []
 
 
@@ -35,12 +46,12 @@ async def test_deferred_work_runs_once_every_key_received_is_echoed_in_the_order
     gate.key_received()
     gate.key_received()
     first, second = (lambda: ran.append("first")), (lambda: ran.append("second"))
-    assert gate.defer(first) and gate.defer(second) and gate.defer(first)  # first is not added twice
+    assert gate.defer(OWNER, first) and gate.defer(OWNER, second) and gate.defer(OWNER, first)  # first: once
     gate.echoed()
     assert ran == [] and gate.holding  # one key still waits for its echo
     gate.echoed()
     assert ran == ["first", "second"] and not gate.holding
-    assert not gate.defer(first)
+    assert not gate.defer(OWNER, first)
 
 
 async def test_a_hold_ends_after_hold_seconds_without_an_echo_and_runs_what_waited():
@@ -48,7 +59,7 @@ async def test_a_hold_ends_after_hold_seconds_without_an_echo_and_runs_what_wait
     gate = InputFirst(clock)
     ran: list[str] = []
     gate.key_received()
-    assert gate.defer(lambda: ran.append("tick"))
+    assert gate.defer(OWNER, lambda: ran.append("tick"))
     await asyncio.sleep(HOLD_SECONDS * 2)  # the loop's timer for the hold's end fires first
     assert ran == ["tick"] and not gate.holding
     gate.echoed()  # the late echo changes nothing
@@ -61,13 +72,13 @@ async def test_keys_that_keep_coming_do_not_push_the_hold_back():
     clock = Clock()
     gate = InputFirst(clock)
     gate.key_received()
-    assert gate.defer(lambda: None)
+    assert gate.defer(OWNER, lambda: None)
     clock.now += HOLD_SECONDS * 0.9
     gate.key_received()
     assert gate.holding
     clock.now += HOLD_SECONDS * 0.2
     assert not gate.holding
-    assert not gate.defer(lambda: None)
+    assert not gate.defer(OWNER, lambda: None)
 
 
 async def test_a_typed_key_is_echoed_after_its_handler_ran_and_a_frame_was_drawn(make_app, fake_streams, monkeypatch):
@@ -123,6 +134,26 @@ async def test_a_tick_while_a_key_waits_for_its_echo_runs_right_after_the_echo(m
         area._tick()
         assert area._ticks == ticks  # put off
         gate.echoed()
+        assert area._ticks == ticks  # queued to the area
+        await pilot.pause()
         assert area._ticks == ticks + 1
         area._tick()
         assert area._ticks == ticks + 2  # no key waits: at once
+
+
+async def test_a_tick_put_off_is_dropped_when_its_area_has_closed(make_app, fake_streams):
+    fake_streams["ddgs"] = flood
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "q")
+        area = app.screen.pane_area
+        await until(pilot, lambda: area._ticks > 3, "the panes tick")
+        area._ticker.pause()
+        gate = app.input_first
+        ticks = area._ticks
+        gate.key_received()
+        area._tick()
+        await area.remove()
+        gate.echoed()
+        await pilot.pause()
+        assert area._ticks == ticks

@@ -11,7 +11,8 @@ paste of keystrokes), so streaming text still shows at least every ``HOLD_SECOND
 
 The App calls :meth:`InputFirst.key_received` when a key arrives and :meth:`InputFirst.echoed` once
 the screen has been refreshed after the key's handler ran; a widget with work that can wait calls
-:meth:`InputFirst.defer` and skips the work when it returns True. :func:`input_first` finds the
+:meth:`InputFirst.defer` and skips the work when it returns True: the work is then queued to that
+widget when the hold ends (dropped if the widget has closed by then). :func:`input_first` finds the
 App's gate (None in an App without one, as in tests of a widget alone).
 """
 
@@ -20,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+
+from textual.message_pump import MessagePump
 
 HOLD_SECONDS = 0.1
 """Longest a deferred callback waits for a key's echo (seconds): one flush period."""
@@ -38,7 +41,7 @@ class InputFirst:
         """Keys received and not echoed yet."""
         self._until = 0.0
         """Clock time after which nothing is held, echoed or not."""
-        self._waiting: list[Callable[[], object]] = []
+        self._waiting: list[tuple[MessagePump, Callable[[], object]]] = []
         self._expiry: asyncio.TimerHandle | None = None
 
     @property
@@ -55,34 +58,36 @@ class InputFirst:
 
     def echoed(self) -> None:
         """Note that the screen was drawn after one received key was handled; once every received
-        key is echoed, run what was deferred (in the order it was deferred)."""
+        key is echoed, queue what was deferred (in the order it was deferred)."""
         self._pending = max(0, self._pending - 1)
         if self._pending == 0:
             self._release()
 
-    def defer(self, callback: Callable[[], object]) -> bool:
+    def defer(self, owner: MessagePump, callback: Callable[[], object]) -> bool:
         """Put ``callback`` off until the keys received are echoed (at most until the hold ends), if
-        one is held; True when it was put off (the caller skips the work now), False otherwise.
-        A callback already waiting is not added twice. Needs a running asyncio loop when holding."""
+        one is held: True when it was put off (the caller skips the work now), False otherwise.
+        The hold's end queues it to ``owner`` (Textual's ``call_later``: it runs in the owner's
+        turn, and not at all once the owner has closed). A callback already waiting is not added
+        twice. Needs a running asyncio loop when holding."""
         if not self.holding:
             return False
-        if callback not in self._waiting:
-            self._waiting.append(callback)
+        if (owner, callback) not in self._waiting:
+            self._waiting.append((owner, callback))
         if self._expiry is None:
             delay = max(0.0, self._until - self._clock())
             self._expiry = asyncio.get_running_loop().call_later(delay, self._release)
         return True
 
     def _release(self) -> None:
-        """End the hold and run the deferred callbacks."""
+        """End the hold and queue the deferred callbacks to their owners."""
         self._pending = 0
         self._until = 0.0
         if self._expiry is not None:
             self._expiry.cancel()
             self._expiry = None
         waiting, self._waiting = self._waiting, []
-        for callback in waiting:
-            callback()
+        for owner, callback in waiting:
+            owner.call_later(callback)
 
 
 def input_first(app: object) -> InputFirst | None:

@@ -118,11 +118,11 @@ class PaneArea(Vertical):
         lines covered every pane, and was a long frame several times a second; alone, it covers
         one pane.
 
-        While a key typed waits for its echo the tick is put off until the echo has been drawn
-        (:mod:`~websearch_tui.tui.common.input_first`).
+        While a key typed waits for its echo the tick is put off until the echo has been drawn, and
+        then runs in this area's turn (:mod:`~websearch_tui.tui.common.input_first`).
         """
         gate = input_first(self.app)
-        if gate is not None and gate.defer(self._tick):
+        if gate is not None and gate.defer(self, self._tick):
             return
         active = [pane for pane in self._all_panes() if pane.is_active]
         self._ticks += 1
