@@ -15,8 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.app import App
+from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Select
 
 from tests.tui.conftest import FakeStream, fixed_status, submit, wait_for_search
@@ -25,6 +29,7 @@ from websearch_tui.core.models import AnswerDelta, SearchRequest, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, RunStatus
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.app import WebSearchApp
+from websearch_tui.tui.common.provider_face import ProviderFace
 from websearch_tui.tui.common.provider_selector import ProviderSelector
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.pane_area import PaneArea
@@ -75,6 +80,12 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "websearch_tui.tui.help.screen",
     "websearch_tui.tui.reader.screen",
     "websearch_tui.tui.search.export",
+    "websearch_tui.tui.common.dialogs",  # the budget dialog, shown only before a search
+    "textual.widgets._tabs",  # the tab bar's tabs are made at the pane area's first resize
+    "websearch_tui.tui.search.status_tab",
+    "textual.widgets._selection_list",  # the provider list: its face draws the first frame
+    "websearch_tui.tui.common.provider_selector",
+    "websearch_tui.tui.bindings",  # the key table: the Help screen, the palette, a [keymap] check
 )
 
 
@@ -337,3 +348,73 @@ async def test_the_boxes_are_faces_in_the_first_frame_then_selects_that_keep_wha
         recency = selects[1]
         await pilot.pause()
         assert recency.query_one("#label").visual.plain == "week"  # the short label, at 80 columns
+
+
+async def test_the_first_frame_draws_the_provider_list_face_and_the_list_then_takes_its_place(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first frame shows the provider list's face; right after it the real list is in its place
+    (first in its row), with the face's selection and the readiness resolved after that frame."""
+    first: list[str] = []
+    display = App._display
+
+    def seen(self: App[object], screen: object, renderable: object) -> None:
+        if renderable is not None and not self._batch_count and not first:
+            first.append(" ".join(type(node).__name__ for node in self.screen.query("ProviderFace, ProviderSelector")))
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_display", seen)
+    app = make_app(("ddgs", "exa", "brave"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(app.screen.query(ProviderSelector)))
+        assert first == ["ProviderFace"]
+        assert not app.screen.query(ProviderFace)
+        selector = app.screen.query_one(ProviderSelector)
+        assert app.screen.query_one("#main").children[0] is selector
+        assert sorted(selector.selected) == ["brave", "ddgs", "exa"]
+        await wait_for(pilot, lambda: selector.statuses.get("ddgs") == "keyless")
+
+
+def cells(strips: list[Strip]) -> list[list[tuple[str, Style]]]:
+    """Each line's characters with their styles (without Textual's mouse metadata), for comparing
+    what two widgets draw cell by cell."""
+    return [
+        [(char, seg.style.clear_meta_and_links() if seg.style else Style()) for seg in strip for char in seg.text]
+        for strip in strips
+    ]
+
+
+class TwoLists(App[None]):
+    """The provider list and its face side by side, each as the search screen sizes it (neither
+    focused: on the search screen the query box has the focus)."""
+
+    AUTO_FOCUS = None
+    CSS = "Screen { layout: horizontal; } #providers, #face { width: 42; height: 1fr; border: round $panel-lighten-2; }"
+
+    def __init__(self, selected: list[str]) -> None:
+        super().__init__()
+        self.selected = selected
+
+    def compose(self) -> ComposeResult:
+        specs = list(SPECS.values())
+        yield ProviderSelector(specs, self.selected, id="providers")
+        yield ProviderFace(specs, self.selected, id="face")
+
+
+@pytest.mark.parametrize("height", [40, 20])  # every row fits; the rows scroll (a scrollbar, cut statuses)
+async def test_the_face_draws_every_row_as_the_provider_list_does(height: int) -> None:
+    """Every cell of the face (border, check boxes and marks, labels, kinds, readiness, the highlighted
+    first row, the blank rows below) has the character and the style the provider list draws there,
+    with and without readiness, and when the rows do not fit."""
+    app = TwoLists(["ddgs", "exa", "brave"])
+    async with app.run_test(size=(90, height)) as pilot:
+        await pilot.pause()
+        lists: list[Widget] = [app.query_one("#providers"), app.query_one("#face")]
+        for statuses in ({}, {"ddgs": "keyless", "brave": "needs key", "exa": "ready", "openai": "disabled"}):
+            for provider_id, status in statuses.items():
+                for widget in lists:
+                    widget.set_status(provider_id, status)  # type: ignore[attr-defined]
+            await pilot.pause()
+            selector, face = (widget.render_lines(Region(0, 0, *widget.outer_size)) for widget in lists)
+            assert cells(face) == cells(selector)
+            assert lists[0].show_vertical_scrollbar == lists[1].show_vertical_scrollbar == (height == 20)

@@ -586,7 +586,7 @@ def test_every_front_end_words_readiness_the_same(
     from websearch_tui.mcp.tools import SearchTools
     from websearch_tui.session import Session
     from websearch_tui.settings.config import load_config
-    from websearch_tui.tui.common.provider_selector import status_tag
+    from websearch_tui.tui.common.provider_rows import status_tag
 
     path = tmp_path / "config.toml"
     path.write_text("[providers.perplexity]\nenabled = false\n")

@@ -24,14 +24,6 @@ from textual.widget import Widget
 
 from websearch_tui.engine.engine import Engine
 from websearch_tui.session import Session, StatusResolver
-from websearch_tui.tui.bindings import (
-    BindingTable,
-    binding_ids,
-    help_sections,
-    keys_by_id,
-    own_bindings,
-    typing_key_notes,
-)
 from websearch_tui.tui.common.input_first import InputFirst
 from websearch_tui.tui.common.remembered import load_controls
 from websearch_tui.tui.common.scroll_bar import use_line_scrollbars
@@ -42,6 +34,7 @@ from websearch_tui.tui.search.screen import SearchScreen
 
 if TYPE_CHECKING:
     from websearch_tui.settings.config import Config
+    from websearch_tui.tui.bindings import BindingTable
     from websearch_tui.tui.settings.screen import SettingsScreen
 
 SETTINGS_MODULE = "websearch_tui.tui.settings.screen"
@@ -75,6 +68,7 @@ def check_keymap(config: Config) -> list[str]:
     if not config.keymap:
         return []
     from websearch_tui.settings.config import check_keymap_ids
+    from websearch_tui.tui.bindings import binding_ids, typing_key_notes
 
     check_keymap_ids(config, binding_ids(binding_table()))
     return typing_key_notes(config.keymap, str(config.path) if config.path else "config")
@@ -85,6 +79,7 @@ def binding_table() -> BindingTable:
     from the classes' own ``BINDINGS``: the Help screen's sections and the ids a ``[keymap]`` may name.
     The screens are imported when first asked for (the Help screen and the palette ask; the first paint
     does not)."""
+    from websearch_tui.tui.bindings import own_bindings
     from websearch_tui.tui.common.dialogs import ChoiceDialog
     from websearch_tui.tui.common.link_dialog import LinkDialog
     from websearch_tui.tui.common.provider_selector import ProviderSelector
@@ -250,6 +245,8 @@ class WebSearchApp(App[int]):
     def _commands_by_name(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """What newcomers type in the palette: "help", "zoom", and on the search screen "cancel" and
         each provider's name (toggling it in the selection)."""
+        from websearch_tui.tui.bindings import keys_by_id  # with the palette, not for the first frame
+
         keys = keys_by_id(binding_table(), self.config.keymap, self.get_key_display)
         yield SystemCommand(
             "Help: keys and modes", f"Every key by screen, with your keymap ({keys['help']})", self.action_help
@@ -400,6 +397,7 @@ class WebSearchApp(App[int]):
 
     def action_help(self) -> None:
         """Open the Help screen (F1); the same key closes it again."""
+        from websearch_tui.tui.bindings import help_sections, keys_by_id
         from websearch_tui.tui.help.screen import HelpScreen
 
         if isinstance(self.screen, HelpScreen):

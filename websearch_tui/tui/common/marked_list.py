@@ -11,9 +11,7 @@ from textual.strip import Strip
 from textual.widgets import SelectionList
 from textual.widgets.option_list import OptionDoesNotExist
 
-SELECTED_MARK = "✓"
-"""Drawn in the check box of a selected item; an unselected one has an empty box."""
-UNSELECTED_MARK = " "
+from websearch_tui.tui.common.provider_rows import SELECTED_MARK, UNSELECTED_MARK
 
 
 class MarkedSelectionList(SelectionList[str]):

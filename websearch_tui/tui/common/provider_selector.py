@@ -11,43 +11,12 @@ from textual.content import Content
 from textual.widgets import SelectionList
 from textual.widgets.selection_list import Selection
 
-from websearch_tui.core.specs import DISABLED, KEYLESS, KIND_LABELS, NEEDS_KEY, NEEDS_URL, NO_LOGIN, READY, ProviderSpec
+from websearch_tui.core.specs import DISABLED, ProviderSpec
 from websearch_tui.tui.common.marked_list import MarkedSelectionList
-from websearch_tui.tui.common.safe import clean
+from websearch_tui.tui.common.provider_rows import KEYS_HINT, selector_prompt
 
 if TYPE_CHECKING:
     from websearch_tui.settings.config import Config
-
-LABEL_WIDTH = 18
-"""Provider labels are padded to this width so the kinds and statuses line up."""
-
-STATUS_STYLES = {
-    READY: "$text-success",
-    KEYLESS: "$text-accent",
-    NEEDS_KEY: "$text-warning",
-    NEEDS_URL: "$text-warning",
-    NO_LOGIN: "$text-warning",
-    DISABLED: "dim",
-}
-"""The style of each readiness word (:data:`~websearch_tui.core.specs.READINESS`, shown as it is)."""
-
-
-def status_tag(status: str | None) -> tuple[str, str]:
-    """The short status text and its style (``None``: an ellipsis while readiness loads)."""
-    if status is None:
-        return "…", "dim"
-    return clean(status, one_line=True, limit=12), STATUS_STYLES.get(status, "dim")
-
-
-def selector_prompt(spec: ProviderSpec, status: str | None) -> Content:
-    """``Label  kind  status`` as plain content (status ``None`` shows an ellipsis while it loads)."""
-    label = Content(spec.label.ljust(LABEL_WIDTH) + " ")
-    kind = (KIND_LABELS.get(spec.kind, spec.kind).ljust(6), "dim")
-    return Content.assemble(label, kind, status_tag(status))
-
-
-KEYS_HINT = "a all · n none · o only · p preset"
-"""The list's own keys, shown on its bottom border."""
 
 
 class ProviderSelector(MarkedSelectionList):
@@ -92,12 +61,20 @@ class ProviderSelector(MarkedSelectionList):
         self.statuses: dict[str, str] = {}
         self.presets: Mapping[str, tuple[str, ...]] = presets or {}
         self._preset_turn = 0
+        self._constructed_with = chosen & set(self.specs)
         super().__init__(
             *(Selection(selector_prompt(spec, None), spec.id, spec.id in chosen, id=spec.id) for spec in specs),
             id=id,
         )
         self.border_title = Content("Providers")
         self.border_subtitle = Content(KEYS_HINT)
+
+    def on_mount(self) -> None:
+        """Report a selection changed before the list mounted (Textual's selection list reports none
+        until then; the search screen hands the list out as soon as it is asked for, before it has
+        taken its face's place)."""
+        if set(self.selected) != self._constructed_with:
+            self.post_message(SelectionList.SelectedChanged(self))
 
     def follow_config(self, previous: Config, config: Config) -> None:
         """Newly saved settings: a changed default selection replaces the current one, newly disabled

@@ -5,18 +5,27 @@ merged view, and making room for the panes. View code only; :class:`SearchScreen
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.widget import Widget
 from textual.widgets import Select
 
 from websearch_tui.tui.common.links import copy_text
-from websearch_tui.tui.common.provider_selector import ProviderSelector
+from websearch_tui.tui.common.provider_face import ProviderFace
 from websearch_tui.tui.common.screen import AppScreen
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.pane_area import COMFORTABLE_PANE_WIDTH, MERGED, PaneArea, choose_layout, pane_width
 from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.query_input import QueryInput
+
+if TYPE_CHECKING:
+    from websearch_tui.tui.common.provider_selector import ProviderSelector
+
+PROVIDER_LIST = "providers"
+"""The id of the provider list (its face, until the list mounts, has another: ``provider-face``)."""
+LIST_WIDTH = 42
+"""Columns the provider list (and its face) takes on the search screen."""
 
 
 class PaneNavigation(AppScreen[None]):
@@ -40,8 +49,15 @@ class PaneNavigation(AppScreen[None]):
 
     @property
     def selector(self) -> ProviderSelector:
-        """The provider checklist."""
-        return self.query_one("#providers", ProviderSelector)
+        """The provider checklist. Until the first frame has been drawn, its face stands in for it (see
+        :class:`~websearch_tui.tui.common.provider_face.ProviderFace`); asked for before the list has
+        taken the face's place, it takes it at once (and is mounted in a moment)."""
+        from websearch_tui.tui.common.provider_selector import ProviderSelector
+
+        found = self.query(ProviderSelector)
+        if found:
+            return found.first()
+        return next(face for face in self.query(ProviderFace) if not face.replaced).replace(PROVIDER_LIST)[0]
 
     def _leave_panes(self) -> None:
         """The panes are about to be rebuilt: a focused widget inside them would be removed and leave
@@ -60,7 +76,7 @@ class PaneNavigation(AppScreen[None]):
         area = self.pane_area.size
         if selector.has_class("-hidden") or not (area.width and area.height):
             return False  # hidden already, or not laid out yet (a search sent before the first layout)
-        wider = area.width + selector.outer_size.width
+        wider = area.width + (selector.outer_size.width or LIST_WIDTH)  # not laid out yet: just put in its face's place
         rank = {"columns": 0, "grid": 1, "tabs": 2}
         better = rank[choose_layout(panes, wider, area.height)[0]] < rank[choose_layout(panes, *area)[0]]
         now = pane_width(panes, *area)

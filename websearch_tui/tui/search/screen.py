@@ -24,7 +24,7 @@ from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.timer import Timer
-from textual.widgets import Input, Select, SelectionList, Static
+from textual.widgets import Input, Select, Static
 from textual.worker import WorkerCancelled
 
 from websearch_tui.core.catalogue import SPECS
@@ -33,12 +33,12 @@ from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RunStatu
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.session import LiveSearch, NothingToRetry, Session, Shown, StatusResolver
 from websearch_tui.session.session import ended_outcome, recency_notice, rerun_request
-from websearch_tui.tui.common.dialogs import budget_dialog
 from websearch_tui.tui.common.keys_footer import KeysFooter
-from websearch_tui.tui.common.provider_selector import ProviderSelector
+from websearch_tui.tui.common.provider_face import ProviderFace
 from websearch_tui.tui.common.remembered import Controls, initial_controls, save_controls
 from websearch_tui.tui.patches.compositor import use_span_compositor
 from websearch_tui.tui.search.citation_checks import CHECK_BINDING, CitationChecks, tally_text
+from websearch_tui.tui.search.navigation import LIST_WIDTH, PROVIDER_LIST
 from websearch_tui.tui.search.pane_area import PaneArea
 from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS
 from websearch_tui.tui.search.query_input import QueryInput
@@ -46,6 +46,8 @@ from websearch_tui.tui.search.related_list import RelatedList
 from websearch_tui.tui.search.search_bar import COMPACT_WIDTH, SearchBar
 
 if TYPE_CHECKING:
+    from textual.widgets import SelectionList
+
     from websearch_tui.settings.config import Config
     from websearch_tui.tui.history.screen import HistoryChoice
 
@@ -125,17 +127,17 @@ class SearchScreen(CitationChecks):
     FOOTER_FIRST = ("cancel", "quit", "help", "open_settings", "open_history", "retry_failed")
     """Actions the footer lists before all others, so a narrow terminal cuts the local keys, not these."""
 
-    DEFAULT_CSS = """
-    SearchScreen { layout: vertical; }
-    SearchScreen #search-bar { height: auto; }
-    SearchScreen #query { width: 1fr; }
-    SearchScreen #search-bar SelectCurrent { padding: 0 1; }
-    SearchScreen #hint-row { height: 1; }
-    SearchScreen #hint { width: 1fr; height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    SearchScreen #record-state { width: auto; height: 1; padding: 0 1; color: $text-warning; text-style: bold; }
-    SearchScreen #main { height: 1fr; }
-    SearchScreen #providers { width: 42; height: 1fr; }
-    SearchScreen #providers.-hidden { display: none; }
+    DEFAULT_CSS = f"""
+    SearchScreen {{ layout: vertical; }}
+    SearchScreen #search-bar {{ height: auto; }}
+    SearchScreen #query {{ width: 1fr; }}
+    SearchScreen #search-bar SelectCurrent {{ padding: 0 1; }}
+    SearchScreen #hint-row {{ height: 1; }}
+    SearchScreen #hint {{ width: 1fr; height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }}
+    SearchScreen #record-state {{ width: auto; height: 1; padding: 0 1; color: $text-warning; text-style: bold; }}
+    SearchScreen #main {{ height: 1fr; }}
+    SearchScreen #providers, SearchScreen #provider-face {{ width: {LIST_WIDTH}; height: 1fr; }}
+    SearchScreen #providers.-hidden, SearchScreen #provider-face.-hidden {{ display: none; }}
     """
 
     def __init__(
@@ -205,21 +207,36 @@ class SearchScreen(CitationChecks):
             yield Static(IDLE_HINT, id="hint", markup=False)
             yield Static(PRIVATE_MARK, id="record-state", markup=False).set_styles("display: none;")
         with Horizontal(id="main"):
-            yield ProviderSelector(
-                list(SPECS.values()), list(controls.providers), presets=self.config.enabled_presets(), id="providers"
+            yield ProviderFace(
+                list(SPECS.values()), controls.providers, presets=self.config.enabled_presets(), id="provider-face"
             )
             yield PaneArea(clock=self.clock, id="panes")
         yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
         """Show panes for the initial selection, focus the query, name the selected providers that
-        cannot honour the recency; resolve provider readiness once the first frame is drawn (it may
-        import and ask the OS keyring, in a thread that would otherwise compete with the first frame
-        for the interpreter)."""
+        cannot honour the recency; once the first frame is drawn, put the real provider list in its
+        face's place (:meth:`mount_selector`) and resolve provider readiness (it may import and ask
+        the OS keyring, in a thread that would otherwise compete with the first frame for the
+        interpreter)."""
         await self.pane_area.set_providers(self.selected_specs())
         self.query_input.focus()
         self._show_ignored_filters()
+        self.call_after_refresh(self.mount_selector)
         self.call_after_refresh(self._load_statuses)
+
+    async def mount_selector(self) -> None:
+        """Put the provider list in the place of the face the first frame drew (drawn in one update:
+        nothing moves on screen), with the face's selection and readiness; does nothing once done (as
+        when something asked for :attr:`selector` first). No ``SelectedChanged`` is reported for it:
+        the selection did not change."""
+        face = next((face for face in self.query(ProviderFace) if not face.replaced), None)
+        if face is None or not self.is_attached:
+            return
+        with self.app.batch_update():
+            _, steps = face.replace(PROVIDER_LIST)
+            for step in steps:
+                await step
 
     def on_resize(self, event: events.Resize) -> None:
         """Short or full labels in the search bar's boxes, for the new width (see :data:`COMPACT_WIDTH`)."""
@@ -232,7 +249,8 @@ class SearchScreen(CitationChecks):
 
     def selected_specs(self) -> list[ProviderSpec]:
         """Selected providers: the configured order first, then the registry order."""
-        selected = set(self.selector.selected)
+        face = next((face for face in self.query(ProviderFace) if not face.replaced), None)  # until the list mounts
+        selected = set(face.selected if face is not None else self.selector.selected)
         order = [pid for pid in self.config.search.providers if pid in SPECS]
         order += [pid for pid in SPECS if pid not in order]
         return [SPECS[pid] for pid in order if pid in selected]
@@ -271,10 +289,12 @@ class SearchScreen(CitationChecks):
         self.query_input.value = event.question
         await self.search(event.question)
 
-    @on(SelectionList.SelectedChanged, "#providers")
-    async def _on_selection(self) -> None:
-        """The selection is for the next search: before the first one the panes show it (idle); once a
-        search is on screen its panes stay as they are until the next search runs."""
+    async def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
+        """The provider list's selection is for the next search: before the first one the panes show it
+        (idle); once a search is on screen its panes stay as they are until the next search runs.
+        (Named, not ``@on``: Textual's selection list is imported with the list, after the first frame.)"""
+        if event.selection_list.id != PROVIDER_LIST:
+            return
         if self.session.shown is None:
             await self.pane_area.set_providers(self.selected_specs())
         self._show_ignored_filters()
@@ -368,6 +388,7 @@ class SearchScreen(CitationChecks):
         overrun = await self.session.budget_check(request, fresh=fresh)
         if overrun is None:
             return True
+        from websearch_tui.tui.common.dialogs import budget_dialog  # a dialog is not in the first frame
 
         async def chosen(choice: str | None) -> None:
             if choice == "search":

@@ -9,7 +9,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from websearch_tui.core.specs import ProviderSpec
-from websearch_tui.tui.common.provider_selector import status_tag
+from websearch_tui.tui.common.provider_rows import status_tag
 from websearch_tui.tui.settings.fields import KIND_GROUPS
 
 GENERAL = "general"
