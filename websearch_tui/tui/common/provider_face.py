@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.visual import Visual
 from textual.widget import Widget
 
@@ -119,6 +120,17 @@ class ProviderFace(ScrollView, can_focus=False):
         assert isinstance(parent, Widget)
         return selector, [parent.mount(selector, before=self), self.remove()]
 
+    def _prompt(self, content: Content, width: int, style: VisualStyle) -> Strip:
+        """``content`` on ``style``, ``width`` cells wide, as Textual draws a one-line option: a prompt
+        that fits is drawn as its segments (what Textual's formatting gives a left-aligned line that
+        fits), a longer one through Textual's formatting (cut with an ellipsis)."""
+        if content.cell_length > width:
+            strip = Visual.to_strips(self, content, width, None, style)[0]
+        else:
+            parts = content.render(style, end="")
+            strip = Strip([Segment(text, (style + part).rich_style) for text, part in parts], content.cell_length)
+        return strip.extend_cell_length(width, style.rich_style)
+
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the visible part: a provider's check box and prompt, or a blank line below them."""
         width = self.scrollable_content_region.width
@@ -132,8 +144,7 @@ class ProviderFace(ScrollView, can_focus=False):
             style = self.get_visual_style("provider-face--option")
         under = style.rich_style
         prompt_width = width - BOX_WIDTH
-        content = selector_prompt(spec, self.statuses.get(spec.id))
-        prompt = Visual.to_strips(self, content, prompt_width, None, style)[0].extend_cell_length(prompt_width, under)
+        prompt = self._prompt(selector_prompt(spec, self.statuses.get(spec.id)), prompt_width, style)
         checked = spec.id in self._selected
         box = self.get_component_rich_style("provider-face--box-selected" if checked else "provider-face--box")
         side = RichStyle.from_color(box.bgcolor, under.bgcolor)
