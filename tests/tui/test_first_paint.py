@@ -418,3 +418,28 @@ async def test_the_face_draws_every_row_as_the_provider_list_does(height: int) -
             selector, face = (widget.render_lines(Region(0, 0, *widget.outer_size)) for widget in lists)
             assert cells(face) == cells(selector)
             assert lists[0].show_vertical_scrollbar == lists[1].show_vertical_scrollbar == (height == 20)
+
+
+async def test_the_first_frame_draws_each_box_face_with_its_label_and_the_select_s_width(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the first frame each box's face shows the label of its value and is as wide as the Select that
+    then takes its place (a face made before it was attached once had no label and the whole width)."""
+    seen: list[list[tuple[int, list[str]]]] = []
+    display = App._display
+
+    def first_frame(self: App[object], screen: object, renderable: object) -> None:
+        if renderable is not None and not self._batch_count and not seen:
+            faces = [self.screen.query_one(f"#{name}", SelectFace) for name in ("mode", "recency", "count")]
+            seen.append([(face.outer_size.width, face.visual.plain.split()[:1]) for face in faces])  # type: ignore[union-attr]
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_display", first_frame)
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        bar = app.screen.query_one(SearchBar)
+        await wait_for(pilot, lambda: not app.screen.query(SelectFace) and not bar._swapping)
+        await pilot.pause()
+        selects = [app.screen.query_one(f"#{name}", Select) for name in ("mode", "recency", "count")]
+        labels = [select.query_one("#label").visual.plain.split()[:1] for select in selects]  # type: ignore[union-attr]
+        assert seen == [[(select.outer_size.width, label) for select, label in zip(selects, labels, strict=True)]]

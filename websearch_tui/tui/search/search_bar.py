@@ -68,10 +68,11 @@ class SelectFace(Static, Generic[T]):
     """
 
     def __init__(self, options: list[tuple[str, T]], value: T, *, id: str) -> None:
-        super().__init__(id=id, markup=False)
         self.options = options
         self._value = value
-        self._draw()
+        label, width = self._face()
+        super().__init__(label, id=id, markup=False)
+        self.styles.width = width
 
     @property
     def value(self) -> T:
@@ -88,16 +89,24 @@ class SelectFace(Static, Generic[T]):
         self.options = options
         self._draw()
 
-    def _draw(self) -> None:
-        """The label of the value, padded to the longest label, then the arrow (dimmed, as Select's);
-        nothing once the face is no longer on the screen (its Select takes its place)."""
-        if not self.is_attached:
-            return
+    def _face(self) -> tuple[Content, int]:
+        """What the box shows and its width: the label of the value, padded to the longest label, then
+        the arrow (dimmed, as Select's); the width fits the longest label with the box's chrome."""
         labels = dict((value, label) for label, value in self.options)
         longest = max(cell_len(label) for label, _ in self.options)
         label = labels.get(self._value, "")
-        self.update(Content.assemble(label + " " * (longest - cell_len(label) + 1), ("▼", "$foreground 50%")))
-        self.styles.width = longest + SELECT_CHROME
+        return Content.assemble(label + " " * (longest - cell_len(label) + 1), ("▼", "$foreground 50%")), (
+            longest + SELECT_CHROME
+        )
+
+    def _draw(self) -> None:
+        """Show the value and options set; nothing once the face is no longer on the screen (its Select
+        takes its place)."""
+        if not self.is_attached:
+            return
+        label, width = self._face()
+        self.update(label)
+        self.styles.width = width
 
 
 class SearchBar(Horizontal):
