@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from websearch_tui.core.errors import safe_text
+from websearch_tui.core.text import pattern
 
 if TYPE_CHECKING:
     from websearch_tui.core.models import Source
@@ -28,7 +28,7 @@ _STYLES = {
     "failed": "31",
 }
 """SGR parameters of what the text format colours: our own labels only, never provider text."""
-_SGR = re.compile(r"\x1b\[[0-9;]*m")
+_SGR = r"\x1b\[[0-9;]*m"
 
 
 def use_color(choice: str, stream: TextIO | None, environ: Mapping[str, str] | None = None) -> bool:
@@ -73,7 +73,7 @@ def terminal_text(result: SearchResult, plain: str, *, color: bool, streamed: st
             answer, tail = "", tail[1:]  # shown already: the status line, then a blank line and the rest
         painted.append((head + answer + tail).rstrip("\n"))
     text = "\n\n".join([*painted, total] if total else painted)
-    if streamed is None and _SGR.sub("", text) != plain:  # styling never changes the text: if it would, none
+    if streamed is None and pattern(_SGR).sub("", text) != plain:  # styling never changes the text: if it would, none
         return plain
     return lead + text
 

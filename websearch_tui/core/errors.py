@@ -21,7 +21,7 @@ from enum import Enum
 from typing import Any, NamedTuple
 from urllib.parse import quote, quote_plus
 
-from websearch_tui.core.text import markdown_escape, sanitize, strip_invisible, truncate
+from websearch_tui.core.text import markdown_escape, pattern, sanitize, strip_invisible, truncate
 
 ERROR_EXCERPT_CHARS = 8 * 1024
 _MIN_SECRET_CHARS = 4
@@ -98,15 +98,13 @@ class ProviderError(Exception):
         return {"kind": self.kind.value, "message": self.message, "status": self.status}
 
 
-_QUOTA_TEXT = re.compile(
-    r"credits?\s*(exhausted|exceeded)|quota|insufficient|(?:not|n't)\s+enough\s+credits?|budget\s+limit", re.IGNORECASE
-)
+_QUOTA_TEXT = r"(?i)credits?\s*(exhausted|exceeded)|quota|insufficient|(?:not|n't)\s+enough\s+credits?|budget\s+limit"
 
 
 def mentions_quota(text: str) -> bool:
     """True when ``text`` reads like an exhausted plan, credits or budget ("quota", "insufficient",
     "not enough credits", "budget limit", ...)."""
-    return bool(_QUOTA_TEXT.search(text or ""))
+    return bool(pattern(_QUOTA_TEXT).search(text or ""))
 
 
 def kind_for_status(status: int, body: str = "", *, has_retry_hint: bool = False) -> ErrorKind:
@@ -192,12 +190,12 @@ def excerpt(body: str, limit: int = ERROR_EXCERPT_CHARS) -> str:
     """
     body = body or ""
     if _is_html_page(body[:_HTML_SCAN_CHARS]):
-        page = _SCRIPT_OR_STYLE.sub(" ", body[:_HTML_SCAN_CHARS])
-        body = " ".join(html.unescape(_TAG.sub(" ", page)).split())
+        page = pattern(_SCRIPT_OR_STYLE).sub(" ", body[:_HTML_SCAN_CHARS])
+        body = " ".join(html.unescape(pattern(_TAG).sub(" ", page)).split())
     return truncate(redact(sanitize(body)).strip(), limit)
 
 
-_HTML_START = re.compile(r"<(?:!doctype\s+html|html|head|body|title)\b", re.IGNORECASE)
+_HTML_START = r"(?i)<(?:!doctype\s+html|html|head|body|title)\b"
 
 
 def _is_html_page(text: str) -> bool:
@@ -207,15 +205,15 @@ def _is_html_page(text: str) -> bool:
         while position < len(text) and text[position].isspace():
             position += 1
         if not text.startswith("<!--", position):
-            return _HTML_START.match(text, position) is not None
+            return pattern(_HTML_START).match(text, position) is not None
         end = text.find("-->", position + 4)
         if end < 0:
             return False
         position = end + 3
 
 
-_SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]*>")
+_SCRIPT_OR_STYLE = r"(?is)<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)"
+_TAG = r"<[^>]*>"
 _HTML_SCAN_CHARS = 8 * 1024  # the excerpt shows a few hundred characters; scanning more only costs time
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -24,7 +23,7 @@ from pathlib import Path
 
 from websearch_tui.core.errors import redact
 from websearch_tui.core.records import record
-from websearch_tui.core.text import sanitize
+from websearch_tui.core.text import pattern, sanitize
 
 LOG_ENV = "WEBSEARCH_TUI_LOG"
 FILE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -59,7 +58,7 @@ class RedactingFormatter(logging.Formatter):
         return redact(sanitize(super().format(record)))
 
 
-_NUMBER = re.compile(r"[0-9]+")
+_NUMBER = r"[0-9]+"
 TEMPLATE_CHARS = 200
 """How much of a message template tells two lines apart for :class:`RepeatLimiter`."""
 
@@ -68,7 +67,7 @@ def template(record: logging.LogRecord) -> str:
     """``record``'s message template for counting repeats: ``record.msg`` (before its arguments), its
     first :data:`TEMPLATE_CHARS` characters, every run of digits as ``#`` (a library that formats its
     message itself, as asyncio's exception handler does, puts times, ports and descriptors in it)."""
-    return _NUMBER.sub("#", str(record.msg)[:TEMPLATE_CHARS])
+    return pattern(_NUMBER).sub("#", str(record.msg)[:TEMPLATE_CHARS])
 
 
 @record

@@ -13,14 +13,13 @@ Core: no HTTP, no UI. The reader itself (fetching, the address guard, extraction
 from __future__ import annotations
 
 import ipaddress
-import re
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
 
 from websearch_tui.core.errors import safe_text
 from websearch_tui.core.records import record
-from websearch_tui.core.text import truncate
+from websearch_tui.core.text import pattern, truncate
 
 MIB = 1024 * 1024
 DEFAULT_MAX_BYTES = 5 * MIB
@@ -174,9 +173,7 @@ class ReaderSettings:
 
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-_HOST_NAME = re.compile(
-    r"(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?)*"
-)
+_HOST_NAME = r"(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?)*"
 """A host name in lower case: dot-separated labels of letters, digits, ``-`` and ``_`` (linear: each
 label's characters are matched once)."""
 
@@ -196,7 +193,7 @@ def allowed_host(entry: str) -> str | Network:
         return ipaddress.ip_network(text, strict=False)
     except ValueError:
         pass
-    if _HOST_NAME.fullmatch(text) and not text.replace(".", "").isdigit():
+    if pattern(_HOST_NAME).fullmatch(text) and not text.replace(".", "").isdigit():
         return text
     raise ValueError(
         f'{entry!r} is not a host name, an IP address or a network (such as "127.0.0.1", "::1", '

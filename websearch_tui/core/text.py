@@ -23,7 +23,7 @@ from websearch_tui.core.urls import browser_url, display_host
 
 # ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC (ESC ] P X ^ _ ... ST or BEL),
 # and two-character escapes. Their 8-bit C1 forms are removed with the rest of C1 below.
-_ESCAPE_SEQUENCE = re.compile(
+_ESCAPE_SEQUENCE = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
     r"|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\|$)"  # OSC, DCS, SOS, PM, APC up to ST/BEL
     r"|\x1b[@-Z\\-_ -/]*[0-~]?"  # other ESC sequences, including a lone ESC
@@ -167,7 +167,7 @@ def sanitize(text: object) -> str:
         return ""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     if "\x1b" in text if text.isascii() else any(start in text for start in _ESCAPE_STARTS):  # C1 is not ASCII
-        text = _ESCAPE_SEQUENCE.sub("", text)
+        text = pattern(_ESCAPE_SEQUENCE).sub("", text)
     if text.isascii():
         return _CONTROL.sub("", text)
     text = _CONTROL_OR_INVISIBLE.sub("", text)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import re
 import zlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
@@ -37,7 +36,7 @@ from websearch_tui.core.errors import ErrorKind, ProviderError, map_strings, red
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source, Usage, as_plain
 from websearch_tui.core.records import record
 from websearch_tui.core.results import SUMMARY_ORDER, ProviderOutcome, RunStatus, SearchResult
-from websearch_tui.core.text import sanitize
+from websearch_tui.core.text import pattern, sanitize
 from websearch_tui.history.index import index_body
 
 _T = TypeVar("_T")
@@ -45,7 +44,7 @@ ENTRY_COLUMNS = "id, created_at, query, mode, recency, max_results, providers, l
 """The columns :func:`decode_entry` reads, in its order."""
 RESULT_COLUMNS = f"{ENTRY_COLUMNS}, request, winner, error, outcomes"
 """The columns :func:`decode_result` reads, in its order."""
-_HEX = re.compile(r"[0-9a-f]{16,128}")
+_HEX = r"[0-9a-f]{16,128}"
 """A stored cache key: a lower-case hex digest."""
 
 
@@ -320,7 +319,7 @@ def _outcome(record: Mapping[str, Any]) -> ProviderOutcome:
         first_event_ms=record.get("first_event_ms"),
         cost=_cost(record.get("cost")),
         cached=_cached(record.get("cached")),
-        cache_key=key if isinstance(key := record.get("cache_key"), str) and _HEX.fullmatch(key) else None,
+        cache_key=key if isinstance(key := record.get("cache_key"), str) and pattern(_HEX).fullmatch(key) else None,
         paced_ms=paced if isinstance(paced := record.get("paced_ms"), int) and paced > 0 else 0,
     )
 

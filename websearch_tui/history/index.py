@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from websearch_tui.core.text import pattern
+
 _CJK_CHARS = (
     "\u1100-\u11ff"  # Hangul Jamo
     "\u3040-\u30ff"  # Hiragana, Katakana
@@ -36,7 +38,7 @@ _CJK_CHARS = (
 _CJK_RUN = re.compile(f"([{_CJK_CHARS}]+)")
 """A run of CJK characters, captured (its ``split`` gives the other text and the runs by turns). The
 one pattern over this class: each costs about 2 ms to compile (the class spans 100,000 code points)."""
-_WORD = re.compile(r"[^\W_]+")  # letters and digits: the characters unicode61 keeps in a token
+_WORD = r"[^\W_]+"  # letters and digits: the characters unicode61 keeps in a token
 
 MIN_PREFIX_CHARS = 3
 """A typed word of at least this many characters also matches longer words it begins (``"asy"``
@@ -101,7 +103,7 @@ def terms_left_out(text: str) -> int:
 def _terms(text: str) -> list[str]:
     """The distinct quoted terms of ``text``, in the order typed (linear in ``len(text)``)."""
     terms: list[str] = []
-    for word in _WORD.findall(text):
+    for word in pattern(_WORD).findall(text):
         for position, piece in enumerate(_CJK_RUN.split(word)):
             if position % 2:  # a CJK run (split puts the captured runs at odd positions)
                 terms.append(f'"{_spaced(piece)}"')
@@ -112,4 +114,4 @@ def _terms(text: str) -> list[str]:
 
 def query_words(text: str) -> list[str]:
     """The letters-and-digits words of ``text`` (for matching queries without a full-text index)."""
-    return _WORD.findall(text)
+    return pattern(_WORD).findall(text)

@@ -43,6 +43,7 @@ from websearch_tui.core.models import MAX_RESULTS_LIMIT, MODES, RECENCIES
 from websearch_tui.core.pages import MAX_AGE_RANGE, MAX_BYTES_RANGE, TIMEOUT_RANGE, ReaderSettings, allowed_host
 from websearch_tui.core.records import record
 from websearch_tui.core.specs import ProviderSettings
+from websearch_tui.core.text import pattern
 
 APP_NAME = "websearch-tui"
 CONFIG_ENV = "WEBSEARCH_TUI_CONFIG"
@@ -72,7 +73,7 @@ MAX_CACHE_TTL = 30 * 86400
 """The longest a result may be reused: 30 days, in seconds (``[cache] ttl``, ``cache_ttl``)."""
 MAX_HISTORY_ENTRIES = 1_000_000
 _ENDPOINT_ENV = {"searxng": "SEARXNG_ENDPOINT"}
-_KEY_NAME = re.compile(r"[a-z0-9_]+(\+[a-z0-9_]+)*|[^\s,]")
+_KEY_NAME = r"[a-z0-9_]+(\+[a-z0-9_]+)*|[^\s,]"
 """One key as Textual names it: ``f2``, ``ctrl+q``, ``question_mark``, or one printable character."""
 
 
@@ -514,7 +515,7 @@ def _parse_keymap(where: str, table: Mapping[str, Any]) -> dict[str, str]:
     keymap = {}
     for binding_id, keys in table.items():
         names = keys.split(",") if isinstance(keys, str) else []
-        if not names or not all(_KEY_NAME.fullmatch(name.strip()) for name in names):
+        if not names or not all(pattern(_KEY_NAME).fullmatch(name.strip()) for name in names):
             raise ConfigError(
                 f'{where}: [keymap] {binding_id} must be a string of key names such as "f2" or "ctrl+q" '
                 f'(several separated by commas: "ctrl+q,f10"), got {keys!r}'

@@ -19,6 +19,7 @@ from contextlib import aclosing
 from typing import Any
 
 from websearch_tui.core.models import SearchEvent
+from websearch_tui.core.text import pattern
 from websearch_tui.providers.base import ProviderContext
 from websearch_tui.providers.helpers.models import ModelCheck, perplexity_gone
 from websearch_tui.providers.helpers.parse import api_error_describer, as_dict, find_message
@@ -36,13 +37,13 @@ OpenAI-style ``{"error": {"message", "type", "code"}}`` body, else a redacted ex
 
 MODEL_HINT = "Set [providers.perplexity] model, or run websearch-tui doctor perplexity."
 """The sentence added to an error about the model: where to change it, how to check it."""
-_ABOUT_MODEL = re.compile(r"\b(?:model|preset)\b", re.IGNORECASE)
+_ABOUT_MODEL = r"(?i)\b(?:model|preset)\b"
 
 
 def is_model_error(message: str | None, status: int | None) -> bool:
     """True for a 400 whose message names the model or preset (``"unknown preset"``, ``"max_output_tokens
     is required for this model"``): the setting to look at is ``model``."""
-    return status == 400 and bool(message and _ABOUT_MODEL.search(message))
+    return status == 400 and bool(message and pattern(_ABOUT_MODEL).search(message))
 
 
 def with_model_hint(message: str) -> str:
@@ -66,7 +67,7 @@ def model_check(provider_id: str, model: str) -> ModelCheck:
 
 MAX_DOMAINS = 20
 """The most entries Perplexity accepts in ``search_domain_filter``."""
-_HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$")
+_HOST = r"^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$"
 
 
 def domain_filter(value: object) -> tuple[list[str], list[str]]:
@@ -89,7 +90,7 @@ def domain_filter(value: object) -> tuple[list[str], list[str]]:
             continue
         sign, host = ("-", text[1:].strip()) if text.startswith("-") else ("", text)
         host = re.sub(r"^[a-z][a-z0-9+.-]*://", "", host).split("/", 1)[0].rstrip(".")
-        if not _HOST.match(host):
+        if not pattern(_HOST).match(host):
             bad.append(repr(item))
         elif sign + host not in hosts:
             hosts.append(sign + host)

@@ -20,13 +20,12 @@ config key to change (one line)::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from websearch_tui.core.errors import ErrorKind, ProviderError
 from websearch_tui.core.records import record
-from websearch_tui.core.text import plain_text, truncate
+from websearch_tui.core.text import pattern, plain_text, truncate
 from websearch_tui.providers.helpers.parse import as_dict, code_text, find_message
 from websearch_tui.providers.transport.http import ErrorDescriber
 
@@ -78,7 +77,7 @@ def _code(parsed: Any) -> str:
 # --------------------------------------------------------------------------- per API
 
 
-_GEMINI_MISSING = re.compile(r"\bmodels/\S{1,200} is not found\b")
+_GEMINI_MISSING = r"\bmodels/\S{1,200} is not found\b"
 """Bounded, so a message of many ``models/`` costs linear time."""
 
 
@@ -87,7 +86,9 @@ def gemini_gone(status: int, parsed: Any) -> bool:
     version v1beta, or is not supported for generateContent. ..."`` (recorded 2026-08-18,
     pydantic-ai ``test_model_name_suggestion[google]``)."""
     error = _error(parsed)
-    return status == 404 and error.get("status") == "NOT_FOUND" and bool(_GEMINI_MISSING.search(_message(parsed)))
+    return (
+        status == 404 and error.get("status") == "NOT_FOUND" and bool(pattern(_GEMINI_MISSING).search(_message(parsed)))
+    )
 
 
 def anthropic_gone(status: int, parsed: Any) -> bool:
@@ -98,11 +99,10 @@ def anthropic_gone(status: int, parsed: Any) -> bool:
     return status == 404 and error.get("type") == "not_found_error" and _message(parsed).startswith("model:")
 
 
-_MODEL_MISSING = re.compile(
-    r"\b(?:model|preset)\b[^.\n]{0,80}?"
+_MODEL_MISSING = (
+    r"(?i)\b(?:model|preset)\b[^.\n]{0,80}?"
     r"\b(?:not exist|does not exist|not found|not supported|unsupported|not available)\b"
-    r"|\b(?:unknown|unsupported|invalid) (?:model|preset)\b",
-    re.IGNORECASE,
+    r"|\b(?:unknown|unsupported|invalid) (?:model|preset)\b"
 )
 
 
@@ -110,7 +110,7 @@ def says_model_missing(message: str | None) -> bool:
     """True when an API's error text says the model (or preset) does not exist or is not served:
     ``"Model Not Exist"``, ``"Invalid model 'x'"``, ``"model 'x' not found"``, ``"Unknown preset"``.
     The gap between the words is bounded, so the cost is linear in the text."""
-    return bool(message and _MODEL_MISSING.search(message))
+    return bool(message and pattern(_MODEL_MISSING).search(message))
 
 
 def deepseek_gone(status: int, parsed: Any) -> bool:
@@ -150,14 +150,14 @@ def codex_gone(status: int, parsed: Any) -> bool:
     return status in (400, 404) and _CODEX_REFUSED in _message(parsed).lower()
 
 
-_GROK_MISSING = re.compile(r"\bmodel\b.{0,200}?\bdoes not exist\b", re.IGNORECASE)
+_GROK_MISSING = r"(?i)\bmodel\b.{0,200}?\bdoes not exist\b"
 
 
 def grok_gone(status: int, parsed: Any) -> bool:
     """xAI: HTTP 404 ``{"code": "not-found", "error": "The model <id> does not exist or your team
     <id> does not have access to it. ..."}`` (``error`` is a string; retired models such as
     grok-4-fast-reasoning answer it since 2026-05-15, https://docs.x.ai/developers/migration/may-15-retirement)."""
-    return status in (400, 404) and bool(_GROK_MISSING.search(_message(parsed)))
+    return status in (400, 404) and bool(pattern(_GROK_MISSING).search(_message(parsed)))
 
 
 def ark_gone(status: int, parsed: Any) -> bool:

@@ -34,7 +34,16 @@ from typing import Any
 from websearch_tui.core.costs import plausible_usd
 from websearch_tui.core.errors import excerpt
 from websearch_tui.core.models import SearchEvent, Source, SourcesFound, Usage
-from websearch_tui.core.text import age_seconds, canonical_url, iso_utc, plain_text, safe_url, sanitize, truncate
+from websearch_tui.core.text import (
+    age_seconds,
+    canonical_url,
+    iso_utc,
+    pattern,
+    plain_text,
+    safe_url,
+    sanitize,
+    truncate,
+)
 
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 """Length in days of each recency window (PROVIDERS.md §1.4: month = 30 days, year = 365)."""
@@ -117,8 +126,8 @@ def make_source(
 MARKDOWN_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\((https?://[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*)\)")
 """A Markdown link ``[text](http(s)://url)``, a URL with balanced parentheses (Wikipedia's) included;
 group 1 is the text, group 2 the URL. Linear: the URL part's repeats each start with ``(``."""
-_LINE_MARKERS = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+•][ \t]+|\d{1,3}[.)][ \t]+)", re.MULTILINE)
-_INLINE_MARKUP = re.compile(
+_LINE_MARKERS = r"(?m)^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+•][ \t]+|\d{1,3}[.)][ \t]+)"
+_INLINE_MARKUP = (
     r"`([^`\n]{1,500})`"  # a code span: its code
     r"|!?\[([^\[\]\n]{1,300})\]\([^()\s]{0,2048}(?:\([^()\s]{0,2048}\)[^()\s]{0,2048}){0,4}\)"  # link, image: text
     r"|(?<![\w*])\*{1,3}(?=\S)|(?<=\S)\*{1,3}(?![\w*])"  # emphasis stars that open or close (not "2 * 3", "a*b")
@@ -135,7 +144,7 @@ def markdown_quote(value: object) -> str | None:
     ``None`` when nothing is left or ``value`` is not a string. Linear in the text."""
     if not isinstance(value, str):
         return None
-    text = _INLINE_MARKUP.sub(_inline_text, _LINE_MARKERS.sub("", value))
+    text = pattern(_INLINE_MARKUP).sub(_inline_text, pattern(_LINE_MARKERS).sub("", value))
     return plain_text(text, collapse=True)
 
 

@@ -1,0 +1,38 @@
+"""Patterns a search does not use are compiled at their first use (core.text.pattern), not at import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+LAZY_MODULES = (
+    "websearch_tui.core.errors",
+    "websearch_tui.core.logs",
+    "websearch_tui.core.pages",
+    "websearch_tui.cli.render",
+    "websearch_tui.history.codec",
+    "websearch_tui.settings.config",
+    "websearch_tui.providers.helpers.models",
+    "websearch_tui.providers.families.perplexity_common",
+)
+"""Modules a search imports whose patterns serve errors, Markdown, keys or other commands only."""
+
+CODE = """
+import re, sys
+compiled_by = []
+real = re.compile
+def counting(source, flags=0):
+    compiled_by.append(sys._getframe(1).f_globals.get("__name__"))
+    return real(source, flags)
+re.compile = counting
+import websearch_tui.cli.commands.search, websearch_tui.cli.render, websearch_tui.engine.engine
+import websearch_tui.providers.families.perplexity_common, websearch_tui.providers.helpers.models
+print(" ".join(sorted(set(compiled_by))))
+"""
+
+
+def test_search_modules_compile_no_unused_pattern_at_import() -> None:
+    done = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, check=True)
+    compiling = set(done.stdout.split())
+    assert "websearch_tui.core.text" in compiling  # the counting works: sanitize's patterns are compiled at import
+    assert compiling.isdisjoint(LAZY_MODULES)
