@@ -616,6 +616,8 @@ class SearchScreen(CitationChecks):
     def _set_controls(self, result: SearchResult) -> None:
         """Set the controls and the provider selection to those ``result`` ran with (its providers,
         also when its request named none and the default selection ran), without rebuilding the panes."""
+        from textual.widgets import SelectionList  # with the provider list (not for the first frame)
+
         with self.prevent(Select.Changed, SelectionList.SelectedChanged):
             self.search_bar.show_request(result.request)
             selector = self.selector
