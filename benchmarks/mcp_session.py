@@ -12,11 +12,12 @@ calls also go through one stdio session of the peer, on the same fake and the pr
 the round trip per call (the client's wall time: what an agent waits), the server process's CPU time
 per call (user + system, from ``/proc``: what the server itself spends, its request handling, the
 fan-out and the result's formatting) and the client's check of the structured result against the
-tool's output schema per call (the SDK's ``validate_tool_result``; the peer returns no structured
-content, so its clients check nothing). The fake answers at once. The peer paces no provider and
-caches nothing, so for this comparison our client-side pacing is off (``min_interval = 0``; with it,
-You.com's 0.1 s between requests would be what is measured) and so is our cache (``[cache] ttl = 0``:
-with it, every call after the first would be answered from the history, the same query each time).
+tool's output schema per call (the SDK's ``validate_tool_result``, in CPU time of the client's thread;
+the peer returns no structured content, so its clients check nothing). The fake answers at once.
+The peer paces no provider and caches nothing, so for this comparison our client-side pacing is off
+(``min_interval = 0``; with it, You.com's 0.1 s between requests would be what is measured) and so
+is our cache (``[cache] ttl = 0``: with it, every call after the first would be answered from the
+history, the same query each time).
 
 ``--profile FILE`` (with ``--peer``) runs our server under cProfile for one more session of
 ``--searches`` calls and prints its top entries by own time (FILE keeps the whole profile; the
@@ -24,7 +25,8 @@ server's start is in it, so give it a few hundred searches).
 
 ``--http --clients N`` (with ``--peer``): both servers over Streamable HTTP on loopback, N clients
 (each its own MCP session) calling ``web_search`` ``--searches`` times each, all at once; prints calls
-per second, the p50 and p95 round trip and the server's CPU time per call, for each.
+per second, the p50 and p95 round trip, the server's CPU time per call and the clients' check of the
+structured results per call (CPU, in this process: on the same cores as the servers), for each.
 
 ``--recorder N``: what recording a search in the history costs each call, without the server: N
 searches recorded one at a time (each written before the next, a moment apart, as an agent's calls),
@@ -86,7 +88,9 @@ def serve(port: int) -> None:
 
 
 def environment(folder: Path) -> dict[str, str]:
-    """Fake keys, no keyring, a throwaway log and history file and this checkout first on the import path."""
+    """Fake keys, no keyring, a throwaway log and history file and this checkout first on the import path
+    (our processes also start in this checkout: ``python -m`` puts the working directory before
+    ``PYTHONPATH``, so a run of a base worktree's copy from another checkout measured that checkout)."""
     return {
         **os.environ,
         **FAKE_KEYS,
@@ -119,19 +123,21 @@ class Calls:
 
 
 VALIDATION: list[float] = []
-"""Seconds of each ``ClientSession.validate_tool_result`` since the list was last cleared."""
+"""CPU seconds of each ``ClientSession.validate_tool_result`` since the list was last cleared."""
 
 
 def _timed_validation() -> None:
-    """Time the SDK client's check of each tool result against the tool's output schema."""
+    """Time the SDK client's check of each tool result against the tool's output schema, in CPU time
+    of the client's thread (the check awaits nothing once the tool list is known: wall time would add
+    whatever else ran on a busy machine meanwhile)."""
     check = ClientSession.validate_tool_result
 
     async def timed(self: ClientSession, name: str, result: Any) -> None:
-        started = time.perf_counter()
+        started = time.thread_time()
         try:
             await check(self, name, result)
         finally:
-            VALIDATION.append(time.perf_counter() - started)
+            VALIDATION.append(time.thread_time() - started)
 
     ClientSession.validate_tool_result = timed  # type: ignore[method-assign]
 
@@ -165,7 +171,9 @@ returns (``python -m websearch_tui`` ends with ``os._exit``, which would skip wr
 def our_params(config: Path, env: dict[str, str], profile: Path | None = None) -> StdioServerParameters:
     """``websearch-tui mcp`` over stdio (under cProfile, writing ``profile``, when given)."""
     start = ["-c", PROFILED, str(profile)] if profile else ["-m", "websearch_tui"]
-    return StdioServerParameters(command=sys.executable, args=[*start, "mcp", "--config", str(config)], env=env)
+    return StdioServerParameters(
+        command=sys.executable, args=[*start, "mcp", "--config", str(config)], env=env, cwd=str(ROOT)
+    )
 
 
 async def timed_calls(client: Client, providers: list[str], searches: int, latencies: list[float]) -> None:
@@ -203,7 +211,7 @@ def cli_processes(config: Path, env: dict[str, str], providers: list[str], searc
         argv += ["-p", provider]
     started = time.perf_counter()
     for _ in range(searches):
-        out = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+        out = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
         if out.returncode != 0:
             raise SystemExit(f"websearch-tui search failed: {out.stderr}")
     return time.perf_counter() - started
@@ -344,7 +352,7 @@ def compare_with_peer(side: Side, profile: Path | None) -> None:
         medians[name] = (statistics.median(trip), statistics.median(cpu), statistics.median(check))
         print(f"{name:18} round trip {medians[name][0] * 1000:5.1f} ms per call (rounds {_ms(trip)})")
         print(f"{'':18} server CPU {medians[name][1] * 1000:5.1f} ms per call (rounds {_ms(cpu)})")
-        print(f"{'':18} client's output-schema check {medians[name][2] * 1000:4.1f} ms per call")
+        print(f"{'':18} client's output-schema check {medians[name][2] * 1000:4.1f} ms CPU per call")
     (trip, cpu, check), (peer_trip, peer_cpu, peer_check) = medians.values()
     print(
         f"ratio ours / peer: round trip {trip / peer_trip:.2f}, server CPU {cpu / peer_cpu:.2f}, "
@@ -369,7 +377,7 @@ def http_server(argv: list[str], env: dict[str, str], url: str) -> Iterator[int]
     """Run the HTTP server ``argv`` until the block ends; yields its pid once ``url`` answers."""
     import httpx
 
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     try:
         for _ in range(200):
             try:
@@ -399,6 +407,7 @@ async def http_clients(url: str, providers: list[str], clients: int, searches: i
             await client.call_tool("web_search", {"query": QUERY, "providers": providers})
             waiting[0] -= 1
             if not waiting[0]:
+                VALIDATION.clear()  # the sessions' first checks (each compiles the schema) are not measured
                 ready.set()
             await ready.wait()
             await timed_calls(client, providers, searches, calls.latencies)
@@ -423,6 +432,7 @@ def http_round(argv: list[str], env: dict[str, str], url: str, names: list[str],
 
         calls = anyio.run(measured)
         calls.server_cpu = cpu_seconds(pid) - before[0]  # the warm-up calls are in it: (clients) more
+        calls.validation = sum(VALIDATION)  # the measured calls' checks only
     return calls
 
 
@@ -447,6 +457,7 @@ def compare_http(side: Side, clients: int, profile: Path | None) -> None:
         "peer 0.8.1": lambda: http_round([side.peer], peer_env, url, names, clients, side.searches),
     }
     results: dict[str, list[Calls]] = {name: [] for name in runs}
+    _timed_validation()
     for _ in range(3):
         for name, run in runs.items():
             results[name].append(run())
@@ -460,12 +471,14 @@ def compare_http(side: Side, clients: int, profile: Path | None) -> None:
         rate = [total / r.seconds for r in rounds]
         latencies = sorted(t for r in rounds for t in r.latencies)
         cpu = [r.server_cpu / (total + clients) for r in rounds]
+        check = [r.validation / total for r in rounds]
         rates[name] = statistics.median(rate)
         p50, p95 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.95)]
         print(
             f"{name:18} {rates[name]:6.1f} calls/s (rounds {', '.join(f'{x:.1f}' for x in rate)}), "
             f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
-            f"server CPU {statistics.median(cpu) * 1000:.1f} ms per call"
+            f"server CPU {statistics.median(cpu) * 1000:.1f} ms per call, "
+            f"clients' check {statistics.median(check) * 1000:.1f} ms CPU per call"
         )
     ours, peer = rates.values()
     print(f"throughput ours / peer: {ours / peer:.2f}")
