@@ -443,3 +443,37 @@ async def test_the_first_frame_draws_each_box_face_with_its_label_and_the_select
         selects = [app.screen.query_one(f"#{name}", Select) for name in ("mode", "recency", "count")]
         labels = [select.query_one("#label").visual.plain.split()[:1] for select in selects]  # type: ignore[union-attr]
         assert seen == [[(select.outer_size.width, label) for select, label in zip(selects, labels, strict=True)]]
+
+
+async def test_the_rows_the_panes_and_the_list_cover_skip_the_style_pipeline(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The row holding the list and the pane area, the pane area and its grid have nothing of their own
+    to draw (what they hold covers them): the first frame draws them as blank rows, without Textual's
+    per-row style pipeline (which it ran for each of their rows: 165 of the 353 rows of the frame at
+    240x60), and the panes and the list still go through it."""
+    from textual._styles_cache import StylesCache
+
+    styled: set[str] = set()
+    frames: list[int] = []
+    render_widget = StylesCache.render_widget
+
+    def counted(self: StylesCache, widget: Widget, crop: Region) -> list[Strip]:
+        if not frames:
+            styled.add(widget.id or type(widget).__name__)
+        return render_widget(self, widget, crop)
+
+    display = App._display
+
+    def first_frame(self: App[object], screen: object, renderable: object) -> None:
+        if renderable is not None and not self._batch_count:
+            frames.append(1)
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(StylesCache, "render_widget", counted)
+    monkeypatch.setattr(App, "_display", first_frame)
+    app = make_app(("ddgs", "exa"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(frames))
+        assert {"provider-face", "pane-ddgs"} <= styled
+        assert not styled & {"main", "panes", "pane-grid"}

@@ -72,8 +72,19 @@ def pane_width(count: int, width: int, height: int) -> int:
     return width // choose_layout(count, width, height)[1]
 
 
+class PaneGrid(Container):
+    """The container the panes are laid out in (columns, grid or stacked behind tabs)."""
+
+    BLANK = True
+    """Drawn as blank rows (Textual's shortcut for a widget with no border and no content of its own):
+    its panes cover it, and each of its rows went through the style pipeline before each full frame."""
+
+
 class PaneArea(Vertical):
     """Holds one :class:`ProviderPane` per selected provider and adapts the layout on resize."""
+
+    BLANK = True
+    """Drawn as blank rows (no border, no content of its own: see :attr:`PaneGrid.BLANK`)."""
 
     DEFAULT_CSS = """
     PaneArea { height: 1fr; }
@@ -245,7 +256,7 @@ class PaneArea(Vertical):
     def compose(self) -> ComposeResult:
         """Tab bar (tabs mode only), the pane grid and an empty-state hint."""
         yield PaneTabs(id="tab-bar")
-        with Container(id="pane-grid"):
+        with PaneGrid(id="pane-grid"):
             yield MergedView(self._label, citation=self.citation, id="merged-view").set_classes("merged-view -off")
         yield Static("No provider selected. Press F2 to choose providers.", id="no-panes", markup=False)
 

@@ -56,6 +56,14 @@ IDLE_HINT = "Enter searches · ↑↓ history · Tab moves on · Esc cancels · 
 PRIVATE_MARK = "private: not recorded"
 
 
+class MainRow(Horizontal):
+    """The row under the hint: the provider list and the pane area, which cover it."""
+
+    BLANK = True
+    """Drawn as blank rows (no border, no content of its own: see
+    :attr:`~websearch_tui.tui.search.pane_area.PaneGrid.BLANK`)."""
+
+
 class SearchScreen(CitationChecks):
     """Search across the selected providers and watch each pane fill in.
 
@@ -206,7 +214,7 @@ class SearchScreen(CitationChecks):
         with Horizontal(id="hint-row"):
             yield Static(IDLE_HINT, id="hint", markup=False)
             yield Static(PRIVATE_MARK, id="record-state", markup=False).set_styles("display: none;")
-        with Horizontal(id="main"):
+        with MainRow(id="main"):
             yield ProviderFace(
                 list(SPECS.values()), controls.providers, presets=self.config.enabled_presets(), id="provider-face"
             )
