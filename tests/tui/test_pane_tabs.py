@@ -21,8 +21,8 @@ from websearch_tui.core.results import SearchResult
 from websearch_tui.session import LiveSearch
 from websearch_tui.tui.common.answer_view import AnswerView
 from websearch_tui.tui.search.pane_tabs import PaneTabs, overflow_text, tab_label
-from websearch_tui.tui.search.status_tab import StatusTab
 from websearch_tui.tui.search.source_list import SourceList
+from websearch_tui.tui.search.status_tab import StatusTab
 
 
 def frozen() -> float:
