@@ -11,6 +11,7 @@ LAZY_MODULES = (
     "websearch_tui.core.pages",
     "websearch_tui.cli.render",
     "websearch_tui.history.codec",
+    "websearch_tui.history.index",
     "websearch_tui.settings.config",
     "websearch_tui.providers.helpers.models",
     "websearch_tui.providers.families.perplexity_common",
@@ -36,3 +37,17 @@ def test_search_modules_compile_no_unused_pattern_at_import() -> None:
     compiling = set(done.stdout.split())
     assert "websearch_tui.core.text" in compiling  # the counting works: sanitize's patterns are compiled at import
     assert compiling.isdisjoint(LAZY_MODULES)
+
+
+def test_index_form_of_text_without_cjk_compiles_nothing() -> None:
+    """A search's history row (query, answers, sources) in a script without CJK does not compile the
+    CJK pattern (about 2 ms); with CJK it is split as before."""
+    from websearch_tui.core.text import pattern
+    from websearch_tui.history import index
+
+    pattern.cache_clear()
+    assert index.index_form("python asyncio, café déjà vu") == "python asyncio, café déjà vu"
+    assert pattern.cache_info().currsize == 0
+    assert index.index_form("asyncio教程") == "asyncio 教 程 "
+    assert index.index_form("a\u1100b") == "a \u1100 b"  # the lowest CJK character
+    assert min(index._CJK_CHARS.replace("-", "")) == index._CJK_FIRST

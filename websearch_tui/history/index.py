@@ -16,7 +16,6 @@ what was indexed, so it needs a schema migration that rebuilds the index.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -35,9 +34,12 @@ _CJK_CHARS = (
     "\uff66-\uff9f"  # half-width Katakana
     "\U00020000-\U0003134f"  # CJK extensions B-G
 )
-_CJK_RUN = re.compile(f"([{_CJK_CHARS}]+)")
+_CJK_RUN = f"([{_CJK_CHARS}]+)"
 """A run of CJK characters, captured (its ``split`` gives the other text and the runs by turns). The
-one pattern over this class: each costs about 2 ms to compile (the class spans 100,000 code points)."""
+one pattern over this class, compiled at its first use (:func:`~websearch_tui.core.text.pattern`):
+about 2 ms (the class spans 100,000 code points), which text without CJK never pays."""
+_CJK_FIRST = "\u1100"
+"""The lowest character :data:`_CJK_RUN` matches: text whose characters are all below it has none."""
 _WORD = r"[^\W_]+"  # letters and digits: the characters unicode61 keeps in a token
 
 MIN_PREFIX_CHARS = 3
@@ -60,7 +62,9 @@ def _spaced(run: str) -> str:
 def index_form(text: str) -> str:
     """``text`` as it is indexed: every CJK character set apart by spaces; other text unchanged.
     Linear in ``len(text)``."""
-    return _CJK_RUN.sub(lambda match: f" {_spaced(match.group())} ", text)
+    if max(text, default="") < _CJK_FIRST:
+        return text
+    return pattern(_CJK_RUN).sub(lambda match: f" {_spaced(match.group())} ", text)
 
 
 def index_body(outcomes: Sequence[Mapping[str, Any]]) -> str:
@@ -104,7 +108,7 @@ def _terms(text: str) -> list[str]:
     """The distinct quoted terms of ``text``, in the order typed (linear in ``len(text)``)."""
     terms: list[str] = []
     for word in pattern(_WORD).findall(text):
-        for position, piece in enumerate(_CJK_RUN.split(word)):
+        for position, piece in enumerate(pattern(_CJK_RUN).split(word)):
             if position % 2:  # a CJK run (split puts the captured runs at odd positions)
                 terms.append(f'"{_spaced(piece)}"')
             elif piece:
