@@ -126,14 +126,14 @@ def lookup_resolver(
     def resolve(spec: ProviderSpec) -> ResolvedCredentials:
         values, records = lookup(spec)
         sources, problems = {}, {}
-        for record in records:
-            origin = credential_origin(record.where, f"{spec.id}:{record.name}", record.env_var)
+        for found in records:
+            origin = credential_origin(found.where, f"{spec.id}:{found.name}", found.env_var)
             if origin is not None:
-                sources[record.name] = origin
-            if record.problem is not None:
-                label = next((c.label for c in spec.credentials if c.name == record.name), record.name)
-                problems[record.name] = (
-                    f"{spec.label}: the {label} from {origin or 'its store'} {record.problem}, so it was not "
+                sources[found.name] = origin
+            if found.problem is not None:
+                label = next((c.label for c in spec.credentials if c.name == found.name), found.name)
+                problems[found.name] = (
+                    f"{spec.label}: the {label} from {origin or 'its store'} {found.problem}, so it was not "
                     f"used; set it again (websearch-tui keys set {spec.id}, Settings, or the variable)."
                 )
         return ResolvedCredentials(values, sources, problems)

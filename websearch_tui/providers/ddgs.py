@@ -443,15 +443,13 @@ def parse_results_page(page: str) -> list[Source]:
     parser.feed(page)
     parser.close()
     sources: list[Source] = []
-    for record in parser.records:
-        if record["ad"]:
+    for row in parser.records:
+        if row["ad"]:
             continue
-        raw = record.get("href") or record.get("title_href")
-        if _is_ad_link(raw) or _is_ad_link(record.get("title_href")):
+        raw = row.get("href") or row.get("title_href")
+        if _is_ad_link(raw) or _is_ad_link(row.get("title_href")):
             continue
-        source = make_source(
-            decode_result_url(raw), "".join(record["title"]), " ".join("".join(record["snippet"]).split())
-        )
+        source = make_source(decode_result_url(raw), "".join(row["title"]), " ".join("".join(row["snippet"]).split()))
         if source is not None:
             sources.append(source)
     return sources

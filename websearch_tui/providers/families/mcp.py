@@ -166,6 +166,10 @@ async def call_tool(
     return await session.call_tool(tool_name, arguments)
 
 
+_NO_HOOKS = McpHooks()
+"""The hooks of a provider that adds nothing to the protocol (the default)."""
+
+
 @record
 class McpSession:
     """One MCP conversation with ``url``; build it with :func:`open_session`.
@@ -314,7 +318,7 @@ async def open_session(
     ctx: ProviderContext,
     url: str,
     headers: Mapping[str, str] | None = None,
-    hooks: McpHooks = McpHooks(),
+    hooks: McpHooks = _NO_HOOKS,
     *,
     cache: bool = True,
 ) -> McpSession:
