@@ -28,6 +28,7 @@ from websearch_tui.tui.common.input_first import InputFirst
 from websearch_tui.tui.common.remembered import load_controls
 from websearch_tui.tui.common.scroll_bar import use_line_scrollbars
 from websearch_tui.tui.gc_tuning import collect_after_search, settle_gc
+from websearch_tui.tui.patches.timer_ticks import keep_ticks_on_time
 from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.screen import SearchScreen
@@ -173,6 +174,7 @@ class WebSearchApp(App[int]):
     ) -> None:
         super().__init__()
         use_line_scrollbars()  # a pane's scrollbar is drawn again at each step of a streaming answer
+        keep_ticks_on_time()  # the frame after a long one comes on schedule, not a period late
         self.session = Session(config, engine)
         self.status_resolver = status_resolver
         self.clock = clock or time.monotonic
