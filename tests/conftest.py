@@ -78,6 +78,7 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> MemoryKey
     monkeypatch.setenv("WEBSEARCH_TUI_STATE", str(tmp_path / "state.json"))  # nor the controls remembered
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     monkeypatch.setattr(errors, "_secrets", set())  # a key registered by one test is not redacted in the next
+    monkeypatch.setattr(errors, "_registered", set())
     monkeypatch.setattr(errors, "_matcher", None)
     for spec in SPECS.values():
         for credential in spec.credentials:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from datetime import datetime, timezone
+from urllib.parse import quote
 
 import pytest
 
+from websearch_tui.core import errors
 from websearch_tui.core.errors import (
     ErrorKind,
     ProviderError,
@@ -159,6 +162,23 @@ def test_redaction_removes_every_registered_secret() -> None:
     assert redact(text) == "key *** and ***, ab"
     error = ProviderError("tavily", ErrorKind.AUTH, "bad \x1b[31mtvly-SECRET-AAAA\x1b[0m")
     assert error.message == "bad ***"
+
+
+def test_a_secret_registered_again_costs_no_new_forms_and_stays_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+    real_forms = errors.secret_forms
+
+    def forms(value: str) -> set[str]:
+        made.append(value)
+        return real_forms(value)
+
+    monkeypatch.setattr(errors, "secret_forms", forms)
+    secret = "sk-live-0123456789abcdefXYZ"
+    for _ in range(3):
+        register_secret(secret)
+    assert made == [secret]
+    encoded = base64.b64encode(secret.encode()).decode()
+    assert redact(f"k={secret} b={encoded} q={quote(secret, safe='')}") == "k=*** b=*** q=***"
 
 
 def test_sanitize_removes_escape_sequences_and_controls() -> None:

@@ -220,6 +220,9 @@ _HTML_SCAN_CHARS = 8 * 1024  # the excerpt shows a few hundred characters; scann
 # --- redaction ----------------------------------------------------------------------------
 
 _secrets: set[str] = set()
+_registered: set[str] = set()
+"""The values registered so far (each with every form of it in ``_secrets``): registering one again
+costs a set lookup, not its 13 forms (an MCP call registers every key it may use)."""
 _secrets_lock = threading.Lock()
 
 
@@ -255,13 +258,14 @@ def register_secret(value: str | None) -> None:
     in (:func:`secret_forms`), whatever the case of its ASCII letters; values shorter than 4
     characters are ignored. Memory and time are linear in ``len(value)``."""
     global _matcher
-    if not value or len(value) < _MIN_SECRET_CHARS:
+    if not value or len(value) < _MIN_SECRET_CHARS or value in _registered:
         return
     forms = {form for form in secret_forms(value) if len(form) >= _MIN_SECRET_CHARS}
     with _secrets_lock:
         if not forms <= _secrets:
             _secrets.update(forms)
             _matcher = None
+        _registered.add(value)
 
 
 PREFIX_CHARS = 8
