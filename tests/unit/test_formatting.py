@@ -15,6 +15,7 @@ from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.errors import ErrorKind, ProviderError, register_secret
 from websearch_tui.core.models import Citation, SearchRequest, SearchResponse, Source
 from websearch_tui.core.results import ProviderOutcome, RunStatus, SearchResult
+from websearch_tui.formats import llm
 from websearch_tui.formats.llm import outcome_llm_text, to_llm_document, to_llm_merged, to_llm_text
 from websearch_tui.formats.markdown import to_markdown
 from websearch_tui.formats.text import to_text
@@ -621,3 +622,24 @@ def test_markdown_text_cannot_become_an_autolink_or_math_on_github() -> None:
     assert markdown_literal("mail a@b.example, not a @ b") == "mail a\\@b.example, not a @ b"
     assert markdown_literal("costs $5 and $x$") == "costs \\$5 and \\$x\\$"
     assert markdown_literal("docs.python.org and https is a word") == "docs.python.org and https is a word"
+
+
+def test_the_llm_document_is_made_safe_once_and_keeps_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An MCP call's text was searched for secrets block by block and then whole: once is enough,
+    since every block is part of the whole."""
+    secret = "sk-llm-secret-0123456789abcdef"
+    register_secret(secret)
+    answer = ProviderOutcome(
+        "perplexity", RunStatus.DONE, SearchResponse("perplexity", answer=f"the key \x1b[31m{secret}\x1b[0m leaked")
+    )
+    failed = ProviderOutcome(
+        "brave", RunStatus.FAILED, SearchResponse("brave"), ProviderError("brave", ErrorKind.SERVER, "x")
+    )
+    failed.error.message = f"denied for {secret}"  # an error built elsewhere, past its own cleaning
+    passes: list[str] = []
+    real = llm.safe_text
+    monkeypatch.setattr(llm, "safe_text", lambda text: passes.append(text) or real(text))
+    document = to_llm_document(_outcomes_result(answer, failed))
+    assert len(passes) == 1
+    assert secret not in document and "\x1b" not in document
+    assert "the key *** leaked" in document and "Error: denied for ***" in document

@@ -31,7 +31,13 @@ def to_llm_text(response: SearchResponse) -> str:
     PROVIDERS.md §1.13 byte for byte, with one deliberate difference: the continuation lines of a
     multi-line snippet or cited text are indented like its first line (the seed leaves them at the
     left margin, where they read as a new entry)."""
-    return safe_text("\n".join(llm_parts(response, _seed_citation_parts(response))))
+    return safe_text(_llm_text(response))
+
+
+def _llm_text(response: SearchResponse) -> str:
+    """:func:`to_llm_text` before :func:`~websearch_tui.core.errors.safe_text` (for a caller that makes
+    the whole text it is part of safe once)."""
+    return "\n".join(llm_parts(response, _seed_citation_parts(response)))
 
 
 def llm_parts(response: SearchResponse, citation_parts: list[str], *, dated: bool = False) -> list[str]:
@@ -145,11 +151,16 @@ def outcome_llm_text(outcome: ProviderOutcome, label: str | None = None) -> str:
     """The LLM text of an outcome: ``Error: <message>`` when it failed; else its response, opened
     by a ``Note:`` when the run was cancelled or came back empty, so a block is never blank.
     ``label`` names the provider in that note (default: its id)."""
+    return safe_text(_outcome_text(outcome, label or outcome.provider))
+
+
+def _outcome_text(outcome: ProviderOutcome, label: str) -> str:
+    """:func:`outcome_llm_text` before :func:`~websearch_tui.core.errors.safe_text`."""
     if outcome.error is not None:
-        return safe_text(f"Error: {outcome.error.message}")
-    note = _outcome_note(outcome, label or outcome.provider)
-    text = to_llm_text(outcome.response)
-    return safe_text(f"Note: {note}\n{text}".rstrip("\n")) if note else text
+        return f"Error: {outcome.error.message}"
+    note = _outcome_note(outcome, label)
+    text = _llm_text(outcome.response)
+    return f"Note: {note}\n{text}".rstrip("\n") if note else text
 
 
 def _outcome_note(outcome: ProviderOutcome, label: str) -> str | None:
@@ -166,10 +177,9 @@ def _outcome_note(outcome: ProviderOutcome, label: str) -> str | None:
 def to_llm_document(result: SearchResult) -> str:
     """Every shown provider as ``# <Label> (<id>)`` (``· ≈ $0.004``, ``· cached · 12 min ago · $0``
     after it when known: :func:`_heading`) followed by its LLM text block; last, for several
-    providers, the search's total (``Cost: ≈ $0.021``)."""
-    blocks = [
-        f"{_heading(result, o)}\n{outcome_llm_text(o, result.label(o.provider))}" for o in visible_outcomes(result)
-    ]
+    providers, the search's total (``Cost: ≈ $0.021``). The whole text is made safe once (an MCP
+    call's text was searched for secrets twice, block by block and then whole)."""
+    blocks = [f"{_heading(result, o)}\n{_outcome_text(o, result.label(o.provider))}" for o in visible_outcomes(result)]
     return safe_text("\n\n".join(_with_total(blocks, result)))
 
 
