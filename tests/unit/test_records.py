@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
 import pickle
+import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import websearch_tui
+from websearch_tui.core import records
 from websearch_tui.core.records import record
+
+ROOT = Path(__file__).resolve().parents[2]
+PICKLE_USAGE = (
+    "import pickle, sys; from websearch_tui.core.models import Usage; "
+    "sys.stdout.buffer.write(pickle.dumps(Usage(input_tokens=1)))"
+)
 
 
 def _twins(options: dict[str, Any], body: dict[str, Any], annotations: dict[str, str]) -> tuple[type, type]:
@@ -140,3 +151,58 @@ def test_a_search_s_modules_leave_unused_classes_unmade() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "0"
+
+
+def test_a_class_being_made_always_has_an_init(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another thread creating an instance while a class is made must find an ``__init__`` (without
+    one, ``object.__init__`` refused the arguments: ``Item() takes no arguments``)."""
+    seen: list[bool] = []
+    real = records.dataclasses.dataclass
+
+    @record(frozen=True)
+    class Watched:
+        a: int
+
+    def watching(cls: type | None = None, /, **options: Any) -> Any:
+        if cls is Watched:
+            seen.append("__init__" in cls.__dict__)
+        return real(cls, **options)
+
+    monkeypatch.setattr(records.dataclasses, "dataclass", watching)
+    assert Watched(1).a == 1
+    assert seen and all(seen)
+
+
+def test_a_record_unpickled_before_its_class_is_made_is_a_whole_record() -> None:
+    made = subprocess.run([sys.executable, "-c", PICKLE_USAGE], capture_output=True, check=True, cwd=ROOT).stdout
+    script = (
+        "import dataclasses, pickle, sys\n"
+        "first, second = pickle.loads(sys.stdin.buffer.read()), None\n"
+        "print(repr(first))\n"
+        "try:\n    first.input_tokens = 5\nexcept dataclasses.FrozenInstanceError:\n    print('frozen')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], input=made, capture_output=True, check=True, cwd=ROOT
+    ).stdout.decode()
+    assert out.startswith("Usage(input_tokens=1") and "frozen" in out
+
+
+def test_a_bad_field_is_reported_at_every_use() -> None:
+    @record
+    class Bad:
+        items: list = []  # noqa: RUF012  # what dataclass refuses (a mutable default)
+
+    for _ in range(2):
+        with pytest.raises(ValueError, match="mutable default"):
+            Bad()
+
+
+def test_every_record_of_the_package_makes_cleanly() -> None:
+    """A bad record definition fails only when its class is made: make every one."""
+    for module in pkgutil.walk_packages(websearch_tui.__path__, "websearch_tui."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    ours = [cls for cls in records._PENDING if cls.__module__.startswith("websearch_tui.")]
+    for cls in ours:
+        records.make(cls)
+    assert not [cls for cls in records._PENDING if cls.__module__.startswith("websearch_tui.")]

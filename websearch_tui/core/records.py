@@ -20,6 +20,13 @@ values compared and hashed as the same tuples, so equal hashes and set orders), 
 anything (a third less per class). So ``__dataclass_params__`` says ``repr=False, eq=False``; options
 other than ``frozen``, ``eq`` and ``repr``, or a class body with its own ``__repr__``, ``__eq__`` or
 ``__hash__``, get ``dataclass`` as it is.
+
+A class keeps its first-use ``__init__`` while it is made, and the ``__init__`` that ``dataclass``
+writes (for a subclass made for that purpose, with no fields of its own) replaces it in one step:
+another thread creating an instance meanwhile waits for the class to be made instead of finding no
+``__init__`` at all. An instance unpickled before its class is made makes the class first
+(``__setstate__``). A definition ``dataclass`` refuses (a mutable default) raises its error at every
+use until it is fixed (``tests/unit/test_records.py`` makes every record of the package).
 """
 
 from __future__ import annotations
@@ -69,18 +76,27 @@ def make(cls: type) -> None:
     """Apply ``dataclass`` to ``cls`` with the options :func:`record` kept, if it is not made yet
     (safe from several threads at once; nothing for a class made already or not a record)."""
     with _LOCK:
-        options = _PENDING.pop(cls, None)
+        options = _PENDING.get(cls)
         if options is None:
             return
-        for name in ("__init__", *_MADE_NAMES):
-            delattr(cls, name)
-        _apply(cls, options)
+        if "__match_args__" in cls.__dict__:  # dataclass sets it only on a class without one
+            delattr(cls, "__match_args__")  # (gone already when a first try raised: a bad field)
+        _apply(cls, {**options, "init": False})  # the placeholder __init__ stays meanwhile
+        twin = type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+        dataclasses.dataclass(twin, **{**options, "repr": False, "eq": False, "match_args": False})
+        if not set(options) - {"frozen", "eq", "repr"}:
+            cls.__dataclass_params__ = twin.__dataclass_params__  # type: ignore[attr-defined]  # init=True, as before
+        init = twin.__dict__["__init__"]
+        init.__qualname__ = f"{cls.__qualname__}.__init__"
+        cls.__init__ = init  # type: ignore[misc]  # replaces the placeholder: never a moment without one
+        del _PENDING[cls]
+        del cls.__setstate__  # type: ignore[attr-defined]
 
 
 def _apply(cls: type, options: dict[str, Any]) -> None:
     """Make ``cls`` the dataclass ``dataclass(**options)`` makes, its ``__repr__``, ``__eq__`` and
     ``__hash__`` shared code (see the module's docstring)."""
-    if set(options) - {"frozen", "eq", "repr"} or any(name in cls.__dict__ for name in _SHARED_NAMES):
+    if set(options) - {"frozen", "eq", "repr", "init"} or any(name in cls.__dict__ for name in _SHARED_NAMES):
         dataclasses.dataclass(cls, **options)
         return
     dataclasses.dataclass(cls, **{**options, "repr": False, "eq": False})
@@ -154,7 +170,15 @@ def _defer(cls: type, options: dict[str, Any]) -> type:
     cls.__init__ = _first_init(cls)  # type: ignore[misc]
     for name in _MADE_NAMES:
         setattr(cls, name, _Pending(cls, name))
+    cls.__setstate__ = _first_setstate  # type: ignore[attr-defined]  # an instance unpickled makes its class
     return cls
+
+
+def _first_setstate(self: Any, state: Any) -> None:
+    """Pickle's last step for an instance of a class not made yet (unpickled before any was made): make
+    the class, then set the instance's attributes as pickle does for a dataclass."""
+    make(type(self))
+    self.__dict__.update(state)
 
 
 if TYPE_CHECKING:
