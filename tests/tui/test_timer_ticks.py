@@ -28,9 +28,9 @@ class AppStandIn:
         raise error
 
 
-async def tick_times(monkeypatch: pytest.MonkeyPatch, long_first_tick: float) -> list[float]:
-    """The clock at each of a 1-second timer's first three ticks, when its first tick takes
-    ``long_first_tick`` seconds (a fake clock: sleeping moves it)."""
+async def tick_times(monkeypatch: pytest.MonkeyPatch, long_first_tick: float, repeat: int | None = None) -> list[float]:
+    """The clock at each of a 1-second timer's first three ticks (all of them, with ``repeat``), when
+    its first tick takes ``long_first_tick`` seconds (a fake clock: sleeping moves it)."""
     clock = [0.0]
 
     async def sleep(seconds: float) -> None:
@@ -51,25 +51,39 @@ async def tick_times(monkeypatch: pytest.MonkeyPatch, long_first_tick: float) ->
             done.set()
 
     target = Target()
-    timer = Timer(target, 1.0, callback=callback)
+    timer = Timer(target, 1.0, callback=callback, repeat=repeat)
     token = active_app.set(AppStandIn())  # type: ignore[arg-type]
     try:
         timer._start()
-        await asyncio.wait_for(done.wait(), 5)
+        if repeat is None:
+            await asyncio.wait_for(done.wait(), 5)
+        else:
+            await asyncio.wait_for(timer._task, 5)
     finally:
         timer.stop()
         active_app.reset(token)
     return times[:3]
 
 
-async def test_a_late_tick_is_followed_by_the_first_tick_still_ahead(monkeypatch: pytest.MonkeyPatch):
+@pytest.fixture
+def patched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The patch installed for one test (Textual's loop afterwards, whatever was there before)."""
+    monkeypatch.setattr(Timer, "_run", timer_ticks.TEXTUAL_RUN)
     assert timer_ticks.keep_ticks_on_time()
+
+
+async def test_a_late_tick_is_followed_by_the_first_tick_still_ahead(monkeypatch: pytest.MonkeyPatch, patched):
     assert await tick_times(monkeypatch, long_first_tick=1.5) == [1.0, 3.0, 4.0]  # Textual's own: 1, 4, 5
 
 
-async def test_ticks_on_time_stay_on_their_schedule(monkeypatch: pytest.MonkeyPatch):
-    assert timer_ticks.keep_ticks_on_time()
+async def test_ticks_on_time_stay_on_their_schedule(monkeypatch: pytest.MonkeyPatch, patched):
     assert await tick_times(monkeypatch, long_first_tick=0.25) == [1.0, 2.0, 3.0]
+
+
+async def test_a_timer_that_repeats_a_few_times_ends_even_when_late(monkeypatch: pytest.MonkeyPatch, patched):
+    """Ten periods late after its first tick, a timer of two ticks has no tick left (Textual's loop
+    ends too)."""
+    assert await tick_times(monkeypatch, long_first_tick=10.5, repeat=2) == [1.0]
 
 
 async def test_textual_s_own_loop_waits_a_period_more(monkeypatch: pytest.MonkeyPatch):

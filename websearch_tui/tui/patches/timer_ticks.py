@@ -88,6 +88,8 @@ async def _run_on_time(self: Timer) -> None:
         now = _time.get_time()
         if self._skip and due < now and interval > 0:
             count = int((now - start) / interval)  # the ticks whose time has passed
+            if repeat is not None and count > repeat:
+                break
             due = start + (count + 1) * interval
         await _time.sleep(max(0.0, due - now))
         count += 1
