@@ -37,7 +37,7 @@ from typing import NoReturn
 
 from websearch_tui.cli.common import PROG, UsageError, fail
 from websearch_tui.cli.front_ends import NO_FRONT_ENDS, FrontEnds
-from websearch_tui.cli.parser import build_parser, command_named, first_word
+from websearch_tui.cli.parser import first_word, parser_for
 
 UNUSED_OPTIONAL_IMPORTS = ("trio", "httpx._main")
 """Modules our dependencies import only if installed, which this program never uses: httpcore imports
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None, *, front_ends: FrontEnds = NO_FRONT_
     _skip_unused_imports()
     try:
         words = list(sys.argv[1:] if argv is None else argv)
-        parser = build_parser(only=command_named(words))  # only the parser of a command named
+        parser = parser_for(words)  # only the parser of a command named (or of the terminal UI)
         args = parser.parse_args(implied_search(words, parser))
         _check_decodable(args)
         from websearch_tui.core.logs import setup_logging
