@@ -82,7 +82,8 @@ def make(cls: type) -> None:
         if "__match_args__" in cls.__dict__:  # dataclass sets it only on a class without one
             delattr(cls, "__match_args__")  # (gone already when a first try raised: a bad field)
         _apply(cls, {**options, "init": False})  # the placeholder __init__ stays meanwhile
-        twin = type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+        names = {"__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__}
+        twin = type(cls.__name__, (cls,), names)  # its __doc__: dataclass writes one from inspect.signature
         dataclasses.dataclass(twin, **{**options, "repr": False, "eq": False, "match_args": False})
         if not set(options) - {"frozen", "eq", "repr"}:
             cls.__dataclass_params__ = twin.__dataclass_params__  # type: ignore[attr-defined]  # init=True, as before
