@@ -30,7 +30,6 @@ from websearch_tui.tui.common.links import copy_source, open_source
 from websearch_tui.tui.common.safe import clean, plain
 from websearch_tui.tui.common.safe_input import SafeInput
 from websearch_tui.tui.reader.request import ReadRequest, ReadRequested
-from websearch_tui.tui.search.source_list import TITLE_CHARS, age_text
 
 Labeller = Callable[[str], str]
 """Provider id -> display label."""
@@ -66,6 +65,8 @@ def row_content(index: int, row: MergedSource, label: Labeller, citation: Citati
     """The two or three lines of one merged row: ``[i] title``, ``domain · age · found by N · labels``
     (``found by N (M indexes)`` when they share indexes: :attr:`MergedSource.found_by`)
     and, when answers cite it, ``cited by Label [n], ...`` (see :func:`cited_content`)."""
+    from websearch_tui.tui.search.source_list import TITLE_CHARS, age_text  # its lists are not in the first frame
+
     title = plain(row.title, "bold", one_line=True, limit=TITLE_CHARS)
     found = f"{row.found_by} · {', '.join(label(pid) for pid in row.ranks)}" if row.ranks else ""
     details = [part for part in (host_of(row.link), age_text(row.date_text, row.age_seconds), found) if part]

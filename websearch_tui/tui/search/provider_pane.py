@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from textual import on
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -28,15 +28,15 @@ from websearch_tui.core.models import AnswerDelta, SearchResponse
 from websearch_tui.core.results import ProviderOutcome, ProviderUpdate, RetryWait, RunStatus
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.formats.common import dropped_sources_text
-from websearch_tui.tui.common.answer_view import AnswerView
 from websearch_tui.tui.common.links import copy_source, open_source, open_url_safely
 from websearch_tui.tui.common.safe import clean, plain
 from websearch_tui.tui.patches.border_subtitle import set_border_subtitle
 from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
 from websearch_tui.tui.reader.request import ReadRequest, ReadRequested
-from websearch_tui.tui.search.related_list import RelatedList
-from websearch_tui.tui.search.source_list import CitationList, SourceList, citations_heading
 from websearch_tui.tui.search.status_line import ACTIVE, FINAL, PaneStatus, StatusLine, cached_text
+
+if TYPE_CHECKING:
+    from websearch_tui.tui.common.answer_view import AnswerView
 
 FLUSH_SECONDS = 0.1
 """How often streamed answer text is parsed and shown (and the spinner ticks)."""
@@ -102,9 +102,14 @@ class PaneParts:
     """The widgets of a :class:`ProviderPane`: its status line above its scrolling body (notes, answer,
     sources, citations, related questions, the queries it ran, the model line). Made when the pane
     first needs them (:attr:`ProviderPane._w`), not with the pane: 24 panes made at start-up, all
-    but one behind tabs, cost about 300 widgets before the first paint otherwise."""
+    but one behind tabs, cost about 300 widgets before the first paint otherwise. The modules of the
+    answer view and the lists are imported here too: the first frame shows no pane's parts."""
 
     def __init__(self) -> None:
+        from websearch_tui.tui.common.answer_view import AnswerView
+        from websearch_tui.tui.search.related_list import RelatedList
+        from websearch_tui.tui.search.source_list import CitationList, SourceList
+
         self.status_line = StatusLine(classes="pane-status")
         self.notes = Static(classes="notes", markup=False)
         self.answer = AnswerView(classes="answer")
@@ -530,6 +535,8 @@ class ProviderPane(Vertical):
 
     def _render_citations(self) -> None:
         """The citations, with their checks, and the heading that counts how many check out."""
+        from websearch_tui.tui.search.source_list import citations_heading  # imported by the parts already
+
         citations = self.response.citations
         self._w.citations_title.display = bool(citations)
         self._w.citations_title.update(citations_heading(self.response, checking=self._checking and bool(citations)))
@@ -638,7 +645,7 @@ class ProviderPane(Vertical):
         if self._w.related.questions:
             self._w.related.focus_row(0)
 
-    @on(AnswerView.LinkClicked)
-    def _on_link(self, event: AnswerView.LinkClicked) -> None:
+    def on_answer_view_link_clicked(self, event: AnswerView.LinkClicked) -> None:
+        """A link in the answer was clicked: open it (the handler Textual names after the message)."""
         event.stop()
         open_url_safely(self.app, event.href)

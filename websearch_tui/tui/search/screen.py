@@ -42,7 +42,6 @@ from websearch_tui.tui.search.navigation import LIST_WIDTH, PROVIDER_LIST
 from websearch_tui.tui.search.pane_area import PaneArea
 from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS
 from websearch_tui.tui.search.query_input import QueryInput
-from websearch_tui.tui.search.related_list import RelatedList
 from websearch_tui.tui.search.search_bar import COMPACT_WIDTH, SearchBar
 
 if TYPE_CHECKING:
@@ -50,6 +49,7 @@ if TYPE_CHECKING:
 
     from websearch_tui.settings.config import Config
     from websearch_tui.tui.history.screen import HistoryChoice
+    from websearch_tui.tui.search.related_list import RelatedList
 
 EMPTY_HINT = "Type a question, then press Enter."
 IDLE_HINT = "Enter searches · ↑↓ history · Tab moves on · Esc cancels · F2 providers"
@@ -291,8 +291,8 @@ class SearchScreen(CitationChecks):
         event.stop()
         await self.search(event.value)
 
-    @on(RelatedList.Chosen)
-    async def _on_related(self, event: RelatedList.Chosen) -> None:
+    async def on_related_list_chosen(self, event: RelatedList.Chosen) -> None:
+        """A related question was chosen: search it (the handler Textual names after the message)."""
         event.stop()
         self.query_input.value = event.question
         await self.search(event.question)
