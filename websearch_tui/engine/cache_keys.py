@@ -28,7 +28,6 @@ the credentials, in a thread, and hands them here).
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import unicodedata
 from collections.abc import Mapping
@@ -81,6 +80,8 @@ def cache_key(
         "base_url": settings.base_url or spec.default_base_url,
         "mcp_url": settings.mcp_url or spec.default_mcp_url,
     }
+    import hashlib  # at the first search (hashlib starts OpenSSL's digests): not for the TUI's first frame
+
     digest = hashlib.sha256(json.dumps(asked, sort_keys=True, default=repr, ensure_ascii=False).encode())
     for name in sorted(credentials):  # each part length-prefixed: no two credential sets hash alike
         value = credentials[name].encode("utf-8", "surrogatepass")
@@ -99,6 +100,8 @@ no guess reaches them, and they are folded in as they are."""
 def _stretched(provider_id: str, value: bytes) -> bytes:
     """``value`` through scrypt (2**14 rounds, 16 MiB, about 0.1 s; once per process and value),
     salted with the provider id: what :func:`cache_key` folds in for a :data:`STRETCHED` credential."""
+    import hashlib
+
     return hashlib.scrypt(value, salt=f"websearch-tui cache key {provider_id}".encode(), n=2**14, r=8, p=1, dklen=32)
 
 
