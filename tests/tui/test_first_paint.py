@@ -92,6 +92,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "websearch_tui.tui.search.source_list",
     "websearch_tui.tui.search.related_list",
     "hashlib",  # the cache keys' digests, at the first search
+    "html",  # entities decoded in provider text and error pages
 )
 
 

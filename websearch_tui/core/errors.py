@@ -9,7 +9,6 @@ secret it resolves).
 from __future__ import annotations
 
 import base64
-import html
 import itertools
 import json
 import os
@@ -190,6 +189,8 @@ def excerpt(body: str, limit: int = ERROR_EXCERPT_CHARS) -> str:
     """
     body = body or ""
     if _is_html_page(body[:_HTML_SCAN_CHARS]):
+        import html  # only for an HTML error page
+
         page = pattern(_SCRIPT_OR_STYLE).sub(" ", body[:_HTML_SCAN_CHARS])
         body = " ".join(html.unescape(pattern(_TAG).sub(" ", page)).split())
     return truncate(redact(sanitize(body)).strip(), limit)

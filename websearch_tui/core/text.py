@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import functools
-import html
 import re
 import unicodedata
 from datetime import datetime, timedelta, timezone
@@ -61,7 +60,7 @@ _HTML_TAGS = (
     "a|abbr|b|big|blockquote|br|cite|code|del|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre|q|s|small|"
     "span|strike|strong|sub|sup|table|tbody|td|th|thead|tr|tt|u|ul|wbr"
 )
-_TAG = re.compile(rf"</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>", re.IGNORECASE)
+_TAG = rf"(?i)</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>"  # pattern(): compiled at the first HTML text
 _SPACES = re.compile(r"\s+")
 MAX_URL_CHARS = 2048
 
@@ -215,7 +214,9 @@ def plain_text(value: object, *, collapse: bool = False) -> str | None:
     """
     if not isinstance(value, str):
         return None
-    text = sanitize(html.unescape(_TAG.sub("", strip_comments(value))))
+    import html  # at the first provider text read (its entity table): not for the TUI's first frame
+
+    text = sanitize(html.unescape(pattern(_TAG).sub("", strip_comments(value))))
     text = _SPACES.sub(" ", text).strip() if collapse else text.strip()
     return text if text and text.upper() != "N/A" else None
 
