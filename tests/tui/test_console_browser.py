@@ -19,6 +19,7 @@ from textual.drivers.headless_driver import HeadlessDriver
 from tests.tui.conftest import submit, until, wait_for_search
 from tests.tui.test_search_screen import pane
 from websearch_tui.core.models import AnswerDelta, Source, SourcesFound
+from websearch_tui.tui.common import links
 from websearch_tui.tui.common.link_dialog import LinkDialog
 from websearch_tui.tui.common.links import console_browser, has_display, sigint_left_to_child
 
@@ -312,3 +313,22 @@ async def test_no_console_browser_while_a_search_is_running(make_app, fake_strea
         await pilot.press("o")
         await until(pilot, lambda: record.exists(), "the browser's record file exists")
         assert suspensions == ["suspend", "resume"]
+
+
+async def test_links_that_could_not_be_opened_at_once_show_one_dialog(make_app, fake_streams, monkeypatch):
+    """Several presses of ``o`` whose browsers all failed before the first dialog was up pushed a
+    second dialog with the same id: Textual ended the app (DuplicateIds)."""
+    monkeypatch.setattr("webbrowser.open", lambda url, *a, **kw: False)
+    fake_streams["ddgs"] = one_source
+    app = make_app(("ddgs",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "open it")
+        await wait_for_search(app)
+        for _ in range(3):  # reported together, as worker threads that failed before the dialog was up
+            links._report_open(app, URL, False)
+        await until(
+            pilot, lambda: isinstance(app.screen, LinkDialog), "the link dialog is open", detail=lambda: app.screen
+        )
+        await pilot.pause()
+        assert sum(isinstance(screen, LinkDialog) for screen in app.screen_stack) == 1
+        assert app.is_running

@@ -249,10 +249,13 @@ def _report_open(app: App[object], url: str, opened: bool) -> None:
 
 def _show_link(app: App[object], reason: str, url: str) -> None:
     """Show ``url`` in a dialog, below ``reason``, where it can be selected (the dialog, with Textual's
-    text area, is imported here: no start-up pays for it)."""
+    text area, is imported here: no start-up pays for it). While one is open nothing more is shown:
+    several links that could not be opened, reported before the first dialog was up, pushed a
+    second dialog with the same id and Textual ended the app (``DuplicateIds``)."""
     from websearch_tui.tui.common.link_dialog import LinkDialog
 
-    app.push_screen(LinkDialog(reason, url))
+    if not any(isinstance(screen, LinkDialog) for screen in app.screen_stack):
+        app.push_screen(LinkDialog(reason, url))
 
 
 def _copy_to_system(app: App[object], text: str, what: str) -> None:
