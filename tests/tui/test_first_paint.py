@@ -93,6 +93,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "websearch_tui.tui.search.related_list",
     "hashlib",  # the cache keys' digests, at the first search
     "html",  # entities decoded in provider text and error pages
+    "sqlite3",  # the history file, opened at the first search recorded or history read
+    "websearch_tui.history.store",
+    "websearch_tui.history.codec",
 )
 
 

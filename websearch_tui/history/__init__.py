@@ -17,16 +17,14 @@ Uses ``core`` only (and the standard library's ``sqlite3``); never stores a secr
 redacted first).
 """
 
-from websearch_tui.history.codec import HistoryEntry, StoredSearch, iso_utc
+from typing import TYPE_CHECKING
+
+from websearch_tui.history.paths import HISTORY_ENV, HistoryError, UnknownEntry, default_history_path, history_path
 from websearch_tui.history.recorder import HistoryRecorder
-from websearch_tui.history.store import (
-    HISTORY_ENV,
-    HistoryError,
-    HistoryStore,
-    UnknownEntry,
-    default_history_path,
-    history_path,
-)
+
+if TYPE_CHECKING:
+    from websearch_tui.history.codec import HistoryEntry, StoredSearch, iso_utc
+    from websearch_tui.history.store import HistoryStore
 
 __all__ = [
     "HISTORY_ENV",
@@ -40,3 +38,22 @@ __all__ = [
     "history_path",
     "iso_utc",
 ]
+
+
+_LATER = {"HistoryStore": "store", "HistoryEntry": "codec", "StoredSearch": "codec", "iso_utc": "codec"}
+"""Names imported at their first use: the store (SQLite) and the codecs are not needed to make the
+recorder or to say where the file is (the TUI's first frame does both)."""
+
+
+def __getattr__(name: str) -> object:
+    """The store's and the codecs' names of :data:`__all__`, imported when first asked for.
+
+    Raises:
+        AttributeError: any other name.
+    """
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module 'websearch_tui.history' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"websearch_tui.history.{module}"), name)

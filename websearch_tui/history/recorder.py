@@ -12,9 +12,13 @@ from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from websearch_tui.core.results import SearchResult
-from websearch_tui.history.store import BUSY_TIMEOUT_SECONDS, HistoryError, HistoryStore
+from websearch_tui.history.paths import BUSY_TIMEOUT_SECONDS, HistoryError
+
+if TYPE_CHECKING:
+    from websearch_tui.history.store import HistoryStore
 
 log = logging.getLogger(__name__)
 
@@ -202,6 +206,8 @@ class HistoryRecorder:
         """Store one search (opening the store on first use); True when it was stored."""
         try:
             if self._store is None:
+                from websearch_tui.history.store import HistoryStore  # on the writer thread, at the first search
+
                 self._store = HistoryStore(self.path, max_entries=self.max_entries, busy_timeout=RECORD_BUSY_SECONDS)
             self._store.add(result, created_at=started_at)
         except HistoryError as exc:

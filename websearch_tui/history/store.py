@@ -51,6 +51,7 @@ from websearch_tui.history.codec import (
 )
 from websearch_tui.history.index import index_body, index_form, match_expression, query_words
 from websearch_tui.history.pages import PAGE_COLUMNS, decode_page, encode_page, text_bytes
+from websearch_tui.history.paths import BUSY_TIMEOUT_SECONDS, HistoryError, UnknownEntry
 from websearch_tui.history.runs import RUN_COLUMNS, run_rows
 from websearch_tui.history.schema import (
     BACKFILL_BATCH,
@@ -71,10 +72,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-HISTORY_ENV = "WEBSEARCH_TUI_HISTORY"
-FILE_NAME = "history.sqlite3"
-BUSY_TIMEOUT_SECONDS = 10.0
-"""How long a write waits for another process's write to finish."""
 QUERY_WEIGHT = 4.0
 """bm25 weight of a match in the query against one in the answers and sources (1.0)."""
 RANKED_MATCHES = 1_000
@@ -109,29 +106,6 @@ _INSERT_RUN = f"INSERT INTO runs({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?
 
 MAX_ID = 2**63 - 1
 """The largest id SQLite can hold: a larger one is simply not there (not an OverflowError)."""
-
-
-class HistoryError(Exception):
-    """The history cannot do what was asked; ``str(error)`` is one line naming the file and what to do."""
-
-
-class UnknownEntry(HistoryError):
-    """No stored search has that id."""
-
-
-def default_history_path() -> Path:
-    """``history.sqlite3`` in the platformdirs user data directory."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("websearch-tui", appauthor=False)) / FILE_NAME
-
-
-def history_path(configured: str | None = None) -> Path:
-    """Where the history file is: ``$WEBSEARCH_TUI_HISTORY``, else ``configured`` (config ``[history]
-    path``), else :func:`default_history_path`; ``~`` is expanded."""
-    env = os.environ.get(HISTORY_ENV, "").strip()
-    chosen = env or (configured or "").strip()
-    return Path(chosen).expanduser() if chosen else default_history_path()
 
 
 def _is_damage(error: sqlite3.DatabaseError) -> bool:

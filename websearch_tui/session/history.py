@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from websearch_tui.history import HistoryError, HistoryStore, UnknownEntry, history_path
+from websearch_tui.history import HistoryError, UnknownEntry, history_path
 from websearch_tui.history.index import match_expression
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from websearch_tui.core.pages import Page
     from websearch_tui.engine.engine import SearchRecorder
-    from websearch_tui.history import HistoryEntry, StoredSearch
+    from websearch_tui.history import HistoryEntry, HistoryStore, StoredSearch
     from websearch_tui.history.codec import Reused
     from websearch_tui.history.stats import StatsReport
     from websearch_tui.settings.config import Config
@@ -92,6 +92,8 @@ class HistoryAccess:
             if self._store is None:
                 if not create and not self.path.exists():
                     return None
+                from websearch_tui.history.store import HistoryStore  # SQLite, when the file is first read
+
                 self._store = HistoryStore(self.path)
             return self._store
 

@@ -25,7 +25,6 @@ import asyncio
 import dataclasses
 import ipaddress
 import logging
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import field
@@ -596,6 +595,8 @@ class Session:
 
     def _kept_page(self, url: str) -> Page | None:
         """The page the history keeps for ``url`` (blocking); ``None`` also when it cannot be read."""
+        import sqlite3  # with the history's store, which reading a page opens
+
         try:
             return self.history.page(url)
         except (HistoryError, sqlite3.Error) as exc:  # closed meanwhile by aclose: sqlite3.ProgrammingError
@@ -604,6 +605,8 @@ class Session:
 
     def _keep_page(self, page: Page) -> None:
         """Keep ``page`` in the history (blocking); a failure is logged, never raised."""
+        import sqlite3
+
         try:
             kept = self.history.add_page(page, max_bytes=self.config.reader.max_bytes)
         except (HistoryError, sqlite3.Error) as exc:
