@@ -96,6 +96,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "sqlite3",  # the history file, opened at the first search recorded or history read
     "websearch_tui.history.store",
     "websearch_tui.history.codec",
+    "websearch_tui.core.prices",  # the price table: a run's cost, a budget's estimate
 )
 
 

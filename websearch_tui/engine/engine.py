@@ -44,7 +44,6 @@ from websearch_tui.core.errors import (
     register_secret,
 )
 from websearch_tui.core.models import Note, ResponseBuilder, SearchEvent, SearchRequest, SearchResponse
-from websearch_tui.core.prices import price_for
 from websearch_tui.core.records import record
 from websearch_tui.core.results import (
     PACED_NOTE_START,
@@ -762,6 +761,8 @@ class Engine:
         keyless = runs_keyless(spec, ctx.credentials if ctx is not None else {})
         if ctx is None or (not answered and status in (RunStatus.FAILED, RunStatus.CANCELLED)):
             return Cost(0.0, "keyless" if keyless else "estimated")
+        from websearch_tui.core.prices import price_for  # the price table, at the first run that answered
+
         price = price_for(spec, ctx.settings)
         return cost_of(price, response, keyless=keyless)
 

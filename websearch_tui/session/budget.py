@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Literal
 
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.costs import format_usd
-from websearch_tui.core.prices import price_for
 from websearch_tui.core.records import record
 
 if TYPE_CHECKING:
@@ -119,6 +118,8 @@ def provider_estimate(config: Config, request: SearchRequest, provider_id: str, 
     it would ask for), else 0."""
     if average is not None:
         return average
+    from websearch_tui.core.prices import price_for  # the price table, at the first estimate
+
     price = price_for(SPECS[provider_id], config.settings_for(provider_id))
     return price.typical(request.max_results) if price is not None else 0.0
 
