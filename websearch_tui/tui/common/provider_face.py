@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
+from textual import events
 from textual.content import Content
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
@@ -37,9 +39,10 @@ BOX_WIDTH = 4
 
 class ProviderFace(ScrollView, can_focus=False):
     """A provider list drawn row by row: ``specs`` in order, each with its check box (marked when its id
-    is in ``selected``) and its prompt (:func:`~websearch_tui.tui.common.provider_selector.selector_prompt`,
+    is in ``selected``) and its prompt (:func:`~websearch_tui.tui.common.provider_rows.selector_prompt`,
     readiness as an ellipsis until :meth:`set_status`). The rows scroll as the list's do (a scrollbar
-    when they do not fit). It takes no focus and no keys: it is on screen for one frame.
+    when they do not fit). It takes no focus and no keys, and hands a click on a row to the list
+    (:class:`RowClicked`): it is on screen for one frame.
 
     Args:
         specs: the providers, in the list's order.
@@ -91,6 +94,24 @@ class ProviderFace(ScrollView, can_focus=False):
         self.border_title = Content("Providers")
         self.border_subtitle = Content(KEYS_HINT)
         self.virtual_size = Size(0, len(self.specs))
+
+    class RowClicked(Message):
+        """A row of the face was clicked (before the real list took its place); ``index``: the row."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a row is the list's (:class:`RowClicked`): the screen puts the list in the face's
+        place and toggles that row, as a click on the list does (it was lost for the face's moment)."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = self.scroll_offset.y + offset.y
+        if 0 <= index < len(self.specs):
+            event.stop()
+            self.post_message(self.RowClicked(index))
 
     @property
     def selected(self) -> list[str]:

@@ -59,6 +59,14 @@ class PaneNavigation(AppScreen[None]):
             return found.first()
         return next(face for face in self.query(ProviderFace) if not face.replaced).replace(PROVIDER_LIST)[0]
 
+    def on_provider_face_row_clicked(self, message: ProviderFace.RowClicked) -> None:
+        """A click on the provider list's face before the list took its place: the list takes it now
+        and its row is highlighted, toggled and focused, as a click on the list does."""
+        selector = self.selector
+        selector.highlighted = message.index
+        selector.toggle(selector.get_option_at_index(message.index).value)
+        selector.focus()
+
     def _leave_panes(self) -> None:
         """The panes are about to be rebuilt: a focused widget inside them would be removed and leave
         focus on a detached widget (keys and bindings would then go nowhere), so focus the query, at
