@@ -120,14 +120,21 @@ async def test_a_typed_key_is_echoed_after_its_handler_ran_and_a_frame_was_drawn
         assert not gate.holding
 
 
+async def paused_area(app, pilot):
+    """The pane area of a search streaming in ``app``, its timer paused: only the ticks a test asks
+    for run."""
+    await submit(pilot, "q")
+    area = app.screen.pane_area
+    await until(pilot, lambda: area._ticks > 3, "the panes tick")
+    area._ticker.pause()
+    return area
+
+
 async def test_a_tick_while_a_key_waits_for_its_echo_runs_right_after_the_echo(make_app, fake_streams):
     fake_streams["ddgs"] = flood
     app = make_app(("ddgs",))
     async with app.run_test(size=(100, 30)) as pilot:
-        await submit(pilot, "q")
-        area = app.screen.pane_area
-        await until(pilot, lambda: area._ticks > 3, "the panes tick")
-        area._ticker.pause()  # only the ticks this test asks for
+        area = await paused_area(app, pilot)
         gate = app.input_first
         ticks = area._ticks
         gate.key_received()
@@ -145,10 +152,7 @@ async def test_a_tick_put_off_is_dropped_when_its_area_has_closed(make_app, fake
     fake_streams["ddgs"] = flood
     app = make_app(("ddgs",))
     async with app.run_test(size=(100, 30)) as pilot:
-        await submit(pilot, "q")
-        area = app.screen.pane_area
-        await until(pilot, lambda: area._ticks > 3, "the panes tick")
-        area._ticker.pause()
+        area = await paused_area(app, pilot)
         gate = app.input_first
         ticks = area._ticks
         gate.key_received()
