@@ -120,26 +120,27 @@ async def test_a_typed_key_is_echoed_after_its_handler_ran_and_a_frame_was_drawn
         assert not gate.holding
 
 
-async def paused_area(app, pilot):
-    """The pane area of a search streaming in ``app``, its timer paused: only the ticks a test asks
-    for run."""
+async def tick_put_off(app, pilot):
+    """In ``app`` streaming a search, its pane area's timer paused (only the ticks a test asks for
+    run): a key is received and a tick asked for, which is put off. Returns the area, the gate and
+    the area's tick count before that tick."""
     await submit(pilot, "q")
     area = app.screen.pane_area
     await until(pilot, lambda: area._ticks > 3, "the panes tick")
     area._ticker.pause()
-    return area
+    gate = app.input_first
+    ticks = area._ticks
+    gate.key_received()
+    area._tick()
+    assert area._ticks == ticks  # put off
+    return area, gate, ticks
 
 
 async def test_a_tick_while_a_key_waits_for_its_echo_runs_right_after_the_echo(make_app, fake_streams):
     fake_streams["ddgs"] = flood
     app = make_app(("ddgs",))
     async with app.run_test(size=(100, 30)) as pilot:
-        area = await paused_area(app, pilot)
-        gate = app.input_first
-        ticks = area._ticks
-        gate.key_received()
-        area._tick()
-        assert area._ticks == ticks  # put off
+        area, gate, ticks = await tick_put_off(app, pilot)
         gate.echoed()
         assert area._ticks == ticks  # queued to the area
         await pilot.pause()
@@ -152,11 +153,7 @@ async def test_a_tick_put_off_is_dropped_when_its_area_has_closed(make_app, fake
     fake_streams["ddgs"] = flood
     app = make_app(("ddgs",))
     async with app.run_test(size=(100, 30)) as pilot:
-        area = await paused_area(app, pilot)
-        gate = app.input_first
-        ticks = area._ticks
-        gate.key_received()
-        area._tick()
+        area, gate, ticks = await tick_put_off(app, pilot)
         await area.remove()
         gate.echoed()
         await pilot.pause()
