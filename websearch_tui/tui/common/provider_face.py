@@ -3,7 +3,8 @@ like the :class:`~websearch_tui.tui.common.provider_selector.ProviderSelector` i
 border, title, check boxes, labels and colours, the first row highlighted as the list highlights it
 while blurred), without Textual's option list, its selection list and their styles, which the first
 frame would otherwise build and draw for every provider. The search screen puts the real list in its
-place right after that frame; the face holds the selection and any readiness set until then.
+place right after that frame (readiness is resolved after it, into the list); the face holds the
+selection until then.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ BOX_WIDTH = 4
 class ProviderFace(ScrollView, can_focus=False):
     """A provider list drawn row by row: ``specs`` in order, each with its check box (marked when its id
     is in ``selected``) and its prompt (:func:`~websearch_tui.tui.common.provider_rows.selector_prompt`,
-    readiness as an ellipsis until :meth:`set_status`). The rows scroll as the list's do (a scrollbar
+    readiness as an ellipsis: the list shows it once resolved). The rows scroll as the list's do (a scrollbar
     when they do not fit). It takes no focus and no keys, and hands a click on a row to the list
     (:class:`RowClicked`): it is on screen for one frame.
 
@@ -86,7 +87,6 @@ class ProviderFace(ScrollView, can_focus=False):
         self.presets = presets
         chosen = set(selected)
         self._selected = [spec.id for spec in self.specs if spec.id in chosen]
-        self.statuses: dict[str, str] = {}
         self.highlighted = 0 if self.specs else None
         """The row drawn highlighted: the first, as the list highlights it before it has focus."""
         self.replaced = False
@@ -118,23 +118,15 @@ class ProviderFace(ScrollView, can_focus=False):
         """Ids of the checked providers, in the list's order."""
         return list(self._selected)
 
-    def set_status(self, provider_id: str, status: str) -> None:
-        """Show ``status`` next to ``provider_id`` (kept for the list that replaces the face)."""
-        if any(spec.id == provider_id for spec in self.specs):
-            self.statuses[provider_id] = status
-            self.refresh()
-
     def replace(self, list_id: str) -> tuple[ProviderSelector, list[Awaitable[None]]]:
         """Put the real list, with id ``list_id``, in the face's place: it is added before the face, with
-        the face's selection, presets, readiness and classes, and the face is hidden and removed. Returns
+        the face's selection, presets and classes, and the face is hidden and removed. Returns
         the list (usable at once; mounted in a moment) and what to await for the mount and removal to
         end. Imports Textual's selection list."""
         from websearch_tui.tui.common.provider_selector import ProviderSelector
 
         selector = ProviderSelector(self.specs, self._selected, presets=self.presets, id=list_id)
         selector.set_classes(self.classes)
-        for provider_id, status in self.statuses.items():
-            selector.set_status(provider_id, status)
         self.replaced = True
         self.display = False
         parent = self.parent
@@ -165,7 +157,7 @@ class ProviderFace(ScrollView, can_focus=False):
             style = self.get_visual_style("provider-face--option")
         under = style.rich_style
         prompt_width = width - BOX_WIDTH
-        prompt = self._prompt(selector_prompt(spec, self.statuses.get(spec.id)), prompt_width, style)
+        prompt = self._prompt(selector_prompt(spec, None), prompt_width, style)
         checked = spec.id in self._selected
         box = self.get_component_rich_style("provider-face--box-selected" if checked else "provider-face--box")
         side = RichStyle.from_color(box.bgcolor, under.bgcolor)
