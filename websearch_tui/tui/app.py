@@ -27,6 +27,7 @@ from websearch_tui.session import Session, StatusResolver
 from websearch_tui.tui.common.input_first import InputFirst
 from websearch_tui.tui.common.remembered import load_controls
 from websearch_tui.tui.common.scroll_bar import use_line_scrollbars
+from websearch_tui.tui.common.type_ahead import TypeAhead
 from websearch_tui.tui.gc_tuning import collect_after_search, settle_gc
 from websearch_tui.tui.patches.timer_ticks import keep_ticks_on_time
 from websearch_tui.tui.search.merged_view import MergedView
@@ -183,6 +184,8 @@ class WebSearchApp(App[int]):
         self._typing = False
         self.input_first = InputFirst()
         """Holds the panes' next text while a key typed waits for its echo (see :mod:`.input_first`)."""
+        self.type_ahead = TypeAhead()
+        """Holds what is typed before the query box has focus, for it (see :mod:`.type_ahead`)."""
 
     @property
     def config(self) -> Config:
@@ -326,7 +329,10 @@ class WebSearchApp(App[int]):
         (:meth:`check_action`), so a ``[keymap]`` that gives Quit a letter does not quit mid-word.
 
         A key from the terminal also holds the streaming panes' next text until the screen has
-        been drawn after the key's handler (:attr:`input_first`)."""
+        been drawn after the key's handler (:attr:`input_first`). A key or paste that arrives before
+        anything has focus waits for the first focus (:attr:`type_ahead`, :meth:`on_descendant_focus`)."""
+        if self.type_ahead.hold(event):
+            return
         key = event if isinstance(event, events.Key) and not event.is_forwarded else None
         if key is not None:
             self.input_first.key_received()
@@ -337,6 +343,13 @@ class WebSearchApp(App[int]):
             self._typing = False
             if key is not None:  # queued after the key in its target's queue
                 (self.focused or self.screen).call_after_refresh(self._after_key)
+
+    async def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The first focus of the app (the query box's): hand it what was typed before it, in order
+        (see :mod:`~websearch_tui.tui.common.type_ahead`)."""
+        if self.type_ahead.holding:
+            for held in self.type_ahead.release():
+                await self.on_event(held)
 
     def _after_key(self) -> None:
         """The key's target has handled it: end its hold once the screen has been drawn again.

@@ -1,0 +1,45 @@
+"""Type-ahead: keys and pastes that arrive while the app starts reach the query box, in order."""
+
+from __future__ import annotations
+
+from textual import events
+
+from tests.tui.conftest import burst, until
+from websearch_tui.tui.common import type_ahead as type_ahead_module
+from websearch_tui.tui.common.type_ahead import TypeAhead
+from websearch_tui.tui.search.screen import SearchScreen
+
+
+def test_only_keys_and_pastes_from_the_terminal_are_held_until_released(monkeypatch):
+    monkeypatch.setattr(type_ahead_module, "MAX_HELD", 2)
+    ahead = TypeAhead()
+    forwarded = events.Key("b", "b")
+    forwarded._set_forwarded()
+    assert not ahead.hold(events.MouseDown(None, 1, 1, 0, 0, 1, False, False, False))
+    assert not ahead.hold(forwarded)
+    first, paste, dropped = events.Key("a", "a"), events.Paste("pasted"), events.Key("c", "c")
+    assert ahead.hold(first) and ahead.hold(paste) and ahead.hold(dropped)  # the third: past MAX_HELD
+    assert ahead.holding
+    assert ahead.release() == [first, paste]
+    assert not ahead.holding and ahead.release() == []
+    assert not ahead.hold(events.Key("d", "d"))
+
+
+async def test_what_is_typed_and_pasted_before_the_query_box_has_focus_reaches_it_in_order(make_app, monkeypatch):
+    app = make_app()
+    default_screen = app.get_default_screen
+
+    def typed_at_start() -> SearchScreen:
+        burst(app, "hi")  # the terminal's first read: the app handles it before the screen has mounted
+        app.post_message(events.Paste(" there"))
+        return default_screen()
+
+    monkeypatch.setattr(app, "get_default_screen", typed_at_start)
+    async with app.run_test() as pilot:
+        query = app.screen.query_input
+        await until(
+            pilot, lambda: query.value == "hi there", "the query box holds what was typed", detail=lambda: query.value
+        )
+        assert not app.type_ahead.holding
+        await pilot.press("!")
+        assert query.value == "hi there!"

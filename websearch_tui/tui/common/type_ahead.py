@@ -1,0 +1,46 @@
+"""Type-ahead: what the user types while the app starts reaches the query box, in the order typed.
+
+A user who starts the app and types at once (or pastes) sends keys before the first screen has
+given anything focus: the terminal driver reads them as soon as it starts, a few hundred
+milliseconds before the first frame, and Textual hands a key that arrives with nothing focused to
+the screen, which has no use for it: the keys were lost. :class:`TypeAhead` holds every key and
+paste the App receives from the terminal from its start until the first widget takes focus (the
+query box: the App calls :meth:`TypeAhead.release` then), and hands them back, oldest first, to be
+handled as if they had just arrived: before any key typed after them, which the App's queue holds
+behind the focus. Mouse input is not held: it points at a screen that was not drawn yet.
+"""
+
+from __future__ import annotations
+
+from textual import events
+
+MAX_HELD = 10_000
+"""Most keys and pastes held (a paste is one); later ones are dropped. A person types a few dozen
+before the first frame; the bound keeps a stream of input into a stalled start from growing without end."""
+
+
+class TypeAhead:
+    """Keys and pastes held while the app starts (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._held: list[events.Key | events.Paste] | None = []
+
+    @property
+    def holding(self) -> bool:
+        """True until :meth:`release`."""
+        return self._held is not None
+
+    def hold(self, event: events.Event) -> bool:
+        """Keep ``event`` if it is a key or paste from the terminal (not one forwarded back to the App)
+        and nothing has been released yet; True when it was kept (or dropped past :data:`MAX_HELD`):
+        the App then does nothing more with it now."""
+        if self._held is None or event.is_forwarded or not isinstance(event, (events.Key, events.Paste)):
+            return False
+        if len(self._held) < MAX_HELD:
+            self._held.append(event)
+        return True
+
+    def release(self) -> list[events.Key | events.Paste]:
+        """Stop holding; the keys and pastes held, oldest first (empty after the first call)."""
+        held, self._held = self._held or [], None
+        return held
