@@ -85,6 +85,43 @@ def test_frozen_errors_replace_copy_pickle_match() -> None:
         _Frozen()  # type: ignore[call-arg]
 
 
+def _outcome(action: Any, *args: Any) -> str:
+    """What ``action(*args)`` did: ``"ok"`` or the exception's type and message."""
+    try:
+        action(*args)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return "ok"
+
+
+def test_frozen_setattr_and_delattr_as_dataclass_writes_them() -> None:
+    real, ours = _twins({"frozen": True}, {"b": 2}, {"a": "int", "b": "int"})
+    for cls in (real, ours):
+        cls.note = None  # a class attribute that is no field
+    subclasses = [type("Sub", (cls,), {}) for cls in (real, ours)]  # plain subclasses: only fields are frozen
+    for made in ((real, ours), subclasses):
+        outcomes = []
+        for cls in made:
+            item = cls(1)
+            tries = [(setattr, item, "a", 5), (setattr, item, "note", 5), (delattr, item, "b")]
+            outcomes.append([_outcome(*attempt) for attempt in tries])
+        assert outcomes[0] == outcomes[1]
+    assert outcomes[1] == [
+        "FrozenInstanceError: cannot assign to field 'a'",
+        "ok",
+        "FrozenInstanceError: cannot delete field 'b'",
+    ]
+
+
+def test_frozen_records_share_their_setattr_and_delattr() -> None:
+    first, second = (_twins({"frozen": True}, {}, {"a": "int"})[1] for _ in range(2))
+    records.make(first)
+    records.make(second)
+    assert first.__setattr__.__code__ is second.__setattr__.__code__  # not compiled per class
+    assert first.__delattr__.__code__ is second.__delattr__.__code__
+    assert first.__dataclass_params__.frozen and first.__setattr__.__qualname__ == "Item.__setattr__"
+
+
 @record(frozen=True)
 class _Frozen:
     """A frozen record for the tests."""

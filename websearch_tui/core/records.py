@@ -13,13 +13,16 @@ dataclass. Until then the class is its body as written: a class attribute given 
 reads as that ``Field``. A class that defines ``__init__`` or ``__match_args__`` itself, or asks for
 ``init=False`` or ``slots=True``, is made at once. Type checkers see ``dataclasses.dataclass``.
 
-Making a class compiles only what runs per instance: ``dataclass`` writes ``__init__`` (and, frozen,
-``__setattr__`` and ``__delattr__``); ``__repr__``, ``__eq__`` and ``__hash__`` are the same for every
-class, over the fields ``dataclass`` would use (``repr``, ``compare`` and ``hash`` of each field;
-values compared and hashed as the same tuples, so equal hashes and set orders), without compiling
-anything (a third less per class). So ``__dataclass_params__`` says ``repr=False, eq=False``; options
-other than ``frozen``, ``eq`` and ``repr``, or a class body with its own ``__repr__``, ``__eq__`` or
-``__hash__``, get ``dataclass`` as it is.
+Making a class compiles only what runs per instance: ``dataclass`` writes ``__init__``; ``__repr__``,
+``__eq__`` and ``__hash__`` are the same for every class, over the fields ``dataclass`` would use
+(``repr``, ``compare`` and ``hash`` of each field; values compared and hashed as the same tuples, so
+equal hashes and set orders), and so are a frozen class's ``__setattr__`` and ``__delattr__`` (the
+same check and ``FrozenInstanceError`` as ``dataclass`` writes), without compiling anything (a third
+less per class, and a frozen class costs a plain one's more instead of twice it). So
+``__dataclass_params__`` says ``repr=False, eq=False``; options other than ``frozen``, ``eq`` and
+``repr``, or a class body with its own ``__repr__``, ``__eq__`` or ``__hash__``, get ``dataclass`` as
+it is (and a frozen class with a dataclass base or its own ``__setattr__`` or ``__delattr__``, its
+frozen methods as ``dataclass`` writes them).
 
 A class keeps its first-use ``__init__`` while it is made, and the ``__init__`` that ``dataclass``
 writes (for a subclass made for that purpose, with no fields of its own) replaces it in one step:
@@ -96,12 +99,20 @@ def make(cls: type) -> None:
 
 def _apply(cls: type, options: dict[str, Any]) -> None:
     """Make ``cls`` the dataclass ``dataclass(**options)`` makes, its ``__repr__``, ``__eq__`` and
-    ``__hash__`` shared code (see the module's docstring)."""
+    ``__hash__`` (and where it can, a frozen class's ``__setattr__`` and ``__delattr__``) shared code
+    (see the module's docstring)."""
     if set(options) - {"frozen", "eq", "repr", "init"} or any(name in cls.__dict__ for name in _SHARED_NAMES):
         dataclasses.dataclass(cls, **options)
         return
-    dataclasses.dataclass(cls, **{**options, "repr": False, "eq": False})
+    shared_frozen = _shares_frozen_methods(cls, options)
+    frozen = options.get("frozen", False) and not shared_frozen
+    dataclasses.dataclass(cls, **{**options, "repr": False, "eq": False, "frozen": frozen})
     items = dataclasses.fields(cls)
+    if shared_frozen:
+        names = frozenset(item.name for item in items)
+        _method(cls, _setattr(cls, names))
+        _method(cls, _delattr(cls, names))
+        cls.__dataclass_params__.frozen = True  # type: ignore[attr-defined]  # what it is: a subclass sees it frozen
     if options.get("repr", True):
         _method(cls, _repr([item.name for item in items if item.repr]))
     if options.get("eq", True):
@@ -111,6 +122,41 @@ def _apply(cls: type, options: dict[str, Any]) -> None:
             _method(cls, _hash(_values(hashed)))
         else:
             cls.__hash__ = None  # type: ignore[assignment]  # mutable and compared by value, as dataclass does
+
+
+def _shares_frozen_methods(cls: type, options: dict[str, Any]) -> bool:
+    """True when ``cls`` is to be frozen with the shared ``__setattr__`` and ``__delattr__``: it is frozen,
+    ``dataclass`` writes it no ``__init__`` (``init=False``: a frozen ``__init__`` is written for a
+    subclass, see :func:`make`), it has no dataclass base (a frozen one would refuse a class not frozen
+    while it is made) and defines neither method itself (``dataclass`` refuses that)."""
+    if not options.get("frozen", False) or options.get("init", True):
+        return False
+    if "__setattr__" in cls.__dict__ or "__delattr__" in cls.__dict__:
+        return False
+    return not any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:])
+
+
+def _setattr(cls: type, names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+    """A frozen class's ``__setattr__``, as ``dataclass`` writes it: assigning any attribute of an
+    instance of ``cls`` itself, or a field ``names`` of a subclass's, raises ``FrozenInstanceError``."""
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    return __setattr__
+
+
+def _delattr(cls: type, names: frozenset[str]) -> Callable[[Any, str], None]:
+    """A frozen class's ``__delattr__``, as ``dataclass`` writes it (see :func:`_setattr`)."""
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __delattr__
 
 
 def _method(cls: type, function: Callable[..., Any]) -> None:
