@@ -46,13 +46,14 @@ _INVISIBLE = (
 )
 # C0 (but tab/newline), DEL, C1, and surrogate code points (JSON "\ud800" escapes decode to them; they
 # cannot be encoded, so printing them crashes); with the invisible characters above, for text that is
-# not all ASCII.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-_CONTROL_OR_INVISIBLE = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]")
+# not all ASCII. These patterns and the two below are compiled by pattern() at their first use: the TUI's
+# first frame sanitizes nothing (about 8 M instructions at import, the invisible set's ranges most).
+_CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]"
+_CONTROL_OR_INVISIBLE = rf"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]"
 _SHOWN_SPACES = "\t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 """Tab and the Unicode spaces (general category Zs) but U+0020: shown, yet not "printable" to Python."""
-_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_INVISIBLE_ONLY = re.compile(f"[{_INVISIBLE}]")
+_ANY_CONTROL = r"[\x00-\x1f\x7f-\x9f]"
+_INVISIBLE_ONLY = f"[{_INVISIBLE}]"
 # Known HTML tags only (<b>, </strong>, <a href="...">, <br/>), so "Vec<T>" and "a < b > c" survive. The
 # attribute part cannot cross a "<", so each tag attempt scans only up to the next one: linear time.
 # Comments are cut by _strip_comments (a regex alternative for them was quadratic on unclosed "<!--").
@@ -61,7 +62,7 @@ _HTML_TAGS = (
     "span|strike|strong|sub|sup|table|tbody|td|th|thead|tr|tt|u|ul|wbr"
 )
 _TAG = rf"(?i)</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>"  # pattern(): compiled at the first HTML text
-_SPACES = re.compile(r"\s+")
+_SPACES = r"\s+"
 MAX_URL_CHARS = 2048
 
 
@@ -168,8 +169,8 @@ def sanitize(text: object) -> str:
     if "\x1b" in text if text.isascii() else any(start in text for start in _ESCAPE_STARTS):  # C1 is not ASCII
         text = pattern(_ESCAPE_SEQUENCE).sub("", text)
     if text.isascii():
-        return _CONTROL.sub("", text)
-    text = _CONTROL_OR_INVISIBLE.sub("", text)
+        return pattern(_CONTROL).sub("", text)
+    text = pattern(_CONTROL_OR_INVISIBLE).sub("", text)
     if _printable(text.replace("\n", " ")):  # C-speed scans: the usual text stops here
         return text
     return "\n".join(line if _printable(line) else _without_unassigned(line) for line in text.split("\n"))
@@ -199,12 +200,12 @@ def strip_invisible(text: str) -> str:
     """``text`` without invisible characters (zero-width spaces and joiners, soft hyphen, tags, ...;
     and nothing else); linear. Secret redaction matches keys after this (a key joined by zero-width
     spaces reads as the key)."""
-    return _INVISIBLE_ONLY.sub("", text)
+    return pattern(_INVISIBLE_ONLY).sub("", text)
 
 
 def has_control_chars(text: str) -> bool:
     """True when ``text`` contains any C0 control (tab and newline included), DEL or C1 character."""
-    return bool(_ANY_CONTROL.search(text))
+    return bool(pattern(_ANY_CONTROL).search(text))
 
 
 def plain_text(value: object, *, collapse: bool = False) -> str | None:
@@ -217,7 +218,7 @@ def plain_text(value: object, *, collapse: bool = False) -> str | None:
     import html  # at the first provider text read (its entity table): not for the TUI's first frame
 
     text = sanitize(html.unescape(pattern(_TAG).sub("", strip_comments(value))))
-    text = _SPACES.sub(" ", text).strip() if collapse else text.strip()
+    text = pattern(_SPACES).sub(" ", text).strip() if collapse else text.strip()
     return text if text and text.upper() != "N/A" else None
 
 

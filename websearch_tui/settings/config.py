@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import re
 import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import field
@@ -62,8 +61,9 @@ CONTACT_OPTION = "contact"
 """The provider option an API's operators reach the user through (Wikipedia, OpenAlex, arXiv);
 ``[search] contact`` is its default."""
 MAX_CONTACT_CHARS = 200
-_CONTACT = re.compile(r"[^\s@<>]{1,64}@[^\s@<>]{1,190}|https?://[^\s<>]{1,190}")
-"""An e-mail address or an http(s) URL, without spaces or angle brackets (it goes in a header)."""
+_CONTACT = r"[^\s@<>]{1,64}@[^\s@<>]{1,190}|https?://[^\s<>]{1,190}"
+"""An e-mail address or an http(s) URL, without spaces or angle brackets (it goes in a header); compiled
+by ``pattern()`` where a ``contact`` is checked."""
 _HISTORY_KEYS = ("enabled", "max_entries", "path")
 _READER_KEYS = ("allow_private", "max_bytes", "timeout", "max_age")
 _VERIFY_KEYS = ("auto",)
@@ -328,7 +328,12 @@ def check_contact(where: str, section: str, value: Any) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     text = value.strip() if isinstance(value, str) else ""
-    if len(text) > MAX_CONTACT_CHARS or not text.isascii() or not text.isprintable() or not _CONTACT.fullmatch(text):
+    if (
+        len(text) > MAX_CONTACT_CHARS
+        or not text.isascii()
+        or not text.isprintable()
+        or not pattern(_CONTACT).fullmatch(text)
+    ):
         raise ConfigError(
             f"{where}: {section} contact must be an e-mail address or an http(s) URL (at most "
             f'{MAX_CONTACT_CHARS} characters, no spaces), such as "you@example.org"; got {value!r}'
