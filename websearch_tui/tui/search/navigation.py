@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.widget import Widget
 from textual.widgets import Select
 
@@ -31,6 +31,11 @@ LIST_WIDTH = 42
 class PaneNavigation(AppScreen[None]):
     """The search screen's moving around: Tab stops, Tops / Ends, showing and hiding the provider list
     and the merged view, jumping from a merged row to its pane, copying a pane's answer."""
+
+    _tabbed: tuple[Widget | None, Widget] | None = None
+    """The last Tab's ``(focus it started from, stop it moved to)`` until the focus has reached that
+    stop: Textual moves the focus after the key's handler (``focus()`` is queued), so a Tab that comes
+    before then goes on from the stop the last one chose (a burst of Tabs moves a stop each)."""
 
     @property
     def query_input(self) -> QueryInput:
@@ -110,12 +115,15 @@ class PaneNavigation(AppScreen[None]):
         """Move focus to the next/previous control or provider pane (Tab / Shift+Tab)."""
         stops = self._stops()
         focused = self.focused
+        if self._tabbed is not None and self._tabbed[0] is focused and self._tabbed[1] in stops:
+            focused = self._tabbed[1]  # the last Tab's stop: its focus has not arrived yet
         current = -1
         for index, stop in enumerate(stops):
             if focused is not None and (focused is stop or stop in focused.ancestors):
                 current = index
                 break
         target = stops[(current + delta) % len(stops)] if current >= 0 or delta > 0 else stops[-1]
+        self._tabbed = (self.focused, target)
         if isinstance(target, ProviderPane):
             self.pane_area.activate(target.provider_id)
             target.focus_target()
@@ -124,6 +132,11 @@ class PaneNavigation(AppScreen[None]):
             target.focus_rows()
         else:
             target.focus()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The focus has reached the stop the last Tab moved to: the next Tab goes on from the focus."""
+        if self._tabbed is not None and self._tabbed[1] in event.widget.ancestors_with_self:
+            self._tabbed = None
 
     def action_tops_ends(self) -> None:
         """Every pane to its top at once, to compare how the answers open (``t``); when every pane is
