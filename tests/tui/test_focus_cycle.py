@@ -24,7 +24,7 @@ async def test_each_tab_of_a_burst_moves_the_focus_one_stop_on_from_the_last(mak
                 app.post_message(events.Key(key, None))
             await until(
                 pilot,
-                lambda: stop_of(app.focused) == expected,
+                lambda expected=expected: stop_of(app.focused) == expected,
                 f"{count} x {key} reach {expected}",
                 detail=lambda: stop_of(app.focused),
             )
