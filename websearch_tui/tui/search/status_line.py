@@ -3,13 +3,12 @@ or pacing wait or error; once the run has ended, what it cost, or where a reused
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.content import Content
 from textual.widgets import Static
 
 from websearch_tui.core.costs import CachedFrom, Cost
 from websearch_tui.core.errors import ProviderError
+from websearch_tui.core.records import record
 from websearch_tui.core.results import ACTIVE_STATUSES, FINAL_STATUSES
 from websearch_tui.tui.common.safe import clean
 
@@ -40,7 +39,7 @@ def status_mark(status: str, frame: int = 0) -> str:
     return MARKS.get(status, "")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)  # made when a pane first shows its status: no pane is before the first frame
 class PaneStatus:
     """What the status line shows.
 
