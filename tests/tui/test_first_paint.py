@@ -21,7 +21,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Select
+from textual.widgets import Select, Static
 
 from tests.tui.conftest import FakeStream, fixed_status, submit, wait_for_search
 from websearch_tui.core.catalogue import SPECS
@@ -191,38 +191,46 @@ async def wait_for(pilot: Pilot[object], condition: Callable[[], bool], tries: i
     raise AssertionError("the condition did not come true")
 
 
-async def test_the_merged_view_mounts_its_filter_and_rows_when_first_shown(
+async def test_the_merged_view_is_mounted_with_its_filter_and_rows_when_first_shown(
     make_app: Callable[..., WebSearchApp],
 ) -> None:
-    """The merged view starts hidden and empty (no filter, summary or rows mounted); showing it mounts
-    them and focuses its rows."""
+    """The merged view is not in the screen until it is first shown; showing it mounts it after the
+    panes, with its filter, summary and rows, and focuses its rows; hidden again, it stays mounted."""
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=(160, 40)) as pilot:
         await pilot.pause()
-        merged = app.screen.query_one(MergedView)
-        assert list(merged.children) == []
+        assert not app.screen.query(MergedView)
         await app.screen.action_toggle_merged()  # type: ignore[attr-defined]
         await pilot.pause()
+        merged = app.screen.query_one(MergedView)
         assert [child.id for child in merged.children] == ["merged-filter", "merged-summary", "merged-rows"]
         assert app.focused is merged.query_one("#merged-rows")
+        assert [child.id for child in app.screen.query_one("#pane-grid").children] == [
+            "pane-ddgs",
+            "pane-exa",
+            "merged-view",
+        ]
+        await app.screen.action_toggle_merged()  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert app.screen.query_one(MergedView) is merged and not merged.display
 
 
 TABS_SIZE = (100, 40)
 """A terminal in which 24 panes go behind tabs (the provider list shown)."""
 
 
-async def test_the_first_frame_mounts_one_pane_and_no_tab_and_the_rest_follow_unasked(
+async def test_the_first_frame_mounts_no_pane_and_no_tab_and_the_rest_follow_unasked(
     make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """24 providers in tabs: the first frame has the first pane alone in the screen and an empty tab
-    bar (it is not shown before the area has a size); the tabs and then every other pane follow with
-    nothing asked, hidden behind their tabs, and only the first pane is shown."""
+    """24 providers in tabs: the first frame has no pane and no tab bar in the screen (the pane area
+    has no size yet); the tabs and then every other pane follow with nothing asked, hidden behind
+    their tabs, and only the first pane is shown."""
     counts: list[tuple[int, int]] = []
     display = App._display
 
     def counted(self: App[object], screen: object, renderable: object) -> None:
         if renderable is not None and not self._batch_count and not counts:
-            counts.append((len(self.screen.query(ProviderPane)), len(self.screen.query_one(PaneTabs).children)))
+            counts.append((len(self.screen.query(ProviderPane)), len(self.screen.query(PaneTabs))))
         display(self, screen, renderable)  # type: ignore[arg-type]
 
     monkeypatch.setattr(App, "_display", counted)
@@ -230,7 +238,7 @@ async def test_the_first_frame_mounts_one_pane_and_no_tab_and_the_rest_follow_un
     app = make_app(tuple(ids))
     async with app.run_test(size=TABS_SIZE) as pilot:
         await wait_for(pilot, lambda: len(app.screen.query(ProviderPane)) == 24)
-        assert counts[0] == (1, 0)
+        assert counts[0] == (0, 0)
         area = app.screen.query_one(PaneArea)
         assert area.mode == "tabs"
         assert [pane.provider_id for pane in app.screen.query(ProviderPane)] == ids
@@ -455,10 +463,10 @@ async def test_the_first_frame_draws_each_box_face_with_its_label_and_the_select
 async def test_the_rows_the_panes_and_the_list_cover_skip_the_style_pipeline(
     make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The row holding the list and the pane area, the pane area and its grid have nothing of their own
-    to draw (what they hold covers them): the first frame draws them as blank rows, without Textual's
-    per-row style pipeline (which it ran for each of their rows: 165 of the 353 rows of the frame at
-    240x60), and the panes and the list still go through it."""
+    """The search screen, the row holding the list and the pane area, the pane area and its grid have
+    nothing of their own to draw (what they hold covers them): the first frame draws them as blank
+    rows, without Textual's per-row style pipeline (which it ran for each of their rows: 225 of the
+    353 rows of the frame at 240x60), and the list and the query box still go through it."""
     from textual._styles_cache import StylesCache
 
     styled: set[str] = set()
@@ -482,5 +490,92 @@ async def test_the_rows_the_panes_and_the_list_cover_skip_the_style_pipeline(
     app = make_app(("ddgs", "exa"))
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for(pilot, lambda: bool(frames))
-        assert {"provider-face", "pane-ddgs"} <= styled
-        assert not styled & {"main", "panes", "pane-grid"}
+        assert {"provider-face", "query"} <= styled
+        assert not styled & {"SearchScreen", "main", "panes", "pane-grid"}
+
+
+async def test_the_first_frame_mounts_nothing_hidden(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the first frame would not show is not in the screen when it is drawn (so it is neither
+    styled nor restyled when the screen is shown): the panes (the area has no size yet), the tab bar,
+    the merged view, the "no provider" hint and the private mark."""
+    seen: list[list[str]] = []
+    display = App._display
+    hidden = "ProviderPane, PaneTabs, MergedView, #no-panes, #record-state"
+
+    def first_frame(self: App[object], screen: object, renderable: object) -> None:
+        if renderable is not None and not self._batch_count and not seen:
+            seen.append([type(node).__name__ for node in self.screen.query(hidden)])
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_display", first_frame)
+    app = make_app(("ddgs", "exa", "brave"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(seen) and len(app.screen.query(ProviderPane)) == 3)
+        assert seen == [[]]
+
+
+def track_regions(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Region]]:
+    """Widget id -> its region in each frame drawn (from now on) that showed it, for the panes and the
+    tab bar."""
+    regions: dict[str, list[Region]] = {}
+    display = App._display
+
+    def tracked(self: App[object], screen: object, renderable: object) -> None:
+        if renderable is not None and not self._batch_count:
+            for widget in self.screen.query("ProviderPane, PaneTabs"):
+                if widget.region.area and widget.id:
+                    regions.setdefault(widget.id, []).append(widget.region)
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_display", tracked)
+    return regions
+
+
+@pytest.mark.parametrize(
+    ("count", "size", "mode"),
+    [(2, (160, 40), "columns"), (6, (200, 50), "grid"), (24, TABS_SIZE, "tabs")],
+)
+async def test_no_pane_moves_once_drawn_at_start(
+    make_app: Callable[..., WebSearchApp],
+    monkeypatch: pytest.MonkeyPatch,
+    count: int,
+    size: tuple[int, int],
+    mode: str,
+) -> None:
+    """From the first frame on, each pane (and the tab bar) is drawn where the layout puts it: none
+    is drawn filling the area and then moved into a column or a grid cell, or pushed down when the
+    tab bar arrives (the jump a user saw in the first half second)."""
+    regions = track_regions(monkeypatch)
+    ids = list(SPECS)[:count]
+    app = make_app(tuple(ids))
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: len(app.screen.query(ProviderPane)) == count)
+        for _ in range(5):  # a few frames more, as the panes behind tabs and the real list arrive
+            app.screen.refresh(layout=True)
+            await pilot.pause(0.02)
+        assert app.screen.query_one(PaneArea).mode == mode
+        shown = ids if mode != "tabs" else [ids[0]]
+        assert sorted(regions) == sorted([f"pane-{pid}" for pid in shown] + (["tab-bar"] if mode == "tabs" else []))
+        moved = {name: places for name, places in regions.items() if len(set(places)) > 1}
+        assert moved == {}
+
+
+async def test_the_pane_area_says_when_no_provider_is_selected(make_app: Callable[..., WebSearchApp]) -> None:
+    """With no provider selected the area shows its hint instead of panes; a provider selected, its
+    pane replaces the hint; none selected again, the hint is back."""
+    app = make_app(())
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        area = app.screen.query_one(PaneArea)
+        hint = area.query_one("#no-panes", Static)
+        assert hint.display and "No provider selected" in hint.visual.plain  # type: ignore[union-attr]
+        assert not area.query_one("#pane-grid").display
+        await area.set_providers([SPECS["ddgs"]])
+        await pilot.pause()
+        assert not hint.display and area.query_one("#pane-grid").display
+        assert [pane.provider_id for pane in area.panes] == ["ddgs"]
+        await area.set_providers([])
+        await pilot.pause()
+        assert hint.display and not area.query_one("#pane-grid").display

@@ -3,11 +3,13 @@
 Panes are never re-parented when the layout changes (that would restart their Markdown streams):
 the tab bar only decides which pane is visible. A pane's contents are mounted when it is first shown
 (:meth:`ProviderPane.build`), so panes behind tabs cost nothing at start-up. At a start (before the
-area has a size) only the first pane is mounted, and the tabs are made once the area knows its size;
-the other panes are mounted then when they are shown (columns, grid), else in small batches after
-that frame (:data:`MOUNT_BATCH`). A pane not mounted yet is mounted as soon as anything asks for it
+area has a size) no pane is mounted: the first frame shows the area empty, and its first resize
+mounts the panes it shows in their layout, with the tab bar in tabs mode, in one screen update (so
+no pane moves once drawn); the panes behind tabs follow in small batches after that frame
+(:data:`MOUNT_BATCH`). A pane not mounted yet is mounted as soon as anything asks for it
 (:attr:`PaneArea.panes`, :meth:`PaneArea.pane`, showing its tab) and before any search, retry or
-reopened search reaches the panes (:meth:`PaneArea.mount_pending`). The merged view (every
+reopened search reaches the panes (:meth:`PaneArea.mount_pending`). The tab bar, the merged view and
+the "no provider" hint are mounted when first needed, not for the first frame. The merged view (every
 source once, ranked) takes one more place beside the panes, or one more tab, while it is shown
 (:meth:`PaneArea.toggle_merged`); it and the panes' "+N" badges are refreshed from the area's
 :class:`~websearch_tui.core.merge.SourceMerger` at most every :data:`MERGED_REFRESH_TICKS` ticks while
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.widget import AwaitMount
 from textual.widgets import Static
 
@@ -52,6 +55,8 @@ MERGED = "merged"
 """The tab id suffix and ``activate`` name of the merged view."""
 MOUNT_BATCH = 8
 """Panes behind tabs not mounted at a start are mounted this many at a time, one batch per frame."""
+NO_PANES = "No provider selected. Press F2 to choose providers."
+"""The pane area's hint while no provider is selected."""
 
 
 def choose_layout(count: int, width: int, height: int) -> tuple[str, int, int]:
@@ -109,6 +114,8 @@ class PaneArea(Vertical):
         self._pending: list[ProviderPane] = []  # made, in display order after the mounted ones, not mounted yet
         self._mounting: AwaitMount | None = None  # the last mount of pending panes
         self._tabs_stale = False  # a start put the tabs off until the area has a size
+        self._bar: PaneTabs | None = None  # the tab bar, mounted by the first _sync_tabs
+        self._merged: MergedView | None = None  # mounted when first shown
         self._tabs_lock = asyncio.Lock()  # one _sync_tabs at a time (the first resize's and the screen's)
 
     def on_mount(self) -> None:
@@ -166,13 +173,19 @@ class PaneArea(Vertical):
 
     @property
     def merged(self) -> MergedView:
-        """The merged view (present even while hidden)."""
-        return self.query_one(MergedView)
+        """The merged view (mounted when first shown, then present even while hidden).
+
+        Raises:
+            textual.css.query.NoMatches: it has never been shown.
+        """
+        if self._merged is None:
+            raise NoMatches("the merged view has not been shown yet")
+        return self._merged
 
     @property
     def merged_shown(self) -> bool:
         """True while the merged view takes a place beside the panes (or a tab)."""
-        return not self.merged.has_class("-off")
+        return self._merged is not None and not self._merged.has_class("-off")
 
     def reset_merged(self) -> None:
         """Forget the previous search's sources (a new search starts); the view and badges follow at
@@ -240,7 +253,10 @@ class PaneArea(Vertical):
     async def toggle_merged(self) -> bool:
         """Show or hide the merged view; returns True when it is shown now."""
         await self.mount_pending()
-        merged = self.merged
+        if self._merged is None:
+            self._merged = MergedView(self._label, citation=self.citation, id="merged-view")
+            await self.query_one("#pane-grid").mount(self._merged.set_classes("merged-view -off"))
+        merged = self._merged
         merged.toggle_class("-off")
         shown = self.merged_shown
         if shown:
@@ -254,11 +270,17 @@ class PaneArea(Vertical):
         return shown
 
     def compose(self) -> ComposeResult:
-        """Tab bar (tabs mode only), the pane grid and an empty-state hint."""
-        yield PaneTabs(id="tab-bar")
-        with PaneGrid(id="pane-grid"):
-            yield MergedView(self._label, citation=self.citation, id="merged-view").set_classes("merged-view -off")
-        yield Static("No provider selected. Press F2 to choose providers.", id="no-panes", markup=False)
+        """The pane grid (the tab bar, the merged view and the empty-state hint come when needed)."""
+        yield PaneGrid(id="pane-grid")
+
+    async def _show_no_panes(self, shown: bool) -> None:
+        """Show the "no provider" hint (mounted the first time) instead of the grid, or the grid."""
+        hint = self.query("#no-panes")
+        if shown and not hint:
+            await self.mount(Static(NO_PANES, id="no-panes", markup=False))
+        elif hint:
+            hint.first().display = shown
+        self.query_one("#pane-grid").display = not shown
 
     def _label(self, provider_id: str) -> str:
         pane = self._by_id.get(provider_id)
@@ -290,7 +312,7 @@ class PaneArea(Vertical):
         if pending:
             for pane in pending:
                 pane.set_class(self.mode == "tabs" and pane.provider_id != self._active, "-hidden-tab")
-            self._mounting = self.query_one("#pane-grid").mount_all(pending, before=self.merged)
+            self._mounting = self.query_one("#pane-grid").mount_all(pending, before=self._merged)
 
     async def mount_pending(self) -> None:
         """Mount every pane not mounted yet (see the module's docstring), and return once each is."""
@@ -323,8 +345,8 @@ class PaneArea(Vertical):
 
     async def set_providers(self, specs: Sequence[ProviderSpec]) -> None:
         """Show exactly one pane per spec, in order (before the merged view), keeping panes that already
-        exist. At a start (the area has no size yet) only the first pane is mounted, and the tabs are
-        made at the first resize (see the module's docstring)."""
+        exist. At a start (the area has no size yet) the panes are made and none is mounted: the first
+        resize mounts them, and makes the tabs (see the module's docstring)."""
         grid = self.query_one("#pane-grid", Container)
         wanted = [spec.id for spec in specs]
         if not self.size.width and not self._all_panes():
@@ -338,36 +360,33 @@ class PaneArea(Vertical):
             else:
                 await pane.remove()
         if not existing:  # a start (or every pane replaced): one mount for all of them
-            await grid.mount_all([ProviderPane(spec, clock=self.clock) for spec in specs], before=self.merged)
+            await grid.mount_all([ProviderPane(spec, clock=self.clock) for spec in specs], before=self._merged)
         else:
             for index, spec in enumerate(specs):
                 kept = existing.get(spec.id)
                 current = self.panes
-                place = current[index] if index < len(current) else self.merged
+                place = current[index] if index < len(current) else self._merged
                 if kept is None:
                     await grid.mount(ProviderPane(spec, clock=self.clock), before=place)
-                elif current.index(kept) != index:
-                    grid.move_child(kept, before=place)
+                elif current.index(kept) != index:  # it comes later, so a pane is at index
+                    grid.move_child(kept, before=current[index])
         self._by_id = {pane.provider_id: pane for pane in self.panes}
         if self._active not in wanted and self._active != MERGED:
             self._active = wanted[0] if wanted else None
         await self._sync_tabs()
-        self.query_one("#no-panes").display = not wanted
-        grid.display = bool(wanted)
+        await self._show_no_panes(not wanted)
         self.relayout()
 
     async def _start(self, specs: Sequence[ProviderSpec]) -> None:
-        """The first panes, before the area has a size: the first is mounted (the first frame shows
-        it whatever the layout), the others wait for :meth:`on_resize`."""
+        """The first panes, before the area has a size: made, not mounted (the first frame shows the
+        area empty); :meth:`on_resize` mounts them where the layout puts them."""
         panes = [ProviderPane(spec, clock=self.clock) for spec in specs]
         self._by_id = {pane.provider_id: pane for pane in panes}
         self._active = panes[0].provider_id if panes else None
-        self._pending = panes[1:]
+        self._pending = panes
         self._tabs_stale = bool(panes)
-        if panes:
-            await self.query_one("#pane-grid", Container).mount(panes[0], before=self.merged)
-        self.query_one("#no-panes").display = not panes
-        self.query_one("#pane-grid").display = bool(panes)
+        if not panes:
+            await self._show_no_panes(True)
 
     async def _sync_tabs(self) -> None:
         """One tab per pane, plus "Merged" while the merged view is shown; the tabs are made again only
@@ -382,11 +401,17 @@ class PaneArea(Vertical):
         from websearch_tui.tui.search.status_tab import StatusTab
 
         self._tabs_stale = False
-        tabs = await self.query_one(PaneTabs).ensure()
+        if self._bar is None:
+            self._bar = PaneTabs(id="tab-bar")
+            await self.mount(self._bar, before=self.query_one("#pane-grid"))
+        tabs = await self._bar.ensure()
         panes = self._all_panes()
         wanted = [f"tab-{pane.provider_id}" for pane in panes] + ([f"tab-{MERGED}"] if self.merged_shown else [])
         if [tab.id for tab in tabs.query(Tab)] != wanted:
-            await tabs.clear()
+            try:
+                await tabs.clear()
+            except NoMatches:  # the tabs' own parts are gone: the app closed before its first resize ended
+                return
             labels = self._tab_labels()
             new: list[Tab] = [
                 StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}") for pane in panes
@@ -400,8 +425,7 @@ class PaneArea(Vertical):
             for outcome in added:
                 if isinstance(outcome, BaseException):
                     raise outcome
-            bar = self.query_one(PaneTabs)
-            bar.call_after_refresh(bar.show_overflow)  # the counter of cut-off tabs, once they are laid out
+            self._bar.call_after_refresh(self._bar.show_overflow)  # the counter of cut-off tabs, once they are laid out
         if self._active:
             tabs.active = f"tab-{self._active}"
 
@@ -424,15 +448,17 @@ class PaneArea(Vertical):
     def refresh_tabs(self) -> None:
         """Show each pane's status (and source count) in its tab, in tabs mode (called every tick while
         panes run, and when a search ends or is shown from the history)."""
-        if self.mode == "tabs":
-            self.query_one(PaneTabs).show_labels(self._tab_labels())
+        if self.mode == "tabs" and self._bar is not None:
+            self._bar.show_labels(self._tab_labels())
 
     async def on_resize(self) -> None:
-        """Re-choose the layout for the new size. The first resize after a start also makes the tabs,
-        and mounts the panes not mounted yet: now if they are shown, else in batches after this frame."""
-        self.relayout()
-        if self._tabs_stale:  # mounted in this call (add_tab mounts at once), so shown with the layout
-            await self._sync_tabs()
+        """Re-choose the layout for the new size. The first resize after a start also mounts the panes
+        it shows and makes the tabs, drawn in one screen update (nothing drawn before moves), and the
+        panes behind tabs in batches after this frame."""
+        with self.app.batch_update():
+            self.relayout()
+            if self._tabs_stale:
+                await self._sync_tabs()
         if self._pending:
             self.call_after_refresh(self._mount_batch)
 
@@ -453,14 +479,16 @@ class PaneArea(Vertical):
         grid.styles.grid_size_rows = rows
         self.set_class(mode == "tabs", "-tabs")
         self.refresh_tabs()
-        if any(pane.parent is None and (mode != "tabs" or pane.provider_id == self._active) for pane in panes):
-            self._mount_now()  # a pane not mounted yet is to be shown
+        shown = [pane for pane in self._pending if mode != "tabs" or pane.provider_id == self._active]
+        if shown:  # panes not mounted yet are to be shown: those up to the last of them are mounted
+            self._mount_now(self._pending.index(shown[-1]) + 1)
         for pane in panes:
             hidden = mode == "tabs" and pane.provider_id != self._active
             pane.set_class(hidden, "-hidden-tab")
             if not hidden:
                 pane.build()
-        self.merged.set_class(mode == "tabs" and self._active != MERGED, "-hidden-tab")
+        if self._merged is not None:
+            self._merged.set_class(mode == "tabs" and self._active != MERGED, "-hidden-tab")
 
     @property
     def active(self) -> str | None:
@@ -470,7 +498,8 @@ class PaneArea(Vertical):
     def activate(self, provider_id: str) -> None:
         """Make ``provider_id`` (or :data:`MERGED`) the visible pane in tabs mode (remembered in other modes)."""
         self._active = provider_id
-        self.query_one(PaneTabs).set_active(f"tab-{provider_id}")
+        if self._bar is not None:  # else the tabs, when made, show it active
+            self._bar.set_active(f"tab-{provider_id}")
         self.relayout()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:

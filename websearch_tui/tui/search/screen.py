@@ -129,6 +129,12 @@ class SearchScreen(CitationChecks):
         CHECK_BINDING,
     ]
 
+    BLANK = True
+    """Drawn as blank rows in its background (Textual's shortcut for a widget with no border and no
+    content of its own): its rows (search bar, hint, main row, footer) cover it whatever its size, and
+    a dialog above it draws the screen's composed picture, not the screen's own lines; its own lines
+    went through the style pipeline in every full frame (the whole terminal's area)."""
+
     TYPED_KEY_ACTIONS = frozenset({"focus_query", "toggle_merged", "retry_failed", "tops_ends", "check_citations"})
     """Actions bound to a printable key: in a text field the key is typed instead, so there they are
     neither run nor shown in the footer."""
@@ -212,8 +218,7 @@ class SearchScreen(CitationChecks):
         self._remembered = controls  # the controls on screen; a change is saved
         yield SearchBar(controls, compact=self.app.size.width < COMPACT_WIDTH, id="search-bar")
         with Horizontal(id="hint-row"):
-            yield Static(IDLE_HINT, id="hint", markup=False)
-            yield Static(PRIVATE_MARK, id="record-state", markup=False).set_styles("display: none;")
+            yield Static(IDLE_HINT, id="hint", markup=False)  # the private mark joins it when first shown
         with MainRow(id="main"):
             yield ProviderFace(
                 list(SPECS.values()), controls.providers, presets=self.config.enabled_presets(), id="provider-face"
@@ -668,7 +673,11 @@ class SearchScreen(CitationChecks):
     def action_toggle_private(self) -> None:
         """Private mode on or off (F5): while on, searches are not recorded in the history."""
         private = self.session.toggle_private()
-        self.query_one("#record-state", Static).display = private
+        marks = self.query("#record-state")
+        if marks:
+            marks.first().display = private
+        elif private:
+            self.query_one("#hint-row").mount(Static(PRIVATE_MARK, id="record-state", markup=False))
         if private:
             self.notify("Private search: nothing you search now is recorded in the history.", markup=False)
         else:
