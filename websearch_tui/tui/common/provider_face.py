@@ -10,13 +10,14 @@ selection until then.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual import events
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -94,6 +95,7 @@ class ProviderFace(ScrollView, can_focus=False):
         self.border_title = Content("Providers")
         self.border_subtitle = Content(KEYS_HINT)
         self.virtual_size = Size(0, len(self.specs))
+        self._looks: _RowLooks | None = None  # while the rows are drawn (see render_lines)
 
     class RowClicked(Message):
         """A row of the face was clicked (before the real list took its place); ``index``: the row."""
@@ -133,34 +135,66 @@ class ProviderFace(ScrollView, can_focus=False):
         assert isinstance(parent, Widget)
         return selector, [parent.mount(selector, before=self), self.remove()]
 
-    def _prompt(self, content: Content, width: int, style: VisualStyle) -> Strip:
+    def _prompt(self, content: Content, width: int, style: VisualStyle) -> list[Segment]:
         """``content`` on ``style``, ``width`` cells wide, as Textual draws a one-line option: a prompt
         that fits is drawn as its segments (what Textual's formatting gives a left-aligned line that
-        fits), a longer one through Textual's formatting (cut with an ellipsis)."""
-        if content.cell_length > width:
-            strip = Visual.to_strips(self, content, width, None, style)[0]
-        else:
-            parts = content.render(style, end="")
-            strip = Strip([Segment(text, (style + part).rich_style) for text, part in parts], content.cell_length)
-        return strip.extend_cell_length(width, style.rich_style)
+        fits) and blank cells, a longer one through Textual's formatting (cut with an ellipsis)."""
+        length = content.cell_length
+        if length > width:
+            cut = Visual.to_strips(self, content, width, None, style)[0]
+            return list(cut.extend_cell_length(width, style.rich_style))
+        segments = [Segment(text, (style + part).rich_style) for text, part in content.render(style, end="")]
+        if length < width:
+            segments.append(Segment(" " * (width - length), style.rich_style))
+        return segments
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in ``crop`` (Textual's drawing, with the rows' styles looked up once for all of them)."""
+        self._looks = _RowLooks(self)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._looks = None
 
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the visible part: a provider's check box and prompt, or a blank line below them."""
-        width = self.scrollable_content_region.width
+        looks = self._looks or _RowLooks(self)
         index = self.scroll_offset.y + y
         if not 0 <= index < len(self.specs):
-            return Strip.blank(width, self.get_visual_style("provider-face--option").rich_style)
+            return Strip.blank(looks.width, looks.option.rich_style)
         spec = self.specs[index]
-        if index == self.highlighted:
-            style = self.get_visual_style("provider-face--option", "provider-face--highlighted")
-        else:
-            style = self.get_visual_style("provider-face--option")
-        under = style.rich_style
-        prompt_width = width - BOX_WIDTH
-        prompt = self._prompt(selector_prompt(spec, None), prompt_width, style)
+        style = looks.highlighted if index == self.highlighted else looks.option
         checked = spec.id in self._selected
-        box = self.get_component_rich_style("provider-face--box-selected" if checked else "provider-face--box")
+        box = looks.checked if checked else looks.unchecked
+        under = style.rich_style
         side = RichStyle.from_color(box.bgcolor, under.bgcolor)
         mark = SELECTED_MARK if checked else UNSELECTED_MARK
         head = [Segment(BOX_LEFT, side), Segment(mark, box), Segment(BOX_RIGHT, side), Segment(" ", under)]
-        return Strip([*head, *prompt], width)
+        prompt = self._prompt(selector_prompt(spec, None), looks.width - BOX_WIDTH, style)
+        return Strip([*head, *prompt], looks.width)
+
+
+class _RowLooks:
+    """What every row of ``face`` is drawn with now: the rows' width (cells) and the styles of a row,
+    the highlighted row and the check boxes (looked up once per drawing, not once per row; a style
+    when first needed: the face may be drawn before its component styles are set, with no row)."""
+
+    def __init__(self, face: ProviderFace) -> None:
+        self.face = face
+        self.width = face.scrollable_content_region.width
+        self.option = face.get_visual_style("provider-face--option")
+
+    @cached_property
+    def highlighted(self) -> VisualStyle:
+        """The highlighted row's style."""
+        return self.face.get_visual_style("provider-face--option", "provider-face--highlighted")
+
+    @cached_property
+    def checked(self) -> RichStyle:
+        """A ticked check box's style."""
+        return self.face.get_component_rich_style("provider-face--box-selected")
+
+    @cached_property
+    def unchecked(self) -> RichStyle:
+        """An empty check box's style."""
+        return self.face.get_component_rich_style("provider-face--box")
