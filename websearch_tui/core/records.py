@@ -136,7 +136,7 @@ def _shares_frozen_methods(cls: type, options: dict[str, Any]) -> bool:
     return not any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:])
 
 
-def _setattr(cls: type, names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+def _setattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str, Any], None]:
     """A frozen class's ``__setattr__``, as ``dataclass`` writes it: assigning any attribute of an
     instance of ``cls`` itself, or a field ``names`` of a subclass's, raises ``FrozenInstanceError``."""
 
@@ -148,7 +148,7 @@ def _setattr(cls: type, names: frozenset[str]) -> Callable[[Any, str, Any], None
     return __setattr__
 
 
-def _delattr(cls: type, names: frozenset[str]) -> Callable[[Any, str], None]:
+def _delattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str], None]:
     """A frozen class's ``__delattr__``, as ``dataclass`` writes it (see :func:`_setattr`)."""
 
     def __delattr__(self: Any, name: str) -> None:
