@@ -3,7 +3,6 @@ warnings on stderr, the config file, provider ids checked, and plain tables."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import sys
 from collections.abc import Iterator, Sequence
@@ -12,7 +11,14 @@ from typing import TYPE_CHECKING
 from websearch_tui.core.text import single_line
 
 if TYPE_CHECKING:
+    import argparse
+    from types import SimpleNamespace
+
     from websearch_tui.settings.config import Config
+
+    Arguments = argparse.Namespace | SimpleNamespace
+    """A command's arguments: argparse's, or the terminal UI's read without it
+    (:func:`websearch_tui.cli.main.terminal_ui_arguments`)."""
 
 PROG = "websearch-tui"
 """The program's name, as the user types it and as every message starts."""
@@ -47,7 +53,7 @@ def config_errors_as_usage() -> Iterator[None]:
         raise UsageError(str(exc)) from None
 
 
-def load_config(args: argparse.Namespace) -> Config:
+def load_config(args: Arguments) -> Config:
     """The config file ``args.config`` names (``None``: the default one).
 
     Raises:

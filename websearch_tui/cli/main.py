@@ -28,16 +28,20 @@ shtab; ``search -p X`` imports only provider ``X``.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, NoReturn
 
 from websearch_tui.cli.common import PROG, UsageError, fail
 from websearch_tui.cli.front_ends import NO_FRONT_ENDS, FrontEnds
-from websearch_tui.cli.parser import first_word, parser_for
+
+if TYPE_CHECKING:
+    import argparse
+
+    from websearch_tui.cli.common import Arguments
 
 UNUSED_OPTIONAL_IMPORTS = ("trio", "httpx._main")
 """Modules our dependencies import only if installed, which this program never uses: httpcore imports
@@ -61,14 +65,7 @@ def main(argv: Sequence[str] | None = None, *, front_ends: FrontEnds = NO_FRONT_
     _tolerant_output()
     _skip_unused_imports()
     try:
-        words = list(sys.argv[1:] if argv is None else argv)
-        parser = parser_for(words)  # only the parser of a command named (or of the terminal UI)
-        args = parser.parse_args(implied_search(words, parser))
-        _check_decodable(args)
-        from websearch_tui.core.logs import setup_logging
-
-        setup_logging()
-        return _run_command(args, front_ends)
+        return _run(list(sys.argv[1:] if argv is None else argv), front_ends)
     except UsageError as exc:
         return fail(str(exc), 2)
     except KeyboardInterrupt:
@@ -81,6 +78,59 @@ def main(argv: Sequence[str] | None = None, *, front_ends: FrontEnds = NO_FRONT_
         return fail(f"cannot write the output: {exc.strerror or exc}", 1)
 
 
+def _run(words: list[str], front_ends: FrontEnds) -> int:
+    """Parse the command line ``words`` and run its command; returns its exit code. The terminal UI's
+    own command line (:func:`terminal_ui_arguments`) is read without argparse.
+
+    Raises:
+        UsageError: bad arguments (and what the command raises).
+    """
+    plain = terminal_ui_arguments(words)
+    if plain is not None:
+        _prepare(plain)
+        return _run_tui(plain, front_ends)
+    from websearch_tui.cli.parser import parser_for
+
+    parser = parser_for(words)  # only the parser of a command named (or of the terminal UI)
+    args = parser.parse_args(implied_search(words, parser))
+    _prepare(args)
+    return _run_command(args, front_ends)
+
+
+def terminal_ui_arguments(argv: Sequence[str]) -> SimpleNamespace | None:
+    """The arguments the parser gives a command line that only opens the terminal UI, read without
+    it: nothing, ``--config PATH`` with a PATH that is not an option, or ``--config=PATH``. ``None``
+    for any other command line (argparse reads it). Importing argparse and building and running the
+    ``tui`` parser cost about 14 M instructions of every start of the terminal UI (1% of its first
+    frame)."""
+    if not argv:
+        return SimpleNamespace(config=None, command=None)
+    if len(argv) == 2 and argv[0] == "--config" and not argv[1].startswith("-"):
+        return SimpleNamespace(config=argv[1], command=None)
+    if len(argv) == 1 and argv[0].startswith("--config="):
+        return SimpleNamespace(config=argv[0].removeprefix("--config="), command=None)
+    return None
+
+
+def _prepare(args: Arguments) -> None:
+    """Refuse arguments that are not text (:func:`_check_decodable`), then set up the log.
+
+    Raises:
+        UsageError: as :func:`_check_decodable`.
+    """
+    _check_decodable(args)
+    from websearch_tui.core.logs import setup_logging
+
+    setup_logging()
+
+
+def _run_tui(args: Arguments, front_ends: FrontEnds) -> int:
+    """The terminal UI (no command, or ``tui``) with ``args``; returns its exit code."""
+    from websearch_tui.cli.commands import tui
+
+    return tui.run(args, front_ends.tui)
+
+
 def _run_command(args: argparse.Namespace, front_ends: FrontEnds) -> int:
     """Run the command ``args`` names (none: the terminal UI), importing only its module; returns its
     exit code."""
@@ -90,9 +140,7 @@ def _run_command(args: argparse.Namespace, front_ends: FrontEnds) -> int:
 
         return search.run(args)
     if command == "tui":
-        from websearch_tui.cli.commands import tui
-
-        return tui.run(args, front_ends.tui)
+        return _run_tui(args, front_ends)
     if command == "mcp":
         from websearch_tui.cli.commands import mcp
 
@@ -150,6 +198,10 @@ def implied_search(argv: Sequence[str], parser: argparse.ArgumentParser) -> list
             (``serch``, ``histroy``): it is not sent anywhere; the message names the command and how
             to search for the word.
     """
+    import argparse
+
+    from websearch_tui.cli.parser import first_word
+
     args = list(argv)
     index = first_word(args)
     if index >= len(args):
@@ -188,7 +240,7 @@ def _tolerant_output() -> None:
             reconfigure(errors="replace")
 
 
-def _check_decodable(args: argparse.Namespace) -> None:
+def _check_decodable(args: Arguments) -> None:
     """Refuse arguments whose bytes were not valid in the locale's encoding (Python keeps them as lone
     surrogates, which no provider could use).
 

@@ -4,14 +4,17 @@ launcher gave the CLI (:class:`~websearch_tui.cli.front_ends.FrontEnds`)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from websearch_tui.cli.common import PROG, UsageError, config_errors_as_usage, load_config
 from websearch_tui.cli.front_ends import StartTui, missing
 
+if TYPE_CHECKING:
+    from websearch_tui.cli.common import Arguments
 
-def run(args: argparse.Namespace, start: StartTui | None) -> int:
+
+def run(args: Arguments, start: StartTui | None) -> int:
     """Start the terminal UI with ``start`` (``None``: this program has none); returns its exit code.
 
     Raises:
