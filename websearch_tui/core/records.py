@@ -18,7 +18,8 @@ Making a class compiles only what runs per instance: ``dataclass`` writes ``__in
 (``repr``, ``compare`` and ``hash`` of each field; values compared and hashed as the same tuples, so
 equal hashes and set orders), and so are a frozen class's ``__setattr__`` and ``__delattr__`` (the
 same check and ``FrozenInstanceError`` as ``dataclass`` writes), without compiling anything (a third
-less per class, and a frozen class costs a plain one's more instead of twice it). So
+less per class; the subclass a frozen ``__init__`` is written for is frozen, so ``dataclass`` compiles
+those two for it, unused: ``dataclass`` has no way to write a frozen ``__init__`` alone). So
 ``__dataclass_params__`` says ``repr=False, eq=False``; options other than ``frozen``, ``eq`` and
 ``repr``, or a class body with its own ``__repr__``, ``__eq__`` or ``__hash__``, get ``dataclass`` as
 it is (and a frozen class with a dataclass base or its own ``__setattr__`` or ``__delattr__``, its
