@@ -25,21 +25,30 @@ def test_only_keys_and_pastes_from_the_terminal_are_held_until_released(monkeypa
     assert not ahead.hold(events.Key("d", "d"))
 
 
-async def test_what_is_typed_and_pasted_before_the_query_box_has_focus_reaches_it_in_order(make_app, monkeypatch):
+async def test_what_is_typed_pasted_and_entered_before_the_query_box_has_focus_reaches_it_in_order(
+    make_app, monkeypatch
+):
     app = make_app()
     default_screen = app.get_default_screen
 
     def typed_at_start() -> SearchScreen:
         burst(app, "hi")  # the terminal's first read: the app handles it before the screen has mounted
         app.post_message(events.Paste(" there"))
+        app.post_message(events.Key("ctrl+j", "\n"))  # Enter, typed while the terminal was in line mode
         return default_screen()
 
+    searched: list[str] = []
+    search = SearchScreen.search
+
+    async def searching(screen: SearchScreen, query: str) -> None:
+        searched.append(query)
+        await search(screen, query)
+
     monkeypatch.setattr(app, "get_default_screen", typed_at_start)
+    monkeypatch.setattr(SearchScreen, "search", searching)
     async with app.run_test() as pilot:
         query = app.screen.query_input
-        await until(
-            pilot, lambda: query.value == "hi there", "the query box holds what was typed", detail=lambda: query.value
-        )
-        assert not app.type_ahead.holding
+        await until(pilot, lambda: searched == ["hi there"], "what was typed is searched", detail=lambda: searched)
+        assert query.value == "hi there" and not app.type_ahead.holding
         await pilot.press("!")
         assert query.value == "hi there!"

@@ -8,6 +8,11 @@ paste the App receives from the terminal from its start until the first widget t
 query box: the App calls :meth:`TypeAhead.release` then), and hands them back, oldest first, to be
 handled as if they had just arrived: before any key typed after them, which the App's queue holds
 behind the focus. Mouse input is not held: it points at a screen that was not drawn yet.
+
+Keys typed before Textual switched the terminal out of line mode went through the terminal's line
+discipline, which turns Enter's carriage return into a newline (``ICRNL``): Textual reads that as
+Ctrl+J, which the query box ignores, so "question, Enter" typed at start did not search. A held
+Ctrl+J is therefore handed back as Enter.
 """
 
 from __future__ import annotations
@@ -37,7 +42,9 @@ class TypeAhead:
         if self._held is None or event.is_forwarded or not isinstance(event, (events.Key, events.Paste)):
             return False
         if len(self._held) < MAX_HELD:
-            self._held.append(event)
+            self._held.append(
+                events.Key("enter", "\r") if isinstance(event, events.Key) and event.key == "ctrl+j" else event
+            )
         return True
 
     def release(self) -> list[events.Key | events.Paste]:
