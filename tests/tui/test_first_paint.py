@@ -86,6 +86,8 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "textual.widgets._selection_list",  # the provider list: its face draws the first frame
     "websearch_tui.tui.common.provider_selector",
     "websearch_tui.tui.bindings",  # the key table: the Help screen, the palette, a [keymap] check
+    "websearch_tui.tui.search.provider_pane",  # the panes are made at the pane area's first resize
+    "websearch_tui.tui.search.merged_view",  # mounted when first shown
     "websearch_tui.tui.common.answer_view",  # a pane's parts (answer, lists) are made once it is shown
     "websearch_tui.tui.common.markdown_lines",
     "websearch_tui.tui.common.line_list",

@@ -30,8 +30,6 @@ from websearch_tui.tui.common.scroll_bar import use_line_scrollbars
 from websearch_tui.tui.common.type_ahead import TypeAhead
 from websearch_tui.tui.gc_tuning import collect_after_search, settle_gc
 from websearch_tui.tui.patches.timer_ticks import keep_ticks_on_time
-from websearch_tui.tui.search.merged_view import MergedView
-from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.screen import SearchScreen
 
 if TYPE_CHECKING:
@@ -50,6 +48,9 @@ for the first paint (about 0.1 s of imports)."""
 def zoom_target(screen: Screen[object]) -> Widget | None:
     """What "Zoom in" fills ``screen`` with: the provider pane or merged view holding the focus, else
     the focused widget when Textual can maximize it (a list), else nothing."""
+    from websearch_tui.tui.search.merged_view import MergedView
+    from websearch_tui.tui.search.provider_pane import ProviderPane
+
     focused = screen.focused
     if focused is None:
         return None
@@ -90,6 +91,8 @@ def binding_table() -> BindingTable:
     from websearch_tui.tui.history.screen import HistoryScreen, HistoryTable
     from websearch_tui.tui.reader.screen import ReaderScreen
     from websearch_tui.tui.search.export import ExportDialog
+    from websearch_tui.tui.search.merged_view import MergedView
+    from websearch_tui.tui.search.provider_pane import ProviderPane
     from websearch_tui.tui.search.query_input import QueryInput
     from websearch_tui.tui.search.related_list import RelatedList
     from websearch_tui.tui.search.source_list import CitationList, SourceList

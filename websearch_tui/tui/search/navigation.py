@@ -7,20 +7,20 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from textual import events, on
+from textual import events
 from textual.widget import Widget
 from textual.widgets import Select
 
 from websearch_tui.tui.common.links import copy_text
 from websearch_tui.tui.common.provider_face import ProviderFace
 from websearch_tui.tui.common.screen import AppScreen
-from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.pane_area import COMFORTABLE_PANE_WIDTH, MERGED, PaneArea, choose_layout, pane_width
-from websearch_tui.tui.search.provider_pane import ProviderPane
 from websearch_tui.tui.search.query_input import QueryInput
 
 if TYPE_CHECKING:
     from websearch_tui.tui.common.provider_selector import ProviderSelector
+    from websearch_tui.tui.search.merged_view import MergedView
+    from websearch_tui.tui.search.provider_pane import ProviderPane
 
 PROVIDER_LIST = "providers"
 """The id of the provider list (its face, until the list mounts, has another: ``provider-face``)."""
@@ -124,12 +124,13 @@ class PaneNavigation(AppScreen[None]):
                 break
         target = stops[(current + delta) % len(stops)] if current >= 0 or delta > 0 else stops[-1]
         self._tabbed = (self.focused, target)
-        if isinstance(target, ProviderPane):
-            self.pane_area.activate(target.provider_id)
+        area = self.pane_area
+        if target in area.panes:
+            area.activate(target.provider_id)
             target.focus_target()
-        elif isinstance(target, MergedView):
-            self.pane_area.activate(MERGED)
-            target.focus_rows()
+        elif area.merged_shown and target is area.merged:
+            area.activate(MERGED)
+            area.merged.focus_rows()
         else:
             target.focus()
 
@@ -183,8 +184,7 @@ class PaneNavigation(AppScreen[None]):
         else:
             pane.focus_target()
 
-    @on(MergedView.Jump)
-    def _on_jump(self, event: MergedView.Jump) -> None:
+    def on_merged_view_jump(self, event: MergedView.Jump) -> None:
         """Enter on a merged row: show that source in the pane of the provider that ranked it best."""
         event.stop()
         pane = self.pane_area.pane(event.provider)

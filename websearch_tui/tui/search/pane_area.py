@@ -22,7 +22,7 @@ import asyncio
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical
@@ -36,12 +36,14 @@ from websearch_tui.core.models import Citation, SearchResponse
 from websearch_tui.core.results import ProviderOutcome
 from websearch_tui.core.specs import ProviderSpec
 from websearch_tui.tui.common.input_first import input_first
-from websearch_tui.tui.search.merged_view import MergedView
 from websearch_tui.tui.search.pane_tabs import TAB_CHROME, PaneTabs, tab_label
-from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS, ProviderPane
+from websearch_tui.tui.search.status_line import FLUSH_SECONDS
 
 if TYPE_CHECKING:
     from textual.widgets import Tabs
+
+    from websearch_tui.tui.search.merged_view import MergedView
+    from websearch_tui.tui.search.provider_pane import ProviderPane
 
 MIN_PANE_WIDTH = 40
 """Narrowest column a pane gets before the layout switches to a grid or tabs."""
@@ -111,6 +113,7 @@ class PaneArea(Vertical):
         self._merged_dirty = False
         self._ticks = 0
         self._next_layout = 0
+        self._unmade: list[ProviderSpec] = []  # a start's providers, their panes not made yet (see _make_panes)
         self._pending: list[ProviderPane] = []  # made, in display order after the mounted ones, not mounted yet
         self._mounting: AwaitMount | None = None  # the last mount of pending panes
         self._tabs_stale = False  # a start put the tabs off until the area has a size
@@ -254,6 +257,8 @@ class PaneArea(Vertical):
         """Show or hide the merged view; returns True when it is shown now."""
         await self.mount_pending()
         if self._merged is None:
+            from websearch_tui.tui.search.merged_view import MergedView
+
             self._merged = MergedView(self._label, citation=self.citation, id="merged-view")
             await self.query_one("#pane-grid").mount(self._merged.set_classes("merged-view -off"))
         merged = self._merged
@@ -299,14 +304,30 @@ class PaneArea(Vertical):
         return self._all_panes()
 
     def _all_panes(self) -> list[ProviderPane]:
-        """The panes, in display order, those not mounted yet included (and left so)."""
+        """The panes, in display order, those not mounted yet included (and left so; made now if a start
+        left them unmade: see :meth:`_make_panes`)."""
+        self._make_panes()
         grid = self.query_one("#pane-grid")
-        return [child for child in grid.children if isinstance(child, ProviderPane)] + self._pending
+        mounted = [child for child in grid.children if child is not self._merged]  # the grid holds panes and it
+        return cast("list[ProviderPane]", mounted) + self._pending
+
+    def _make_panes(self) -> None:
+        """Make the panes a start left as providers (:meth:`_start`), not mounted: at the area's first
+        resize, or as soon as anything asks for a pane (importing the pane's module, which the first
+        frame does without)."""
+        if not self._unmade:
+            return
+        from websearch_tui.tui.search.provider_pane import ProviderPane
+
+        self._pending = [ProviderPane(spec, clock=self.clock) for spec in self._unmade]
+        self._unmade = []
+        self._by_id = {pane.provider_id: pane for pane in self._pending}
 
     def _mount_now(self, count: int | None = None) -> None:
         """Mount the first ``count`` panes not mounted yet (all by default), at once: they are in the
         screen when this returns, and their mount completes later (:meth:`mount_pending` awaits it).
         Each is hidden first if its tab is not the active one, so it is styled once."""
+        self._make_panes()
         pending = self._pending[:count]
         del self._pending[:count]
         if pending:
@@ -339,7 +360,7 @@ class PaneArea(Vertical):
     def pane(self, provider_id: str) -> ProviderPane | None:
         """The pane of ``provider_id``, if shown (a dictionary lookup: called for every streamed token;
         panes not mounted yet are mounted now)."""
-        if self._pending:
+        if self._pending or self._unmade:
             self._mount_now()
         return self._by_id.get(provider_id)
 
@@ -352,6 +373,8 @@ class PaneArea(Vertical):
         if not self.size.width and not self._all_panes():
             await self._start(specs)
             return
+        from websearch_tui.tui.search.provider_pane import ProviderPane
+
         await self.mount_pending()
         existing = {}
         for pane in self.panes:
@@ -378,14 +401,12 @@ class PaneArea(Vertical):
         self.relayout()
 
     async def _start(self, specs: Sequence[ProviderSpec]) -> None:
-        """The first panes, before the area has a size: made, not mounted (the first frame shows the
-        area empty); :meth:`on_resize` mounts them where the layout puts them."""
-        panes = [ProviderPane(spec, clock=self.clock) for spec in specs]
-        self._by_id = {pane.provider_id: pane for pane in panes}
-        self._active = panes[0].provider_id if panes else None
-        self._pending = panes
-        self._tabs_stale = bool(panes)
-        if not panes:
+        """The first panes, before the area has a size: neither made nor mounted (the first frame shows
+        the area empty); :meth:`on_resize` makes them and mounts them where the layout puts them."""
+        self._unmade = list(specs)
+        self._active = specs[0].id if specs else None
+        self._tabs_stale = bool(specs)
+        if not specs:
             await self._show_no_panes(True)
 
     async def _sync_tabs(self) -> None:

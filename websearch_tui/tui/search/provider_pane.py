@@ -33,13 +33,10 @@ from websearch_tui.tui.common.safe import clean, plain
 from websearch_tui.tui.patches.border_subtitle import set_border_subtitle
 from websearch_tui.tui.patches.virtual_size import LayoutFreeVirtualSize
 from websearch_tui.tui.reader.request import ReadRequest, ReadRequested
-from websearch_tui.tui.search.status_line import ACTIVE, FINAL, PaneStatus, StatusLine, cached_text
+from websearch_tui.tui.search.status_line import ACTIVE, FINAL, FLUSH_SECONDS, PaneStatus, StatusLine, cached_text
 
 if TYPE_CHECKING:
     from websearch_tui.tui.common.answer_view import AnswerView
-
-FLUSH_SECONDS = 0.1
-"""How often streamed answer text is parsed and shown (and the spinner ticks)."""
 
 
 class PaneBody(VerticalScroll, LayoutFreeVirtualSize):

@@ -40,9 +40,9 @@ from websearch_tui.tui.patches.compositor import use_span_compositor
 from websearch_tui.tui.search.citation_checks import CHECK_BINDING, CitationChecks, tally_text
 from websearch_tui.tui.search.navigation import LIST_WIDTH, PROVIDER_LIST
 from websearch_tui.tui.search.pane_area import PaneArea
-from websearch_tui.tui.search.provider_pane import FLUSH_SECONDS
 from websearch_tui.tui.search.query_input import QueryInput
 from websearch_tui.tui.search.search_bar import COMPACT_WIDTH, SearchBar
+from websearch_tui.tui.search.status_line import FLUSH_SECONDS
 
 if TYPE_CHECKING:
     from textual.widgets import SelectionList
@@ -512,7 +512,7 @@ class SearchScreen(CitationChecks):
     def _count_pacing_down(self) -> None:
         """Show the search's progress in the hint line now, with each pacing wait ("waiting 0.8 s: Exa
         allows one search per second", :meth:`LiveSearch.progress_text`), and again every
-        :data:`~websearch_tui.tui.search.provider_pane.FLUSH_SECONDS` until no provider waits; the
+        :data:`~websearch_tui.tui.search.status_line.FLUSH_SECONDS` until no provider waits; the
         line keeps its size, so a count costs no layout."""
         live = self._live
         if live is None or live.ended or not self.is_attached:

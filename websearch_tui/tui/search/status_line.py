@@ -12,6 +12,9 @@ from websearch_tui.core.records import record
 from websearch_tui.core.results import ACTIVE_STATUSES, FINAL_STATUSES
 from websearch_tui.tui.common.safe import clean
 
+FLUSH_SECONDS = 0.1
+"""How often the pane area's shared tick shows the panes' streamed answer text (parsed then) and their
+status lines (seconds); the spinner moves a frame every second tick."""
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ACTIVE = frozenset(status.value for status in ACTIVE_STATUSES)
 """Pane statuses of a run in flight (as :class:`~websearch_tui.core.results.RunStatus` values)."""
