@@ -7,6 +7,7 @@ timings (``benchmarks/first_paint.py`` measures those).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -23,7 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Select, Static
 
-from tests.tui.conftest import FakeStream, fixed_status, submit, wait_for_search
+from tests.tui.conftest import FakeStream, fixed_status, submit, until, wait_for_search
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.core.models import AnswerDelta, SearchRequest, SearchResponse, Source, SourcesFound
 from websearch_tui.core.results import ProviderOutcome, RunStatus
@@ -581,3 +582,56 @@ async def test_the_pane_area_says_when_no_provider_is_selected(make_app: Callabl
         await area.set_providers([])
         await pilot.pause()
         assert hint.display and not area.query_one("#pane-grid").display
+
+
+@pytest.mark.parametrize("when", ["before the tabs", "while the tab bar mounts", "at the first frame"])
+async def test_the_app_closing_during_the_pane_area_s_first_resize_ends_cleanly(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """24 providers (tabs): the app asked to close before, while or as the first resize makes the tabs
+    and mounts the panes closes without an error (they were mounted into a closing screen)."""
+    app = make_app(tuple(list(SPECS)[:24]))
+    sync, ensure, mount = PaneArea._sync_tabs_now, PaneTabs.ensure, PaneArea.on_mount
+
+    async def closing_sync(area: PaneArea) -> None:
+        if when == "before the tabs":
+            area.app.exit()
+            await asyncio.sleep(0)
+        await sync(area)
+
+    async def closing_ensure(bar: PaneTabs) -> object:
+        if when == "while the tab bar mounts":
+            bar.app.exit()
+            await asyncio.sleep(0)
+        return await ensure(bar)
+
+    def closing_mount(area: PaneArea) -> None:
+        mount(area)
+        if when == "at the first frame":
+            area.app.call_later(area.app.exit)
+
+    monkeypatch.setattr(PaneArea, "_sync_tabs_now", closing_sync)
+    monkeypatch.setattr(PaneTabs, "ensure", closing_ensure)
+    monkeypatch.setattr(PaneArea, "on_mount", closing_mount)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: not app.is_running, "the app has closed")
+    assert app._exception is None
+
+
+async def test_providers_given_to_an_area_started_empty_before_its_first_resize_replace_the_hint(
+    make_app: Callable[..., WebSearchApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No provider at the start (the hint), then one before the area has a size: the grid shows its pane."""
+    app = make_app(())
+    set_providers = PaneArea.set_providers
+
+    async def then_one(area: PaneArea, specs: list[ProviderSpec]) -> None:
+        await set_providers(area, specs)
+        if not specs:
+            await set_providers(area, [SPECS["ddgs"]])
+
+    monkeypatch.setattr(PaneArea, "set_providers", then_one)
+    async with app.run_test(size=(200, 40)) as pilot:
+        area = app.screen.query_one(PaneArea)
+        await until(pilot, lambda: [pane.provider_id for pane in area.panes] == ["ddgs"], "the pane is there")
+        assert area.query_one("#pane-grid").display and not area.query_one("#no-panes").display

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 
 from tests.tui.conftest import burst, until
+from websearch_tui.core.catalogue import SPECS
 from websearch_tui.tui.common import type_ahead as type_ahead_module
 from websearch_tui.tui.common.type_ahead import TypeAhead
 from websearch_tui.tui.search.screen import SearchScreen
@@ -23,6 +25,38 @@ def test_only_keys_and_pastes_from_the_terminal_are_held_until_released(monkeypa
     assert ahead.release() == [first, paste]
     assert not ahead.holding and ahead.release() == []
     assert not ahead.hold(events.Key("d", "d"))
+
+
+def test_a_line_break_typed_in_line_mode_is_enter_at_the_end_and_a_space_inside():
+    ahead = TypeAhead()
+    for key, character in [("a", "a"), ("ctrl+j", "\n"), ("b", "b"), ("ctrl+j", "\n")]:
+        ahead.hold(events.Key(key, character))
+    assert [(event.key, event.character) for event in ahead.release()] == [
+        ("a", "a"),
+        ("space", " "),
+        ("b", "b"),
+        ("enter", "\r"),
+    ]
+
+
+@pytest.mark.parametrize("keys", [("ctrl+q",), ("a", "ctrl+j", "ctrl+q")])
+@pytest.mark.parametrize("providers", [("ddgs", "exa"), tuple(list(SPECS)[:24])])
+async def test_quit_typed_while_the_app_starts_closes_it_cleanly(make_app, monkeypatch, keys, providers):
+    app = make_app(providers)
+    default_screen = app.get_default_screen
+
+    def typed_at_start() -> SearchScreen:
+        for key in keys:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        return default_screen()
+
+    monkeypatch.setattr(app, "get_default_screen", typed_at_start)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(20):  # the screen's start-up work after the first frame meets a closing app
+            await pilot.pause()
+            if not app.is_running:
+                break
+    assert not app.is_running and app._exception is None
 
 
 async def test_what_is_typed_pasted_and_entered_before_the_query_box_has_focus_reaches_it_in_order(

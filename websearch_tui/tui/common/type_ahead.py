@@ -12,7 +12,9 @@ behind the focus. Mouse input is not held: it points at a screen that was not dr
 Keys typed before Textual switched the terminal out of line mode went through the terminal's line
 discipline, which turns Enter's carriage return into a newline (``ICRNL``): Textual reads that as
 Ctrl+J, which the query box ignores, so "question, Enter" typed at start did not search. A held
-Ctrl+J is therefore handed back as Enter.
+Ctrl+J is therefore handed back as Enter when it is the last thing held, and as a space when more
+follows: a line break inside text pasted then (before the terminal marks pastes as such) joins its
+lines instead of searching each part.
 """
 
 from __future__ import annotations
@@ -42,12 +44,20 @@ class TypeAhead:
         if self._held is None or event.is_forwarded or not isinstance(event, (events.Key, events.Paste)):
             return False
         if len(self._held) < MAX_HELD:
-            self._held.append(
-                events.Key("enter", "\r") if isinstance(event, events.Key) and event.key == "ctrl+j" else event
-            )
+            self._held.append(event)
         return True
 
     def release(self) -> list[events.Key | events.Paste]:
-        """Stop holding; the keys and pastes held, oldest first (empty after the first call)."""
+        """Stop holding; the keys and pastes held, oldest first, each line-mode Ctrl+J as Enter (the
+        last thing held) or a space (see the module's docstring); empty after the first call."""
         held, self._held = self._held or [], None
-        return held
+        last = len(held) - 1
+        return [_line_break(event, index == last) for index, event in enumerate(held)]
+
+
+def _line_break(event: events.Key | events.Paste, last: bool) -> events.Key | events.Paste:
+    """``event``, or for a Ctrl+J the key a line break typed in line mode stands for: Enter when
+    ``last``, else a space."""
+    if not isinstance(event, events.Key) or event.key != "ctrl+j":
+        return event
+    return events.Key("enter", "\r") if last else events.Key("space", " ")

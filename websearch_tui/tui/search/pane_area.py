@@ -281,6 +281,8 @@ class PaneArea(Vertical):
     async def _show_no_panes(self, shown: bool) -> None:
         """Show the "no provider" hint (mounted the first time) instead of the grid, or the grid."""
         hint = self.query("#no-panes")
+        if not self.is_attached:
+            return  # the app closes
         if shown and not hint:
             await self.mount(Static(NO_PANES, id="no-panes", markup=False))
         elif hint:
@@ -343,8 +345,8 @@ class PaneArea(Vertical):
 
     async def _mount_batch(self) -> None:
         """Mount the next :data:`MOUNT_BATCH` panes not mounted yet (behind tabs: nothing changes on
-        screen), and the next batch after the next frame."""
-        if not self._pending:
+        screen), and the next batch after the next frame (none once the app closes)."""
+        if not self._pending or not self.is_attached:
             return
         self._mount_now(MOUNT_BATCH)
         if self._mounting is not None:
@@ -406,8 +408,8 @@ class PaneArea(Vertical):
         self._unmade = list(specs)
         self._active = specs[0].id if specs else None
         self._tabs_stale = bool(specs)
-        if not specs:
-            await self._show_no_panes(True)
+        if not specs or self.query("#no-panes"):  # (the hint, shown by an empty start, hidden again)
+            await self._show_no_panes(not specs)
 
     async def _sync_tabs(self) -> None:
         """One tab per pane, plus "Merged" while the merged view is shown; the tabs are made again only
@@ -422,6 +424,8 @@ class PaneArea(Vertical):
         from websearch_tui.tui.search.status_tab import StatusTab
 
         self._tabs_stale = False
+        if not self.is_attached:
+            return  # the app closes before its first resize ended
         if self._bar is None:
             self._bar = PaneTabs(id="tab-bar")
             await self.mount(self._bar, before=self.query_one("#pane-grid"))
@@ -433,6 +437,8 @@ class PaneArea(Vertical):
                 await tabs.clear()
             except NoMatches:  # the tabs' own parts are gone: the app closed before its first resize ended
                 return
+            if not tabs.is_attached:
+                return  # the same, once they were cleared (add_tab would refuse to mount)
             labels = self._tab_labels()
             new: list[Tab] = [
                 StatusTab(labels[f"tab-{pane.provider_id}"], id=f"tab-{pane.provider_id}") for pane in panes
@@ -475,7 +481,9 @@ class PaneArea(Vertical):
     async def on_resize(self) -> None:
         """Re-choose the layout for the new size. The first resize after a start also mounts the panes
         it shows and makes the tabs, drawn in one screen update (nothing drawn before moves), and the
-        panes behind tabs in batches after this frame."""
+        panes behind tabs in batches after this frame. Nothing once the app closes."""
+        if not self.is_attached:
+            return
         with self.app.batch_update():
             self.relayout()
             if self._tabs_stale:

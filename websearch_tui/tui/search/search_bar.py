@@ -145,7 +145,8 @@ class SearchBar(Horizontal):
     async def mount_selects(self) -> None:
         """Put a ``Select`` in each face's place, with the face's options and value (drawn in one
         update: nothing moves on screen); does nothing once done. No ``Select.Changed`` is reported
-        for it: no control changed (a Select reports its first value when it mounts)."""
+        for it: no control changed (a Select reports its first value when it mounts). Nothing once the
+        app closes."""
         if not self._faces:
             return
         self._faces = False
@@ -157,6 +158,8 @@ class SearchBar(Horizontal):
                     select = selects[name] = _control(face.options, face.value, id=name, tooltip=TOOLTIPS[name])
                     place = self.children.index(face) - 1  # the widget before it (the query box comes first)
                     await face.remove()
+                    if not self.is_attached:
+                        return  # the app closes
                     await self.mount(select, after=place)
                 for name, face in self._swapping.items():  # what was set on the boxes while they mounted
                     select = selects[name]
