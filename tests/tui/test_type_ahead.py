@@ -8,8 +8,10 @@ from textual import events
 from tests.tui.conftest import burst, until
 from websearch_tui.core.catalogue import SPECS
 from websearch_tui.tui.common import type_ahead as type_ahead_module
+from websearch_tui.tui.common.provider_face import ProviderFace
 from websearch_tui.tui.common.type_ahead import TypeAhead
 from websearch_tui.tui.search.screen import SearchScreen
+from websearch_tui.tui.search.search_bar import SelectFace
 
 
 def test_only_keys_and_pastes_from_the_terminal_are_held_until_released(monkeypatch):
@@ -86,3 +88,34 @@ async def test_what_is_typed_pasted_and_entered_before_the_query_box_has_focus_r
         assert query.value == "hi there" and not app.type_ahead.holding
         await pilot.press("!")
         assert query.value == "hi there!"
+
+
+@pytest.mark.parametrize("providers", [("ddgs", "exa"), tuple(list(SPECS)[:24])])
+@pytest.mark.parametrize(("keys", "stop"), [(("tab", "tab", "tab"), "count"), (("a", "b", "tab"), "mode")])
+async def test_what_is_typed_at_start_waits_for_the_real_boxes_and_list_and_tabs_through_them(
+    make_app, monkeypatch, providers, keys, stop
+):
+    app = make_app(providers)
+    default_screen = app.get_default_screen
+    faces_at_release: list[int] = []
+    release = TypeAhead.release
+
+    def typed_at_start() -> SearchScreen:
+        for key in keys:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        return default_screen()
+
+    def counted_release(ahead: TypeAhead) -> list[events.Key | events.Paste]:
+        faces_at_release.append(len(app.screen.query(SelectFace)) + len(app.screen.query(ProviderFace)))
+        return release(ahead)
+
+    monkeypatch.setattr(app, "get_default_screen", typed_at_start)
+    monkeypatch.setattr(TypeAhead, "release", counted_release)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await until(
+            pilot,
+            lambda: app.focused is not None and app.focused.id == stop,
+            f"the focus is on {stop}",
+            detail=lambda: app.focused,
+        )
+        assert faces_at_release == [0] and app._exception is None  # a Tab among faces skipped the boxes

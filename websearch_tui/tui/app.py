@@ -333,7 +333,7 @@ class WebSearchApp(App[int]):
 
         A key from the terminal also holds the streaming panes' next text until the screen has
         been drawn after the key's handler (:attr:`input_first`). A key or paste that arrives before
-        anything has focus waits for the first focus (:attr:`type_ahead`, :meth:`on_descendant_focus`)."""
+        the search screen is ready waits for it (:attr:`type_ahead`, :meth:`on_search_screen_started`)."""
         if self.type_ahead.hold(event):
             return
         key = event if isinstance(event, events.Key) and not event.is_forwarded else None
@@ -347,9 +347,9 @@ class WebSearchApp(App[int]):
             if key is not None:  # queued after the key in its target's queue
                 (self.focused or self.screen).call_after_refresh(self._after_key)
 
-    async def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """The first focus of the app (the query box's): hand it what was typed before it, in order
-        (see :mod:`~websearch_tui.tui.common.type_ahead`)."""
+    async def on_search_screen_started(self, event: SearchScreen.Started) -> None:
+        """The search screen is ready for keys (its real boxes and list are in place): hand it what was
+        typed before, in order (see :mod:`~websearch_tui.tui.common.type_ahead`)."""
         if self.type_ahead.holding:
             for held in self.type_ahead.release():
                 await self.on_event(held)

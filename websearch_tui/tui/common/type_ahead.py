@@ -4,10 +4,12 @@ A user who starts the app and types at once (or pastes) sends keys before the fi
 given anything focus: the terminal driver reads them as soon as it starts, a few hundred
 milliseconds before the first frame, and Textual hands a key that arrives with nothing focused to
 the screen, which has no use for it: the keys were lost. :class:`TypeAhead` holds every key and
-paste the App receives from the terminal from its start until the first widget takes focus (the
-query box: the App calls :meth:`TypeAhead.release` then), and hands them back, oldest first, to be
-handled as if they had just arrived: before any key typed after them, which the App's queue holds
-behind the focus. Mouse input is not held: it points at a screen that was not drawn yet.
+paste the App receives from the terminal from its start until the search screen is ready for them:
+the query box has focus and the real provider list and boxes have taken the places of the faces
+the first frame drew (so a Tab moves through the same stops as later). The App calls
+:meth:`TypeAhead.release` then and handles what was held, oldest first, as if it had just arrived:
+before any key typed after, which the App's queue holds behind the screen's word. Mouse input is
+not held: it points at a screen that was not drawn yet.
 
 Keys typed before Textual switched the terminal out of line mode went through the terminal's line
 discipline, which turns Enter's carriage return into a newline (``ICRNL``): Textual reads that as

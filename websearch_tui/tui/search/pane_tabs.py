@@ -98,10 +98,10 @@ class PaneTabs(Horizontal):
         return cast("list[Tab]", list(self.query("Tab")))
 
     def set_active(self, tab_id: str) -> None:
-        """Make the tab ``tab_id`` the active one (nothing before the tabs are made: they take the
+        """Make the tab ``tab_id`` the active one (nothing before that tab is made: the tabs take the
         active one then)."""
         for tabs in cast("list[Tabs]", list(self.query("#pane-tabs"))):
-            if tabs.active != tab_id:
+            if tabs.active != tab_id and tabs.query(f"#{tab_id}"):
                 tabs.active = tab_id
 
     def _on_scrolled(self) -> None:

@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import WorkerCancelled
@@ -226,17 +227,31 @@ class SearchScreen(CitationChecks):
             yield PaneArea(clock=self.clock, id="panes")
         yield KeysFooter(compact=True)
 
+    class Started(Message):
+        """The screen has put the real provider list and boxes in their faces' places (after the first
+        frame): from now on it takes every key as it does later (the App hands it what was typed
+        before, :mod:`~websearch_tui.tui.common.type_ahead`)."""
+
     async def on_mount(self) -> None:
         """Show panes for the initial selection, focus the query, name the selected providers that
-        cannot honour the recency; once the first frame is drawn, put the real provider list in its
-        face's place (:meth:`mount_selector`) and resolve provider readiness (it may import and ask
-        the OS keyring, in a thread that would otherwise compete with the first frame for the
+        cannot honour the recency; once the first frame is drawn, put the real provider list and boxes
+        in their faces' places (:meth:`_replace_faces`) and resolve provider readiness (it may import
+        and ask the OS keyring, in a thread that would otherwise compete with the first frame for the
         interpreter)."""
         await self.pane_area.set_providers(self.selected_specs())
         self.query_input.focus()
         self._show_ignored_filters()
-        self.call_after_refresh(self.mount_selector)
+        self.call_after_refresh(self._replace_faces)
         self.call_after_refresh(self._load_statuses)
+
+    async def _replace_faces(self) -> None:
+        """The provider list (:meth:`mount_selector`), then the boxes
+        (:meth:`~websearch_tui.tui.search.search_bar.SearchBar.mount_selects`) take their faces' places;
+        then the screen says it has started (:class:`Started`)."""
+        await self.mount_selector()
+        await self.search_bar.mount_selects()
+        if self.is_attached:
+            self.post_message(self.Started())
 
     async def mount_selector(self) -> None:
         """Put the provider list in the place of the face the first frame drew (drawn in one update:

@@ -138,13 +138,10 @@ class SearchBar(Horizontal):
         yield SelectFace(COMPACT_RECENCY_OPTIONS if compact else RECENCY_OPTIONS, recency, id="recency")
         yield SelectFace(COMPACT_COUNT_OPTIONS if compact else COUNT_OPTIONS, count, id="count")
 
-    def on_mount(self) -> None:
-        """The real boxes take the faces' places once the first frame is drawn."""
-        self.call_after_refresh(self.mount_selects)
-
     async def mount_selects(self) -> None:
         """Put a ``Select`` in each face's place, with the face's options and value (drawn in one
-        update: nothing moves on screen); does nothing once done. No ``Select.Changed`` is reported
+        update: nothing moves on screen; the screen calls it once the first frame is drawn); does
+        nothing once done. No ``Select.Changed`` is reported
         for it: no control changed (a Select reports its first value when it mounts). Nothing once the
         app closes."""
         if not self._faces:
