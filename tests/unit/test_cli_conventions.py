@@ -22,9 +22,8 @@ import pytest
 from tests.helpers import three_cli_providers
 from websearch_tui.cli.commands.history import HISTORY_PROVIDER_CELLS
 from websearch_tui.cli.commands.search import Progress, streams_answer
-from websearch_tui.cli.common import UsageError
 from websearch_tui.cli.main import implied_search, main
-from websearch_tui.cli.parser import COMMANDS, ENVIRONMENT, build_parser, command_named, parser_for
+from websearch_tui.cli.parser import COMMANDS, ENVIRONMENT, build_parser, command_named
 from websearch_tui.cli.render import use_color
 from websearch_tui.core.catalogue import DEFAULT_PROVIDERS, SPECS
 from websearch_tui.core.models import AnswerDelta, SearchRequest, Source, SourcesFound
@@ -571,33 +570,6 @@ def test_the_parser_of_the_named_command_alone_parses_as_the_whole_parser(argv: 
 @pytest.mark.parametrize("argv", [[], ["q"], ["--config", "c.toml"], ["--config", "search"], ["-h"], ["--version"]])
 def test_a_command_line_naming_no_command_gets_the_whole_parser(argv: list[str]) -> None:
     assert command_named(argv) is None
-
-
-def _commands_of(parser: argparse.ArgumentParser) -> list[str]:
-    [subparsers] = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
-    return list(subparsers.choices)
-
-
-@pytest.mark.parametrize("argv", [[], ["--config", "c.toml"], ["--config=c.toml"], ["--config"]])
-def test_a_command_line_of_the_terminal_ui_gets_the_tui_parser_alone(argv: list[str]) -> None:
-    """Nothing after ``--config PATH``: the terminal UI starts without building the other commands'
-    parsers, and parses (or refuses) the line as the whole parser does."""
-    parser = parser_for(argv)
-    assert _commands_of(parser) == ["tui"]
-    try:
-        expected: object = vars(build_parser().parse_args(argv))
-    except UsageError as exc:
-        expected = str(exc)
-    try:
-        got: object = vars(parser.parse_args(argv))
-    except UsageError as exc:
-        got = str(exc)
-    assert got == expected
-
-
-@pytest.mark.parametrize("argv", [["q"], ["--config", "c.toml", "q"], ["-h"], ["--version"]])
-def test_a_query_or_an_option_of_no_command_gets_the_whole_parser(argv: list[str]) -> None:
-    assert _commands_of(parser_for(argv)) == list(COMMANDS)
 
 
 def test_a_query_named_like_a_command_runs_the_command(capsys: pytest.CaptureFixture[str]) -> None:

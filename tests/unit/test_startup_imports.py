@@ -39,12 +39,12 @@ TUI_COMMAND_LINES = [
 
 def test_the_terminal_ui_s_own_command_line_reads_as_the_parser_reads_it() -> None:
     from websearch_tui.cli.main import terminal_ui_arguments
-    from websearch_tui.cli.parser import parser_for
+    from websearch_tui.cli.parser import build_parser
 
     for argv in TUI_COMMAND_LINES:
         plain = terminal_ui_arguments(argv)
         assert plain is not None
-        assert vars(plain) == vars(parser_for(argv).parse_args(argv)), argv
+        assert vars(plain) == vars(build_parser().parse_args(argv)), argv
     others = [["tui"], ["--config"], ["--config", "-h"], ["--config", "a", "--config", "b"], ["--conf", "x"], ["q"]]
     assert [terminal_ui_arguments(argv) for argv in others] == [None] * len(others)
 

@@ -89,9 +89,9 @@ def _run(words: list[str], front_ends: FrontEnds) -> int:
     if plain is not None:
         _prepare(plain)
         return _run_tui(plain, front_ends)
-    from websearch_tui.cli.parser import parser_for
+    from websearch_tui.cli.parser import build_parser, command_named
 
-    parser = parser_for(words)  # only the parser of a command named (or of the terminal UI)
+    parser = build_parser(only=command_named(words))  # only the parser of a command named
     args = parser.parse_args(implied_search(words, parser))
     _prepare(args)
     return _run_command(args, front_ends)

@@ -224,17 +224,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
-    """The parser ``main`` parses ``argv`` with: the named command's alone (:func:`command_named`);
-    for a command line with nothing after the program's own ``--config PATH`` (the terminal UI) the
-    ``tui`` command's alone, which parses it as the whole parser does (no command, the same
-    ``--config``); the whole parser for anything else (a query, ``-h``, ``--version``)."""
-    named = command_named(argv)
-    if named is None and first_word(argv) == len(argv):
-        named = "tui"
-    return build_parser(only=named)
-
-
 def first_word(argv: Sequence[str]) -> int:
     """The index of the first argument of ``argv`` after the program's own ``--config PATH`` (or
     ``--config=PATH``) options: where a subcommand or a query starts (``len(argv)`` if none is there)."""

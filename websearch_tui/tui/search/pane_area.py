@@ -280,9 +280,9 @@ class PaneArea(Vertical):
 
     async def _show_no_panes(self, shown: bool) -> None:
         """Show the "no provider" hint (mounted the first time) instead of the grid, or the grid."""
-        hint = self.query("#no-panes")
         if not self.is_attached:
             return  # the app closes
+        hint = self.query("#no-panes")
         if shown and not hint:
             await self.mount(Static(NO_PANES, id="no-panes", markup=False))
         elif hint:
